@@ -1,0 +1,123 @@
+// `mem doctor`: is this machine and vault in working order? Node, SQLite/FTS5, the vault,
+// the index, .gitignore, stale locks, and which LLM provider (if any) is configured.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { globals } from '../common.js';
+import { makeCtx, type Ctx } from '../io.js';
+
+type Status = 'ok' | 'warn' | 'fail';
+interface Check {
+  name: string;
+  status: Status;
+  detail: string;
+  hint?: string;
+}
+
+export function registerDoctor(program: Command): void {
+  program
+    .command('doctor')
+    .description('check the environment, the vault and the index (exit 1 if something is broken)')
+    .addHelpText('after', `
+Examples:
+  $ mem doctor
+  $ mem doctor --json | jq '.checks[] | select(.status != "ok")'`)
+    .action(async (_opts: unknown, command: Command) => {
+      await doctorCommand(makeCtx(globals(command)));
+    });
+}
+
+function findLocks(dir: string, out: string[], depth = 0): void {
+  if (depth > 6) return;
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return;
+  }
+  for (const e of entries) {
+    if (e.isDirectory()) {
+      if (e.name === 'node_modules' || e.name === '.git') continue;
+      findLocks(path.join(dir, e.name), out, depth + 1);
+    } else if (/^\..+\.md\.lock$/.test(e.name)) out.push(path.join(dir, e.name));
+  }
+}
+
+async function doctorCommand(ctx: Ctx): Promise<void> {
+  const checks: Check[] = [];
+  const major = Number(process.versions.node.split('.')[0]);
+  checks.push({ name: 'node', status: major >= 20 ? 'ok' : 'fail', detail: `Node ${process.versions.node}`, hint: major >= 20 ? undefined : 'mem needs Node 20 or newer' });
+  try {
+    const { default: Database } = await import('better-sqlite3');
+    const db = new Database(':memory:');
+    const v = (db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
+    db.exec("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='porter unicode61 remove_diacritics 2')");
+    db.close();
+    checks.push({ name: 'sqlite', status: 'ok', detail: `SQLite ${v} with FTS5` });
+  } catch (err) {
+    checks.push({ name: 'sqlite', status: 'fail', detail: (err as Error).message.split('\n')[0], hint: 'reinstall: npm ci (better-sqlite3 builds from source)' });
+  }
+  let vault;
+  try {
+    const { openVault } = await import('../../vault/vault.js');
+    vault = await openVault({ root: ctx.root, cwd: ctx.cwd });
+    checks.push({ name: 'vault', status: 'ok', detail: vault.root });
+    checks.push({ name: 'config', status: 'ok', detail: fs.existsSync(path.join(vault.root, '.mem/config.yaml')) ? '.mem/config.yaml' : 'defaults (no .mem/config.yaml)' });
+  } catch (err) {
+    checks.push({ name: 'vault', status: 'fail', detail: (err as Error).message, hint: (err as { hint?: string }).hint });
+  }
+  if (vault) {
+    const { discoverFiles } = await import('../../vault/vault.js');
+    const files = discoverFiles(vault);
+    checks.push({ name: 'files', status: files.length > 0 ? 'ok' : 'warn', detail: `${files.length} memory files`, hint: files.length > 0 ? undefined : 'run mem init, or mem add' });
+    if (!fs.existsSync(vault.dbPath)) {
+      checks.push({ name: 'index', status: 'warn', detail: 'no .memory.db yet', hint: 'run mem index (mem search builds it too)' });
+    } else {
+      try {
+        const { default: Database } = await import('better-sqlite3');
+        const { SCHEMA_VERSION } = await import('../../index/db.js');
+        const db = new Database(vault.dbPath, { readonly: true, fileMustExist: true });
+        const qc = (db.pragma('quick_check', { simple: true }) as string) ?? 'ok';
+        const ver = (db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string } | undefined)?.value;
+        const n = (db.prepare('SELECT count(*) AS n FROM entries').get() as { n: number }).n;
+        const broken = (db.prepare('SELECT count(*) AS n FROM files WHERE error IS NOT NULL').get() as { n: number }).n;
+        db.close();
+        const { openIndex } = await import('../../index/db.js');
+        const { planRefresh } = await import('../../index/indexer.js');
+        const ix = openIndex(vault.dbPath);
+        const p = planRefresh(ix.db, vault);
+        ix.db.close();
+        const stale = p.work.length + p.removed.length;
+        if (qc !== 'ok') checks.push({ name: 'index', status: 'fail', detail: `integrity: ${qc}`, hint: 'run mem index --rebuild' });
+        else if (ver !== SCHEMA_VERSION) checks.push({ name: 'index', status: 'warn', detail: `schema ${ver} (this mem uses ${SCHEMA_VERSION})`, hint: 'it is rebuilt on the next search; or run mem index --rebuild' });
+        else checks.push({ name: 'index', status: stale > 0 ? 'warn' : 'ok', detail: `${n} entries${stale > 0 ? `, ${stale} files changed since indexing` : ', up to date'}`, hint: stale > 0 ? 'run mem index' : undefined });
+        if (broken > 0) checks.push({ name: 'broken files', status: 'warn', detail: `${broken} file(s) skipped or partly skipped`, hint: 'run mem lint to see where' });
+      } catch (err) {
+        checks.push({ name: 'index', status: 'fail', detail: (err as Error).message.split('\n')[0], hint: 'run mem index --rebuild' });
+      }
+    }
+    const gi = path.join(vault.root, '.gitignore');
+    const ignored = fs.existsSync(gi) && fs.readFileSync(gi, 'utf8').split(/\r?\n/).some((l) => l.trim().startsWith('.memory.db'));
+    if (fs.existsSync(path.join(vault.root, '.git'))) {
+      checks.push({ name: 'gitignore', status: ignored ? 'ok' : 'warn', detail: ignored ? '.memory.db* is ignored' : '.memory.db is not in .gitignore', hint: ignored ? undefined : 'run mem init (it adds the line)' });
+    }
+    const locks: string[] = [];
+    findLocks(vault.root, locks);
+    checks.push({ name: 'locks', status: locks.length > 0 ? 'warn' : 'ok', detail: locks.length > 0 ? `lock files present: ${locks.map((l) => path.relative(vault.root, l)).join(', ')}` : 'no write locks held', hint: locks.length > 0 ? 'if no mem process is running, delete them' : undefined });
+    checks.push({ name: 'global', status: 'ok', detail: `${vault.home}${fs.existsSync(path.join(vault.home, 'MEMORY.md')) ? ' (MEMORY.md present)' : ' (no global MEMORY.md)'}` });
+  }
+  const env = process.env;
+  const provider = env.MEM_PROVIDER ?? (env.ANTHROPIC_API_KEY ? 'anthropic' : env.OPENAI_API_KEY || env.OPENAI_BASE_URL ? 'openai' : null);
+  checks.push({ name: 'llm', status: 'ok', detail: provider ? `${provider} (from ${env.MEM_PROVIDER ? 'MEM_PROVIDER' : 'API key in the environment'})` : 'none configured: offline mode (search needs no LLM)' });
+
+  const failed = checks.some((c) => c.status === 'fail');
+  if (ctx.json) ctx.out(JSON.stringify({ ok: !failed, checks }, null, 2));
+  else {
+    const mark: Record<Status, string> = { ok: 'ok  ', warn: 'warn', fail: 'FAIL' };
+    for (const c of checks) {
+      ctx.out(`${mark[c.status]}  ${c.name.padEnd(12)} ${c.detail}${c.hint ? `\n      ${''.padEnd(12)} hint: ${c.hint}` : ''}`);
+    }
+  }
+  if (failed) process.exitCode = 1;
+}

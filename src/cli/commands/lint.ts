@@ -1,0 +1,106 @@
+// `mem lint`: check memory files (all, some, or the staged versions for a pre-commit hook).
+
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { MemError, usageError } from '../../errors.js';
+import type { LintFinding, LintInput } from '../../vault/lint.js';
+import type { Vault, VaultFile } from '../../vault/vault.js';
+import { globals, vaultFor } from '../common.js';
+import { makeCtx, type Ctx } from '../io.js';
+
+interface LintOptions {
+  fix?: boolean;
+  staged?: boolean;
+}
+
+export function registerLint(program: Command): void {
+  program
+    .command('lint')
+    .description('check memory files: YAML, unique ids, enums, ranges, dates (exit 1 on problems)')
+    .argument('[files...]', 'files to check (default: every file of the vault)')
+    .option('--fix', 'normalise what can be normalised (case of enums, numbers given as text, date formats, ranges)')
+    .option('--staged', 'check the versions staged in git (for a pre-commit hook)')
+    .addHelpText('after', `
+Examples:
+  $ mem lint
+  $ mem lint MEMORY.md --fix
+  $ mem lint --staged          # in .git/hooks/pre-commit`)
+    .action(async (files: string[], opts: LintOptions, command: Command) => {
+      await lintCommand(makeCtx(globals(command)), files, opts);
+    });
+}
+
+function git(root: string, args: string[]): string {
+  try {
+    return execFileSync('git', args, { cwd: root, encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (err) {
+    const msg = ((err as { stderr?: string }).stderr ?? (err as Error).message).trim().split('\n')[0];
+    throw new MemError(`git ${args[0]} failed: ${msg}`, { hint: '--staged needs a git repository' });
+  }
+}
+
+async function inputs(vault: Vault, ctx: Ctx, files: string[], opts: LintOptions): Promise<{ list: LintInput[]; targets: VaultFile[] }> {
+  const { discoverFiles, describeFile } = await import('../../vault/vault.js');
+  const { readVaultText, decodeVaultText } = await import('../../vault/read.js');
+  const all = discoverFiles(vault);
+  let targets: VaultFile[];
+  const staged = new Map<string, Buffer>();
+  if (opts.staged) {
+    const names = git(vault.root, ['diff', '--cached', '--name-only', '--diff-filter=ACMR', '-z']).split('\0').filter(Boolean);
+    const top = path.resolve(git(vault.root, ['rev-parse', '--show-toplevel']).trim());
+    const byAbs = new Map(all.map((f) => [f.abs, f]));
+    targets = [];
+    for (const n of names) {
+      const abs = path.join(top, n);
+      const f = byAbs.get(abs);
+      if (!f) continue;
+      staged.set(f.abs, execFileSync('git', ['show', `:${n}`], { cwd: top, maxBuffer: 1 << 30 }));
+      targets.push(f);
+    }
+  } else if (files.length > 0) {
+    targets = files.map((f) => describeFile(vault, f, ctx.cwd));
+  } else {
+    targets = all;
+  }
+  const targetSet = new Set(targets.map((t) => t.abs));
+  const list: LintInput[] = targets.map((t) => ({ path: t.path, read: staged.has(t.abs) ? decodeVaultText(staged.get(t.abs)!) : readVaultText(t.abs) }));
+  for (const f of all) if (!targetSet.has(f.abs)) list.push({ path: f.path, read: readVaultText(f.abs), idsOnly: true });
+  return { list, targets };
+}
+
+async function lintCommand(ctx: Ctx, files: string[], opts: LintOptions): Promise<void> {
+  if (opts.fix && opts.staged) throw usageError('--fix works on the files on disk, not on staged versions', 'run mem lint --fix, then git add');
+  const vault = await vaultFor(ctx);
+  const { lintFiles, fixParsedFile } = await import('../../vault/lint.js');
+  let { list, targets } = await inputs(vault, ctx, files, opts);
+  let fixed = 0;
+  let fixedFiles = 0;
+  if (opts.fix) {
+    const { rewriteFile } = await import('../../vault/store.js');
+    for (const t of targets) {
+      let n = 0;
+      const changed = rewriteFile(t.abs, t.path, (parsed) => {
+        const r = fixParsedFile(parsed);
+        n = r?.fixes ?? 0;
+        return r?.file ?? null;
+      });
+      if (changed) {
+        fixed += n;
+        fixedFiles++;
+      }
+    }
+    if (fixed > 0) ({ list, targets } = await inputs(vault, ctx, files, opts));
+  }
+  const findings: LintFinding[] = lintFiles(list);
+  const errors = findings.filter((f) => f.severity === 'error').length;
+  if (ctx.json) {
+    ctx.out(JSON.stringify({ files: targets.length, problems: findings.map((f) => ({ ...f })), fixed }, null, 2));
+  } else {
+    for (const f of findings) ctx.out(`${f.file}${f.line ? `:${f.line}` : ''}: ${f.severity === 'warning' ? 'warning: ' : ''}${f.message}`);
+    if (fixed > 0) ctx.info(`fixed ${fixed} problem${fixed === 1 ? '' : 's'} in ${fixedFiles} file${fixedFiles === 1 ? '' : 's'}`);
+    if (findings.length > 0) ctx.info(`${findings.length} problem${findings.length === 1 ? '' : 's'} in ${new Set(findings.map((f) => f.file)).size} file(s)`);
+    else ctx.info(`${targets.length} file${targets.length === 1 ? '' : 's'} checked, no problems`);
+  }
+  if (errors > 0) process.exitCode = 1;
+}

@@ -1,0 +1,63 @@
+// `mem list`: entries by filter, for people (a table) and scripts (--json).
+
+import type { Command } from 'commander';
+import type { EntryRow } from '../../index/queries.js';
+import { addFilterOptions, filterFromOptions, globals, vaultFor, withFreshIndex, type FilterOptions } from '../common.js';
+import { makeCtx, parseIntOption, type Ctx } from '../io.js';
+
+interface ListOptions extends FilterOptions {
+  limit?: string;
+  all?: boolean;
+  refresh?: boolean;
+}
+
+export function registerList(program: Command): void {
+  const cmd = program
+    .command('list')
+    .description('list entries (retired ones only with --all or --status retired)')
+    .option('-n, --limit <n>', 'at most this many')
+    .option('--all', 'include retired entries')
+    .option('--no-refresh', 'do not bring the index up to date first');
+  addFilterOptions(cmd);
+  cmd.addHelpText('after', `
+Examples:
+  $ mem list
+  $ mem list --type corrective --scope project
+  $ mem list --status retired --json | jq '.entries[].id'`);
+  cmd.action(async (opts: ListOptions, command: Command) => {
+    await listCommand(makeCtx(globals(command)), opts);
+  });
+}
+
+export function entryJson(r: EntryRow): Record<string, unknown> {
+  return {
+    id: r.entry_id, path: r.path, line: r.line, scope: r.scope, learning_type: r.learning_type, type: r.type, domain: r.domain,
+    importance: r.importance, phase: r.phase, status: r.status, reinforcement_count: r.reinforcement_count,
+    last_reinforced: r.last_reinforced, created_at: r.created_at, title: r.title,
+  };
+}
+
+async function listCommand(ctx: Ctx, opts: ListOptions): Promise<void> {
+  const limit = parseIntOption('--limit', opts.limit, 1);
+  const filter = filterFromOptions(opts);
+  filter.includeRetired = Boolean(opts.all) || Boolean(filter.statuses?.includes('retired'));
+  const vault = await vaultFor(ctx);
+  const { listEntries } = await import('../../index/queries.js');
+  const rows = await withFreshIndex(ctx, vault, { refresh: opts.refresh !== false, tolerateBusy: true }, (ix) => listEntries(ix.db, filter, limit ?? -1));
+  if (ctx.json) {
+    ctx.out(JSON.stringify({ entries: rows.map(entryJson) }, null, 2));
+    return;
+  }
+  if (rows.length === 0) {
+    ctx.info('no entries');
+    return;
+  }
+  const { styleFor, shortId } = await import('../output/hits.js');
+  const st = await styleFor(ctx.color);
+  const idW = Math.min(36, Math.max(...rows.map((r) => shortId(r.entry_id).length)));
+  for (const r of rows) {
+    const id = shortId(r.entry_id).padEnd(idW);
+    const meta = `${r.scope.padEnd(7)} ${r.type.padEnd(11)} ${r.importance.toFixed(2)}${r.status !== 'active' ? ` ${r.status}` : ''}`;
+    ctx.out(`${st.dim(id)}  ${st.scope(meta)}  ${st.bold(r.title || '(untitled)')}  ${st.dim(`${r.path}:${r.line}`)}`);
+  }
+}

@@ -1,0 +1,165 @@
+// `mem search`: ranked retrieval from the terminal, scripts (--json, --ids, --batch) and
+// prompts (--md).
+
+import type { Command } from 'commander';
+import { MemError, usageError } from '../../errors.js';
+import type { SearchRequest, SearchResult } from '../../retrieve/search.js';
+import { addFilterOptions, filterFromOptions, globals, vaultFor, withFreshIndex, type FilterOptions } from '../common.js';
+import { makeCtx, nowMs, parseIntOption, readStdin, type Ctx } from '../io.js';
+
+interface SearchOptions extends FilterOptions {
+  limit?: string;
+  candidates?: string;
+  rank?: string;
+  maxChars?: string;
+  explain?: boolean;
+  md?: boolean;
+  ids?: boolean;
+  batch?: string;
+  session?: string;
+  refresh?: boolean;
+}
+
+export function registerSearch(program: Command): void {
+  const cmd = program
+    .command('search')
+    .description('find the memories that best match a query')
+    .argument('[query...]', 'what to look for, in plain words ("-" reads it from stdin)')
+    .option('-n, --limit <n>', 'how many results (default 10, or search.limit in config)')
+    .option('--candidates <n>', 'BM25 candidates to rank (default 100)')
+    .option('--rank <policy>', 'ranking policy: prominence (default) or relevance')
+    .option('--max-chars <n>', 'pack results into this many characters, skipping any that do not fit')
+    .option('--explain', 'show how each score was made')
+    .option('--md', 'print a markdown block for a prompt')
+    .option('--ids', 'print only ids, one per line')
+    .option('--batch <file>', 'run many queries: JSONL {"id","query"} in (file or -), JSONL {"id","results"} out')
+    .option('--session <id>', 'log returned ids for `mem reinforce --session` (env MEM_SESSION)')
+    .option('--no-refresh', 'do not bring the index up to date first');
+  addFilterOptions(cmd);
+  cmd.addHelpText('after', `
+Examples:
+  $ mem search "database migrations fail in CI"
+  $ mem search migrations --type corrective --scope project --limit 5
+  $ mem search "flaky tests" --json --explain | jq '.results[0].components'
+  $ mem search "deploy steps" --md --max-chars 3000 >> prompt.md
+  $ printf '{"id":"q1","query":"sqlite locking"}\\n' | mem search --batch - --limit 50
+
+Ranking: relevance × importance × decay × (1 + reinforcement_count) × scope multiplier,
+where relevance is BM25 scaled so the best match is 1 and decay halves every 90 days (floor 0.1).`);
+  cmd.action(async (query: string[], opts: SearchOptions, command: Command) => {
+    const ctx = makeCtx(globals(command));
+    await searchCommand(ctx, query, opts);
+  });
+}
+
+interface BatchItem {
+  id: unknown;
+  query: string;
+  limit?: number;
+  line: number;
+}
+
+function parseBatch(text: string, file: string): { items: BatchItem[]; errors: string[] } {
+  const items: BatchItem[] = [];
+  const errors: string[] = [];
+  text.split('\n').forEach((line, i) => {
+    if (!line.trim()) return;
+    const where = `${file}:${i + 1}`;
+    let rec: unknown;
+    try {
+      rec = JSON.parse(line);
+    } catch {
+      errors.push(`invalid JSON (${where}); skipped`);
+      return;
+    }
+    const r = rec as { id?: unknown; query?: unknown; limit?: unknown };
+    if (typeof rec !== 'object' || rec === null || typeof r.query !== 'string') {
+      errors.push(`each line needs a "query" string (${where}); skipped`);
+      return;
+    }
+    const limit = typeof r.limit === 'number' && Number.isInteger(r.limit) && r.limit > 0 ? r.limit : undefined;
+    items.push({ id: r.id ?? null, query: r.query, limit, line: i + 1 });
+  });
+  return { items, errors };
+}
+
+async function searchCommand(ctx: Ctx, queryArgs: string[], opts: SearchOptions): Promise<void> {
+  const limitOpt = parseIntOption('--limit', opts.limit, 1);
+  const candidatesOpt = parseIntOption('--candidates', opts.candidates, 1);
+  const maxChars = parseIntOption('--max-chars', opts.maxChars, 1);
+  const filter = filterFromOptions(opts);
+  if (filter.statuses?.includes('retired')) {
+    throw usageError('search never returns retired entries', 'use `mem list --status retired` to see them');
+  }
+  const modes = [opts.md, opts.ids, ctx.json].filter(Boolean).length;
+  if (modes > 1) throw usageError('choose one output format: --json, --md or --ids');
+  const sessionId = opts.session ?? process.env.MEM_SESSION;
+  let query = queryArgs.join(' ');
+  if (!opts.batch && query.trim() === '-') query = readStdin();
+  if (!opts.batch && query.trim() === '') throw usageError('empty query', 'say what to look for: mem search "how do we run migrations"');
+  if (opts.batch && queryArgs.length > 0) throw usageError('give either a query or --batch, not both');
+
+  if (sessionId) (await import('../../vault/sessions.js')).checkSessionId(sessionId);
+  const vault = await vaultFor(ctx);
+  const { runSearch, policyFor } = await import('../../retrieve/search.js');
+  const rank = opts.rank ?? vault.config.search.rank;
+  policyFor(rank);
+  const now = nowMs();
+  const base: Omit<SearchRequest, 'query'> = {
+    limit: limitOpt ?? vault.config.search.limit,
+    candidates: Math.max(candidatesOpt ?? vault.config.search.candidates, limitOpt ?? 0),
+    filter, rank, maxChars, now, scopeMultipliers: vault.config.scopeMultipliers,
+  };
+
+  let batch: { items: BatchItem[]; errors: string[] } | undefined;
+  if (opts.batch) {
+    const fs = await import('node:fs');
+    let text: string;
+    if (opts.batch === '-') text = readStdin();
+    else {
+      try {
+        text = fs.readFileSync(opts.batch, 'utf8');
+      } catch (err) {
+        throw new MemError(`cannot read batch file: ${(err as Error).message}`, { where: { file: opts.batch } });
+      }
+    }
+    batch = parseBatch(text, opts.batch === '-' ? 'stdin' : opts.batch);
+  }
+
+  await withFreshIndex(ctx, vault, { refresh: opts.refresh !== false, tolerateBusy: true }, async (ix) => {
+    const { hitJson, renderHuman, renderMd, styleFor } = await import('../output/hits.js');
+    const log: { at: string; query: string; ids: string[] }[] = [];
+    const at = new Date(now).toISOString();
+    if (batch) {
+      const lines: string[] = [];
+      for (const item of batch.items) {
+        const res = runSearch(ix.db, { ...base, query: item.query, limit: item.limit ?? base.limit, candidates: Math.max(base.candidates, item.limit ?? 0) });
+        lines.push(JSON.stringify({ id: item.id, results: res.results.map((h) => hitJson(h, Boolean(opts.explain))) }));
+        log.push({ at, query: item.query, ids: res.results.map((h) => h.id) });
+      }
+      if (lines.length > 0) ctx.out(lines.join('\n'));
+      for (const e of batch.errors) ctx.warn(e);
+      if (batch.errors.length > 0) process.exitCode = 1;
+    } else {
+      const res: SearchResult = runSearch(ix.db, { ...base, query });
+      if (res.truncated) ctx.warn(`the query has more than ${res.terms.length} distinct terms; searched for the first ${res.terms.length}`);
+      if (res.onlyStopwords) ctx.warn('the query has only common words (like "the", "what", "is"); nothing to search for');
+      log.push({ at, query: query.length > 2000 ? `${query.slice(0, 2000)}…` : query, ids: res.results.map((h) => h.id) });
+      if (ctx.json) {
+        ctx.out(JSON.stringify({ query, results: res.results.map((h) => hitJson(h, Boolean(opts.explain))) }, null, 2));
+      } else if (opts.ids) {
+        if (res.results.length > 0) ctx.out(res.results.map((h) => h.id).join('\n'));
+      } else if (opts.md) {
+        ctx.out(renderMd(query, res.results));
+      } else if (res.results.length === 0) {
+        if (!ctx.quiet) process.stderr.write(`no memories match ${JSON.stringify(query.length > 80 ? `${query.slice(0, 80)}…` : query)}\n`);
+      } else {
+        ctx.out(renderHuman(res.results, res.terms, await styleFor(ctx.color), Boolean(opts.explain)));
+      }
+    }
+    if (sessionId) {
+      const { appendRetrieval } = await import('../../vault/sessions.js');
+      appendRetrieval(vault.root, sessionId, log);
+    }
+  });
+}

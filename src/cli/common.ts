@@ -1,0 +1,75 @@
+// Pieces several commands share: filter options, opening the vault and a fresh index, and
+// printing what the indexer had to say.
+
+import type { Command } from 'commander';
+import { formatWhere, usageError, type Diagnostic } from '../errors.js';
+import type { EntryFilter } from '../index/queries.js';
+import type { FreshIndex } from '../index/open.js';
+import { ENTRY_TYPES, DOMAINS, STATUSES } from '../vault/entry.js';
+import { SCOPES, LEARNING_TYPES } from '../vault/scope.js';
+import type { Vault } from '../vault/vault.js';
+import { collect, listOption, progressFactory, type Ctx } from './io.js';
+
+export interface FilterOptions {
+  type?: string[];
+  scope?: string[];
+  domain?: string[];
+  phase?: string[];
+  status?: string[];
+  learningType?: string[];
+}
+
+export function addFilterOptions(cmd: Command): Command {
+  return cmd
+    .option('--type <types>', `only these types (${ENTRY_TYPES.join(', ')}); comma-separated or repeated`, collect)
+    .option('--scope <scopes>', `only these scopes (${SCOPES.join(', ')})`, collect)
+    .option('--domain <domains>', `only these domains (${DOMAINS.join(', ')})`, collect)
+    .option('--phase <phases>', 'only these phases (e.g. implementation, review)', collect)
+    .option('--status <statuses>', `only these statuses (${STATUSES.join(', ')})`, collect)
+    .option('--learning-type <kinds>', `only these learning types (${LEARNING_TYPES.join(', ')})`, collect);
+}
+
+function checked(name: string, values: string[] | undefined, allowed: readonly string[]): string[] | undefined {
+  for (const v of values ?? []) {
+    if (!allowed.includes(v)) throw usageError(`unknown ${name} "${v}"`, `use one of: ${allowed.join(', ')}`);
+  }
+  return values;
+}
+
+export function filterFromOptions(o: FilterOptions): EntryFilter {
+  return {
+    types: checked('type', listOption(o.type), ENTRY_TYPES),
+    scopes: checked('scope', listOption(o.scope), SCOPES),
+    domains: checked('domain', listOption(o.domain), DOMAINS),
+    phases: listOption(o.phase),
+    statuses: checked('status', listOption(o.status), STATUSES),
+    learningTypes: checked('learning type', listOption(o.learningType), LEARNING_TYPES),
+  };
+}
+
+export async function vaultFor(ctx: Ctx, opts: { noConfig?: boolean } = {}): Promise<Vault> {
+  const { openVault } = await import('../vault/vault.js');
+  return openVault({ root: ctx.root, cwd: ctx.cwd, noConfig: opts.noConfig });
+}
+
+export function printDiagnostics(ctx: Ctx, diags: Diagnostic[]): void {
+  for (const d of diags) ctx.warn(formatWhere(d.message, { file: d.file, line: d.line }));
+}
+
+export function printIndexNotes(ctx: Ctx, ix: FreshIndex): void {
+  for (const n of ix.notes) ctx.warn(n);
+  if (ix.report) printDiagnostics(ctx, ix.report.diagnostics);
+}
+
+/** Open a fresh index for `vault` and run `fn`; warnings go to stderr. */
+export async function withFreshIndex<T>(ctx: Ctx, vault: Vault, opts: { refresh?: boolean; tolerateBusy?: boolean }, fn: (ix: FreshIndex) => T | Promise<T>): Promise<T> {
+  const { withIndex } = await import('../index/open.js');
+  return withIndex(vault, { ...opts, progressFor: progressFactory(ctx) }, (ix) => {
+    printIndexNotes(ctx, ix);
+    return fn(ix);
+  });
+}
+
+export function globals(cmd: Command): Record<string, unknown> {
+  return cmd.optsWithGlobals();
+}

@@ -1,0 +1,115 @@
+// What every command gets from the command line: global options, where output goes, colour,
+// the clock, and how warnings are printed. Commands print; domain modules never do.
+
+import fs from 'node:fs';
+import { MemError, usageError } from '../errors.js';
+
+export interface GlobalOptions {
+  root?: string;
+  json?: boolean;
+  quiet?: boolean;
+  debug?: boolean;
+  color?: boolean;
+}
+
+export interface Ctx {
+  root?: string;
+  json: boolean;
+  quiet: boolean;
+  debug: boolean;
+  color: boolean;
+  cwd: string;
+  stdoutTTY: boolean;
+  stderrTTY: boolean;
+  out(text: string): void;
+  warn(text: string): void;
+  info(text: string): void;
+}
+
+export function makeCtx(g: GlobalOptions): Ctx {
+  const stdoutTTY = Boolean(process.stdout.isTTY);
+  const stderrTTY = Boolean(process.stderr.isTTY);
+  const color = g.color !== false && !('NO_COLOR' in process.env && process.env.NO_COLOR !== '') && stdoutTTY;
+  const quiet = Boolean(g.quiet);
+  return {
+    root: g.root,
+    json: Boolean(g.json),
+    quiet,
+    debug: Boolean(g.debug),
+    color,
+    cwd: process.cwd(),
+    stdoutTTY,
+    stderrTTY,
+    out: (text) => {
+      process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+    },
+    warn: (text) => {
+      if (!quiet) process.stderr.write(`mem: warning: ${text}\n`);
+    },
+    info: (text) => {
+      if (!quiet) process.stderr.write(`${text}\n`);
+    },
+  };
+}
+
+/** Now, or `MEM_NOW` (a date or ISO timestamp) for reproducible runs and tests. */
+export function nowMs(): number {
+  const fixed = process.env.MEM_NOW;
+  if (fixed) {
+    const ms = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(fixed) ? `${fixed}T12:00:00Z` : fixed);
+    if (Number.isNaN(ms)) throw new MemError(`MEM_NOW is not a date: ${fixed}`);
+    return ms;
+  }
+  return Date.now();
+}
+
+export function today(): string {
+  return new Date(nowMs()).toISOString().slice(0, 10);
+}
+
+export function parseIntOption(name: string, v: string | undefined, min = 0): number | undefined {
+  if (v === undefined) return undefined;
+  if (!/^\d+$/.test(v.trim()) || Number(v) < min) throw usageError(`${name} must be an integer >= ${min} (got "${v}")`);
+  return Number(v);
+}
+
+export function parseFloatOption(name: string, v: string | undefined, min: number, max: number): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isFinite(n) || n < min || n > max) throw usageError(`${name} must be a number from ${min} to ${max} (got "${v}")`);
+  return n;
+}
+
+/** Comma- or repeat-separated list option values, trimmed and lowercased. */
+export function listOption(v: string[] | string | undefined): string[] | undefined {
+  if (v === undefined) return undefined;
+  const arr = (Array.isArray(v) ? v : [v]).flatMap((x) => x.split(',')).map((x) => x.trim().toLowerCase()).filter(Boolean);
+  return arr.length > 0 ? arr : undefined;
+}
+
+export function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+export function readStdin(): string {
+  try {
+    return fs.readFileSync(0, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EAGAIN' || (err as NodeJS.ErrnoException).code === 'EOF') return '';
+    throw new MemError(`cannot read standard input: ${(err as Error).message}`);
+  }
+}
+
+/** A spinner for long indexing on a terminal; nothing when quiet, piped or in JSON mode. */
+export function progressFactory(ctx: Ctx, label = 'indexing'): (total: number) => Promise<((done: number, total: number) => void) | undefined> {
+  return async (total) => {
+    if (ctx.quiet || !ctx.stderrTTY || total < 100) return undefined;
+    const { default: ora } = await import('ora');
+    const spinner = ora({ text: `${label} 0/${total} files`, stream: process.stderr }).start();
+    return (done, all) => {
+      spinner.text = `${label} ${done}/${all} files`;
+      spinner.render();
+      if (done >= all) spinner.stop();
+    };
+  };
+}

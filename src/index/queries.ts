@@ -1,0 +1,95 @@
+// Read queries over the index: FTS5 candidates with filters applied in SQL before the limit,
+// and plain listings by filter or id. Ranking math lives in src/retrieve, not here.
+
+import type { Db } from './db.js';
+
+export interface EntryFilter {
+  types?: string[];
+  scopes?: string[];
+  domains?: string[];
+  phases?: string[];
+  statuses?: string[];
+  learningTypes?: string[];
+  paths?: string[];
+  /** Include retired entries (listings only; search never returns them). */
+  includeRetired?: boolean;
+}
+
+export interface EntryRow {
+  rowid: number;
+  entry_id: string;
+  path: string;
+  line: number;
+  ordinal: number;
+  kind: string;
+  scope: string;
+  learning_type: string;
+  type: string;
+  domain: string;
+  importance: number;
+  phase: string;
+  status: string;
+  reinforcement_count: number;
+  last_reinforced: string | null;
+  created_at: string | null;
+  title: string;
+  body: string;
+  content_hash: string;
+  metadata_json: string;
+}
+
+export interface CandidateRow extends EntryRow {
+  /** FTS5 bm25(): negative, lower is better. */
+  bm25: number;
+}
+
+/** Column weights for bm25(): title, body, neighbour context. */
+export const BM25_WEIGHTS = [2.0, 1.0, 0.3] as const;
+
+const COLUMNS = `e.rowid, e.entry_id, e.path, e.line, e.ordinal, e.kind, e.scope, e.learning_type, e.type, e.domain, e.importance,
+  e.phase, e.status, e.reinforcement_count, e.last_reinforced, e.created_at, e.title, e.body, e.content_hash, e.metadata_json`;
+
+function where(filter: EntryFilter, params: unknown[]): string {
+  const clauses: string[] = [];
+  const inList = (col: string, values?: string[]) => {
+    if (!values || values.length === 0) return;
+    clauses.push(`e.${col} IN (${values.map(() => '?').join(', ')})`);
+    params.push(...values);
+  };
+  inList('type', filter.types);
+  inList('scope', filter.scopes);
+  inList('domain', filter.domains);
+  inList('phase', filter.phases);
+  inList('status', filter.statuses);
+  inList('learning_type', filter.learningTypes);
+  inList('path', filter.paths);
+  if (!filter.includeRetired) clauses.push("e.status != 'retired'");
+  return clauses.length > 0 ? clauses.join(' AND ') : '1';
+}
+
+export function ftsCandidates(db: Db, match: string, filter: EntryFilter, limit: number): CandidateRow[] {
+  const params: unknown[] = [match];
+  const w = where(filter, params);
+  params.push(limit);
+  const sql = `SELECT ${COLUMNS}, bm25(entries_fts, ${BM25_WEIGHTS.join(', ')}) AS bm25
+    FROM entries_fts JOIN entries e ON e.rowid = entries_fts.rowid
+    WHERE entries_fts MATCH ? AND ${w}
+    ORDER BY bm25 LIMIT ?`;
+  return db.prepare(sql).all(...params) as CandidateRow[];
+}
+
+export function listEntries(db: Db, filter: EntryFilter, limit = -1): EntryRow[] {
+  const params: unknown[] = [];
+  const w = where(filter, params);
+  params.push(limit);
+  return db.prepare(`SELECT ${COLUMNS} FROM entries e WHERE ${w} ORDER BY e.path, e.ordinal LIMIT ?`).all(...params) as EntryRow[];
+}
+
+export function entriesById(db: Db, id: string): EntryRow[] {
+  return db.prepare(`SELECT ${COLUMNS} FROM entries e WHERE e.entry_id = ? ORDER BY e.path, e.ordinal`).all(id) as EntryRow[];
+}
+
+export function entriesByIdPrefix(db: Db, prefix: string, limit = 5): EntryRow[] {
+  const escaped = prefix.replace(/[\\%_]/g, (c) => `\\${c}`);
+  return db.prepare(`SELECT ${COLUMNS} FROM entries e WHERE e.entry_id LIKE ? ESCAPE '\\' ORDER BY e.path, e.ordinal LIMIT ?`).all(`${escaped}%`, limit) as EntryRow[];
+}

@@ -1,0 +1,52 @@
+// `mem context` assembly (design §6.6): institutional norms always loaded in their own section
+// and budget; task and proxy learnings retrieved by relevance, each with a budget of its own.
+
+import type { Db } from '../index/db.js';
+import { listEntries, type EntryFilter, type EntryRow } from '../index/queries.js';
+import { hitChars, runSearch, type RankedHit, type SearchRequest } from './search.js';
+
+export interface ContextRequest {
+  task: string;
+  filter: EntryFilter;
+  rank: string;
+  now: number;
+  scopeMultipliers: Record<string, number>;
+  institutionalChars: number;
+  taskChars: number;
+  proxyChars: number;
+  limit: number;
+  candidates: number;
+}
+
+export interface ContextResult {
+  task: string;
+  institutional: EntryRow[];
+  /** Institutional entries left out because the budget ran out. */
+  institutionalOmitted: number;
+  learnings: RankedHit[];
+  proxy: RankedHit[];
+}
+
+const SCOPE_ORDER: Record<string, number> = { team: 0, session: 1, project: 2, global: 3 };
+
+export function buildContext(db: Db, req: ContextRequest): ContextResult {
+  const norms = listEntries(db, { ...req.filter, learningTypes: ['institutional'] })
+    .sort((a, b) => (SCOPE_ORDER[a.scope] ?? 9) - (SCOPE_ORDER[b.scope] ?? 9) || b.importance - a.importance
+      || b.reinforcement_count - a.reinforcement_count || a.path.localeCompare(b.path) || a.ordinal - b.ordinal);
+  const institutional: EntryRow[] = [];
+  let left = req.institutionalChars;
+  for (const n of norms) {
+    const size = hitChars(n);
+    if (size > left) continue;
+    left -= size;
+    institutional.push(n);
+  }
+  const base: Omit<SearchRequest, 'filter' | 'maxChars'> = {
+    query: req.task, limit: req.limit, candidates: req.candidates, rank: req.rank, now: req.now, scopeMultipliers: req.scopeMultipliers,
+  };
+  const learnings = runSearch(db, { ...base, filter: { ...req.filter, learningTypes: ['task'] }, maxChars: req.taskChars }).results;
+  const proxy = req.proxyChars > 0
+    ? runSearch(db, { ...base, filter: { ...req.filter, learningTypes: ['proxy'] }, maxChars: req.proxyChars }).results
+    : [];
+  return { task: req.task, institutional, institutionalOmitted: norms.length - institutional.length, learnings, proxy };
+}

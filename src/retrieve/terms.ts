@@ -1,0 +1,63 @@
+// Offline query terms (design §6.1): lowercase, drop stopwords, keep identifiers and paths
+// whole; every term quoted for FTS5 and OR-joined, so no user punctuation can raise.
+
+import { isStopword } from './stopwords.js';
+
+export interface QueryTerms {
+  /** Terms in query order, deduplicated; identifiers keep their punctuation. */
+  terms: string[];
+  /** The FTS5 MATCH expression, or null when no term is left. */
+  match: string | null;
+  /** True when the query had more distinct terms than `maxTerms` and was cut. */
+  truncated: boolean;
+  /** True when every word of a non-empty query was a stopword. */
+  onlyStopwords: boolean;
+}
+
+export const MAX_TERMS = 64;
+const WORD = /[\p{L}\p{N}]+/gu;
+// A token with inner punctuation that joins word parts: paths, dotted names, snake/kebab case.
+const IDENT = /^[\p{L}\p{N}]+(?:[._\/:-]+[\p{L}\p{N}]+)+$/u;
+
+/** Split text into lowercase word tokens (the same notion of "word" MMR and snippets use). */
+export function words(text: string): string[] {
+  return text.toLowerCase().match(WORD) ?? [];
+}
+
+export function queryTerms(query: string, maxTerms = MAX_TERMS): QueryTerms {
+  const terms: string[] = [];
+  const seen = new Set<string>();
+  let sawWord = false;
+  let truncated = false;
+  const add = (t: string) => {
+    if (seen.has(t)) return;
+    if (terms.length >= maxTerms) {
+      truncated = true;
+      return;
+    }
+    seen.add(t);
+    terms.push(t);
+  };
+  for (const raw of query.split(/\s+/)) {
+    if (truncated) break;
+    const token = raw.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '').toLowerCase();
+    if (!token) continue;
+    if (IDENT.test(token)) {
+      sawWord = true;
+      add(token);
+      continue;
+    }
+    for (const w of token.match(WORD) ?? []) {
+      sawWord = true;
+      if (isStopword(w) || (w.length < 2 && !/\p{N}/u.test(w))) continue;
+      add(w);
+    }
+  }
+  const match = terms.length === 0 ? null : terms.map(ftsQuote).join(' OR ');
+  return { terms, match, truncated, onlyStopwords: sawWord && terms.length === 0 };
+}
+
+/** Quote one term as an FTS5 string (a phrase of its tokens). */
+export function ftsQuote(term: string): string {
+  return `"${term.replace(/"/g, '""')}"`;
+}

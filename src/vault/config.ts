@@ -1,0 +1,82 @@
+// `.mem/config.yaml`: include globs, scope multipliers and search/context defaults. A missing
+// file means defaults; a malformed one is an error with its line.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { MemError } from '../errors.js';
+import { DEFAULT_SCOPE_MULTIPLIERS, type Scope } from './scope.js';
+
+export interface VaultConfig {
+  include: string[];
+  exclude: string[];
+  scopeMultipliers: Record<Scope, number>;
+  search: { limit: number; candidates: number; rank: string };
+  context: { institutionalChars: number; taskChars: number; proxyChars: number; limit: number };
+}
+
+export const DEFAULT_CONFIG: VaultConfig = {
+  include: [],
+  exclude: [],
+  scopeMultipliers: { ...DEFAULT_SCOPE_MULTIPLIERS },
+  search: { limit: 10, candidates: 100, rank: 'prominence' },
+  context: { institutionalChars: 4000, taskChars: 6000, proxyChars: 2000, limit: 12 },
+};
+
+export const CONFIG_PATH = '.mem/config.yaml';
+
+function num(v: unknown, dflt: number, key: string, file: string, min = 0): number {
+  if (v === undefined || v === null) return dflt;
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < min) {
+    throw new MemError(`${key} must be a number >= ${min} (got ${JSON.stringify(v)})`, { where: { file } });
+  }
+  return v;
+}
+
+function strings(v: unknown, key: string, file: string): string[] {
+  if (v === undefined || v === null) return [];
+  const arr = typeof v === 'string' ? [v] : v;
+  if (!Array.isArray(arr) || !arr.every((x) => typeof x === 'string')) {
+    throw new MemError(`${key} must be a list of glob strings`, { where: { file } });
+  }
+  return arr as string[];
+}
+
+export async function loadConfig(root: string): Promise<VaultConfig> {
+  const file = path.join(root, CONFIG_PATH);
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return structuredClone(DEFAULT_CONFIG);
+    throw new MemError(`cannot read ${CONFIG_PATH}: ${(err as Error).message}`);
+  }
+  const YAML = (await import('yaml')).default;
+  const doc = YAML.parseDocument(text);
+  if (doc.errors.length > 0) {
+    const e = doc.errors[0];
+    throw new MemError(`malformed YAML: ${e.message.split('\n')[0]}`, {
+      where: { file: CONFIG_PATH, line: e.linePos?.[0]?.line },
+    });
+  }
+  const raw = (doc.toJS() ?? {}) as Record<string, unknown>;
+  if (typeof raw !== 'object' || Array.isArray(raw)) {
+    throw new MemError('config must be a YAML mapping', { where: { file: CONFIG_PATH } });
+  }
+  const cfg = structuredClone(DEFAULT_CONFIG);
+  cfg.include = strings(raw.include, 'include', CONFIG_PATH);
+  cfg.exclude = strings(raw.exclude, 'exclude', CONFIG_PATH);
+  const sm = (raw.scope_multipliers ?? {}) as Record<string, unknown>;
+  for (const s of Object.keys(cfg.scopeMultipliers) as Scope[]) {
+    cfg.scopeMultipliers[s] = num(sm[s], cfg.scopeMultipliers[s], `scope_multipliers.${s}`, CONFIG_PATH);
+  }
+  const search = (raw.search ?? {}) as Record<string, unknown>;
+  cfg.search.limit = num(search.limit, cfg.search.limit, 'search.limit', CONFIG_PATH, 1);
+  cfg.search.candidates = num(search.candidates, cfg.search.candidates, 'search.candidates', CONFIG_PATH, 1);
+  if (typeof search.rank === 'string') cfg.search.rank = search.rank;
+  const ctx = (raw.context ?? {}) as Record<string, unknown>;
+  cfg.context.institutionalChars = num(ctx.institutional_chars, cfg.context.institutionalChars, 'context.institutional_chars', CONFIG_PATH);
+  cfg.context.taskChars = num(ctx.task_chars, cfg.context.taskChars, 'context.task_chars', CONFIG_PATH);
+  cfg.context.proxyChars = num(ctx.proxy_chars, cfg.context.proxyChars, 'context.proxy_chars', CONFIG_PATH);
+  cfg.context.limit = num(ctx.limit, cfg.context.limit, 'context.limit', CONFIG_PATH, 1);
+  return cfg;
+}

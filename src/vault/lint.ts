@@ -1,0 +1,76 @@
+// Validation of memory files (`mem lint`): parse errors, unreadable files, field enums, ranges
+// and dates, and ids that are not unique across the vault — each with its file and line.
+
+import { fixMeta, validateMeta } from './entry.js';
+import { parseMemoryFile, updateBlockMeta, type ParsedFile } from './format.js';
+import type { ReadResult } from './read.js';
+
+export interface LintFinding {
+  file: string;
+  line: number | null;
+  severity: 'error' | 'warning';
+  message: string;
+}
+
+export interface LintInput {
+  path: string;
+  read: ReadResult;
+  /** Only collect ids from this file (it is not being linted, but its ids count for uniqueness). */
+  idsOnly?: boolean;
+}
+
+function keyLine(yaml: string, key: string, headerLine: number): number {
+  const lines = yaml.split('\n');
+  const i = lines.findIndex((l) => new RegExp(`^${key}\\s*:`).test(l));
+  return i === -1 ? headerLine : headerLine + 1 + i;
+}
+
+export function lintFiles(inputs: LintInput[]): LintFinding[] {
+  const findings: LintFinding[] = [];
+  const ids = new Map<string, { file: string; line: number; linted: boolean }[]>();
+  for (const input of inputs) {
+    if ('error' in input.read) {
+      if (!input.idsOnly) findings.push({ file: input.path, line: input.read.line ?? null, severity: 'error', message: input.read.error });
+      continue;
+    }
+    const parsed = parseMemoryFile(input.read.text, input.path);
+    if (!input.idsOnly) {
+      for (const d of parsed.diagnostics) findings.push({ file: input.path, line: d.line ?? null, severity: 'error', message: d.message });
+    }
+    for (const b of parsed.blocks) {
+      const e = b.entry;
+      if (!e) continue;
+      const list = ids.get(e.id) ?? [];
+      list.push({ file: input.path, line: e.line, linted: !input.idsOnly });
+      ids.set(e.id, list);
+      if (input.idsOnly || e.kind !== 'entry' || !b.header) continue;
+      for (const problem of validateMeta(e.meta)) {
+        const key = /^([a-z_]+) /.exec(problem)?.[1] ?? 'id';
+        findings.push({ file: input.path, line: keyLine(b.header.yaml, key, e.line), severity: 'error', message: problem });
+      }
+    }
+  }
+  for (const [id, places] of ids) {
+    if (places.length < 2) continue;
+    for (const p of places) {
+      if (!p.linted) continue;
+      const others = places.filter((o) => o !== p).map((o) => `${o.file}:${o.line}`).join(', ');
+      findings.push({ file: p.file, line: p.line, severity: 'error', message: `duplicate id "${id}" (also at ${others})` });
+    }
+  }
+  return findings.sort((a, b) => a.file.localeCompare(b.file) || (a.line ?? 0) - (b.line ?? 0));
+}
+
+/** Apply lint --fix normalisations to a parsed file; null when nothing changes. */
+export function fixParsedFile(file: ParsedFile): { file: ParsedFile; fixes: number } | null {
+  let fixes = 0;
+  const blocks = file.blocks.map((b) => {
+    if (!b.entry || b.entry.kind !== 'entry' || !b.header || b.broken) return b;
+    const changes = fixMeta(b.entry.meta);
+    const n = Object.keys(changes).length;
+    if (n === 0) return b;
+    fixes += n;
+    return updateBlockMeta(b, changes);
+  });
+  return fixes === 0 ? null : { file: { ...file, blocks }, fixes };
+}

@@ -1,0 +1,50 @@
+// Scope classification: which scope and learning type a memory file belongs to, from its path
+// alone. One pure function, so every layout (ours, seed 001's, legacy) is one table of cases.
+
+export type Scope = 'global' | 'project' | 'session' | 'team';
+export type LearningType = 'institutional' | 'task' | 'proxy';
+
+export const SCOPES: readonly Scope[] = ['global', 'project', 'session', 'team'];
+export const LEARNING_TYPES: readonly LearningType[] = ['institutional', 'task', 'proxy'];
+
+export const DEFAULT_SCOPE_MULTIPLIERS: Readonly<Record<Scope, number>> = {
+  global: 1.0,
+  project: 1.2,
+  session: 1.2,
+  team: 1.5,
+};
+
+export interface ScopeInfo {
+  scope: Scope;
+  learningType: LearningType;
+  job?: string;
+  task?: string;
+}
+
+export function learningTypeOf(relPath: string): LearningType {
+  const base = relPath.slice(relPath.lastIndexOf('/') + 1).toLowerCase();
+  if (base === 'institutional.md') return 'institutional';
+  if (/^proxy([-_.][^/]*)?\.md$/.test(base)) return 'proxy';
+  return 'task';
+}
+
+/**
+ * Classify a vault file. `relPath` is relative to the project root with `/` separators;
+ * `isGlobal` is true for the files of the user's global folder ($MEM_HOME).
+ */
+export function classifyPath(relPath: string, isGlobal = false): ScopeInfo {
+  const learningType = learningTypeOf(relPath);
+  if (isGlobal) return { scope: 'global', learningType };
+  const p = relPath.replace(/\\/g, '/').replace(/^\.\//, '');
+  let m = /^\.(?:mem|teaparty)\/jobs\/([^/]+)\/tasks\/([^/]+)\//.exec(p);
+  if (m) return { scope: 'team', learningType, job: m[1], task: m[2] };
+  m = /^\.(?:mem|teaparty)\/jobs\/([^/]+)\//.exec(p);
+  if (m) return { scope: 'session', learningType, job: m[1] };
+  m = /^projects\/([^/]+)\/\.sessions\/([^/]+)\//.exec(p);
+  if (m) return { scope: 'team', learningType, job: m[1], task: m[2] };
+  return { scope: 'project', learningType };
+}
+
+export function isScope(s: string): s is Scope {
+  return (SCOPES as readonly string[]).includes(s);
+}

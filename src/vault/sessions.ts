@@ -1,0 +1,51 @@
+// The retrieval log of an agent session: `.mem/sessions/<ID>/retrieved.jsonl`, one line per
+// search with the ids it returned, read back by `mem reinforce --session ID`.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { usageError } from '../errors.js';
+
+export function checkSessionId(id: string): string {
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(id)) {
+    throw usageError(`invalid session id "${id}"`, 'use letters, digits, ".", "_" and "-" (at most 128)');
+  }
+  return id;
+}
+
+export function retrievalLogPath(root: string, sessionId: string): string {
+  return path.join(root, '.mem', 'sessions', checkSessionId(sessionId), 'retrieved.jsonl');
+}
+
+export interface RetrievalRecord {
+  at: string;
+  query: string;
+  ids: string[];
+}
+
+export function appendRetrieval(root: string, sessionId: string, records: RetrievalRecord[]): void {
+  if (records.length === 0) return;
+  const file = retrievalLogPath(root, sessionId);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.appendFileSync(file, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
+}
+
+export function readRetrievalIds(root: string, sessionId: string): string[] {
+  const file = retrievalLogPath(root, sessionId);
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    return [];
+  }
+  const ids = new Set<string>();
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      const rec = JSON.parse(line) as Partial<RetrievalRecord>;
+      for (const id of rec.ids ?? []) if (typeof id === 'string') ids.add(id);
+    } catch {
+      // A torn line from a crashed writer: the rest of the log still counts.
+    }
+  }
+  return [...ids];
+}

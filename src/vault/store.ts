@@ -1,0 +1,93 @@
+// Changing memory files: append a new entry, or rewrite some entries of a file, always under
+// the file's lock with an atomic write. Blocks that are not touched keep their exact bytes.
+
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import { MemError } from '../errors.js';
+import { DEFAULTS, KEY_ORDER } from './entry.js';
+import { parseMemoryFile, serializeFile, type ParsedFile } from './format.js';
+import { formatFrontmatter } from './frontmatter.js';
+import { readVaultText } from './read.js';
+import { withFileLock, writeFileAtomic } from './write.js';
+
+export interface NewEntry {
+  id?: string;
+  type?: string;
+  domain?: string;
+  importance?: number;
+  phase?: string;
+  status?: string;
+  title: string;
+  body: string;
+  date: string;
+  extra?: Record<string, unknown>;
+}
+
+function capitalize(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+/** The text of a new entry: frontmatter in mem's key order, then a dated heading and the body. */
+export function renderNewEntry(e: NewEntry): { id: string; text: string } {
+  const id = e.id ?? randomUUID();
+  const type = e.type ?? DEFAULTS.type;
+  const meta: Record<string, unknown> = {
+    id,
+    type,
+    domain: e.domain ?? DEFAULTS.domain,
+    importance: e.importance ?? DEFAULTS.importance,
+    phase: e.phase ?? DEFAULTS.phase,
+    status: e.status ?? DEFAULTS.status,
+    reinforcement_count: 0,
+    last_reinforced: e.date,
+    created_at: e.date,
+  };
+  for (const [k, v] of Object.entries(e.extra ?? {})) if (!(KEY_ORDER as readonly string[]).includes(k) && v !== undefined) meta[k] = v;
+  const prefix = e.title.toLowerCase().startsWith(`${type}:`) ? '' : `${capitalize(type)}: `;
+  const body = e.body.trim();
+  const text = `---\n${formatFrontmatter(meta)}---\n## [${e.date}] ${prefix}${e.title.trim()}\n${body ? `\n${body}\n` : ''}`;
+  return { id, text };
+}
+
+function readForWrite(abs: string, display: string): string | null {
+  if (!fs.existsSync(abs)) return null;
+  const r = readVaultText(abs);
+  if ('error' in r) throw new MemError(`${r.error}; not writing to it`, { where: { file: display, line: r.line } });
+  return r.text;
+}
+
+/** Append entries to a memory file (creating it with `preamble` if needed). */
+export function appendEntries(abs: string, display: string, texts: string[], preamble = ''): void {
+  withFileLock(abs, () => {
+    const current = readForWrite(abs, display);
+    let out = current ?? preamble;
+    for (const t of texts) {
+      if (out !== '' && !out.endsWith('\n')) out += '\n';
+      if (out !== '' && !out.endsWith('\n\n')) out += '\n';
+      out += t;
+    }
+    writeFileAtomic(abs, out);
+  }, display);
+}
+
+/**
+ * Rewrite a memory file under its lock. `change` gets the parsed file and returns the new one
+ * (or null for "no change"). Refuses a file with malformed entries when `strict` is set.
+ */
+export function rewriteFile(abs: string, display: string, change: (file: ParsedFile) => ParsedFile | null, opts: { strict?: boolean } = {}): boolean {
+  return withFileLock(abs, () => {
+    const text = readForWrite(abs, display);
+    if (text === null) throw new MemError('file not found', { where: { file: display } });
+    const parsed = parseMemoryFile(text, display);
+    if (opts.strict && parsed.diagnostics.length > 0) {
+      const d = parsed.diagnostics[0];
+      throw new MemError(`${d.message}; fix it before mem rewrites this file`, { where: { file: display, line: d.line } });
+    }
+    const next = change(parsed);
+    if (!next) return false;
+    const out = serializeFile(next);
+    if (out === text) return false;
+    writeFileAtomic(abs, out);
+    return true;
+  }, display);
+}

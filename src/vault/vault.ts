@@ -1,0 +1,204 @@
+// The vault: a project root plus the user's global folder, and the memory files they hold.
+// Finding the root, and listing every file that belongs in the index with its scope.
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { MemError } from '../errors.js';
+import { DEFAULT_CONFIG, loadConfig, type VaultConfig } from './config.js';
+import { globBase, globToRegExp } from './glob.js';
+import { classifyPath, type ScopeInfo } from './scope.js';
+
+export interface Vault {
+  root: string;
+  home: string;
+  dbPath: string;
+  config: VaultConfig;
+}
+
+export interface VaultFile extends ScopeInfo {
+  /** Absolute path on disk. */
+  abs: string;
+  /** The file's name in the index and in output: relative to the root, or absolute for global files. */
+  path: string;
+  isGlobal: boolean;
+}
+
+const ROOT_MARKERS = ['.mem', 'MEMORY.md', '.git'];
+const MEMORY_NAMES = new Set(['MEMORY.md', 'institutional.md']);
+const SKIP_DIRS = new Set(['node_modules', '.git', '.hg', '.svn']);
+
+export function findRoot(start: string): string | null {
+  let dir = path.resolve(start);
+  for (;;) {
+    for (const m of ROOT_MARKERS) {
+      if (fs.existsSync(path.join(dir, m))) return dir;
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) return null;
+    dir = parent;
+  }
+}
+
+export interface VaultOptions {
+  root?: string;
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Skip reading `.mem/config.yaml` (used by commands that create it). */
+  noConfig?: boolean;
+}
+
+export function resolveRoot(opts: VaultOptions): string {
+  const env = opts.env ?? process.env;
+  const explicit = opts.root ?? env.MEM_ROOT;
+  if (explicit) {
+    const root = path.resolve(opts.cwd ?? process.cwd(), explicit);
+    if (!fs.existsSync(root) || !fs.statSync(root).isDirectory()) {
+      throw new MemError(`vault root ${explicit} is not a directory`, { hint: 'check --root or MEM_ROOT' });
+    }
+    return root;
+  }
+  const cwd = opts.cwd ?? process.cwd();
+  const found = findRoot(cwd);
+  if (!found) {
+    throw new MemError(`no vault found (looked for .mem/, MEMORY.md or .git from ${cwd} upwards)`, {
+      hint: 'run `mem init` in your project, or pass --root DIR / set MEM_ROOT',
+    });
+  }
+  return found;
+}
+
+export function homeDir(env: NodeJS.ProcessEnv = process.env): string {
+  return path.resolve(env.MEM_HOME || os.homedir());
+}
+
+export async function openVault(opts: VaultOptions = {}): Promise<Vault> {
+  const root = resolveRoot(opts);
+  const config = opts.noConfig ? structuredClone(DEFAULT_CONFIG) : await loadConfig(root);
+  return { root, home: homeDir(opts.env), dbPath: path.join(root, '.memory.db'), config };
+}
+
+function toPosix(p: string): string {
+  return path.sep === '/' ? p : p.split(path.sep).join('/');
+}
+
+function isFile(abs: string): boolean {
+  try {
+    return fs.statSync(abs).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function readDir(dir: string): fs.Dirent[] {
+  try {
+    return fs.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}
+
+/** Every `.md` under `dir` (relative to root), skipping VCS and dependency folders. */
+function walkMarkdown(root: string, rel: string, out: string[], allowDot: boolean): void {
+  for (const d of readDir(path.join(root, rel))) {
+    const name = d.name;
+    const childRel = rel ? `${rel}/${name}` : name;
+    if (d.isDirectory()) {
+      if (SKIP_DIRS.has(name) || (!allowDot && name.startsWith('.'))) continue;
+      walkMarkdown(root, childRel, out, allowDot);
+    } else if ((d.isFile() || d.isSymbolicLink()) && /\.(md|markdown)$/i.test(name)) {
+      out.push(childRel);
+    }
+  }
+}
+
+function memoryFilesIn(root: string, rel: string, out: string[]): void {
+  for (const name of MEMORY_NAMES) if (isFile(path.join(root, rel, name))) out.push(`${rel}/${name}`);
+}
+
+/** Files of the layouts mem knows: ours (.mem/jobs), seed 001's (.teaparty/jobs) and legacy. */
+function layoutFiles(root: string): string[] {
+  const out: string[] = [];
+  for (const name of MEMORY_NAMES) if (isFile(path.join(root, name))) out.push(name);
+  for (const name of ['proxy.md']) if (isFile(path.join(root, name))) out.push(name);
+  walkMarkdown(root, 'memory', out, false);
+  for (const base of ['.mem/jobs', '.teaparty/jobs']) {
+    for (const job of readDir(path.join(root, base))) {
+      if (!job.isDirectory()) continue;
+      const jobRel = `${base}/${job.name}`;
+      memoryFilesIn(root, jobRel, out);
+      for (const task of readDir(path.join(root, jobRel, 'tasks'))) {
+        if (!task.isDirectory()) continue;
+        const taskRel = `${jobRel}/tasks/${task.name}`;
+        memoryFilesIn(root, taskRel, out);
+        memoryFilesIn(root, `${taskRel}/worktree`, out);
+      }
+    }
+  }
+  for (const proj of readDir(path.join(root, 'projects'))) {
+    if (!proj.isDirectory()) continue;
+    const sessions = `projects/${proj.name}/.sessions`;
+    for (const ts of readDir(path.join(root, sessions))) {
+      if (!ts.isDirectory()) continue;
+      const found: string[] = [];
+      walkMarkdown(root, `${sessions}/${ts.name}`, found, true);
+      for (const f of found) if (MEMORY_NAMES.has(f.slice(f.lastIndexOf('/') + 1))) out.push(f);
+    }
+  }
+  return out;
+}
+
+function includeFiles(root: string, globs: string[]): string[] {
+  const out: string[] = [];
+  for (const glob of globs) {
+    const clean = glob.replace(/^\.\//, '');
+    const re = globToRegExp(clean);
+    const base = globBase(clean);
+    const found: string[] = [];
+    if (!/[*?[{]/.test(clean)) {
+      if (isFile(path.join(root, clean))) found.push(clean);
+    } else {
+      walkMarkdown(root, base, found, /(^|\/)\./.test(clean));
+    }
+    for (const f of found) if (re.test(f)) out.push(f);
+  }
+  return out;
+}
+
+/** Every memory file of the vault, deduplicated, in a stable order. */
+export function discoverFiles(vault: Vault): VaultFile[] {
+  const files: VaultFile[] = [];
+  const seen = new Set<string>();
+  const sameAsRoot = path.resolve(vault.home) === path.resolve(vault.root);
+  for (const name of MEMORY_NAMES) {
+    const abs = path.join(vault.home, name);
+    if (isFile(abs)) {
+      seen.add(abs);
+      files.push({ abs, path: sameAsRoot ? name : abs, isGlobal: true, ...classifyPath(name, true) });
+    }
+  }
+  const excludes = vault.config.exclude.map((g) => globToRegExp(g.replace(/^\.\//, '')));
+  for (const rel of [...layoutFiles(vault.root), ...includeFiles(vault.root, vault.config.include)]) {
+    const abs = path.join(vault.root, rel);
+    if (seen.has(abs)) continue;
+    const posix = toPosix(rel);
+    if (excludes.some((re) => re.test(posix))) continue;
+    seen.add(abs);
+    files.push({ abs, path: posix, isGlobal: false, ...classifyPath(posix) });
+  }
+  return files;
+}
+
+/** The vault file for a path given by the user (relative to cwd, or to the root). */
+export function describeFile(vault: Vault, file: string, cwd = process.cwd()): VaultFile {
+  const abs = path.resolve(cwd, file);
+  const isGlobal = path.dirname(abs) === path.resolve(vault.home) && MEMORY_NAMES.has(path.basename(abs));
+  const rel = toPosix(path.relative(vault.root, abs));
+  if (isGlobal) {
+    const sameAsRoot = path.resolve(vault.home) === path.resolve(vault.root);
+    return { abs, path: sameAsRoot ? rel : abs, isGlobal: true, ...classifyPath(rel, true) };
+  }
+  const inside = rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
+  const key = inside ? rel : abs;
+  return { abs, path: key, isGlobal: false, ...classifyPath(key) };
+}
