@@ -51,10 +51,10 @@ export async function loadConfig(root: string): Promise<VaultConfig> {
     throw new MemError(`cannot read ${CONFIG_PATH}: ${(err as Error).message}`);
   }
   const YAML = (await import('yaml')).default;
-  const doc = YAML.parseDocument(text);
+  const doc = YAML.parseDocument(text, { logLevel: 'silent' });
   if (doc.errors.length > 0) {
     const e = doc.errors[0];
-    throw new MemError(`malformed YAML: ${e.message.split('\n')[0]}`, {
+    throw new MemError(`malformed YAML: ${e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')}`, {
       where: { file: CONFIG_PATH, line: e.linePos?.[0]?.line },
     });
   }

@@ -64,16 +64,21 @@ function fastParse(src: string): Record<string, unknown> | null {
   return data;
 }
 
+/** The first line of a yaml error message, without its "at line N, column M" (we add file:line). */
+export function yamlMessage(message: string): string {
+  return message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
+}
+
 /** Parse the text between two `---` lines. */
 export function parseFrontmatter(src: string): FrontmatterResult {
   const fast = fastParse(src);
   if (fast) return { ok: true, data: fast, simple: true };
   try {
-    const doc = YAML.parseDocument(src, { prettyErrors: false, uniqueKeys: true });
+    const doc = YAML.parseDocument(src, { uniqueKeys: true, logLevel: 'silent' });
     if (doc.errors.length > 0) {
       const e = doc.errors[0];
       const line = e.linePos?.[0]?.line ?? 1;
-      return { ok: false, error: e.message.split('\n')[0], line };
+      return { ok: false, error: yamlMessage(e.message), line };
     }
     const data = doc.toJS({ maxAliasCount: 100 }) as unknown;
     if (data === null || typeof data !== 'object' || Array.isArray(data)) {

@@ -1,0 +1,93 @@
+// Test helpers: temporary vaults on disk and running the built CLI (bin/mem.js) in them.
+
+import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const BIN = path.join(REPO, 'bin', 'mem.js');
+
+export interface TempVault {
+  root: string;
+  home: string;
+  write(rel: string, text: string | Buffer): string;
+  read(rel: string): string;
+  path(rel: string): string;
+}
+
+const made: string[] = [];
+
+export function tempDir(prefix = 'mem-test-'): string {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  made.push(d);
+  return d;
+}
+
+export function tempVault(opts: { git?: boolean; mem?: boolean } = {}): TempVault {
+  const base = tempDir();
+  const root = path.join(base, 'project');
+  const home = path.join(base, 'home');
+  fs.mkdirSync(root, { recursive: true });
+  fs.mkdirSync(home, { recursive: true });
+  if (opts.mem !== false) fs.mkdirSync(path.join(root, '.mem'), { recursive: true });
+  if (opts.git) git(root, ['init', '-q']);
+  return {
+    root,
+    home,
+    write(rel, text) {
+      const p = path.join(root, rel);
+      fs.mkdirSync(path.dirname(p), { recursive: true });
+      fs.writeFileSync(p, text);
+      return p;
+    },
+    read: (rel) => fs.readFileSync(path.join(root, rel), 'utf8'),
+    path: (rel) => path.join(root, rel),
+  };
+}
+
+export function git(cwd: string, args: string[]): string {
+  const r = spawnSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', ...args], { cwd, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
+  return r.stdout;
+}
+
+export interface RunResult {
+  status: number;
+  stdout: string;
+  stderr: string;
+  json<T = any>(): T;
+}
+
+export function mem(args: string[], opts: { cwd: string; home?: string; env?: Record<string, string | undefined>; input?: string; spawn?: SpawnSyncOptions }): RunResult {
+  const env: Record<string, string | undefined> = { ...process.env, MEM_HOME: opts.home ?? path.join(opts.cwd, '..', 'home'), NO_COLOR: '1', MEM_ROOT: undefined, MEM_SESSION: undefined, ...opts.env };
+  for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    cwd: opts.cwd,
+    env: env as NodeJS.ProcessEnv,
+    input: opts.input ?? '',
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+    ...opts.spawn,
+  });
+  return {
+    status: r.status ?? -1,
+    stdout: String(r.stdout ?? ''),
+    stderr: String(r.stderr ?? ''),
+    json() {
+      return JSON.parse(String(r.stdout));
+    },
+  };
+}
+
+/** A frontmatter entry as mem writes them. */
+export function entry(id: string, body: string, meta: Record<string, string | number> = {}): string {
+  const fields: Record<string, string | number> = { id, type: 'procedural', domain: 'team', importance: 0.5, status: 'active', reinforcement_count: 0, ...meta };
+  const lines = Object.entries(fields).map(([k, v]) => `${k}: ${typeof v === 'string' && /^\d{4}-/.test(v) ? `'${v}'` : v}`);
+  return `---\n${lines.join('\n')}\n---\n${body}\n\n`;
+}
+
+export function cleanup(): void {
+  for (const d of made.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+}

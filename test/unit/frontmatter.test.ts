@@ -1,0 +1,84 @@
+import YAML from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { formatFrontmatter, formatValue, parseFrontmatter, updateFrontmatter } from '../../src/vault/frontmatter.js';
+
+describe('parseFrontmatter', () => {
+  it('agrees with the yaml package on every scalar shape the fast path accepts', () => {
+    const values = [
+      '0.8', '1', '-3', '+4', '1e3', '.5', '5.', '0x1F', '0o17', '.inf', '-.Inf', '.nan', 'true', 'False', 'TRUE', 'yes', 'no', 'on',
+      'null', '~', 'Null', '', "'2026-11-20'", '2026-11-20', '"quoted"', "'it''s'", 'plain text here', 'a: b', 'x #comment',
+      'trailing:', '[a, b]', '[]', '[1, two, 3.5]', "['q', b]", '{a: 1}', '&anchor x', '*alias', '!tag x', '|', '>',
+      '3f0c2a4e-8d7b-4c1e-9a55-0b7e3c2d9f10', 'b1946ac9', 'path/to/file.md', '(paren)', '~home', '$HOME', 'C:\\dir',
+      'ünïcode', 'a,b', '@at', '%pct', '`tick`', '-dash', '- item', '?q', ': colon', 'v1.2.3', '12:30', '1_000',
+    ];
+    for (const v of values) {
+      const src = `id: x\nkey: ${v}\n`;
+      let expected: unknown;
+      let yamlOk = true;
+      try {
+        expected = YAML.parse(src);
+      } catch {
+        yamlOk = false;
+      }
+      const got = parseFrontmatter(src);
+      if (!yamlOk) {
+        expect(got.ok, v).toBe(false);
+        continue;
+      }
+      expect(got.ok, v).toBe(true);
+      if (got.ok) expect(got.data, `value ${JSON.stringify(v)}`).toEqual(expected);
+    }
+  });
+
+  it('keeps key order and unknown keys', () => {
+    const r = parseFrontmatter('id: a\nzeta: 1\nalpha: two\ntype: corrective\n');
+    expect(r.ok && Object.keys(r.data)).toEqual(['id', 'zeta', 'alpha', 'type']);
+  });
+
+  it('reports malformed YAML with a line', () => {
+    const r = parseFrontmatter('id: a\ntags: [unclosed\nother: 1\n');
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.line).toBeGreaterThanOrEqual(2);
+  });
+
+  it('rejects duplicate keys', () => {
+    expect(parseFrontmatter('id: a\nid: b\n').ok).toBe(false);
+  });
+
+  it('parses nested YAML through the full parser', () => {
+    const r = parseFrontmatter('id: a\nfsrs:\n  stability: 2.3\n  difficulty: 5\n');
+    expect(r.ok && r.data.fsrs).toEqual({ stability: 2.3, difficulty: 5 });
+    expect(r.ok && r.simple).toBe(false);
+  });
+});
+
+describe('formatValue / updateFrontmatter', () => {
+  it('round-trips values through the parser', () => {
+    const data = { id: '3f0c2a4e-8d7b', n: 2, f: 0.75, d: '2026-11-25', s: "it's: tricky", yes: 'yes', num: '42', list: ['a', 'b'], t: true, multi: 'a\nb' };
+    const text = formatFrontmatter(data);
+    const back = parseFrontmatter(text);
+    expect(back.ok && back.data).toEqual(data);
+    expect(text).toContain("d: '2026-11-25'");
+    expect(formatValue('x', '42')).toBe("'42'");
+  });
+
+  it('edits one simple line and leaves the others byte-identical', () => {
+    const src = "id: a\ntype: corrective   \nimportance: 0.80\nodd_key: 'kept'\nlast_reinforced: '2026-01-01'\n";
+    const out = updateFrontmatter(src, { last_reinforced: '2026-11-25', reinforcement_count: 3 });
+    expect(out).toBe("id: a\ntype: corrective   \nimportance: 0.80\nodd_key: 'kept'\nlast_reinforced: '2026-11-25'\nreinforcement_count: 3\n");
+  });
+
+  it('keeps comments and order when the block needs the YAML document model', () => {
+    const src = 'id: a # the id\nfsrs:\n  stability: 2\ntags:\n  - x\n';
+    const out = updateFrontmatter(src, { status: 'retired' });
+    expect(out).toContain('# the id');
+    expect(out.indexOf('fsrs')).toBeLessThan(out.indexOf('status'));
+    const back = parseFrontmatter(out);
+    expect(back.ok && back.data).toEqual({ id: 'a', fsrs: { stability: 2 }, tags: ['x'], status: 'retired' });
+  });
+
+  it('keeps CRLF line endings', () => {
+    const out = updateFrontmatter('id: a\r\nstatus: active\r\n', { status: 'retired' });
+    expect(out).toBe('id: a\r\nstatus: retired\r\n');
+  });
+});

@@ -1,0 +1,132 @@
+import Database from 'better-sqlite3';
+import fs from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openIndex, SCHEMA_VERSION } from '../../src/index/db.js';
+import { applyRefresh, planRefresh, rebuildIndex } from '../../src/index/indexer.js';
+import { withIndex } from '../../src/index/open.js';
+import { openVault, type Vault } from '../../src/vault/vault.js';
+import { cleanup, entry, tempVault } from '../helpers.js';
+
+afterEach(cleanup);
+
+async function setup() {
+  const v = tempVault();
+  v.write('MEMORY.md', `# Memory\n\n${entry('a1', '## Migrations\nRun migrations before tests.')}${entry('a2', 'Deploys need the VPN.')}`);
+  v.write('memory/notes.md', '# Notes\n\n## Cache\nThe cache lives in redis.\n');
+  const vault = await openVault({ root: v.root, env: { MEM_HOME: v.home } });
+  return { v, vault };
+}
+
+function refresh(vault: Vault) {
+  const { db } = openIndex(vault.dbPath);
+  try {
+    return applyRefresh(db, planRefresh(db, vault));
+  } finally {
+    db.close();
+  }
+}
+
+function rows(vault: Vault, sql: string, ...params: unknown[]) {
+  const db = new Database(vault.dbPath, { readonly: true });
+  try {
+    return db.prepare(sql).all(...params);
+  } finally {
+    db.close();
+  }
+}
+
+describe('indexer', () => {
+  it('indexes entries and note chunks with metadata, never frontmatter as text', async () => {
+    const { vault } = await setup();
+    const r = refresh(vault);
+    expect(r.changed).toBe(2);
+    expect(rows(vault, 'SELECT entry_id, kind, scope FROM entries ORDER BY path, ordinal')).toEqual([
+      { entry_id: 'a1', kind: 'entry', scope: 'project' },
+      { entry_id: 'a2', kind: 'entry', scope: 'project' },
+      { entry_id: 'memory/notes.md#notes', kind: 'note', scope: 'project' },
+      { entry_id: 'memory/notes.md#cache', kind: 'note', scope: 'project' },
+    ]);
+    // "procedural" is only in the frontmatter: it must not match.
+    expect(rows(vault, "SELECT rowid FROM entries_fts WHERE entries_fts MATCH 'procedural'")).toEqual([]);
+    expect(rows(vault, "SELECT rowid FROM entries_fts WHERE entries_fts MATCH 'migrations'")).toHaveLength(2); // a1 body + a2 context
+  });
+
+  it('is incremental: unchanged stat → nothing; same content → no reparse; deleted → purged', async () => {
+    const { v, vault } = await setup();
+    refresh(vault);
+    // Files just written are "racy" (mtime within 2 s), so force their stat into the past.
+    const old = new Date(Date.now() - 60_000);
+    for (const f of ['MEMORY.md', 'memory/notes.md']) fs.utimesSync(v.path(f), old, old);
+    refresh(vault);
+    const { db } = openIndex(vault.dbPath);
+    expect(planRefresh(db, vault).work).toHaveLength(0);
+    db.close();
+    const t = new Date(Date.now() - 30_000);
+    fs.utimesSync(v.path('MEMORY.md'), t, t);
+    const r1 = refresh(vault);
+    expect(r1.changed).toBe(0); // hash unchanged
+    v.write('MEMORY.md', `${v.read('MEMORY.md')}${entry('a3', 'A third entry about kafka.')}`);
+    const r2 = refresh(vault);
+    expect(r2.changed).toBe(1);
+    expect(rows(vault, "SELECT entry_id FROM entries WHERE entry_id = 'a3'")).toHaveLength(1);
+    fs.rmSync(v.path('memory/notes.md'));
+    const r3 = refresh(vault);
+    expect(r3.removed).toBe(1);
+    expect(rows(vault, "SELECT count(*) AS n FROM entries WHERE path = 'memory/notes.md'")).toEqual([{ n: 0 }]);
+    expect(rows(vault, "SELECT count(*) AS n FROM entries_fts WHERE entries_fts MATCH 'redis'")).toEqual([{ n: 0 }]);
+  });
+
+  it('catches a same-size edit within the racy window', async () => {
+    const { v, vault } = await setup();
+    refresh(vault);
+    const text = v.read('MEMORY.md').replace('VPN', 'XYZ');
+    const st = fs.statSync(v.path('MEMORY.md'));
+    fs.writeFileSync(v.path('MEMORY.md'), text);
+    fs.utimesSync(v.path('MEMORY.md'), st.atime, st.mtime);
+    refresh(vault);
+    expect(rows(vault, "SELECT entry_id FROM entries WHERE body LIKE '%XYZ%'")).toEqual([{ entry_id: 'a2' }]);
+  });
+
+  it('rebuilds into a temp file and renames it into place', async () => {
+    const { vault } = await setup();
+    refresh(vault);
+    const before = fs.statSync(vault.dbPath).ino;
+    const r = await rebuildIndex(vault);
+    expect(r.entries).toBe(4);
+    expect(fs.statSync(vault.dbPath).ino).not.toBe(before);
+    expect(fs.readdirSync(vault.root).filter((f) => f.includes('rebuild'))).toEqual([]);
+    expect(rows(vault, "SELECT value FROM meta WHERE key = 'schema_version'")).toEqual([{ value: SCHEMA_VERSION }]);
+  });
+
+  it('rebuilds automatically on a schema version mismatch', async () => {
+    const { vault } = await setup();
+    refresh(vault);
+    const db = new Database(vault.dbPath);
+    db.prepare("UPDATE meta SET value = '0' WHERE key = 'schema_version'").run();
+    db.close();
+    const res = openIndex(vault.dbPath);
+    expect(res.recreated).toBe('version');
+    res.db.close();
+  });
+
+  it('recovers from a corrupt index file', async () => {
+    const { vault } = await setup();
+    fs.writeFileSync(vault.dbPath, 'this is not a database'.repeat(100));
+    const n = await withIndex(vault, {}, (ix) => {
+      expect(ix.notes.join(' ')).toMatch(/corrupt/);
+      return (ix.db.prepare('SELECT count(*) AS n FROM entries').get() as { n: number }).n;
+    });
+    expect(n).toBe(4);
+  });
+
+  it('skips binary and non-UTF-8 files with a warning and indexes the rest', async () => {
+    const { v, vault } = await setup();
+    v.write('memory/bin.md', Buffer.from([0x23, 0x20, 0x00, 0x01, 0x02]));
+    v.write('memory/latin1.md', Buffer.concat([Buffer.from('# ok\nline two\ncaf'), Buffer.from([0xe9]), Buffer.from('\n')]));
+    const r = refresh(vault);
+    const msgs = r.diagnostics.map((d) => `${d.file}:${d.line ?? ''} ${d.message}`);
+    expect(msgs).toContain('memory/bin.md: binary file (contains NUL bytes); skipped');
+    expect(msgs).toContain('memory/latin1.md:3 not valid UTF-8; skipped');
+    expect(r.entries).toBe(4);
+  });
+});

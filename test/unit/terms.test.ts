@@ -1,0 +1,40 @@
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { queryTerms } from '../../src/retrieve/terms.js';
+
+describe('queryTerms', () => {
+  it('lowercases, drops stopwords, ORs quoted terms', () => {
+    const q = queryTerms('How do we run the Database migrations?');
+    expect(q.terms).toEqual(['run', 'database', 'migrations']);
+    expect(q.match).toBe('"run" OR "database" OR "migrations"');
+  });
+  it('keeps identifiers and paths whole', () => {
+    expect(queryTerms('fix src/index.ts and user_id in db.prepare').terms).toEqual(['fix', 'src/index.ts', 'user_id', 'db.prepare']);
+  });
+  it('flags a stopword-only query and an empty one', () => {
+    expect(queryTerms('what is the').onlyStopwords).toBe(true);
+    expect(queryTerms('what is the').match).toBeNull();
+    expect(queryTerms('   ').onlyStopwords).toBe(false);
+  });
+  it('caps the number of terms', () => {
+    const big = Array.from({ length: 500 }, (_, i) => `word${i}`).join(' ');
+    const q = queryTerms(big);
+    expect(q.terms).toHaveLength(64);
+    expect(q.truncated).toBe(true);
+  });
+
+  it('never produces an FTS5 syntax error, whatever the input', () => {
+    const db = new Database(':memory:');
+    db.exec("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='porter unicode61 remove_diacritics 2')");
+    db.prepare('INSERT INTO t(x) VALUES (?)').run('café naïve résumé 東京 test-case AND NOT');
+    const nasty = ['"unbalanced', 'a AND', 'NOT b', 'OR', 'x:y', '(paren', 'NEAR(a b)', '*', 'a*', '^start', '-flag', '--', "it's",
+      'col:value', '"', '""', 'a"b', '{x}', '[y]', 'C++', 'c#', 'émigré', '東京', '🙂 emoji', 'a\u0000b', '\\', 'x OR y AND NOT z',
+      'node.js', 'e.g.', '.hidden', 'trailing-', '-', ':', "''", 'AND OR NOT', 'a+b=c', '100%', '$HOME/.config', '`rm -rf`'];
+    for (const s of nasty) {
+      const q = queryTerms(s);
+      if (q.match) expect(() => db.prepare('SELECT rowid FROM t WHERE t MATCH ?').all(q.match), s).not.toThrow();
+    }
+    const q = queryTerms('cafe resume');
+    expect(db.prepare('SELECT count(*) AS n FROM t WHERE t MATCH ?').get(q.match)).toEqual({ n: 1 });
+  });
+});
