@@ -26,6 +26,7 @@ function buildProgram(): Command {
     .option('--debug', 'show stack traces for errors')
     .option('--no-color', 'no colour (also NO_COLOR)')
     .showSuggestionAfterError(true)
+    .configureHelp({ showGlobalOptions: true })
     .exitOverride()
     .configureOutput({
       outputError: (str, write) => write(`mem: ${str.replace(/^error: /, '').trimEnd()}\n`),

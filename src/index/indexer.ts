@@ -211,6 +211,12 @@ export function planRefresh(db: Db, vault: Vault): Plan {
   return plan(db, discoverFiles(vault));
 }
 
+/** Files whose content may differ from the index (not just re-checks of recently written files). */
+export function staleCount(p: Plan): number {
+  const changed = p.work.filter(({ row, st }) => !row || row.mtime_ms !== st.mtimeMs || row.ctime_ms !== st.ctimeMs || row.size !== st.size);
+  return changed.length + p.removed.length;
+}
+
 export function planIsEmpty(p: Plan): boolean {
   return p.work.length === 0 && p.removed.length === 0;
 }

@@ -28,7 +28,7 @@ async function open(vault: Vault, opts: FreshOptions): Promise<FreshIndex> {
   if (opts.refresh === false && !recreated) return { db, notes };
   try {
     const p = planRefresh(db, vault);
-    if (planIsEmpty(p)) return { db, notes };
+    if (planIsEmpty(p)) return { db, notes, report: applyRefresh(db, p) };
     const report = applyRefresh(db, p, { onProgress: await opts.progressFor?.(p.work.length) });
     return { db, report, notes };
   } catch (err) {

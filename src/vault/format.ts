@@ -119,7 +119,15 @@ export function parseMemoryFile(text: string, relPath: string): ParsedFile {
   const headers = findHeaders(text, starts);
   if (headers.length > 0) return parseEntries(text, relPath, starts, headers);
   if (starts.some((s) => text.startsWith('## [', s))) return parseLegacy(text, relPath, starts);
+  // MEMORY.md / institutional.md without entries are all preamble (a fresh template, say);
+  // any other markdown is a plain note, indexed by sections.
+  if (isMemoryFileName(relPath)) return { format: 'entries', preamble: text, blocks: [], entries: [], diagnostics: [] };
   return splitNotes(text, relPath, starts);
+}
+
+export function isMemoryFileName(relPath: string): boolean {
+  const base = relPath.slice(relPath.lastIndexOf('/') + 1).toLowerCase();
+  return base === 'memory.md' || base === 'institutional.md';
 }
 
 function parseEntries(text: string, relPath: string, starts: number[], headers: HeaderSpan[]): ParsedFile {

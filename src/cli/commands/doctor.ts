@@ -84,11 +84,11 @@ async function doctorCommand(ctx: Ctx): Promise<void> {
         const broken = (db.prepare('SELECT count(*) AS n FROM files WHERE error IS NOT NULL').get() as { n: number }).n;
         db.close();
         const { openIndex } = await import('../../index/db.js');
-        const { planRefresh } = await import('../../index/indexer.js');
+        const { planRefresh, staleCount } = await import('../../index/indexer.js');
         const ix = openIndex(vault.dbPath);
         const p = planRefresh(ix.db, vault);
         ix.db.close();
-        const stale = p.work.length + p.removed.length;
+        const stale = staleCount(p);
         if (qc !== 'ok') checks.push({ name: 'index', status: 'fail', detail: `integrity: ${qc}`, hint: 'run mem index --rebuild' });
         else if (ver !== SCHEMA_VERSION) checks.push({ name: 'index', status: 'warn', detail: `schema ${ver} (this mem uses ${SCHEMA_VERSION})`, hint: 'it is rebuilt on the next search; or run mem index --rebuild' });
         else checks.push({ name: 'index', status: stale > 0 ? 'warn' : 'ok', detail: `${n} entries${stale > 0 ? `, ${stale} files changed since indexing` : ', up to date'}`, hint: stale > 0 ? 'run mem index' : undefined });

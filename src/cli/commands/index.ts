@@ -24,7 +24,7 @@ Examples:
 
 async function indexCommand(ctx: Ctx, opts: { rebuild?: boolean }): Promise<void> {
   const vault = await vaultFor(ctx);
-  const { rebuildIndex, applyRefresh, planRefresh, countEntries } = await import('../../index/indexer.js');
+  const { rebuildIndex, countEntries } = await import('../../index/indexer.js');
   const progress = progressFactory(ctx);
   let report;
   if (opts.rebuild) {
@@ -32,11 +32,9 @@ async function indexCommand(ctx: Ctx, opts: { rebuild?: boolean }): Promise<void
     printDiagnostics(ctx, report.diagnostics);
   } else {
     const { withIndex } = await import('../../index/open.js');
-    report = await withIndex(vault, { refresh: false }, async (ix) => {
+    report = await withIndex(vault, { refresh: true, progressFor: progress }, (ix) => {
       printIndexNotes(ctx, ix);
-      const p = planRefresh(ix.db, vault);
-      const r = applyRefresh(ix.db, p, { onProgress: await progress(p.work.length) });
-      printDiagnostics(ctx, r.diagnostics);
+      const r = ix.report!;
       return { ...r, entries: countEntries(ix.db) };
     });
   }

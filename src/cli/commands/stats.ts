@@ -22,7 +22,7 @@ Examples:
 
 async function statsCommand(ctx: Ctx, opts: { refresh?: boolean }): Promise<void> {
   const vault = await vaultFor(ctx);
-  const { planRefresh } = await import('../../index/indexer.js');
+  const { planRefresh, staleCount } = await import('../../index/indexer.js');
   const stats = await withFreshIndex(ctx, vault, { refresh: opts.refresh !== false, tolerateBusy: true }, (ix) => {
     const db = ix.db;
     const group = (col: string) => Object.fromEntries(
@@ -38,7 +38,7 @@ async function statsCommand(ctx: Ctx, opts: { refresh?: boolean }): Promise<void
       entries: (db.prepare('SELECT count(*) AS n FROM entries').get() as { n: number }).n,
       by_scope: group('scope'), by_type: group('type'), by_status: group('status'), by_learning_type: group('learning_type'), by_kind: group('kind'),
       index_bytes: size,
-      stale_files: p.work.length + p.removed.length,
+      stale_files: staleCount(p),
       broken_files: broken,
     };
   });

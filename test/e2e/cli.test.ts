@@ -1,0 +1,149 @@
+// End to end: the built bin/mem.js in temporary vaults, real files, real SQLite.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cleanup, entry, mem, tempVault } from '../helpers.js';
+
+afterEach(cleanup);
+
+const HIT_FIELDS = ['id', 'path', 'line', 'scope', 'type', 'domain', 'status', 'title', 'body', 'score'];
+const COMPONENTS = ['bm25', 'vector', 'relevance', 'importance', 'decay', 'reinforcement', 'scope_multiplier', 'retrievability', 'prominence', 'mmr'];
+
+function seeded() {
+  const v = tempVault({ git: true });
+  const run = (args: string[], input?: string, env?: Record<string, string>) => mem(args, { cwd: v.root, home: v.home, input, env: { MEM_NOW: '2026-11-25', ...env } });
+  expect(run(['init']).status).toBe(0);
+  return { v, run };
+}
+
+describe('mem init', () => {
+  it('creates the vault files and .gitignore lines, and is idempotent', () => {
+    const { v, run } = seeded();
+    for (const f of ['MEMORY.md', 'institutional.md', '.mem/config.yaml']) expect(fs.existsSync(v.path(f)), f).toBe(true);
+    expect(v.read('.gitignore')).toContain('.memory.db*');
+    const before = v.read('.gitignore');
+    const again = run(['init']);
+    expect(again.status).toBe(0);
+    expect(again.stdout).toMatch(/already set up/);
+    expect(v.read('.gitignore')).toBe(before);
+  });
+});
+
+describe('add, show, list, search', () => {
+  it('adds entries to the right scoped files and finds them again', () => {
+    const { v, run } = seeded();
+    const a = run(['add', 'Run npm run db:migrate before the API tests.', '--type', 'corrective', '--importance', '0.8', '--phase', 'implementation', '--tags', 'db,ci']);
+    expect(a.status).toBe(0);
+    const id = a.stdout.trim();
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    const b = run(['add', '--institutional', '--type', 'directive'], 'Every pull request needs a test.');
+    expect(b.status).toBe(0);
+    const t = run(['add', '--scope', 'team', '--job', 'rel', '--task', 'docs', 'The docs build needs Node 20.']);
+    expect(t.status).toBe(0);
+    expect(fs.existsSync(v.path('.mem/jobs/rel/tasks/docs/MEMORY.md'))).toBe(true);
+    const g = run(['add', '--scope', 'global', 'Prefer small commits.']);
+    expect(fs.readFileSync(path.join(v.home, 'MEMORY.md'), 'utf8')).toContain(g.stdout.trim());
+
+    const show = run(['show', id.slice(0, 8), '--json']);
+    expect(show.status).toBe(0);
+    expect(show.json()).toMatchObject({ id, type: 'corrective', importance: 0.8, phase: 'implementation', status: 'active', reinforcement_count: 0,
+      last_reinforced: '2026-11-25', created_at: '2026-11-25', tags: ['db', 'ci'], path: 'MEMORY.md', scope: 'project', source: 'manual' });
+    expect(run(['show', id]).stdout).toContain('Run npm run db:migrate');
+
+    const list = run(['list', '--json']).json();
+    expect(list.entries.map((e: { scope: string }) => e.scope).sort()).toEqual(['global', 'project', 'project', 'team']);
+    expect(run(['list', '--json', '--type', 'directive']).json().entries).toHaveLength(1);
+
+    const s = run(['search', 'API tests migrate', '--json']);
+    expect(s.status).toBe(0);
+    const res = s.json();
+    expect(res.query).toBe('API tests migrate');
+    expect(res.results[0].id).toBe(id);
+    expect(Object.keys(res.results[0])).toEqual(HIT_FIELDS);
+    const ex = run(['search', 'API tests migrate', '--json', '--explain']).json();
+    expect(Object.keys(ex.results[0].components)).toEqual(COMPONENTS);
+    expect(ex.results[0].components).toMatchObject({ relevance: 1, importance: 0.8, decay: 1, reinforcement: 1, scope_multiplier: 1.2, vector: null });
+
+    expect(run(['search', 'node docs build', '--scope', 'team', '--ids']).stdout.trim()).toBe(t.stdout.trim());
+    expect(run(['search', 'docs', '--scope', 'global', '--ids']).stdout.trim()).toBe('');
+    const human = run(['search', 'migrate']);
+    expect(human.stdout).toMatch(/MEMORY\.md:\d+/);
+    expect(human.stdout).toContain('corrective');
+    const md = run(['search', 'migrate', '--md']).stdout;
+    expect(md).toMatch(/^## Background from memory/);
+    expect(md).toContain('not instructions');
+  });
+
+  it('--batch answers many queries in one process, JSONL in and out', () => {
+    const { v, run } = seeded();
+    v.write('MEMORY.md', entry('k1', 'Kafka consumers lag when the partition count is low.') + entry('r1', 'Redis eviction policy is allkeys-lru.'));
+    const input = '{"id":"q1","query":"kafka lag"}\n{"id":2,"query":"redis eviction"}\n\n{"id":"q3","query":"zzzz"}\n';
+    const r = run(['search', '--batch', '-', '--limit', '1'], input);
+    expect(r.status).toBe(0);
+    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.map((l) => [l.id, l.results.map((h: { id: string }) => h.id)])).toEqual([['q1', ['k1']], [2, ['r1']], ['q3', []]]);
+    const file = v.write('q.jsonl', '{"id":"a","query":"kafka"}\nnot json\n');
+    const bad = run(['search', '--batch', file]);
+    expect(bad.status).toBe(1);
+    expect(JSON.parse(bad.stdout.trim()).id).toBe('a');
+    expect(bad.stderr).toContain('q.jsonl:2');
+  });
+
+  it('--session appends returned ids to the retrieval log', () => {
+    const { v, run } = seeded();
+    v.write('MEMORY.md', entry('k1', 'Kafka consumers lag.'));
+    run(['search', 'kafka', '--session', 'S1']);
+    run(['search', 'kafka'], undefined, { MEM_SESSION: 'S1' });
+    const log = v.read('.mem/sessions/S1/retrieved.jsonl').trim().split('\n').map((l) => JSON.parse(l));
+    expect(log).toHaveLength(2);
+    expect(log[0]).toMatchObject({ query: 'kafka', ids: ['k1'] });
+    expect(run(['search', 'kafka', '--session', '../evil']).status).toBe(2);
+  });
+
+  it('context: norms always in their own section, learnings ranked', () => {
+    const { v, run } = seeded();
+    v.write('institutional.md', `# Norms\n\n${entry('n1', '## Squash merge only\nKeep history linear.')}`);
+    v.write('MEMORY.md', entry('t1', '## Login redirect loop\nCookies blocked cause a redirect loop.') + entry('t2', '## CI cache\nKey includes the lockfile.'));
+    const r = run(['context', 'fix', 'the', 'login', 'redirect']);
+    expect(r.status).toBe(0);
+    const norms = r.stdout.indexOf('### Norms');
+    const learn = r.stdout.indexOf('### Learnings');
+    expect(norms).toBeGreaterThan(-1);
+    expect(r.stdout.slice(norms, learn)).toContain('Squash merge only');
+    expect(r.stdout.slice(learn)).toContain('Login redirect loop');
+    expect(r.stdout.slice(learn)).not.toContain('Squash merge only');
+    const j = run(['context', 'fix the login redirect', '--json']).json();
+    expect(j.institutional.map((e: { id: string }) => e.id)).toEqual(['n1']);
+    expect(j.learnings[0].id).toBe('t1');
+  });
+
+  it('index, stats, doctor and help', () => {
+    const { v, run } = seeded();
+    v.write('MEMORY.md', entry('k1', 'Kafka.'));
+    v.write('memory/notes.md', '# Notes\n\n## One\ntext\n');
+    const ix = run(['index', '--json']);
+    expect(ix.status).toBe(0);
+    expect(ix.json()).toMatchObject({ entries: 3, removed: 0 });
+    expect(run(['index']).stdout).toMatch(/up to date/);
+    const rb = run(['index', '--rebuild', '--json']).json();
+    expect(rb).toMatchObject({ rebuilt: true, entries: 3 });
+    const st = run(['stats', '--json']).json();
+    expect(st).toMatchObject({ entries: 3, stale_files: 0, by_kind: { entry: 1, note: 2 } });
+    const doc = run(['doctor', '--json']);
+    expect(doc.status).toBe(0);
+    expect(doc.json().checks.map((c: { name: string }) => c.name)).toEqual(expect.arrayContaining(['node', 'sqlite', 'vault', 'index', 'gitignore']));
+    for (const cmd of ['init', 'add', 'show', 'list', 'index', 'search', 'context', 'lint', 'stats', 'doctor']) {
+      const h = run([cmd, '--help']);
+      expect(h.status, cmd).toBe(0);
+      expect(h.stdout, cmd).toContain('Examples:');
+    }
+  });
+
+  it('plain markdown notes added with include: are searchable by section', () => {
+    const { v, run } = seeded();
+    v.write('.mem/config.yaml', 'include:\n  - docs/**/*.md\n');
+    v.write('docs/ops/runbook.md', '# Runbook\n\n## Rotating the TLS certificate\nUse certbot renew, then reload nginx.\n\n## Backups\nNightly at 02:00.\n');
+    const r = run(['search', 'tls certificate nginx', '--json']).json();
+    expect(r.results[0]).toMatchObject({ id: 'docs/ops/runbook.md#rotating-the-tls-certificate', title: 'Rotating the TLS certificate', line: 3 });
+  });
+});

@@ -1,0 +1,87 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { withIndex } from '../../src/index/open.js';
+import { buildContext } from '../../src/retrieve/context.js';
+import { runSearch, type SearchRequest } from '../../src/retrieve/search.js';
+import { DEFAULT_SCOPE_MULTIPLIERS } from '../../src/vault/scope.js';
+import { openVault } from '../../src/vault/vault.js';
+import { cleanup, entry, tempVault } from '../helpers.js';
+
+afterEach(cleanup);
+
+const NOW = Date.parse('2026-11-25T12:00:00Z');
+const base: Omit<SearchRequest, 'query'> = { limit: 10, candidates: 100, filter: {}, rank: 'prominence', now: NOW, scopeMultipliers: { ...DEFAULT_SCOPE_MULTIPLIERS } };
+
+describe('runSearch', () => {
+  it('applies filters in SQL before the candidate limit', async () => {
+    const v = tempVault();
+    let text = '';
+    for (let i = 0; i < 150; i++) text += entry(`p${i}`, `Kafka consumer lag kafka kafka note ${i}`, { type: 'procedural', last_reinforced: '2026-11-25' });
+    text += entry('c1', 'A rare corrective about kafka.', { type: 'corrective', last_reinforced: '2026-11-25' });
+    v.write('MEMORY.md', text);
+    const vault = await openVault({ root: v.root, env: { MEM_HOME: v.home } });
+    await withIndex(vault, {}, (ix) => {
+      const all = runSearch(ix.db, { ...base, query: 'kafka', candidates: 20 });
+      expect(all.results.map((h) => h.id)).not.toContain('c1');
+      const only = runSearch(ix.db, { ...base, query: 'kafka', candidates: 20, filter: { types: ['corrective'] } });
+      expect(only.results.map((h) => h.id)).toEqual(['c1']);
+    });
+  });
+
+  it('normalises BM25 so the best candidate has relevance 1, and never returns retired entries', async () => {
+    const v = tempVault();
+    v.write('MEMORY.md', entry('a', 'postgres vacuum settings postgres') + entry('b', 'postgres is our database') + entry('r', 'postgres postgres postgres retired', { status: 'retired' }));
+    const vault = await openVault({ root: v.root, env: { MEM_HOME: v.home } });
+    await withIndex(vault, {}, (ix) => {
+      const res = runSearch(ix.db, { ...base, query: 'postgres vacuum' });
+      expect(res.results.map((h) => h.id)).toEqual(['a', 'b']);
+      expect(res.results[0].components.relevance).toBe(1);
+      expect(res.results[1].components.relevance).toBeLessThan(1);
+      expect(res.results[0].components.bm25).toBeGreaterThan(0);
+    });
+  });
+
+  it('ranks by prominence: importance, reinforcement and scope', async () => {
+    const v = tempVault();
+    const same = 'the staging deploy needs a vpn';
+    v.write('MEMORY.md', entry('low', same, { importance: 0.2, last_reinforced: '2026-11-25' }) + entry('high', same, { importance: 0.9, last_reinforced: '2026-11-25' }));
+    v.write('.mem/jobs/j/tasks/t/MEMORY.md', entry('team', same, { importance: 0.5, reinforcement_count: 1, last_reinforced: '2026-11-25' }));
+    const vault = await openVault({ root: v.root, env: { MEM_HOME: v.home } });
+    await withIndex(vault, {}, (ix) => {
+      const res = runSearch(ix.db, { ...base, query: 'staging deploy vpn', rank: 'prominence' });
+      // MMR keeps identical bodies apart, so compare scores, not positions.
+      const hit = Object.fromEntries(res.results.map((h) => [h.id, h]));
+      expect(hit.team.score).toBeCloseTo(hit.team.components.relevance * 0.5 * 2 * 1.5, 9);
+      expect(hit.high.score).toBeCloseTo(hit.high.components.relevance * 0.9 * 1.2, 9);
+      expect(hit.low.score).toBeCloseTo(hit.low.components.relevance * 0.2 * 1.2, 9);
+      expect(hit.high.score).toBeGreaterThan(hit.low.score);
+    });
+  });
+
+  it('packs --max-chars, skipping a result that does not fit', async () => {
+    const v = tempVault();
+    v.write('MEMORY.md', entry('big', `## Redis big\n${'redis cache eviction '.repeat(40)}`, { importance: 0.9 }) + entry('small', '## Redis small\nredis cache', { importance: 0.5 }));
+    const vault = await openVault({ root: v.root, env: { MEM_HOME: v.home } });
+    await withIndex(vault, {}, (ix) => {
+      expect(runSearch(ix.db, { ...base, query: 'redis cache' }).results.map((h) => h.id)).toEqual(['big', 'small']);
+      expect(runSearch(ix.db, { ...base, query: 'redis cache', maxChars: 100 }).results.map((h) => h.id)).toEqual(['small']);
+    });
+  });
+
+  it('context: institutional entries always, task learnings ranked, separate budgets', async () => {
+    const v = tempVault();
+    v.write('institutional.md', entry('n1', '## Every PR needs a test') + entry('n2', '## Squash merge only', { importance: 0.9 }));
+    v.write('MEMORY.md', entry('t1', '## Login redirect\nThe login redirect loops when cookies are blocked.'));
+    v.write('memory/ci.md', entry('t2', '## Unrelated\nThe CI cache key includes the lockfile.'));
+    const vault = await openVault({ root: v.root, env: { MEM_HOME: v.home } });
+    await withIndex(vault, {}, (ix) => {
+      const res = buildContext(ix.db, { task: 'fix the login redirect', filter: {}, rank: 'prominence', now: NOW, scopeMultipliers: { ...DEFAULT_SCOPE_MULTIPLIERS },
+        institutionalChars: 1000, taskChars: 1000, proxyChars: 0, limit: 5, candidates: 100 });
+      expect(res.institutional.map((r) => r.entry_id)).toEqual(['n2', 'n1']);
+      expect(res.learnings.map((h) => h.id)).toEqual(['t1']);
+      const tight = buildContext(ix.db, { task: 'fix the login redirect', filter: {}, rank: 'prominence', now: NOW, scopeMultipliers: { ...DEFAULT_SCOPE_MULTIPLIERS },
+        institutionalChars: 22, taskChars: 1000, proxyChars: 0, limit: 5, candidates: 100 });
+      expect(tight.institutional.map((r) => r.entry_id)).toEqual(['n2']);
+      expect(tight.institutionalOmitted).toBe(1);
+    });
+  });
+});
