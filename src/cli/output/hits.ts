@@ -45,7 +45,7 @@ export function renderHuman(hits: RankedHit[], terms: string[], style: Style, ex
     const rank = String(i + 1).padStart(2);
     lines.push(`${style.dim(rank)}  ${style.bold(h.title || '(untitled)')}  ${style.dim(fmt(h.score))}`);
     lines.push(`    ${style.scope(h.scope)} · ${style.type(h.type)} · ${h.path}:${h.line} · ${style.dim(shortId(h.id))}`);
-    const sn = snippet(h.body, terms);
+    const sn = snippet(h.body.trim() === h.title.trim() ? '' : h.body, terms);
     if (sn.text) lines.push(`    ${renderSnippet(sn, style.mark)}`);
     if (explain) lines.push(`    ${style.dim(explainLine(h.components))}`);
     lines.push('');
