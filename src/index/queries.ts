@@ -78,6 +78,14 @@ export function ftsCandidates(db: Db, match: string, filter: EntryFilter, limit:
   return db.prepare(sql).all(...params) as CandidateRow[];
 }
 
+/** Which of `rowids` match `match` in their own title or body (not only through neighbour context). */
+export function ownMatches(db: Db, match: string, rowids: number[]): Set<number> {
+  if (rowids.length === 0) return new Set();
+  const sql = `SELECT rowid FROM entries_fts WHERE entries_fts MATCH ? AND rowid IN (${rowids.map(() => '?').join(',')})`;
+  const rows = db.prepare(sql).pluck().all(`{title body} : (${match})`, ...rowids) as number[];
+  return new Set(rows);
+}
+
 export function listEntries(db: Db, filter: EntryFilter, limit = -1): EntryRow[] {
   const params: unknown[] = [];
   const w = where(filter, params);

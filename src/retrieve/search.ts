@@ -2,7 +2,7 @@
 // BM25 candidates (filters in SQL) → normalised relevance → ranking policy → MMR + budget.
 
 import type { Db } from '../index/db.js';
-import { ftsCandidates, type CandidateRow, type EntryFilter } from '../index/queries.js';
+import { ftsCandidates, ownMatches, type CandidateRow, type EntryFilter } from '../index/queries.js';
 import { MemError, EXIT_USAGE } from '../errors.js';
 import { selectMmr } from './mmr.js';
 import { POLICIES, type ScoreParts } from './policy.js';
@@ -83,6 +83,9 @@ function toHit(c: CandidateRow, s: ScoreParts, bm25: number): RankedHit {
   };
 }
 
+/** Candidates below this share of the best BM25 score are noise (terms in nearly every entry). */
+export const MIN_RELEVANCE = 0.01;
+
 export function runSearch(db: Db, req: SearchRequest): SearchResult {
   const policy = policyFor(req.rank);
   const qt = queryTerms(req.query);
@@ -92,22 +95,27 @@ export function runSearch(db: Db, req: SearchRequest): SearchResult {
   if (rows.length === 0) return { ...base, results: [] };
   const best = Math.min(...rows.map((r) => r.bm25));
   const ctx = { now: req.now, scopeMultipliers: req.scopeMultipliers };
-  const scored = rows
-    .filter((r) => r.status !== 'retired')
-    .map((r) => {
-      const relevance = best < 0 ? r.bm25 / best : 1;
-      return toHit(r, policy.score({ ...r, relevance }, ctx), -r.bm25);
-    })
-    .sort((a, b) => b.score - a.score || a.path.localeCompare(b.path) || a.line - b.line);
-  const picks = selectMmr(
-    scored.map((h) => ({ score: h.score, body: h.body, size: hitChars(h) })),
-    req.limit,
-    req.maxChars,
-  );
-  const results = picks.map((p) => {
-    const h = scored[p.index];
-    h.components.mmr = p.mmr;
-    return h;
-  });
+  const live = rows.filter((r) => r.status !== 'retired' && (best < 0 ? r.bm25 / best : 1) >= MIN_RELEVANCE);
+  // Entries that match only through their neighbours' text come after those that match in
+  // their own words: context widens recall but must not outrank a direct hit.
+  const own = ownMatches(db, qt.match, live.map((r) => r.rowid));
+  const tiers: RankedHit[][] = [[], []];
+  for (const r of live) {
+    const relevance = best < 0 ? r.bm25 / best : 1;
+    tiers[own.has(r.rowid) ? 0 : 1].push(toHit(r, policy.score({ ...r, relevance }, ctx), -r.bm25));
+  }
+  const results: RankedHit[] = [];
+  let budget = req.maxChars;
+  for (const tier of tiers) {
+    if (results.length >= req.limit) break;
+    tier.sort((a, b) => b.score - a.score || a.path.localeCompare(b.path) || a.line - b.line);
+    const picks = selectMmr(tier.map((h) => ({ score: h.score, body: h.body, size: hitChars(h) })), req.limit - results.length, budget);
+    for (const p of picks) {
+      const h = tier[p.index];
+      h.components.mmr = p.mmr;
+      results.push(h);
+      if (budget !== undefined) budget -= hitChars(h);
+    }
+  }
   return { ...base, results };
 }

@@ -57,6 +57,18 @@ describe('runSearch', () => {
     });
   });
 
+  it('ranks entries that match in their own words above those that match only through neighbours', async () => {
+    const v = tempVault();
+    v.write('MEMORY.md', entry('n', '## Money\nPrices are integer cents.', { importance: 1, reinforcement_count: 9, last_reinforced: '2026-11-25' })
+      + entry('t', '## Flaky checkout test\nThe checkout test is a timezone bug.', { importance: 0.3, last_reinforced: '2026-11-25' }));
+    const vault = await openVault({ root: v.root, env: { MEM_HOME: v.home } });
+    await withIndex(vault, {}, (ix) => {
+      const res = runSearch(ix.db, { ...base, query: 'flaky checkout test' });
+      expect(res.results.map((h) => h.id)).toEqual(['t', 'n']);
+      expect(res.results[1].score).toBeGreaterThan(res.results[0].score);
+    });
+  });
+
   it('packs --max-chars, skipping a result that does not fit', async () => {
     const v = tempVault();
     v.write('MEMORY.md', entry('big', `## Redis big\n${'redis cache eviction '.repeat(40)}`, { importance: 0.9 }) + entry('small', '## Redis small\nredis cache', { importance: 0.5 }));
