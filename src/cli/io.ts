@@ -103,7 +103,8 @@ export function readStdin(): string {
 /** A spinner for long indexing on a terminal; nothing when quiet, piped or in JSON mode. */
 export function progressFactory(ctx: Ctx, label = 'indexing'): (total: number) => Promise<((done: number, total: number) => void) | undefined> {
   return async (total) => {
-    if (ctx.quiet || !ctx.stderrTTY || total < 100) return undefined;
+    // A pty with no size (columns 0) makes spinners redraw without end: no spinner there.
+    if (ctx.quiet || !ctx.stderrTTY || !(process.stderr.columns > 0) || total < 100) return undefined;
     const { default: ora } = await import('ora');
     const spinner = ora({ text: `${label} 0/${total} files`, stream: process.stderr }).start();
     return (done, all) => {

@@ -147,3 +147,44 @@ describe('add, show, list, search', () => {
     expect(r.results[0]).toMatchObject({ id: 'docs/ops/runbook.md#rotating-the-tls-certificate', title: 'Rotating the TLS certificate', line: 3 });
   });
 });
+
+describe('progress', () => {
+  // A real pseudo-terminal (python's pty module) with a window size, as a user's terminal has.
+  const PTY = `
+import pty, os, sys, fcntl, termios, struct
+args = sys.argv[1:]
+pid, fd = pty.fork()
+if pid == 0:
+    fcntl.ioctl(sys.stdout.fileno(), termios.TIOCSWINSZ, struct.pack('HHHH', 40, 100, 0, 0))
+    os.execvp(args[0], args)
+out = b''
+while True:
+    try:
+        d = os.read(fd, 4096)
+    except OSError:
+        break
+    if not d:
+        break
+    out += d
+_, status = os.waitpid(pid, 0)
+sys.stdout.write(out.decode('utf-8', 'replace'))
+sys.exit(os.waitstatus_to_exitcode(status))
+`;
+  it('shows a spinner on a terminal for long indexing, and nothing when piped or --quiet', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const { BIN } = await import('../helpers.js');
+    const v = tempVault();
+    for (let i = 0; i < 150; i++) v.write(`memory/f${i}.md`, entry(`e${i}`, `## Entry ${i}\ntext ${i}`));
+    const env = { ...process.env, MEM_HOME: v.home };
+    const tty = spawnSync('python3', ['-c', PTY, process.execPath, BIN, 'index'], { cwd: v.root, env, encoding: 'utf8', timeout: 30_000 });
+    expect(tty.status).toBe(0);
+    expect(tty.stdout).toContain('indexing 150/150 files');
+    expect(tty.stdout).toContain('150 entries');
+    v.write('memory/f0.md', entry('e0', 'changed'));
+    const quiet = spawnSync('python3', ['-c', PTY, process.execPath, BIN, 'index', '--rebuild', '--quiet'], { cwd: v.root, env, encoding: 'utf8', timeout: 30_000 });
+    expect(quiet.status).toBe(0);
+    expect(quiet.stdout).not.toContain('indexing');
+    const piped = mem(['index', '--rebuild'], { cwd: v.root, home: v.home });
+    expect(piped.stderr).not.toContain('indexing');
+  });
+});
