@@ -8,7 +8,7 @@ import { DEFAULTS, KEY_ORDER } from './entry.js';
 import { parseMemoryFile, serializeFile, type ParsedFile } from './format.js';
 import { formatFrontmatter } from './frontmatter.js';
 import { readVaultText } from './read.js';
-import { withFileLock, writeFileAtomic } from './write.js';
+import { acquireLock, withFileLock, writeFileAtomic } from './write.js';
 
 export interface NewEntry {
   id?: string;
@@ -90,4 +90,42 @@ export function rewriteFile(abs: string, display: string, change: (file: ParsedF
     writeFileAtomic(abs, out);
     return true;
   }, display);
+}
+
+export interface FileEdit {
+  abs: string;
+  /** The file's name in messages. */
+  path: string;
+  change: (file: ParsedFile) => ParsedFile | null;
+}
+
+/**
+ * Edit several memory files as one step: take every lock first, read and parse every file, and
+ * only then write. A file that is missing, unreadable or has a malformed entry stops the whole
+ * step before anything is written, so the vault is never left half-changed.
+ */
+export function editFiles(edits: FileEdit[]): string[] {
+  const sorted = [...edits].sort((a, b) => (a.abs < b.abs ? -1 : a.abs > b.abs ? 1 : 0));
+  const releases: (() => void)[] = [];
+  try {
+    for (const e of sorted) releases.push(acquireLock(e.abs, e.path));
+    const planned: { abs: string; path: string; text: string }[] = [];
+    for (const e of sorted) {
+      const text = readForWrite(e.abs, e.path);
+      if (text === null) throw new MemError('file not found', { where: { file: e.path } });
+      const parsed = parseMemoryFile(text, e.path);
+      if (parsed.diagnostics.length > 0) {
+        const d = parsed.diagnostics[0];
+        throw new MemError(`${d.message}; fix it before mem rewrites this file`, { where: { file: e.path, line: d.line } });
+      }
+      const next = e.change(parsed);
+      if (!next) continue;
+      const out = serializeFile(next);
+      if (out !== text) planned.push({ abs: e.abs, path: e.path, text: out });
+    }
+    for (const p of planned) writeFileAtomic(p.abs, p.text);
+    return planned.map((p) => p.path);
+  } finally {
+    for (const r of releases.reverse()) r();
+  }
 }

@@ -41,6 +41,16 @@ export function lockTimeoutMs(): number {
 
 /** Run `fn` holding the write lock of `file`; waits up to the lock timeout for another writer. */
 export function withFileLock<T>(file: string, fn: () => T, displayName = file): T {
+  const release = acquireLock(file, displayName);
+  try {
+    return fn();
+  } finally {
+    release();
+  }
+}
+
+/** Take the write lock of `file` (waiting up to the lock timeout); returns the release function. */
+export function acquireLock(file: string, displayName = file): () => void {
   const lock = lockPath(file);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const deadline = Date.now() + lockTimeoutMs();
@@ -67,12 +77,11 @@ export function withFileLock<T>(file: string, fn: () => T, displayName = file): 
       sleep(50);
     }
   }
-  try {
-    return fn();
-  } finally {
-    fs.closeSync(fd);
+  const held = fd;
+  return () => {
+    fs.closeSync(held);
     fs.rmSync(lock, { force: true });
-  }
+  };
 }
 
 /** Replace `file` with `text` atomically, keeping the file's mode. */

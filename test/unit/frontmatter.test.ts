@@ -16,7 +16,7 @@ describe('parseFrontmatter', () => {
       let expected: unknown;
       let yamlOk = true;
       try {
-        expected = YAML.parse(src, { logLevel: 'silent' });
+        expected = YAML.parse(src, { logLevel: 'error' });
       } catch {
         yamlOk = false;
       }
