@@ -1,0 +1,303 @@
+// Agent transcripts → a flat list of messages. Formats: Claude Code session JSONL and Claude
+// `stream-json` output, Codex CLI rollouts, Gemini CLI session JSON, a JSON array of
+// {role, content}, and plain text. Unknown records and broken lines are counted, never fatal.
+
+export type Role = 'user' | 'assistant' | 'system' | 'tool';
+export type MessageKind = 'text' | 'thinking' | 'tool_use' | 'tool_result' | 'summary';
+export type TranscriptFormat = 'claude' | 'codex' | 'gemini' | 'messages' | 'text';
+
+export interface TranscriptMessage {
+  role: Role;
+  kind: MessageKind;
+  text: string;
+  /** Provider message id (Claude's message.id groups the blocks of one response). */
+  id?: string;
+  timestamp?: string;
+  isError?: boolean;
+  isSidechain?: boolean;
+}
+
+export interface Transcript {
+  format: TranscriptFormat;
+  sessionId?: string;
+  messages: TranscriptMessage[];
+  /** Records skipped: unknown types, non-message records, lines that are not JSON. */
+  skipped: number;
+  /** Lines that could not be parsed at all. */
+  broken: number;
+}
+
+export const FORMATS: readonly TranscriptFormat[] = ['claude', 'codex', 'gemini', 'messages', 'text'];
+
+type Json = Record<string, unknown>;
+
+function isObj(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Split a line holding several JSON objects back to back (`{…}{…}`), as one real file has. */
+export function splitConcatenated(line: string): Json[] {
+  const out: Json[] = [];
+  let depth = 0;
+  let inStr = false;
+  let esc = false;
+  let start = -1;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i];
+    if (inStr) {
+      if (esc) esc = false;
+      else if (c === '\\') esc = true;
+      else if (c === '"') inStr = false;
+      continue;
+    }
+    if (c === '"') inStr = true;
+    else if (c === '{') {
+      if (depth === 0) start = i;
+      depth++;
+    } else if (c === '}') {
+      depth--;
+      if (depth === 0 && start >= 0) {
+        try {
+          const v = JSON.parse(line.slice(start, i + 1));
+          if (isObj(v)) out.push(v);
+        } catch {
+          // not an object after all
+        }
+        start = -1;
+      }
+    }
+  }
+  return out;
+}
+
+function parseJsonl(text: string): { records: Json[]; broken: number } {
+  const records: Json[] = [];
+  let broken = 0;
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (!line) continue;
+    try {
+      const v = JSON.parse(line);
+      if (isObj(v)) records.push(v);
+      else broken++;
+    } catch {
+      const parts = splitConcatenated(line);
+      if (parts.length > 0) records.push(...parts);
+      else broken++;
+    }
+  }
+  return { records, broken };
+}
+
+function stringify(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (v === undefined || v === null) return '';
+  try {
+    return JSON.stringify(v);
+  } catch {
+    return String(v);
+  }
+}
+
+function blockText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) {
+    return content.map((b) => (typeof b === 'string' ? b : isObj(b) ? stringify(b.text ?? b.content ?? '') : '')).filter(Boolean).join('\n');
+  }
+  return stringify(content);
+}
+
+/** Messages of one Claude-style record (Claude Code session lines and stream-json lines). */
+function claudeMessages(rec: Json): TranscriptMessage[] | null {
+  const type = rec.type;
+  const base = { timestamp: typeof rec.timestamp === 'string' ? rec.timestamp : undefined, isSidechain: rec.isSidechain === true };
+  if (type === 'summary' && typeof rec.summary === 'string') return [{ role: 'system', kind: 'summary', text: rec.summary, ...base }];
+  if (type === 'result' && typeof rec.result === 'string') return [{ role: 'assistant', kind: 'text', text: rec.result, ...base }];
+  if (type !== 'user' && type !== 'assistant') return null;
+  if (rec.isMeta === true) return [];
+  const msg = isObj(rec.message) ? rec.message : null;
+  if (!msg) return null;
+  const id = typeof msg.id === 'string' ? msg.id : undefined;
+  const role: Role = type === 'assistant' ? 'assistant' : 'user';
+  if (rec.isCompactSummary === true) return [{ role: 'system', kind: 'summary', text: blockText(msg.content), ...base }];
+  const content = msg.content;
+  if (typeof content === 'string') return [{ role, kind: 'text', text: content, id, ...base }];
+  if (!Array.isArray(content)) return [];
+  const out: TranscriptMessage[] = [];
+  for (const b of content) {
+    if (!isObj(b)) continue;
+    switch (b.type) {
+      case 'text':
+        if (typeof b.text === 'string') out.push({ role, kind: 'text', text: b.text, id, ...base });
+        break;
+      case 'thinking':
+        if (typeof b.thinking === 'string') out.push({ role, kind: 'thinking', text: b.thinking, id, ...base });
+        break;
+      case 'tool_use':
+        out.push({ role: 'assistant', kind: 'tool_use', text: `${String(b.name ?? 'tool')}(${stringify(b.input)})`, id, ...base });
+        break;
+      case 'tool_result':
+        out.push({ role: 'tool', kind: 'tool_result', text: blockText(b.content), isError: b.is_error === true, id, ...base });
+        break;
+      default:
+        break;
+    }
+  }
+  return out;
+}
+
+function codexMessages(rec: Json): TranscriptMessage[] | null {
+  const p = isObj(rec.payload) ? rec.payload : null;
+  const timestamp = typeof rec.timestamp === 'string' ? rec.timestamp : undefined;
+  if (rec.type === 'compacted' && p && typeof p.message === 'string') return [{ role: 'system', kind: 'summary', text: p.message, timestamp }];
+  if (rec.type !== 'response_item' || !p) return null;
+  switch (p.type) {
+    case 'message': {
+      const r = p.role === 'assistant' ? 'assistant' : p.role === 'user' ? 'user' : 'system';
+      const text = blockText(p.content);
+      return text ? [{ role: r, kind: 'text', text, timestamp }] : [];
+    }
+    case 'reasoning': {
+      const text = blockText(p.summary);
+      return text ? [{ role: 'assistant', kind: 'thinking', text, timestamp }] : [];
+    }
+    case 'function_call':
+    case 'custom_tool_call':
+      return [{ role: 'assistant', kind: 'tool_use', text: `${String(p.name ?? 'tool')}(${stringify(p.arguments ?? p.input)})`, timestamp }];
+    case 'function_call_output':
+    case 'custom_tool_call_output': {
+      const o = p.output;
+      const text = isObj(o) ? stringify(o.content ?? o.output ?? o) : stringify(o);
+      return [{ role: 'tool', kind: 'tool_result', text, timestamp }];
+    }
+    default:
+      return null;
+  }
+}
+
+function geminiMessages(doc: Json): TranscriptMessage[] {
+  const out: TranscriptMessage[] = [];
+  for (const m of Array.isArray(doc.messages) ? doc.messages : []) {
+    if (!isObj(m)) continue;
+    const timestamp = typeof m.timestamp === 'string' ? m.timestamp : undefined;
+    const role: Role = m.type === 'user' ? 'user' : m.type === 'gemini' ? 'assistant' : 'system';
+    const text = blockText(m.content);
+    if (text) out.push({ role, kind: 'text', text, timestamp });
+    for (const t of Array.isArray(m.toolCalls) ? m.toolCalls : []) {
+      if (!isObj(t)) continue;
+      out.push({ role: 'assistant', kind: 'tool_use', text: `${String(t.name ?? 'tool')}(${stringify(t.args)})`, timestamp });
+      if (t.result !== undefined) out.push({ role: 'tool', kind: 'tool_result', text: blockText(t.resultDisplay ?? t.result), isError: t.status === 'error', timestamp });
+    }
+  }
+  return out;
+}
+
+function arrayMessages(arr: unknown[]): { messages: TranscriptMessage[]; skipped: number } {
+  const messages: TranscriptMessage[] = [];
+  let skipped = 0;
+  for (const m of arr) {
+    if (!isObj(m) || typeof m.role !== 'string') {
+      skipped++;
+      continue;
+    }
+    const role: Role = m.role === 'assistant' || m.role === 'model' ? 'assistant' : m.role === 'user' || m.role === 'human' ? 'user' : m.role === 'tool' ? 'tool' : 'system';
+    if (Array.isArray(m.content)) {
+      const parsed = claudeMessages({ type: role === 'assistant' ? 'assistant' : 'user', message: { content: m.content } });
+      if (parsed) messages.push(...parsed.map((x) => ({ ...x, role: x.kind === 'tool_result' ? ('tool' as Role) : role })));
+    } else {
+      messages.push({ role, kind: role === 'tool' ? 'tool_result' : 'text', text: stringify(m.content) });
+    }
+  }
+  return { messages, skipped };
+}
+
+const SPEAKER = /^(user|human|me|assistant|ai|claude|codex|gemini|agent|system)\s*:\s?(.*)$/i;
+
+function textMessages(text: string): TranscriptMessage[] {
+  const out: TranscriptMessage[] = [];
+  let cur: TranscriptMessage | null = null;
+  for (const line of text.split(/\r?\n/)) {
+    const m = SPEAKER.exec(line.replace(/^\*\*|\*\*(?=\s*:)/g, '').replace(/^#+\s*/, ''));
+    if (m) {
+      const who = m[1].toLowerCase();
+      const role: Role = who === 'user' || who === 'human' || who === 'me' ? 'user' : who === 'system' ? 'system' : 'assistant';
+      cur = { role, kind: 'text', text: m[2] };
+      out.push(cur);
+    } else if (cur) cur.text += `\n${line}`;
+    else {
+      cur = { role: 'assistant', kind: 'text', text: line };
+      out.push(cur);
+    }
+  }
+  for (const m of out) m.text = m.text.trim();
+  return out.filter((m) => m.text !== '');
+}
+
+export function detectFormat(text: string): TranscriptFormat {
+  const t = text.trimStart();
+  if (t.startsWith('[')) {
+    try {
+      if (Array.isArray(JSON.parse(t))) return 'messages';
+    } catch {
+      return 'text';
+    }
+  }
+  if (t.startsWith('{')) {
+    const firstLine = t.slice(0, t.indexOf('\n') === -1 ? undefined : t.indexOf('\n'));
+    let first: Json | null = null;
+    try {
+      const v = JSON.parse(firstLine);
+      first = isObj(v) ? v : null;
+    } catch {
+      try {
+        const v = JSON.parse(t);
+        if (isObj(v) && Array.isArray(v.messages)) return 'gemini';
+      } catch {
+        first = splitConcatenated(firstLine)[0] ?? null;
+      }
+    }
+    if (first) {
+      if ('payload' in first && typeof first.type === 'string') return 'codex';
+      return 'claude';
+    }
+  }
+  return 'text';
+}
+
+export function readTranscript(text: string, format?: TranscriptFormat): Transcript {
+  const fmt = format ?? detectFormat(text);
+  if (fmt === 'text') return { format: fmt, messages: textMessages(text), skipped: 0, broken: 0 };
+  if (fmt === 'messages' || fmt === 'gemini') {
+    let doc: unknown;
+    try {
+      doc = JSON.parse(text);
+    } catch {
+      return { format: fmt, messages: [], skipped: 0, broken: 1 };
+    }
+    if (fmt === 'messages' && Array.isArray(doc)) return { format: fmt, ...arrayMessages(doc), broken: 0 };
+    if (isObj(doc)) {
+      return { format: 'gemini', sessionId: typeof doc.sessionId === 'string' ? doc.sessionId : undefined, messages: geminiMessages(doc), skipped: 0, broken: 0 };
+    }
+    return { format: fmt, messages: [], skipped: 1, broken: 0 };
+  }
+  const { records, broken } = parseJsonl(text);
+  const messages: TranscriptMessage[] = [];
+  let skipped = 0;
+  let sessionId: string | undefined;
+  for (const rec of records) {
+    if (!sessionId) {
+      if (typeof rec.sessionId === 'string') sessionId = rec.sessionId;
+      else if (typeof rec.session_id === 'string') sessionId = rec.session_id;
+      else if (rec.type === 'session_meta' && isObj(rec.payload) && typeof rec.payload.id === 'string') sessionId = rec.payload.id;
+    }
+    const got = fmt === 'codex' ? codexMessages(rec) : claudeMessages(rec);
+    if (got === null) skipped++;
+    else messages.push(...got);
+  }
+  return { format: fmt, sessionId, messages, skipped, broken };
+}
+
+/** Everything the assistant said or did (text and tool calls), for usage checks. */
+export function assistantText(t: Transcript): string {
+  return t.messages.filter((m) => m.role === 'assistant' && (m.kind === 'text' || m.kind === 'tool_use')).map((m) => m.text).join('\n');
+}

@@ -1,0 +1,69 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { assistantText, detectFormat, readTranscript, splitConcatenated } from '../../src/extract/transcript.js';
+import { REPO } from '../helpers.js';
+
+// Real transcripts copied from public repositories (see test/fixtures/transcripts/SOURCES.md).
+const FIX = path.join(REPO, 'test', 'fixtures', 'transcripts');
+const read = (rel: string) => readTranscript(fs.readFileSync(path.join(FIX, rel), 'utf8'));
+
+describe('transcript readers on real samples', () => {
+  it('Claude Code 1.0.17: summary record, tool use and an error result', () => {
+    const t = read('claude/claude-v1.0.17-short-push-interrupt.sniffly.jsonl');
+    expect(t.format).toBe('claude');
+    expect(t.broken).toBe(0);
+    expect(t.messages.some((m) => m.kind === 'summary')).toBe(true);
+    expect(t.messages.some((m) => m.kind === 'tool_use')).toBe(true);
+    expect(t.messages.some((m) => m.kind === 'tool_result' && m.isError)).toBe(true);
+    expect(t.messages.some((m) => m.role === 'user' && /push to github/i.test(m.text))).toBe(true);
+  });
+  it('Claude Code 2.x: blocks of one response share message.id; compact summary; skipped non-messages', () => {
+    const t = read('claude/claude-v2.1.5-compact-boundary.entire.jsonl');
+    expect(t.messages.some((m) => m.kind === 'summary')).toBe(true);
+    const ids = t.messages.filter((m) => m.role === 'assistant' && m.id).map((m) => m.id);
+    expect(new Set(ids).size).toBeLessThan(ids.length);
+    expect(t.skipped).toBeGreaterThan(0);
+    expect(t.sessionId).toBeTruthy();
+  });
+  it('a line holding two JSON objects is split, not lost', () => {
+    const t = read('claude/claude-v2.1.7-MALFORMED-concatenated-line.entire.jsonl');
+    expect(t.broken).toBe(0);
+    expect(t.messages.length).toBeGreaterThan(100);
+    expect(splitConcatenated('{"a":1}{"b":"}{"}')).toEqual([{ a: 1 }, { b: '}{' }]);
+  });
+  it('Codex rollout: response_item messages, event_msg duplicates skipped', () => {
+    const t = read('codex/codex-modern-exec-0.135-redacted.kvsankar.jsonl');
+    expect(t.format).toBe('codex');
+    expect(t.messages.filter((m) => m.role === 'assistant')).toHaveLength(1);
+    expect(t.sessionId).toBeTruthy();
+  });
+  it('Gemini CLI session JSON', () => {
+    const t = read('gemini/gemini-cli-session.entire.json');
+    expect(t.format).toBe('gemini');
+    expect(t.messages.some((m) => m.role === 'user' && /color file/.test(m.text))).toBe(true);
+    expect(t.messages.some((m) => m.role === 'assistant')).toBe(true);
+  });
+  it('synthetic schema coverage: unknown record types are skipped, never fatal', () => {
+    const c = read('synthetic/claude-schema-coverage-v2.1.80-2.1.220.agent-sessions.jsonl');
+    expect(c.skipped).toBeGreaterThan(20);
+    expect(c.messages.length).toBeGreaterThan(5);
+    const x = read('synthetic/codex-schema-coverage-v0.146.agent-sessions.jsonl');
+    expect(x.format).toBe('codex');
+    expect(x.messages.some((m) => m.kind === 'summary')).toBe(true);
+  });
+});
+
+describe('other formats', () => {
+  it('a JSON array of {role, content}', () => {
+    const t = readTranscript(JSON.stringify([{ role: 'user', content: 'fix it' }, { role: 'assistant', content: [{ type: 'text', text: 'done' }] }]));
+    expect(t.format).toBe('messages');
+    expect(t.messages.map((m) => [m.role, m.text])).toEqual([['user', 'fix it'], ['assistant', 'done']]);
+  });
+  it('plain text with speaker labels, and without', () => {
+    const t = readTranscript('User: run the tests\nAssistant: they pass\nnow\n');
+    expect(t.messages.map((m) => [m.role, m.text])).toEqual([['user', 'run the tests'], ['assistant', 'they pass\nnow']]);
+    expect(assistantText(readTranscript('just some notes'))).toBe('just some notes');
+    expect(detectFormat('{not json')).toBe('text');
+  });
+});
