@@ -13,6 +13,9 @@ import { registerList } from './commands/list.js';
 import { registerSearch } from './commands/search.js';
 import { registerShow } from './commands/show.js';
 import { registerStats } from './commands/stats.js';
+import { registerReinforce } from './commands/reinforce.js';
+import { registerCompact } from './commands/compact.js';
+import { registerStage } from './commands/stage.js';
 
 export const VERSION = '0.1.0';
 
@@ -40,7 +43,7 @@ Examples:
 
 Environment: MEM_ROOT, MEM_HOME (global folder, default ~), MEM_SESSION, NO_COLOR.`);
   for (const register of [registerInit, registerAdd, registerShow, registerList, registerIndex, registerSearch,
-    registerContext, registerLint, registerStats, registerDoctor]) {
+    registerContext, registerReinforce, registerCompact, registerStage, registerLint, registerStats, registerDoctor]) {
     register(program);
   }
   for (const cmd of program.commands) cmd.exitOverride().showSuggestionAfterError(true);

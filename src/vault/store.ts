@@ -99,30 +99,42 @@ export interface FileEdit {
   change: (file: ParsedFile) => ParsedFile | null;
 }
 
-/**
- * Edit several memory files as one step: take every lock first, read and parse every file, and
- * only then write. A file that is missing, unreadable or has a malformed entry stops the whole
- * step before anything is written, so the vault is never left half-changed.
- */
+/** Edit several memory files as one step (see editFilesTogether). */
 export function editFiles(edits: FileEdit[]): string[] {
-  const sorted = [...edits].sort((a, b) => (a.abs < b.abs ? -1 : a.abs > b.abs ? 1 : 0));
+  return editFilesTogether(edits, (parsed) => parsed.map((p, i) => edits[i].change(p)));
+}
+
+/**
+ * Edit several memory files as one step: take every lock first, read and parse every file, let
+ * `plan` see them all at once, and only then write. A file that is missing, unreadable or has a
+ * malformed entry stops the whole step before anything is written, so the vault is never left
+ * half-changed. Returns the paths written.
+ */
+export function editFilesTogether(targets: { abs: string; path: string }[], plan: (parsed: ParsedFile[]) => (ParsedFile | null)[]): string[] {
+  const order = targets.map((_, i) => i).sort((a, b) => (targets[a].abs < targets[b].abs ? -1 : targets[a].abs > targets[b].abs ? 1 : 0));
   const releases: (() => void)[] = [];
   try {
-    for (const e of sorted) releases.push(acquireLock(e.abs, e.path));
-    const planned: { abs: string; path: string; text: string }[] = [];
-    for (const e of sorted) {
-      const text = readForWrite(e.abs, e.path);
-      if (text === null) throw new MemError('file not found', { where: { file: e.path } });
-      const parsed = parseMemoryFile(text, e.path);
-      if (parsed.diagnostics.length > 0) {
-        const d = parsed.diagnostics[0];
-        throw new MemError(`${d.message}; fix it before mem rewrites this file`, { where: { file: e.path, line: d.line } });
+    for (const i of order) releases.push(acquireLock(targets[i].abs, targets[i].path));
+    const texts: string[] = [];
+    const parsed: ParsedFile[] = [];
+    for (const t of targets) {
+      const text = readForWrite(t.abs, t.path);
+      if (text === null) throw new MemError('file not found', { where: { file: t.path } });
+      const p = parseMemoryFile(text, t.path);
+      if (p.diagnostics.length > 0) {
+        const d = p.diagnostics[0];
+        throw new MemError(`${d.message}; fix it before mem rewrites this file`, { where: { file: t.path, line: d.line } });
       }
-      const next = e.change(parsed);
-      if (!next) continue;
-      const out = serializeFile(next);
-      if (out !== text) planned.push({ abs: e.abs, path: e.path, text: out });
+      texts.push(text);
+      parsed.push(p);
     }
+    const next = plan(parsed);
+    const planned: { abs: string; path: string; text: string }[] = [];
+    next.forEach((n, i) => {
+      if (!n) return;
+      const out = serializeFile(n);
+      if (out !== texts[i]) planned.push({ abs: targets[i].abs, path: targets[i].path, text: out });
+    });
     for (const p of planned) writeFileAtomic(p.abs, p.text);
     return planned.map((p) => p.path);
   } finally {

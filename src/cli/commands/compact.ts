@@ -1,0 +1,75 @@
+// `mem compact`: keep memory files lean — drop retired entries, one copy per id, merge
+// near-duplicates. Safe to run any time; a second run changes nothing.
+
+import type { Command } from 'commander';
+import { MemError, usageError } from '../../errors.js';
+import type { CompactReport } from '../../lifecycle/compact.js';
+import { SCOPES } from '../../vault/scope.js';
+import { globals, vaultFor } from '../common.js';
+import { listOption, makeCtx, collect, type Ctx } from '../io.js';
+
+interface CompactOptions {
+  scope?: string[];
+  dryRun?: boolean;
+}
+
+export function registerCompact(program: Command): void {
+  program
+    .command('compact')
+    .description('drop retired entries, de-duplicate ids, merge near-duplicates (Jaccard > 0.8)')
+    .argument('[files...]', 'memory files to compact (default: every memory file of the vault)')
+    .option('--scope <scope>', `only files of these scopes (${SCOPES.join(', ')})`, collect)
+    .option('--dry-run', 'print the plan, write nothing')
+    .addHelpText('after', `
+Merging keeps the higher-importance entry (its id, type, domain, phase, created_at), the longer
+body, the larger reinforcement_count and the later last_reinforced; it becomes status: compacted
+with compacted_from listing the absorbed ids. Only files of the same scope (and job/task) merge.
+
+When to run it: after extraction (mem extract does it for the files it touched), or weekly.
+
+Examples:
+  $ mem compact --dry-run
+  $ mem compact MEMORY.md
+  $ mem compact --scope project --json`)
+    .action(async (files: string[], opts: CompactOptions, command: Command) => {
+      await compactCommand(makeCtx(globals(command)), files, opts);
+    });
+}
+
+async function compactCommand(ctx: Ctx, paths: string[], opts: CompactOptions): Promise<void> {
+  const scopes = listOption(opts.scope);
+  for (const s of scopes ?? []) if (!(SCOPES as readonly string[]).includes(s)) throw usageError(`unknown scope "${s}"`, `use one of: ${SCOPES.join(', ')}`);
+  const vault = await vaultFor(ctx);
+  const { selectFiles, loadFiles, reindex } = await import('../../lifecycle/vault-ops.js');
+  const { compactFiles } = await import('../../lifecycle/compact.js');
+  const { editFilesTogether } = await import('../../vault/store.js');
+  const selected = selectFiles(vault, paths, ctx.cwd).filter((f) => !scopes || scopes.includes(f.scope));
+  // Only files of entries can be compacted; notes and legacy files are left alone.
+  const { loaded, problems } = loadFiles(selected);
+  if (problems.length > 0) {
+    const p = problems[0];
+    throw new MemError(`${p.message}; nothing compacted`, { where: { file: p.file, line: p.line }, hint: 'fix it (mem lint shows every problem), then run compact again' });
+  }
+  const targets = loaded.filter((l) => l.parsed.format === 'entries' && l.parsed.entries.length > 0).map((l) => l.file);
+  const groupOf = (f: (typeof targets)[number]) => [f.scope, f.learningType, f.job ?? '', f.task ?? ''].join('|');
+  let report: CompactReport = { retired: [], duplicates: [], merges: [] };
+  const written = editFilesTogether(targets, (parsed) => {
+    const res = compactFiles(parsed.map((p, i) => ({ path: targets[i].path, group: groupOf(targets[i]), parsed: p })));
+    report = res.report;
+    return opts.dryRun ? parsed.map(() => null) : targets.map((t) => res.files.get(t.path) ?? null);
+  });
+  if (!opts.dryRun) reindex(vault, targets.filter((t) => written.includes(t.path)));
+  if (ctx.json) {
+    ctx.out(JSON.stringify({ dry_run: Boolean(opts.dryRun), files: targets.length, written, ...report }, null, 2));
+    return;
+  }
+  const at = (w: { path: string; line: number }) => `${w.path}:${w.line}`;
+  for (const r of report.retired) ctx.out(`drop retired   ${r.id}  ${at(r)}`);
+  for (const d of report.duplicates) ctx.out(`duplicate id   ${d.kept.id}  keep ${at(d.kept)}, drop ${d.dropped.map(at).join(', ')}`);
+  for (const m of report.merges) {
+    ctx.out(`merge          ${m.absorbed.map((a) => `${a.id} (J=${a.jaccard.toFixed(2)}, ${at(a)})`).join(', ')} → ${m.survivor.id} ${at(m.survivor)}`);
+  }
+  const n = report.retired.length + report.duplicates.reduce((s, d) => s + d.dropped.length, 0) + report.merges.reduce((s, m) => s + m.absorbed.length, 0);
+  const summary = n === 0 ? `nothing to compact in ${targets.length} file(s)` : `${opts.dryRun ? 'would remove' : 'removed'} ${n} entr${n === 1 ? 'y' : 'ies'}${opts.dryRun ? '' : ` from ${written.length} file(s)`}`;
+  ctx.info(opts.dryRun ? `dry run: ${summary}` : summary);
+}

@@ -1,0 +1,98 @@
+// `mem reinforce`: entries that proved useful gain weight (+1, today's date); with the
+// session's transcript, only the ones the assistant actually used do.
+
+import fs from 'node:fs';
+import type { Command } from 'commander';
+import { MemError, usageError } from '../../errors.js';
+import type { ReinforceDecision } from '../../lifecycle/reinforce.js';
+import type { VaultFile } from '../../vault/vault.js';
+import { globals, vaultFor } from '../common.js';
+import { makeCtx, readStdin, today, type Ctx } from '../io.js';
+
+interface ReinforceOptions {
+  session?: string;
+  transcript?: string;
+  dryRun?: boolean;
+}
+
+export function registerReinforce(program: Command): void {
+  program
+    .command('reinforce')
+    .description('strengthen entries that proved useful: +1 and today\'s date (after a session)')
+    .argument('[ids...]', 'entry ids to reinforce')
+    .option('--session <id>', 'reinforce every id this session retrieved (mem search/context --session)')
+    .option('--transcript <file>', 'usage-aware: +1 only for entries the assistant used, −1 for the rest ("-" = stdin)')
+    .option('--dry-run', 'show what would change, write nothing')
+    .addHelpText('after', `
+When to run it: at the end of an agent session (the extract hook does it for you).
+Retired entries are skipped; unknown ids are reported, not fatal.
+
+Examples:
+  $ mem reinforce 3f0c2a4e-8d7b-4c1e-9a55-0b7e3c2d9f10
+  $ mem reinforce --session "$SESSION_ID"
+  $ mem reinforce --session "$SESSION_ID" --transcript ~/.claude/projects/p/$SESSION_ID.jsonl`)
+    .action(async (ids: string[], opts: ReinforceOptions, command: Command) => {
+      await reinforceCommand(makeCtx(globals(command)), ids, opts);
+    });
+}
+
+async function reinforceCommand(ctx: Ctx, idArgs: string[], opts: ReinforceOptions): Promise<void> {
+  const sessionId = opts.session;
+  if (idArgs.length === 0 && !sessionId) throw usageError('give entry ids or --session ID');
+  const { checkSessionId, readRetrievalIds } = await import('../../vault/sessions.js');
+  if (sessionId) checkSessionId(sessionId);
+  const vault = await vaultFor(ctx);
+  const ids = [...new Set([...idArgs, ...(sessionId ? readRetrievalIds(vault.root, sessionId) : [])])];
+  if (ids.length === 0) {
+    if (ctx.json) ctx.out(JSON.stringify({ decisions: [], unknown: [] }, null, 2));
+    else ctx.info(`session ${sessionId} retrieved nothing; nothing to reinforce`);
+    return;
+  }
+  let used: Set<string> | undefined;
+  if (opts.transcript) {
+    let text: string;
+    try {
+      text = opts.transcript === '-' ? readStdin() : fs.readFileSync(opts.transcript, 'utf8');
+    } catch (err) {
+      throw new MemError(`cannot read the transcript: ${(err as Error).message}`, { where: { file: opts.transcript } });
+    }
+    const { readTranscript, assistantText } = await import('../../extract/transcript.js');
+    const { wordSet } = await import('../../lifecycle/words.js');
+    const t = readTranscript(text);
+    const said = assistantText(t);
+    if (said.trim() === '') throw new MemError('the transcript has no assistant messages', { where: { file: opts.transcript }, hint: 'check the file, or reinforce without --transcript' });
+    used = wordSet(said);
+  }
+  const { locateIds, reindex } = await import('../../lifecycle/vault-ops.js');
+  const { reinforceFile } = await import('../../lifecycle/reinforce.js');
+  const { editFiles } = await import('../../vault/store.js');
+  const loc = await locateIds(vault, ids);
+  for (const n of loc.notes) ctx.warn(n);
+  const files = new Map<string, VaultFile>();
+  for (const fs2 of loc.found.values()) for (const f of fs2) files.set(f.abs, f);
+  const idSet = new Set(loc.found.keys());
+  const decisions: ReinforceDecision[] = [];
+  const date = today();
+  const edits = [...files.values()].map((f) => ({
+    abs: f.abs,
+    path: f.path,
+    change: (parsed: Parameters<typeof reinforceFile>[0]) => {
+      const r = reinforceFile(parsed, f.path, idSet, { today: date, used });
+      decisions.push(...r.decisions);
+      return opts.dryRun ? null : r.file;
+    },
+  }));
+  const written = editFiles(edits);
+  if (!opts.dryRun) reindex(vault, [...files.values()].filter((f) => written.includes(f.path)));
+  if (ctx.json) {
+    ctx.out(JSON.stringify({ dry_run: Boolean(opts.dryRun), decisions, unknown: loc.unknown }, null, 2));
+    return;
+  }
+  const verb: Record<string, string> = { reinforced: 'reinforced', weakened: 'weakened', unchanged: 'unchanged', 'skipped-retired': 'skipped (retired)', 'read-only': 'skipped (no frontmatter to update)' };
+  for (const d of decisions) {
+    const share = d.share === undefined ? '' : ` · used ${Math.round(d.share * 100)}%`;
+    ctx.out(`${verb[d.action].padEnd(18)} ${d.id}  ${d.path}:${d.line}  ${d.before} → ${d.after}${share}`);
+  }
+  for (const id of loc.unknown) ctx.warn(`unknown id ${id}; skipped`);
+  if (opts.dryRun) ctx.info('dry run: nothing written');
+}

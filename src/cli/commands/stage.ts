@@ -1,0 +1,177 @@
+// `mem stage` and `mem retire-stage`: know which stage the project is in, and when a stage
+// ends, retire the task-domain learnings that belonged to it.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { MemError } from '../../errors.js';
+import type { Retired, Stage } from '../../lifecycle/stage.js';
+import type { Vault, VaultFile } from '../../vault/vault.js';
+import { globals, vaultFor } from '../common.js';
+import { makeCtx, today, type Ctx } from '../io.js';
+
+interface RetireOptions {
+  files?: string[];
+  all?: boolean;
+  dryRun?: boolean;
+}
+
+const FILES_HELP = 'default: the project\'s institutional.md and MEMORY.md';
+
+export function registerStage(program: Command): void {
+  program
+    .command('retire-stage')
+    .description('retire the task-domain entries of a project stage that has ended')
+    .argument('<old-stage>', 'the stage that ended (specification, planning, design, implementation, review, maintenance)')
+    .option('--files <files...>', `memory files to look in (${FILES_HELP})`)
+    .option('--all', 'look in every memory file of the vault')
+    .option('--dry-run', 'show what would be retired, write nothing')
+    .addHelpText('after', `
+Only active or compacted entries with domain: task and phase: <old-stage> are retired; team-domain
+entries are kept. Running it twice retires nothing more.
+
+Examples:
+  $ mem retire-stage implementation --dry-run
+  $ mem retire-stage design --all`)
+    .action(async (stage: string, opts: RetireOptions, command: Command) => {
+      const ctx = makeCtx(globals(command));
+      const { checkStage } = await import('../../lifecycle/stage.js');
+      const s = checkStage(stage);
+      const vault = await vaultFor(ctx);
+      const retired = await retire(ctx, vault, s, opts);
+      report(ctx, retired, opts.dryRun, { stage: s });
+    });
+
+  const stage = program
+    .command('stage')
+    .description('show, detect or set the project stage (.mem/current-stage)')
+    .addHelpText('after', `
+Examples:
+  $ mem stage                    # the recorded stage
+  $ mem stage detect             # from INTENT.md; retires the old stage's task entries if it changed
+  $ mem stage set review         # prints STAGE_CHANGED implementation -> review`)
+    .action(async (_opts: unknown, command: Command) => {
+      const ctx = makeCtx(globals(command));
+      const vault = await vaultFor(ctx, { noConfig: true });
+      const { readCurrentStage } = await import('../../lifecycle/stage.js');
+      const current = readCurrentStage(vault.root);
+      if (ctx.json) ctx.out(JSON.stringify({ stage: current ?? 'unknown' }));
+      else ctx.out(current ?? 'unknown');
+    });
+
+  stage
+    .command('detect')
+    .description('detect the stage from INTENT.md (offline keyword classifier) and record it')
+    .option('--file <path>', 'the intent document (default: INTENT.md at the root)')
+    .option('--files <files...>', `memory files to retire in on a change (${FILES_HELP})`)
+    .option('--all', 'retire in every memory file of the vault on a change')
+    .option('--dry-run', 'print the stage, change nothing')
+    .addHelpText('after', `
+An explicit line like "Stage: review" or "Phase: design" wins; otherwise keywords are counted.
+
+Examples:
+  $ mem stage detect
+  $ mem stage detect --file docs/INTENT.md --dry-run --json`)
+    .action(async (opts: RetireOptions & { file?: string }, command: Command) => {
+      const ctx = makeCtx(globals(command));
+      const vault = await vaultFor(ctx);
+      const file = path.resolve(vault.root, opts.file ?? 'INTENT.md');
+      let text: string;
+      try {
+        text = fs.readFileSync(file, 'utf8');
+      } catch (err) {
+        throw new MemError(`cannot read ${path.relative(ctx.cwd, file) || file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`, {
+          hint: 'write the project intent in INTENT.md, or pass --file',
+        });
+      }
+      const { detectStage } = await import('../../lifecycle/stage.js');
+      const d = detectStage(text);
+      if (d.stage === 'unknown') {
+        if (ctx.json) ctx.out(JSON.stringify({ stage: 'unknown', method: d.method, scores: d.scores, changed: false }, null, 2));
+        else ctx.out('unknown');
+        ctx.warn('could not tell the stage from the intent document; nothing recorded');
+        return;
+      }
+      if (opts.dryRun) {
+        if (ctx.json) ctx.out(JSON.stringify({ stage: d.stage, method: d.method, scores: d.scores, changed: false, dry_run: true }, null, 2));
+        else ctx.out(d.stage);
+        return;
+      }
+      await setStage(ctx, vault, d.stage, opts, { method: d.method, scores: d.scores });
+    });
+
+  stage
+    .command('set')
+    .description('record a new stage; if it changed, retire the old stage\'s task-domain entries')
+    .argument('<new-stage>', 'specification, planning, design, implementation, review or maintenance')
+    .option('--files <files...>', `memory files to retire in (${FILES_HELP})`)
+    .option('--all', 'retire in every memory file of the vault')
+    .option('--dry-run', 'show what would happen, change nothing')
+    .addHelpText('after', `
+Examples:
+  $ mem stage set implementation
+  $ mem stage set review --all`)
+    .action(async (newStage: string, opts: RetireOptions, command: Command) => {
+      const ctx = makeCtx(globals(command));
+      const { checkStage } = await import('../../lifecycle/stage.js');
+      const s = checkStage(newStage);
+      const vault = await vaultFor(ctx);
+      await setStage(ctx, vault, s, opts, {});
+    });
+}
+
+async function targetFiles(ctx: Ctx, vault: Vault, opts: RetireOptions): Promise<VaultFile[]> {
+  const { selectFiles } = await import('../../lifecycle/vault-ops.js');
+  if (opts.files && opts.files.length > 0) return selectFiles(vault, opts.files, ctx.cwd);
+  const all = selectFiles(vault, [], ctx.cwd);
+  if (opts.all) return all;
+  return all.filter((f) => f.scope === 'project' && !f.path.includes('/') && (f.path === 'institutional.md' || f.path === 'MEMORY.md'));
+}
+
+async function retire(ctx: Ctx, vault: Vault, stage: Stage, opts: RetireOptions): Promise<Retired[]> {
+  const files = await targetFiles(ctx, vault, opts);
+  const { retireStageFile } = await import('../../lifecycle/stage.js');
+  const { editFiles } = await import('../../vault/store.js');
+  const { reindex } = await import('../../lifecycle/vault-ops.js');
+  const retired: Retired[] = [];
+  const date = today();
+  const written = editFiles(files.map((f) => ({
+    abs: f.abs,
+    path: f.path,
+    change: (parsed) => {
+      const r = retireStageFile(parsed, f.path, stage, date);
+      retired.push(...r.retired);
+      return opts.dryRun ? null : r.file;
+    },
+  })));
+  if (!opts.dryRun) reindex(vault, files.filter((f) => written.includes(f.path)));
+  return retired;
+}
+
+function report(ctx: Ctx, retired: Retired[], dryRun: boolean | undefined, extra: Record<string, unknown>): void {
+  if (ctx.json) {
+    ctx.out(JSON.stringify({ ...extra, dry_run: Boolean(dryRun), retired }, null, 2));
+    return;
+  }
+  for (const r of retired) ctx.out(`${dryRun ? 'would retire' : 'retired'}  ${r.id}  ${r.path}:${r.line}`);
+  ctx.info(`${retired.length} entr${retired.length === 1 ? 'y' : 'ies'} ${dryRun ? 'would be ' : ''}retired`);
+}
+
+async function setStage(ctx: Ctx, vault: Vault, next: Stage, opts: RetireOptions, extra: Record<string, unknown>): Promise<void> {
+  const { readCurrentStage, writeCurrentStage } = await import('../../lifecycle/stage.js');
+  const old = readCurrentStage(vault.root);
+  if (old === next) {
+    if (ctx.json) ctx.out(JSON.stringify({ stage: next, previous: old, changed: false, retired: [], ...extra }, null, 2));
+    else ctx.info(`stage is already ${next}; nothing to do`);
+    return;
+  }
+  const retired = old ? await retire(ctx, vault, old, opts) : [];
+  if (!opts.dryRun) writeCurrentStage(vault.root, next);
+  if (ctx.json) {
+    ctx.out(JSON.stringify({ stage: next, previous: old ?? 'unknown', changed: true, dry_run: Boolean(opts.dryRun), retired, ...extra }, null, 2));
+    return;
+  }
+  ctx.out(`STAGE_CHANGED ${old ?? 'unknown'} -> ${next}`);
+  for (const r of retired) ctx.out(`${opts.dryRun ? 'would retire' : 'retired'}  ${r.id}  ${r.path}:${r.line}`);
+  if (opts.dryRun) ctx.info('dry run: nothing written');
+}

@@ -1,0 +1,184 @@
+// Compaction (design §7): drop retired entries, de-duplicate by id (the higher-importance copy
+// wins), and merge near-duplicates (Jaccard > 0.8 over normalised body tokens) within a group of
+// files of the same scope. Repeated to a fixed point, so a second run changes nothing.
+
+import type { Entry } from '../vault/entry.js';
+import { dateMs } from '../vault/entry.js';
+import { updateBlockMeta, type Block, type ParsedFile } from '../vault/format.js';
+import { clusters, normTokens, similarPairs } from './similarity.js';
+
+export const MERGE_THRESHOLD = 0.8;
+
+export interface CompactFile {
+  path: string;
+  /** Files with the same group key may be merged with one another (same scope, job, task, learning type). */
+  group: string;
+  parsed: ParsedFile;
+}
+
+export interface Where {
+  id: string;
+  path: string;
+  line: number;
+}
+
+export interface CompactReport {
+  retired: Where[];
+  duplicates: { kept: Where; dropped: Where[] }[];
+  merges: { survivor: Where; absorbed: (Where & { jaccard: number })[] }[];
+}
+
+interface Item {
+  fileIdx: number;
+  blockIdx: number;
+  entry: Entry;
+  order: number;
+}
+
+function where(files: CompactFile[], it: Item): Where {
+  return { id: it.entry.id, path: files[it.fileIdx].path, line: it.entry.line };
+}
+
+function laterDate(a: string | null, b: string | null): string | null {
+  if (!a) return b;
+  if (!b) return a;
+  return (dateMs(b) ?? 0) > (dateMs(a) ?? 0) ? b : a;
+}
+
+/** Which copy of a set wins: higher importance, then more reinforced, then older, then first in the files. */
+function better(a: Item, b: Item): Item {
+  if (a.entry.importance !== b.entry.importance) return a.entry.importance > b.entry.importance ? a : b;
+  if (a.entry.reinforcement_count !== b.entry.reinforcement_count) return a.entry.reinforcement_count > b.entry.reinforcement_count ? a : b;
+  const ca = dateMs(a.entry.created_at) ?? Infinity;
+  const cb = dateMs(b.entry.created_at) ?? Infinity;
+  if (ca !== cb) return ca < cb ? a : b;
+  return a.order <= b.order ? a : b;
+}
+
+function asList(v: unknown): string[] {
+  if (Array.isArray(v)) return v.map(String);
+  if (typeof v === 'string' && v) return [v];
+  return [];
+}
+
+/** The markdown part of a block (after its header), without trailing blank lines. */
+function markdownOf(b: Block): { md: string; trailing: string } {
+  const rest = b.raw.slice(b.header!.bodyStart);
+  const md = rest.replace(/\s+$/, '');
+  return { md, trailing: rest.slice(md.length) };
+}
+
+/**
+ * Plan and apply compaction to `files` (pure: returns new parsed files for the ones that change).
+ */
+export function compactFiles(input: CompactFile[]): { files: Map<string, ParsedFile>; report: CompactReport } {
+  const files = input.map((f) => ({ ...f, parsed: { ...f.parsed, blocks: [...f.parsed.blocks] } }));
+  const report: CompactReport = { retired: [], duplicates: [], merges: [] };
+  const removed = files.map(() => new Set<number>());
+  const touched = new Set<number>();
+  let order = 0;
+  const items: Item[] = [];
+  files.forEach((f, fileIdx) => {
+    f.parsed.blocks.forEach((b, blockIdx) => {
+      if (b.entry && b.entry.kind === 'entry' && b.header && !b.broken) items.push({ fileIdx, blockIdx, entry: b.entry, order: order++ });
+    });
+  });
+
+  // 1. Retired entries go.
+  let live: Item[] = [];
+  for (const it of items) {
+    if (it.entry.status === 'retired') {
+      report.retired.push(where(files, it));
+      removed[it.fileIdx].add(it.blockIdx);
+      touched.add(it.fileIdx);
+    } else live.push(it);
+  }
+
+  // 2. One copy per id within a group.
+  const byKey = new Map<string, Item[]>();
+  for (const it of live) {
+    const k = `${files[it.fileIdx].group}\u0000${it.entry.id}`;
+    const list = byKey.get(k);
+    if (list) list.push(it);
+    else byKey.set(k, [it]);
+  }
+  live = [];
+  for (const list of byKey.values()) {
+    const keep = list.reduce(better);
+    live.push(keep);
+    if (list.length > 1) {
+      const dropped = list.filter((x) => x !== keep);
+      for (const d of dropped) {
+        removed[d.fileIdx].add(d.blockIdx);
+        touched.add(d.fileIdx);
+      }
+      report.duplicates.push({ kept: where(files, keep), dropped: dropped.map((d) => where(files, d)) });
+    }
+  }
+  live.sort((a, b) => a.order - b.order);
+
+  // 3. Near-duplicates merge, until nothing more merges.
+  for (let round = 0; round < 10; round++) {
+    const tokens = live.map((it) => normTokens(it.entry.body || it.entry.title));
+    const pairs = similarPairs(tokens, MERGE_THRESHOLD, {
+      strict: true,
+      canPair: (a, b) => files[live[a].fileIdx].group === files[live[b].fileIdx].group,
+    });
+    if (pairs.length === 0) break;
+    const jac = new Map(pairs.map((p) => [`${p.a},${p.b}`, p.jaccard]));
+    const next: Item[] = [];
+    const gone = new Set<number>();
+    for (const cluster of clusters(live.length, pairs)) {
+      if (cluster.length === 1) continue;
+      const members = cluster.map((i) => live[i]);
+      const survivor = members.reduce(better);
+      const sIdx = cluster[members.indexOf(survivor)];
+      const absorbed = members.filter((m) => m !== survivor);
+      const size = (m: Item) => (m.entry.body || m.entry.title).length;
+      const longest = members.reduce((a, b) => (size(b) > size(a) ? b : a));
+      const sBlock = files[survivor.fileIdx].parsed.blocks[survivor.blockIdx];
+      const from = [...new Set([...asList(survivor.entry.meta.compacted_from), ...absorbed.flatMap((a) => [a.entry.id, ...asList(a.entry.meta.compacted_from)])])]
+        .filter((id) => id !== survivor.entry.id);
+      let newBlock = updateBlockMeta(sBlock, {
+        status: 'compacted',
+        reinforcement_count: Math.max(...members.map((m) => m.entry.reinforcement_count)),
+        last_reinforced: members.map((m) => m.entry.last_reinforced).reduce(laterDate, null) ?? undefined,
+        compacted_from: from,
+      });
+      if (longest !== survivor) {
+        const lBlock = files[longest.fileIdx].parsed.blocks[longest.blockIdx];
+        const { trailing } = markdownOf(newBlock);
+        const raw = newBlock.raw.slice(0, newBlock.header!.bodyStart) + markdownOf(lBlock).md + trailing;
+        newBlock = { ...newBlock, raw, entry: { ...newBlock.entry!, title: longest.entry.title, body: longest.entry.body, titleFromHeading: longest.entry.titleFromHeading } };
+      }
+      files[survivor.fileIdx].parsed.blocks[survivor.blockIdx] = newBlock;
+      touched.add(survivor.fileIdx);
+      for (const a of absorbed) {
+        removed[a.fileIdx].add(a.blockIdx);
+        touched.add(a.fileIdx);
+        gone.add(cluster[members.indexOf(a)]);
+      }
+      report.merges.push({
+        survivor: where(files, survivor),
+        absorbed: absorbed.map((a) => {
+          const ai = cluster[members.indexOf(a)];
+          const key = `${Math.min(ai, sIdx)},${Math.max(ai, sIdx)}`;
+          return { ...where(files, a), jaccard: jac.get(key) ?? MERGE_THRESHOLD };
+        }),
+      });
+      survivor.entry = newBlock.entry!;
+    }
+    live.forEach((it, i) => {
+      if (!gone.has(i)) next.push(it);
+    });
+    live = next;
+  }
+
+  const out = new Map<string, ParsedFile>();
+  for (const i of touched) {
+    const f = files[i];
+    const blocks = f.parsed.blocks.filter((_, bi) => !removed[i].has(bi));
+    out.set(f.path, { ...f.parsed, blocks, entries: blocks.flatMap((b) => (b.entry ? [b.entry] : [])) });
+  }
+  return { files: out, report };
+}

@@ -1,0 +1,71 @@
+// Reinforcement (design §7): entries retrieved in a session gain +1 and today's date. With the
+// session's transcript, usage-aware: an entry the assistant actually used (at least 30% of its
+// distinctive words appear in the assistant's text) gains +1, one it ignored loses 1 (floor 0)
+// and keeps its date. Retired entries are never touched.
+
+import type { Entry } from '../vault/entry.js';
+import { updateBlockMeta, type ParsedFile } from '../vault/format.js';
+import { distinctiveWords } from './words.js';
+
+export const USAGE_SHARE = 0.3;
+
+export type ReinforceAction = 'reinforced' | 'weakened' | 'unchanged' | 'skipped-retired' | 'read-only';
+
+export interface ReinforceDecision {
+  id: string;
+  path: string;
+  line: number;
+  action: ReinforceAction;
+  before: number;
+  after: number;
+  /** Share of the entry's distinctive words found in the assistant's text (usage-aware mode). */
+  share?: number;
+}
+
+/** Share of an entry's distinctive words that appear in `used` (a stemmed word set). */
+export function usageShare(entry: Pick<Entry, 'title' | 'body'>, used: Set<string>): number {
+  const words = distinctiveWords(`${entry.title}\n${entry.body}`);
+  if (words.size === 0) return 0;
+  let hit = 0;
+  for (const w of words) if (used.has(w)) hit++;
+  return hit / words.size;
+}
+
+export interface ReinforceOptions {
+  today: string;
+  /** Stemmed words of the assistant's text; present = usage-aware mode. */
+  used?: Set<string>;
+}
+
+/** Apply reinforcement to the entries of `ids` in one parsed file; returns the new file and decisions. */
+export function reinforceFile(file: ParsedFile, path: string, ids: Set<string>, opts: ReinforceOptions): { file: ParsedFile | null; decisions: ReinforceDecision[] } {
+  const decisions: ReinforceDecision[] = [];
+  let changed = false;
+  const blocks = file.blocks.map((b) => {
+    const e = b.entry;
+    if (!e || !ids.has(e.id)) return b;
+    const base = { id: e.id, path, line: e.line, before: e.reinforcement_count, after: e.reinforcement_count };
+    if (e.kind !== 'entry' || !b.header) {
+      decisions.push({ ...base, action: 'read-only' });
+      return b;
+    }
+    if (e.status === 'retired') {
+      decisions.push({ ...base, action: 'skipped-retired' });
+      return b;
+    }
+    const share = opts.used ? usageShare(e, opts.used) : undefined;
+    if (share === undefined || share >= USAGE_SHARE) {
+      changed = true;
+      decisions.push({ ...base, after: e.reinforcement_count + 1, action: 'reinforced', share });
+      return updateBlockMeta(b, { reinforcement_count: e.reinforcement_count + 1, last_reinforced: opts.today });
+    }
+    if (e.reinforcement_count === 0) {
+      decisions.push({ ...base, action: 'unchanged', share });
+      return b;
+    }
+    changed = true;
+    decisions.push({ ...base, after: e.reinforcement_count - 1, action: 'weakened', share });
+    return updateBlockMeta(b, { reinforcement_count: e.reinforcement_count - 1 });
+  });
+  return { file: changed ? { ...file, blocks } : null, decisions };
+}

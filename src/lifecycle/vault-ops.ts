@@ -1,0 +1,84 @@
+// The steps every lifecycle command shares: find where entries live (through a fresh index),
+// read the vault's memory files, and bring the index up to date after a write.
+
+import path from 'node:path';
+import { MemError, type Diagnostic } from '../errors.js';
+import { openIndex } from '../index/db.js';
+import { applyRefresh, planRefresh, refreshFiles } from '../index/indexer.js';
+import { withIndex } from '../index/open.js';
+import { entriesById } from '../index/queries.js';
+import { parseMemoryFile, type ParsedFile } from '../vault/format.js';
+import { readVaultText } from '../vault/read.js';
+import { discoverFiles, type Vault, type VaultFile } from '../vault/vault.js';
+
+export interface Located {
+  found: Map<string, VaultFile[]>;
+  unknown: string[];
+  notes: string[];
+}
+
+/** Which files hold each id (an id may live in several files). */
+export async function locateIds(vault: Vault, ids: string[]): Promise<Located> {
+  const byPath = new Map(discoverFiles(vault).map((f) => [f.path, f]));
+  return withIndex(vault, { tolerateBusy: true }, (ix) => {
+    const found = new Map<string, VaultFile[]>();
+    const unknown: string[] = [];
+    for (const id of ids) {
+      const files = [...new Set(entriesById(ix.db, id).map((r) => r.path))].map((p) => byPath.get(p)).filter((f): f is VaultFile => Boolean(f));
+      if (files.length === 0) unknown.push(id);
+      else found.set(id, files);
+    }
+    return { found, unknown, notes: [...ix.notes, ...(ix.report?.diagnostics ?? []).map((d) => `${d.message} (${d.file}${d.line ? `:${d.line}` : ''})`)] };
+  });
+}
+
+export interface LoadedFile {
+  file: VaultFile;
+  parsed: ParsedFile;
+}
+
+/** Read and parse vault files; unreadable ones are returned as diagnostics instead. */
+export function loadFiles(files: VaultFile[]): { loaded: LoadedFile[]; problems: Diagnostic[] } {
+  const loaded: LoadedFile[] = [];
+  const problems: Diagnostic[] = [];
+  for (const file of files) {
+    const r = readVaultText(file.abs);
+    if ('error' in r) {
+      problems.push({ severity: 'error', message: r.error, file: file.path, line: r.line });
+      continue;
+    }
+    const parsed = parseMemoryFile(r.text, file.path);
+    problems.push(...parsed.diagnostics);
+    loaded.push({ file, parsed });
+  }
+  return { loaded, problems };
+}
+
+/** Vault files by path, or all of them; `paths` may be relative to cwd or the root. */
+export function selectFiles(vault: Vault, paths: string[], cwd: string): VaultFile[] {
+  const all = discoverFiles(vault);
+  if (paths.length === 0) return all;
+  const byAbs = new Map(all.map((f) => [f.abs, f]));
+  return paths.map((p) => {
+    const abs = path.resolve(cwd, p);
+    const f = byAbs.get(abs);
+    if (!f) {
+      throw new MemError(`not a memory file of this vault: ${p}`, {
+        hint: 'mem reads MEMORY.md, institutional.md, memory/**/*.md, .mem/jobs/** and the include: globs of .mem/config.yaml',
+      });
+    }
+    return f;
+  });
+}
+
+/** Re-index files mem just wrote, so the next --no-refresh search sees the change. */
+export function reindex(vault: Vault, files: VaultFile[]): void {
+  if (files.length === 0) return;
+  const { db, recreated } = openIndex(vault.dbPath);
+  try {
+    if (recreated) applyRefresh(db, planRefresh(db, vault));
+    else refreshFiles(db, files);
+  } finally {
+    db.close();
+  }
+}
