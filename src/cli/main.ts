@@ -16,6 +16,8 @@ import { registerStats } from './commands/stats.js';
 import { registerReinforce } from './commands/reinforce.js';
 import { registerCompact } from './commands/compact.js';
 import { registerStage } from './commands/stage.js';
+import { registerPromote } from './commands/promote.js';
+import { registerConsolidate } from './commands/consolidate.js';
 
 export const VERSION = '0.1.0';
 
@@ -43,7 +45,7 @@ Examples:
 
 Environment: MEM_ROOT, MEM_HOME (global folder, default ~), MEM_SESSION, NO_COLOR.`);
   for (const register of [registerInit, registerAdd, registerShow, registerList, registerIndex, registerSearch,
-    registerContext, registerReinforce, registerCompact, registerStage, registerLint, registerStats, registerDoctor]) {
+    registerContext, registerReinforce, registerCompact, registerStage, registerPromote, registerConsolidate, registerLint, registerStats, registerDoctor]) {
     register(program);
   }
   for (const cmd of program.commands) cmd.exitOverride().showSuggestionAfterError(true);
