@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { clusters, jaccardSorted, normTokens, similarPairs } from '../../src/lifecycle/similarity.js';
+
+function brute(sets: string[][], t: number, strict: boolean) {
+  const out: string[] = [];
+  for (let a = 0; a < sets.length; a++) {
+    for (let b = a + 1; b < sets.length; b++) {
+      const A = new Set(sets[a]);
+      const B = new Set(sets[b]);
+      const inter = [...A].filter((x) => B.has(x)).length;
+      const union = A.size + B.size - inter;
+      const j = union === 0 ? 0 : inter / union;
+      if (A.size > 0 && B.size > 0 && (strict ? j > t : j >= t)) out.push(`${a},${b}`);
+    }
+  }
+  return out.sort();
+}
+
+describe('similarPairs (prefix filtering)', () => {
+  it('finds exactly the pairs brute force finds, at several thresholds', () => {
+    let seed = 42;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+    const vocab = Array.from({ length: 60 }, (_, i) => `t${i}`);
+    const sets: string[][] = [];
+    for (let i = 0; i < 300; i++) {
+      if (i > 0 && rand() < 0.4) {
+        // a perturbed copy of an earlier set, so high similarities occur
+        const base = [...sets[Math.floor(rand() * sets.length)]];
+        if (rand() < 0.5 && base.length > 1) base.splice(Math.floor(rand() * base.length), 1);
+        if (rand() < 0.5) base.push(vocab[Math.floor(rand() * vocab.length)]);
+        sets.push([...new Set(base)]);
+      } else {
+        const n = 1 + Math.floor(rand() * 12);
+        sets.push([...new Set(Array.from({ length: n }, () => vocab[Math.floor(rand() * vocab.length)]))]);
+      }
+    }
+    for (const t of [0.4, 0.6, 0.8, 0.9]) {
+      for (const strict of [false, true]) {
+        const got = similarPairs(sets, t, { strict }).map((p) => `${p.a},${p.b}`).sort();
+        expect(got, `t=${t} strict=${strict}`).toEqual(brute(sets, t, strict));
+      }
+    }
+  });
+  it('reports the exact Jaccard and honours canPair', () => {
+    const sets = [['a', 'b', 'c', 'd'], ['a', 'b', 'c', 'e'], ['a', 'b', 'c', 'd']];
+    const pairs = similarPairs(sets, 0.5);
+    expect(pairs.find((p) => p.a === 0 && p.b === 2)?.jaccard).toBe(1);
+    expect(pairs.find((p) => p.a === 0 && p.b === 1)?.jaccard).toBeCloseTo(3 / 5);
+    expect(similarPairs(sets, 0.5, { canPair: (a, b) => a + b !== 2 }).some((p) => p.a === 0 && p.b === 2)).toBe(false);
+  });
+  it('normalises tokens and clusters transitively', () => {
+    expect(normTokens('The Build, the BUILD and a test!')).toEqual(['build', 'test']);
+    expect(jaccardSorted(Int32Array.from([1, 2, 3]), Int32Array.from([2, 3, 4]))).toBeCloseTo(0.5);
+    expect(clusters(4, [{ a: 0, b: 1, jaccard: 1 }, { a: 1, b: 2, jaccard: 1 }]).map((c) => c.sort())).toEqual([[0, 1, 2], [3]]);
+  });
+});
