@@ -5,7 +5,7 @@
 import type { Entry } from '../vault/entry.js';
 import { dateMs } from '../vault/entry.js';
 import { updateBlockMeta, type Block, type ParsedFile } from '../vault/format.js';
-import { clusters, normTokens, similarPairs } from './similarity.js';
+import { clusters, normTokens, similarEdges } from './similarity.js';
 
 export const MERGE_THRESHOLD = 0.8;
 
@@ -120,7 +120,7 @@ export function compactFiles(input: CompactFile[]): { files: Map<string, ParsedF
   // 3. Near-duplicates merge, until nothing more merges.
   for (let round = 0; round < 10; round++) {
     const tokens = live.map((it) => normTokens(it.entry.body || it.entry.title));
-    const pairs = similarPairs(tokens, MERGE_THRESHOLD, {
+    const pairs = similarEdges(tokens, MERGE_THRESHOLD, {
       strict: true,
       canPair: (a, b) => files[live[a].fileIdx].group === files[live[b].fileIdx].group,
     });
@@ -128,6 +128,7 @@ export function compactFiles(input: CompactFile[]): { files: Map<string, ParsedF
     const jac = new Map(pairs.map((p) => [`${p.a},${p.b}`, p.jaccard]));
     const next: Item[] = [];
     const gone = new Set<number>();
+    let bodyChanged = false;
     for (const cluster of clusters(live.length, pairs)) {
       if (cluster.length === 1) continue;
       const members = cluster.map((i) => live[i]);
@@ -146,6 +147,7 @@ export function compactFiles(input: CompactFile[]): { files: Map<string, ParsedF
         compacted_from: from,
       });
       if (longest !== survivor) {
+        bodyChanged = true;
         const lBlock = files[longest.fileIdx].parsed.blocks[longest.blockIdx];
         const { trailing } = markdownOf(newBlock);
         const raw = newBlock.raw.slice(0, newBlock.header!.bodyStart) + markdownOf(lBlock).md + trailing;
@@ -172,6 +174,8 @@ export function compactFiles(input: CompactFile[]): { files: Map<string, ParsedF
       if (!gone.has(i)) next.push(it);
     });
     live = next;
+    // Another round can only find something if a survivor's text changed.
+    if (!bodyChanged) break;
   }
 
   const out = new Map<string, ParsedFile>();

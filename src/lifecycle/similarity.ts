@@ -1,6 +1,6 @@
 // Near-duplicate detection in sub-quadratic time: Jaccard similarity over normalised body
-// tokens, with candidate pairs from prefix filtering (exact: no pair at or above the threshold
-// is missed) and each candidate pair confirmed by exact Jaccard.
+// tokens, with candidate pairs from prefix filtering (PPJoin: exact, no pair at or above the
+// threshold is missed) and each candidate pair confirmed by exact Jaccard.
 
 import { isStopword } from '../retrieve/stopwords.js';
 
@@ -40,39 +40,63 @@ export interface SimilarPair {
 
 /**
  * All pairs (a < b) of token sets with Jaccard ≥ `threshold` (or > it when `strict`), among
- * items that `canPair` allows. Tokens are ranked rarest first so prefixes are short and selective.
+ * items that `canPair` allows. PPJoin: tokens ranked rarest first; sets processed by size; a set
+ * probes with its prefix and is indexed with the shorter indexing prefix; candidate overlaps are
+ * accumulated with a positional upper bound that drops hopeless candidates early; survivors are
+ * confirmed by exact Jaccard. Exact: no qualifying pair is missed.
  */
 export function similarPairs(sets: string[][], threshold: number, opts: { strict?: boolean; canPair?: (a: number, b: number) => boolean } = {}): SimilarPair[] {
+  const t = threshold;
   const freq = new Map<string, number>();
-  for (const s of sets) for (const t of s) freq.set(t, (freq.get(t) ?? 0) + 1);
+  for (const s of sets) for (const tok of s) freq.set(tok, (freq.get(tok) ?? 0) + 1);
   const rank = new Map<string, number>();
-  [...freq.entries()].sort((x, y) => x[1] - y[1] || (x[0] < y[0] ? -1 : 1)).forEach(([t], i) => rank.set(t, i));
-  const ranked = sets.map((s) => Int32Array.from(s.map((t) => rank.get(t)!)).sort());
-  // Process by size so the size filter (|small| ≥ t·|large|) can bound the index lookups.
-  const order = ranked.map((_, i) => i).filter((i) => ranked[i].length > 0).sort((x, y) => ranked[x].length - ranked[y].length);
-  const index = new Map<number, number[]>();
+  [...freq.entries()].sort((x, y) => x[1] - y[1] || (x[0] < y[0] ? -1 : 1)).forEach(([tok], i) => rank.set(tok, i));
+  const ranked = sets.map((s) => Int32Array.from(new Set(s), (tok) => rank.get(tok)!).sort());
+  const order = ranked.map((_, i) => i).filter((i) => ranked[i].length > 0).sort((x, y) => ranked[x].length - ranked[y].length || x - y);
+  // Inverted index of indexing prefixes: per token, the items and the token's position in them.
+  const postItems: number[][] = Array.from({ length: rank.size }, () => []);
+  const postPos: number[][] = Array.from({ length: rank.size }, () => []);
+  const start = new Int32Array(rank.size);
+  const overlap = new Int32Array(sets.length);
+  const pruned = new Uint8Array(sets.length);
+  const touched: number[] = [];
   const pairs: SimilarPair[] = [];
-  const seenWith = new Int32Array(sets.length).fill(-1);
+  const eps = 1e-9;
   for (const x of order) {
     const sx = ranked[x];
-    const prefix = sx.length - Math.ceil(threshold * sx.length) + 1;
-    const minSize = Math.ceil(threshold * sx.length);
-    for (let p = 0; p < prefix; p++) {
-      const list = index.get(sx[p]);
-      if (!list) continue;
-      for (const y of list) {
-        if (seenWith[y] === x) continue;
-        seenWith[y] = x;
-        if (ranked[y].length < minSize) continue;
-        if (opts.canPair && !opts.canPair(x, y)) continue;
-        const j = jaccardSorted(sx, ranked[y]);
-        if (opts.strict ? j > threshold : j >= threshold) pairs.push({ a: Math.min(x, y), b: Math.max(x, y), jaccard: j });
+    const lx = sx.length;
+    const minSize = Math.ceil(t * lx - eps);
+    const probe = lx - Math.ceil(t * lx - eps) + 1;
+    for (let i = 0; i < probe && i < lx; i++) {
+      const tok = sx[i];
+      const items = postItems[tok];
+      const pos = postPos[tok];
+      // Lists grow in size order, so entries too small for x (and every later x) are skipped for good.
+      while (start[tok] < items.length && ranked[items[start[tok]]].length < minSize) start[tok]++;
+      for (let k = start[tok]; k < items.length; k++) {
+        const y = items[k];
+        if (pruned[y]) continue;
+        const ly = ranked[y].length;
+        const alpha = Math.ceil((t / (1 + t)) * (lx + ly) - eps);
+        const bound = 1 + Math.min(lx - i - 1, ly - pos[k] - 1);
+        if (overlap[y] === 0) touched.push(y);
+        if (overlap[y] + bound >= alpha) overlap[y]++;
+        else pruned[y] = 1;
       }
     }
-    for (let p = 0; p < prefix; p++) {
-      const list = index.get(sx[p]);
-      if (list) list.push(x);
-      else index.set(sx[p], [x]);
+    for (const y of touched) {
+      if (!pruned[y] && (!opts.canPair || opts.canPair(x, y))) {
+        const j = jaccardSorted(sx, ranked[y]);
+        if (opts.strict ? j > t : j >= t - eps) pairs.push({ a: Math.min(x, y), b: Math.max(x, y), jaccard: j });
+      }
+      overlap[y] = 0;
+      pruned[y] = 0;
+    }
+    touched.length = 0;
+    const indexPrefix = lx - Math.ceil(((2 * t) / (1 + t)) * lx - eps) + 1;
+    for (let i = 0; i < indexPrefix && i < lx; i++) {
+      postItems[sx[i]].push(x);
+      postPos[sx[i]].push(i);
     }
   }
   return pairs;
@@ -101,4 +125,143 @@ export function clusters(n: number, pairs: SimilarPair[]): number[][] {
     else groups.set(r, [i]);
   }
   return [...groups.values()];
+}
+
+/** Below this many items, near-duplicate search is exact (PPJoin); above it, MinHash LSH. */
+export const EXACT_LIMIT = 20_000;
+const HASHES = 144;
+const BANDS = 24;
+const ROWS = HASHES / BANDS;
+const BUCKET_ALL_PAIRS = 40;
+
+function fnv1a(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+function fmix32(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+/**
+ * Edges joining items whose Jaccard is above `threshold` (≥, or > when `strict`), enough to
+ * form the same clusters as all such pairs. Exact (PPJoin) for up to EXACT_LIMIT items; beyond
+ * that, candidates come from MinHash LSH (144 hashes in 24 bands of 6: a pair at Jaccard 0.8 is a
+ * candidate with probability 0.9993, at 0.85 with 0.99999; a pair at 0.15 with 0.0003) and every
+ * edge is confirmed by exact Jaccard.
+ */
+export function similarEdges(sets: string[][], threshold: number, opts: { strict?: boolean; canPair?: (a: number, b: number) => boolean; exactLimit?: number } = {}): SimilarPair[] {
+  if (sets.length <= (opts.exactLimit ?? EXACT_LIMIT)) return similarPairs(sets, threshold, opts);
+  const ok = (j: number) => (opts.strict ? j > threshold : j >= threshold - 1e-9);
+  const tokenId = new Map<string, number>();
+  const ids: Int32Array[] = new Array(sets.length);
+  for (let s = 0; s < sets.length; s++) {
+    const uniq = new Set(sets[s]);
+    const arr = new Int32Array(uniq.size);
+    let k = 0;
+    for (const t of uniq) {
+      let id = tokenId.get(t);
+      if (id === undefined) tokenId.set(t, (id = tokenId.size));
+      arr[k++] = id;
+    }
+    ids[s] = arr.sort();
+  }
+  // One-permutation MinHash with optimal densification: each token lands in one of HASHES bins
+  // (keeping the smallest value per bin); an empty bin borrows from a bin chosen by a fixed hash
+  // sequence, the same for every set, so two sets collide in a bin with probability ≈ Jaccard.
+  const tokBin = new Uint16Array(tokenId.size);
+  const tokVal = new Uint32Array(tokenId.size);
+  for (const [t, id] of tokenId) {
+    const h = fnv1a(t);
+    tokBin[id] = fmix32(h) % HASHES;
+    tokVal[id] = fmix32(h ^ 0x5bd1e995);
+  }
+  const probes: Uint16Array[] = Array.from({ length: HASHES }, (_, i) => Uint16Array.from({ length: 4 * HASHES }, (_, k) => fmix32(Math.imul(i + 1, 0x9e3779b1) + k + 1) % HASHES));
+  const n = sets.length;
+  // Band keys, one array per band: (band hash × 2^bits + item) sorts equal hashes together.
+  const ITEM_BITS = Math.max(17, Math.ceil(Math.log2(n + 1)));
+  const SCALE = 2 ** ITEM_BITS;
+  const bandKeys = Array.from({ length: BANDS }, () => new Float64Array(n));
+  const raw = new Uint32Array(HASHES);
+  const sig = new Uint32Array(HASHES);
+  const EMPTY = 0xffffffff;
+  for (let s = 0; s < n; s++) {
+    const set = ids[s];
+    raw.fill(EMPTY);
+    for (let t = 0; t < set.length; t++) {
+      const bin = tokBin[set[t]];
+      if (tokVal[set[t]] < raw[bin]) raw[bin] = tokVal[set[t]];
+    }
+    for (let i = 0; i < HASHES; i++) {
+      if (raw[i] !== EMPTY) {
+        sig[i] = raw[i];
+        continue;
+      }
+      const seq = probes[i];
+      let v = EMPTY;
+      for (let k = 0; k < seq.length && v === EMPTY; k++) v = raw[seq[k]];
+      if (v === EMPTY) for (let k = 0; k < HASHES && v === EMPTY; k++) v = raw[k];
+      sig[i] = v;
+    }
+    for (let b = 0; b < BANDS; b++) {
+      let h = b + 1;
+      for (let r = 0; r < ROWS; r++) h = fmix32((h ^ sig[b * ROWS + r]) + r);
+      // Empty sets get a unique key so they never pair.
+      bandKeys[b][s] = set.length === 0 ? -1 - s : (h >>> (ITEM_BITS > 21 ? ITEM_BITS - 21 : 0)) * SCALE + s;
+    }
+  }
+  const edges: SimilarPair[] = [];
+  const seen = new Set<number>();
+  const tryPair = (a: number, b: number): boolean => {
+    const x = Math.min(a, b);
+    const y = Math.max(a, b);
+    const key = x * n + y;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    if (opts.canPair && !opts.canPair(x, y)) return false;
+    const j = jaccardSorted(ids[x], ids[y]);
+    if (!ok(j)) return false;
+    edges.push({ a: x, b: y, jaccard: j });
+    return true;
+  };
+  const members: number[] = [];
+  const flush = () => {
+    if (members.length < 2) return;
+    if (members.length <= BUCKET_ALL_PAIRS) {
+      for (let i = 0; i < members.length; i++) for (let k = i + 1; k < members.length; k++) tryPair(members[i], members[k]);
+      return;
+    }
+    // A big bucket (many copies of one text): compare each member with a few leaders, which is
+    // enough to connect the cluster without checking every pair.
+    const leaders: number[] = [];
+    for (const m of members) {
+      let joined = false;
+      for (const l of leaders) if (tryPair(l, m)) joined = true;
+      if (!joined && leaders.length < BUCKET_ALL_PAIRS) leaders.push(m);
+    }
+  };
+  for (const keys of bandKeys) {
+    keys.sort();
+    let prev = NaN;
+    members.length = 0;
+    for (let i = 0; i < n; i++) {
+      const k = keys[i];
+      if (k < 0) continue;
+      const bucket = Math.floor(k / SCALE);
+      if (bucket !== prev) {
+        flush();
+        members.length = 0;
+        prev = bucket;
+      }
+      members.push(k - bucket * SCALE);
+    }
+    flush();
+  }
+  return edges;
 }

@@ -110,7 +110,7 @@ export function editFiles(edits: FileEdit[]): string[] {
  * malformed entry stops the whole step before anything is written, so the vault is never left
  * half-changed. Returns the paths written.
  */
-export function editFilesTogether(targets: { abs: string; path: string }[], plan: (parsed: ParsedFile[]) => (ParsedFile | null)[]): string[] {
+export function editFilesTogether(targets: { abs: string; path: string }[], plan: (parsed: ParsedFile[]) => (ParsedFile | null)[], opts: { hint?: string } = {}): string[] {
   const order = targets.map((_, i) => i).sort((a, b) => (targets[a].abs < targets[b].abs ? -1 : targets[a].abs > targets[b].abs ? 1 : 0));
   const releases: (() => void)[] = [];
   try {
@@ -123,7 +123,7 @@ export function editFilesTogether(targets: { abs: string; path: string }[], plan
       const p = parseMemoryFile(text, t.path);
       if (p.diagnostics.length > 0) {
         const d = p.diagnostics[0];
-        throw new MemError(`${d.message}; fix it before mem rewrites this file`, { where: { file: t.path, line: d.line } });
+        throw new MemError(`${d.message}; fix it before mem rewrites this file`, { where: { file: t.path, line: d.line }, hint: opts.hint });
       }
       texts.push(text);
       parsed.push(p);

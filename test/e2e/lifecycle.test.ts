@@ -110,7 +110,8 @@ describe('mem compact', () => {
     v.write('MEMORY.md', text);
     const r = run(['compact']);
     expect(r.status).toBe(1);
-    expect(r.stderr).toMatch(/^mem: malformed YAML in entry header: .*nothing compacted \(MEMORY\.md:\d+\)$/m);
+    expect(r.stderr).toMatch(/^mem: malformed YAML in entry header: .*; fix it before mem rewrites this file \(MEMORY\.md:\d+\)$/m);
+    expect(r.stderr).toMatch(/^hint: .*nothing was compacted$/m);
     expect(v.read('MEMORY.md')).toBe(text);
     expect(run(['compact', 'nope.md']).status).toBe(1);
   });

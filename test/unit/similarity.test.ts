@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clusters, jaccardSorted, normTokens, similarPairs } from '../../src/lifecycle/similarity.js';
+import { clusters, jaccardSorted, normTokens, similarEdges, similarPairs } from '../../src/lifecycle/similarity.js';
 
 function brute(sets: string[][], t: number, strict: boolean) {
   const out: string[] = [];
@@ -52,5 +52,28 @@ describe('similarPairs (prefix filtering)', () => {
     expect(normTokens('The Build, the BUILD and a test!')).toEqual(['build', 'test']);
     expect(jaccardSorted(Int32Array.from([1, 2, 3]), Int32Array.from([2, 3, 4]))).toBeCloseTo(0.5);
     expect(clusters(4, [{ a: 0, b: 1, jaccard: 1 }, { a: 1, b: 2, jaccard: 1 }]).map((c) => c.sort())).toEqual([[0, 1, 2], [3]]);
+  });
+});
+
+describe('similarEdges (MinHash LSH above the exact limit)', () => {
+  it('forms the same clusters as the exact search on planted near-duplicates', () => {
+    let seed = 7;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+    const sets: string[][] = [];
+    for (let i = 0; i < 3000; i++) {
+      if (i > 10 && rand() < 0.2) {
+        const base = [...sets[Math.floor(rand() * sets.length)]];
+        if (rand() < 0.6) base[Math.floor(rand() * base.length)] = `x${i}`;
+        sets.push(base);
+      } else {
+        sets.push(Array.from({ length: 10 + Math.floor(rand() * 30) }, () => `w${Math.floor(Math.pow(rand(), 2) * 5000)}`));
+      }
+    }
+    const norm = (pairs: { a: number; b: number }[]) => clusters(sets.length, pairs as never).filter((c) => c.length > 1).map((c) => c.sort((x, y) => x - y).join(',')).sort();
+    const exact = norm(similarPairs(sets, 0.8, { strict: true }));
+    const lsh = similarEdges(sets, 0.8, { strict: true, exactLimit: 0 });
+    expect(exact.length).toBeGreaterThan(50);
+    expect(norm(lsh)).toEqual(exact);
+    for (const e of lsh) expect(e.jaccard).toBeGreaterThan(0.8);
   });
 });

@@ -2,7 +2,7 @@
 // near-duplicates. Safe to run any time; a second run changes nothing.
 
 import type { Command } from 'commander';
-import { MemError, usageError } from '../../errors.js';
+import { usageError } from '../../errors.js';
 import type { CompactReport } from '../../lifecycle/compact.js';
 import { SCOPES } from '../../vault/scope.js';
 import { globals, vaultFor } from '../common.js';
@@ -40,27 +40,25 @@ async function compactCommand(ctx: Ctx, paths: string[], opts: CompactOptions): 
   const scopes = listOption(opts.scope);
   for (const s of scopes ?? []) if (!(SCOPES as readonly string[]).includes(s)) throw usageError(`unknown scope "${s}"`, `use one of: ${SCOPES.join(', ')}`);
   const vault = await vaultFor(ctx);
-  const { selectFiles, loadFiles, reindex } = await import('../../lifecycle/vault-ops.js');
+  const { selectFiles, reindex } = await import('../../lifecycle/vault-ops.js');
   const { compactFiles } = await import('../../lifecycle/compact.js');
   const { editFilesTogether } = await import('../../vault/store.js');
-  const selected = selectFiles(vault, paths, ctx.cwd).filter((f) => !scopes || scopes.includes(f.scope));
-  // Only files of entries can be compacted; notes and legacy files are left alone.
-  const { loaded, problems } = loadFiles(selected);
-  if (problems.length > 0) {
-    const p = problems[0];
-    throw new MemError(`${p.message}; nothing compacted`, { where: { file: p.file, line: p.line }, hint: 'fix it (mem lint shows every problem), then run compact again' });
-  }
-  const targets = loaded.filter((l) => l.parsed.format === 'entries' && l.parsed.entries.length > 0).map((l) => l.file);
+  const targets = selectFiles(vault, paths, ctx.cwd).filter((f) => !scopes || scopes.includes(f.scope));
   const groupOf = (f: (typeof targets)[number]) => [f.scope, f.learningType, f.job ?? '', f.task ?? ''].join('|');
   let report: CompactReport = { retired: [], duplicates: [], merges: [] };
+  let considered = 0;
+  // Every file is read and checked under its lock; a malformed entry anywhere stops the whole run.
+  // Notes and legacy files have no entries mem can rewrite: they are left alone.
   const written = editFilesTogether(targets, (parsed) => {
-    const res = compactFiles(parsed.map((p, i) => ({ path: targets[i].path, group: groupOf(targets[i]), parsed: p })));
+    const idx = parsed.map((p, i) => i).filter((i) => parsed[i].format === 'entries' && parsed[i].entries.length > 0);
+    considered = idx.length;
+    const res = compactFiles(idx.map((i) => ({ path: targets[i].path, group: groupOf(targets[i]), parsed: parsed[i] })));
     report = res.report;
     return opts.dryRun ? parsed.map(() => null) : targets.map((t) => res.files.get(t.path) ?? null);
-  });
+  }, { hint: 'fix it (mem lint shows every problem), then run compact again; nothing was compacted' });
   if (!opts.dryRun) reindex(vault, targets.filter((t) => written.includes(t.path)));
   if (ctx.json) {
-    ctx.out(JSON.stringify({ dry_run: Boolean(opts.dryRun), files: targets.length, written, ...report }, null, 2));
+    ctx.out(JSON.stringify({ dry_run: Boolean(opts.dryRun), files: considered, written, ...report }, null, 2));
     return;
   }
   const at = (w: { path: string; line: number }) => `${w.path}:${w.line}`;
@@ -70,6 +68,6 @@ async function compactCommand(ctx: Ctx, paths: string[], opts: CompactOptions): 
     ctx.out(`merge          ${m.absorbed.map((a) => `${a.id} (J=${a.jaccard.toFixed(2)}, ${at(a)})`).join(', ')} → ${m.survivor.id} ${at(m.survivor)}`);
   }
   const n = report.retired.length + report.duplicates.reduce((s, d) => s + d.dropped.length, 0) + report.merges.reduce((s, m) => s + m.absorbed.length, 0);
-  const summary = n === 0 ? `nothing to compact in ${targets.length} file(s)` : `${opts.dryRun ? 'would remove' : 'removed'} ${n} entr${n === 1 ? 'y' : 'ies'}${opts.dryRun ? '' : ` from ${written.length} file(s)`}`;
+  const summary = n === 0 ? `nothing to compact in ${considered} file(s)` : `${opts.dryRun ? 'would remove' : 'removed'} ${n} entr${n === 1 ? 'y' : 'ies'}${opts.dryRun ? '' : ` from ${written.length} file(s)`}`;
   ctx.info(opts.dryRun ? `dry run: ${summary}` : summary);
 }
