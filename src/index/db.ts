@@ -7,7 +7,7 @@ import { MemError } from '../errors.js';
 
 export type Db = Database.Database;
 
-export const SCHEMA_VERSION = '1';
+export const SCHEMA_VERSION = '3';
 export const TOKENIZER = 'porter unicode61 remove_diacritics 2';
 export const CHUNKER_VERSION = '2';
 
@@ -50,6 +50,8 @@ CREATE TABLE IF NOT EXISTS entries(
   title TEXT NOT NULL,
   body TEXT NOT NULL,
   content_hash TEXT NOT NULL,
+  fts_hash TEXT NOT NULL,
+  row_hash TEXT NOT NULL,
   metadata_json TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS entries_file ON entries(file_id);
@@ -164,7 +166,10 @@ export function createIndexAt(path: string): Db {
   const db = new Database(path);
   db.pragma('journal_mode = OFF');
   db.pragma('synchronous = OFF');
+  db.pragma('cache_size = -65536');
   createSchema(db);
+  // A bulk load merges once at the end ('optimize'), not continuously as rows arrive.
+  db.exec("INSERT INTO entries_fts(entries_fts, rank) VALUES('automerge', 0)");
   return db;
 }
 

@@ -117,18 +117,17 @@ export function compactFiles(input: CompactFile[]): { files: Map<string, ParsedF
   }
   live.sort((a, b) => a.order - b.order);
 
-  // 3. Near-duplicates merge, until nothing more merges.
-  for (let round = 0; round < 10; round++) {
+  // 3. Near-duplicates merge. One pass is enough: a cluster's survivor ends up with the body of
+  // one of its members, and anything similar to any member is already in the cluster.
+  {
     const tokens = live.map((it) => normTokens(it.entry.body || it.entry.title));
     const pairs = similarEdges(tokens, MERGE_THRESHOLD, {
       strict: true,
       canPair: (a, b) => files[live[a].fileIdx].group === files[live[b].fileIdx].group,
     });
-    if (pairs.length === 0) break;
     const jac = new Map(pairs.map((p) => [`${p.a},${p.b}`, p.jaccard]));
     const next: Item[] = [];
     const gone = new Set<number>();
-    let bodyChanged = false;
     for (const cluster of clusters(live.length, pairs)) {
       if (cluster.length === 1) continue;
       const members = cluster.map((i) => live[i]);
@@ -147,7 +146,6 @@ export function compactFiles(input: CompactFile[]): { files: Map<string, ParsedF
         compacted_from: from,
       });
       if (longest !== survivor) {
-        bodyChanged = true;
         const lBlock = files[longest.fileIdx].parsed.blocks[longest.blockIdx];
         const { trailing } = markdownOf(newBlock);
         const raw = newBlock.raw.slice(0, newBlock.header!.bodyStart) + markdownOf(lBlock).md + trailing;
@@ -174,8 +172,6 @@ export function compactFiles(input: CompactFile[]): { files: Map<string, ParsedF
       if (!gone.has(i)) next.push(it);
     });
     live = next;
-    // Another round can only find something if a survivor's text changed.
-    if (!bodyChanged) break;
   }
 
   const out = new Map<string, ParsedFile>();
