@@ -18,6 +18,7 @@ import { registerCompact } from './commands/compact.js';
 import { registerStage } from './commands/stage.js';
 import { registerPromote } from './commands/promote.js';
 import { registerConsolidate } from './commands/consolidate.js';
+import { registerEval } from './commands/eval.js';
 
 export const VERSION = '0.1.0';
 
@@ -45,7 +46,7 @@ Examples:
 
 Environment: MEM_ROOT, MEM_HOME (global folder, default ~), MEM_SESSION, NO_COLOR.`);
   for (const register of [registerInit, registerAdd, registerShow, registerList, registerIndex, registerSearch,
-    registerContext, registerReinforce, registerCompact, registerStage, registerPromote, registerConsolidate, registerLint, registerStats, registerDoctor]) {
+    registerContext, registerReinforce, registerCompact, registerStage, registerPromote, registerConsolidate, registerLint, registerStats, registerDoctor, registerEval]) {
     register(program);
   }
   for (const cmd of program.commands) cmd.exitOverride().showSuggestionAfterError(true);
