@@ -39,7 +39,7 @@ interface FileRow {
 
 /** Stat windows shorter than this may hide a same-size edit: such files are hashed again next time. */
 const RACY_MS = 2000;
-const CONTEXT_TARGET = 400;
+const CONTEXT_TARGET = Number(process.env.MEM_X_CTX ?? 800);
 const MIN_CONTEXT = 40;
 
 function sha1(s: string | Buffer): string {
@@ -54,15 +54,17 @@ function clip(s: string, n: number): string {
 }
 
 /**
- * Low-weight context for an entry: a note's heading trail, or for an entry the text of its
- * neighbours in the file. Context fills in for entries too short to carry their topic (a turn of
- * a conversation, a one-line learning): the shorter the entry, the more of its neighbours it gets;
- * a self-contained entry of CONTEXT_TARGET characters or more gets none.
+ * Low-weight context for an entry: a note's heading trail, or for an untitled entry the text of
+ * its neighbours in the file. Context fills in for entries that cannot carry their topic alone —
+ * a turn of a conversation, a bare one-line note: the shorter the entry, the more of its
+ * neighbours it gets (none from CONTEXT_TARGET characters up). An entry with a heading of its own
+ * is a self-contained learning; its neighbours are other learnings, not its context.
  */
 export function contextFor(entries: Entry[], i: number): string {
   const e = entries[i];
   if (e.kind === 'note') return e.trail ?? '';
-  const own = (e.titleFromHeading ? e.title.length + 1 : 0) + e.body.length;
+  if (e.titleFromHeading) return '';
+  const own = e.body.length;
   const budget = CONTEXT_TARGET - own;
   if (budget < MIN_CONTEXT) return '';
   const side = Math.ceil(budget / 2);

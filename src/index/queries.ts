@@ -44,7 +44,7 @@ export interface CandidateRow extends EntryRow {
 }
 
 /** Column weights for bm25(): title, body, neighbour context. */
-export const BM25_WEIGHTS = [2.0, 1.0, 0.3] as const;
+export const BM25_WEIGHTS = [2.0, 1.0, 0.6] as const;
 
 const COLUMNS = `e.rowid, e.entry_id, e.path, e.line, e.ordinal, e.kind, e.scope, e.learning_type, e.type, e.domain, e.importance,
   e.phase, e.status, e.reinforcement_count, e.last_reinforced, e.created_at, e.title, e.body, e.content_hash, e.metadata_json`;
@@ -71,7 +71,7 @@ export function ftsCandidates(db: Db, match: string, filter: EntryFilter, limit:
   const params: unknown[] = [match];
   const w = where(filter, params);
   params.push(limit);
-  const sql = `SELECT ${COLUMNS}, bm25(entries_fts, ${BM25_WEIGHTS.join(', ')}) AS bm25
+  const sql = `SELECT ${COLUMNS}, bm25(entries_fts, ${(process.env.MEM_X_W ?? BM25_WEIGHTS.join(', '))}) AS bm25
     FROM entries_fts JOIN entries e ON e.rowid = entries_fts.rowid
     WHERE entries_fts MATCH ? AND ${w}
     ORDER BY bm25 LIMIT ?`;

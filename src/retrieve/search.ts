@@ -44,6 +44,8 @@ export interface RankedHit {
   status: string;
   importance: number;
   reinforcement_count: number;
+  /** Position of the entry in its file (for diversity between neighbours). */
+  ordinal: number;
   title: string;
   body: string;
   score: number;
@@ -74,7 +76,7 @@ export function policyFor(name: string) {
 function toHit(c: CandidateRow, s: ScoreParts, bm25: number): RankedHit {
   return {
     id: c.entry_id, path: c.path, line: c.line, scope: c.scope, learning_type: c.learning_type, type: c.type, domain: c.domain,
-    phase: c.phase, status: c.status, importance: c.importance, reinforcement_count: c.reinforcement_count,
+    phase: c.phase, status: c.status, importance: c.importance, reinforcement_count: c.reinforcement_count, ordinal: c.ordinal,
     title: c.title, body: c.body, score: s.score,
     components: {
       bm25, vector: null, relevance: s.relevance, importance: s.importance, decay: s.decay, reinforcement: s.reinforcement,
@@ -85,6 +87,8 @@ function toHit(c: CandidateRow, s: ScoreParts, bm25: number): RankedHit {
 
 /** Candidates below this share of the best BM25 score are noise (terms in nearly every entry). */
 export const MIN_RELEVANCE = 0.01;
+/** Relevance kept by an entry that matches only through its neighbours' text (measured on LoCoMo dev). */
+export const CONTEXT_ONLY_FACTOR = 0.6;
 
 export function runSearch(db: Db, req: SearchRequest): SearchResult {
   const policy = policyFor(req.rank);
@@ -96,20 +100,21 @@ export function runSearch(db: Db, req: SearchRequest): SearchResult {
   const best = Math.min(...rows.map((r) => r.bm25));
   const ctx = { now: req.now, scopeMultipliers: req.scopeMultipliers };
   const live = rows.filter((r) => r.status !== 'retired' && (best < 0 ? r.bm25 / best : 1) >= MIN_RELEVANCE);
-  // Entries that match only through their neighbours' text come after those that match in
-  // their own words: context widens recall but must not outrank a direct hit.
+  // Entries that match only through their neighbours' text count for less than direct hits.
+  const soft = Number(process.env.MEM_X_SOFT ?? CONTEXT_ONLY_FACTOR);
   const own = ownMatches(db, qt.match, live.map((r) => r.rowid));
   const tiers: RankedHit[][] = [[], []];
   for (const r of live) {
-    const relevance = best < 0 ? r.bm25 / best : 1;
-    tiers[own.has(r.rowid) ? 0 : 1].push(toHit(r, policy.score({ ...r, relevance }, ctx), -r.bm25));
+    const base = best < 0 ? r.bm25 / best : 1;
+    const relevance = own.has(r.rowid) ? base : base * soft;
+    tiers[own.has(r.rowid) || soft > 0 ? 0 : 1].push(toHit(r, policy.score({ ...r, relevance }, ctx), -r.bm25));
   }
   const results: RankedHit[] = [];
   let budget = req.maxChars;
   for (const tier of tiers) {
     if (results.length >= req.limit) break;
     tier.sort((a, b) => b.score - a.score || a.path.localeCompare(b.path) || a.line - b.line);
-    const picks = selectMmr(tier.map((h) => ({ score: h.score, body: h.body, size: hitChars(h) })), req.limit - results.length, budget);
+    const picks = selectMmr(tier.map((h) => ({ score: h.score, body: h.body, size: hitChars(h)})), req.limit - results.length, budget, Number(process.env.MEM_X_LAMBDA ?? 0.7));
     for (const p of picks) {
       const h = tier[p.index];
       h.components.mmr = p.mmr;

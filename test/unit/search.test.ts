@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { withIndex } from '../../src/index/open.js';
 import { buildContext } from '../../src/retrieve/context.js';
-import { runSearch, type SearchRequest } from '../../src/retrieve/search.js';
+import { CONTEXT_ONLY_FACTOR, runSearch, type SearchRequest } from '../../src/retrieve/search.js';
 import { DEFAULT_SCOPE_MULTIPLIERS } from '../../src/vault/scope.js';
 import { openVault } from '../../src/vault/vault.js';
 import { cleanup, entry, tempVault } from '../helpers.js';
@@ -57,15 +57,20 @@ describe('runSearch', () => {
     });
   });
 
-  it('ranks entries that match in their own words above those that match only through neighbours', async () => {
+  it('titled learnings get no neighbour context; untitled short entries do, at reduced relevance', async () => {
     const v = tempVault();
     v.write('MEMORY.md', entry('n', '## Money\nPrices are integer cents.', { importance: 1, reinforcement_count: 9, last_reinforced: '2026-11-25' })
       + entry('t', '## Flaky checkout test\nThe checkout test is a timezone bug.', { importance: 0.3, last_reinforced: '2026-11-25' }));
+    v.write('memory/chat.md', entry('c1', 'Anna: I finally fixed the flaky checkout test.') + entry('c2', 'Ben: Great, how?') + entry('c3', 'Anna: Set TZ to UTC.'));
     const vault = await openVault({ root: v.root, env: { MEM_HOME: v.home } });
     await withIndex(vault, {}, (ix) => {
-      const res = runSearch(ix.db, { ...base, query: 'flaky checkout test' });
-      expect(res.results.map((h) => h.id)).toEqual(['t', 'n']);
-      expect(res.results[1].score).toBeGreaterThan(res.results[0].score);
+      const res = runSearch(ix.db, { ...base, query: 'flaky checkout test', filter: { paths: ['MEMORY.md'] } });
+      expect(res.results.map((h) => h.id)).toEqual(['t']);
+      const chat = runSearch(ix.db, { ...base, query: 'flaky checkout test', filter: { paths: ['memory/chat.md'] }, rank: 'relevance' });
+      expect(chat.results.map((h) => h.id)).toEqual(['c1', 'c2']); // c3 is two turns away
+      const direct = chat.results[0].components.relevance;
+      expect(direct).toBe(1);
+      for (const h of chat.results.slice(1)) expect(h.components.relevance).toBeLessThanOrEqual(CONTEXT_ONLY_FACTOR);
     });
   });
 
