@@ -39,7 +39,7 @@ interface FileRow {
 
 /** Stat windows shorter than this may hide a same-size edit: such files are hashed again next time. */
 const RACY_MS = 2000;
-const CONTEXT_TARGET = Number(process.env.MEM_X_CTX ?? 800);
+const CONTEXT_TARGET = 800;
 const MIN_CONTEXT = 40;
 
 function sha1(s: string | Buffer): string {
@@ -329,7 +329,8 @@ export function planIsEmpty(p: Plan): boolean {
 export function applyRefresh(db: Db, p: Plan, opts: RefreshOptions = {}): IndexReport {
   const started = Date.now();
   if (planIsEmpty(p)) {
-    return { files: p.files, changed: 0, removed: 0, entries: countEntries(db), ms: 0, diagnostics: [] };
+    // Nothing to do: the hot path of every search, so no counting (entries -1 = not counted).
+    return { files: p.files, changed: 0, removed: 0, entries: -1, ms: 0, diagnostics: [] };
   }
   try {
     return applyPlan(db, p, opts, started);

@@ -68,14 +68,27 @@ function where(filter: EntryFilter, params: unknown[]): string {
 }
 
 export function ftsCandidates(db: Db, match: string, filter: EntryFilter, limit: number): CandidateRow[] {
-  const params: unknown[] = [match];
+  const params: unknown[] = [];
   const w = where(filter, params);
-  params.push(limit);
-  const sql = `SELECT ${COLUMNS}, bm25(entries_fts, ${(process.env.MEM_X_W ?? BM25_WEIGHTS.join(', '))}) AS bm25
+  const weights = BM25_WEIGHTS.join(', ');
+  // Fast path: rank inside FTS5 alone, then fetch only the best rows. With filters, a wider
+  // first cut is taken; if filtering leaves too few rows while more matches exist, the exact
+  // query (filters joined before the limit) runs instead, so the answer is always the same.
+  const wide = limit * 4;
+  const top = db.prepare(`SELECT f.rowid AS rid, f.s AS s FROM (SELECT rowid, bm25(entries_fts, ${weights}) AS s FROM entries_fts WHERE entries_fts MATCH ? ORDER BY s LIMIT ?) f`)
+    .all(match, wide) as { rid: number; s: number }[];
+  if (top.length === 0) return [];
+  const byId = new Map(top.map((t) => [t.rid, t.s]));
+  const rows = db.prepare(`SELECT ${COLUMNS} FROM entries e WHERE e.rowid IN (SELECT value FROM json_each(?)) AND ${w}`)
+    .all(JSON.stringify(top.map((t) => t.rid)), ...params) as EntryRow[];
+  if (rows.length >= limit || top.length < wide) {
+    return rows.map((r) => ({ ...r, bm25: byId.get(r.rowid)! })).sort((a, b) => a.bm25 - b.bm25 || a.rowid - b.rowid).slice(0, limit);
+  }
+  const sql = `SELECT ${COLUMNS}, bm25(entries_fts, ${weights}) AS bm25
     FROM entries_fts JOIN entries e ON e.rowid = entries_fts.rowid
     WHERE entries_fts MATCH ? AND ${w}
-    ORDER BY bm25 LIMIT ?`;
-  return db.prepare(sql).all(...params) as CandidateRow[];
+    ORDER BY bm25, e.rowid LIMIT ?`;
+  return db.prepare(sql).all(match, ...params, limit) as CandidateRow[];
 }
 
 /** Which of `rowids` match `match` in their own title or body (not only through neighbour context). */

@@ -101,26 +101,18 @@ export function runSearch(db: Db, req: SearchRequest): SearchResult {
   const ctx = { now: req.now, scopeMultipliers: req.scopeMultipliers };
   const live = rows.filter((r) => r.status !== 'retired' && (best < 0 ? r.bm25 / best : 1) >= MIN_RELEVANCE);
   // Entries that match only through their neighbours' text count for less than direct hits.
-  const soft = Number(process.env.MEM_X_SOFT ?? CONTEXT_ONLY_FACTOR);
   const own = ownMatches(db, qt.match, live.map((r) => r.rowid));
-  const tiers: RankedHit[][] = [[], []];
-  for (const r of live) {
+  const scored = live.map((r) => {
     const base = best < 0 ? r.bm25 / best : 1;
-    const relevance = own.has(r.rowid) ? base : base * soft;
-    tiers[own.has(r.rowid) || soft > 0 ? 0 : 1].push(toHit(r, policy.score({ ...r, relevance }, ctx), -r.bm25));
-  }
-  const results: RankedHit[] = [];
-  let budget = req.maxChars;
-  for (const tier of tiers) {
-    if (results.length >= req.limit) break;
-    tier.sort((a, b) => b.score - a.score || a.path.localeCompare(b.path) || a.line - b.line);
-    const picks = selectMmr(tier.map((h) => ({ score: h.score, body: h.body, size: hitChars(h)})), req.limit - results.length, budget, Number(process.env.MEM_X_LAMBDA ?? 0.7));
-    for (const p of picks) {
-      const h = tier[p.index];
-      h.components.mmr = p.mmr;
-      results.push(h);
-      if (budget !== undefined) budget -= hitChars(h);
-    }
-  }
+    const relevance = own.has(r.rowid) ? base : base * CONTEXT_ONLY_FACTOR;
+    return toHit(r, policy.score({ ...r, relevance }, ctx), -r.bm25);
+  });
+  scored.sort((a, b) => b.score - a.score || a.path.localeCompare(b.path) || a.line - b.line);
+  const picks = selectMmr(scored.map((h) => ({ score: h.score, body: h.body, size: hitChars(h) })), req.limit, req.maxChars);
+  const results = picks.map((p) => {
+    const h = scored[p.index];
+    h.components.mmr = p.mmr;
+    return h;
+  });
   return { ...base, results };
 }

@@ -112,26 +112,31 @@ function walkMarkdown(root: string, rel: string, out: string[], allowDot: boolea
   }
 }
 
-function memoryFilesIn(root: string, rel: string, out: string[]): void {
-  for (const name of MEMORY_NAMES) if (isFile(path.join(root, rel, name))) out.push(`${rel}/${name}`);
+/** MEMORY.md / institutional.md directly in `rel` (one readdir, no stat per name). */
+function memoryFilesIn(root: string, rel: string, out: string[], entries = readDir(path.join(root, rel))): void {
+  for (const d of entries) if (MEMORY_NAMES.has(d.name) && (d.isFile() || d.isSymbolicLink())) out.push(`${rel}/${d.name}`);
 }
 
 /** Files of the layouts mem knows: ours (.mem/jobs), seed 001's (.teaparty/jobs) and legacy. */
 function layoutFiles(root: string): string[] {
   const out: string[] = [];
-  for (const name of MEMORY_NAMES) if (isFile(path.join(root, name))) out.push(name);
-  for (const name of ['proxy.md']) if (isFile(path.join(root, name))) out.push(name);
+  for (const d of readDir(root)) {
+    if ((MEMORY_NAMES.has(d.name) || d.name === 'proxy.md') && (d.isFile() || d.isSymbolicLink())) out.push(d.name);
+  }
   walkMarkdown(root, 'memory', out, false);
   for (const base of ['.mem/jobs', '.teaparty/jobs']) {
     for (const job of readDir(path.join(root, base))) {
       if (!job.isDirectory()) continue;
       const jobRel = `${base}/${job.name}`;
-      memoryFilesIn(root, jobRel, out);
+      const inJob = readDir(path.join(root, jobRel));
+      memoryFilesIn(root, jobRel, out, inJob);
+      if (!inJob.some((d) => d.name === 'tasks' && d.isDirectory())) continue;
       for (const task of readDir(path.join(root, jobRel, 'tasks'))) {
         if (!task.isDirectory()) continue;
         const taskRel = `${jobRel}/tasks/${task.name}`;
-        memoryFilesIn(root, taskRel, out);
-        memoryFilesIn(root, `${taskRel}/worktree`, out);
+        const inTask = readDir(path.join(root, taskRel));
+        memoryFilesIn(root, taskRel, out, inTask);
+        if (inTask.some((d) => d.name === 'worktree' && d.isDirectory())) memoryFilesIn(root, `${taskRel}/worktree`, out);
       }
     }
   }
