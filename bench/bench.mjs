@@ -1,0 +1,105 @@
+#!/usr/bin/env node
+// `npm run bench`: speed of the built CLI on deterministic synthetic vaults (bench/generate.mjs).
+// Each figure is the median wall time of repeated runs of `node bin/mem.js …`, with peak RSS.
+// Usage: node bench/bench.mjs [--entries 100000] [--files 1000] [--notes 7424] [--runs 5] [--json]
+
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { generateNotes, generateVault } from './generate.mjs';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const bin = path.join(repo, 'bin', 'mem.js');
+const rss = path.join(repo, 'bench', 'rss.cjs');
+const argv = process.argv.slice(2);
+const opt = (name, dflt) => {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(argv[i + 1]) : dflt;
+};
+const ENTRIES = opt('entries', 100_000);
+const FILES = opt('files', 1000);
+const NOTES = opt('notes', 7424);
+const RUNS = opt('runs', 5);
+const asJson = argv.includes('--json');
+const base = fs.mkdtempSync(path.join(os.tmpdir(), 'mem-bench-'));
+const home = path.join(base, 'home');
+fs.mkdirSync(home);
+const rssFile = path.join(base, 'rss');
+
+function run(root, args, input) {
+  const env = { ...process.env, MEM_HOME: home, MEM_ROOT: root, MEM_BENCH_RSS_FILE: rssFile };
+  delete env.MEM_SESSION;
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync(process.execPath, ['-r', rss, bin, ...args], { env, input, encoding: 'utf8', maxBuffer: 1 << 28 });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  if (r.status !== 0) throw new Error(`mem ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
+  return { ms, rssMb: Number(fs.readFileSync(rssFile, 'utf8')) / 1024, stdout: r.stdout };
+}
+
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
+const results = [];
+function measure(name, target, times, fn) {
+  const runs = [];
+  for (let i = 0; i < times; i++) runs.push(fn(i));
+  const row = { name, target, runs: runs.length, median_ms: Math.round(median(runs.map((r) => r.ms))), peak_rss_mb: Math.round(Math.max(...runs.map((r) => r.rssMb))) };
+  results.push(row);
+  if (!asJson) console.error(`${name}: ${row.median_ms} ms (median of ${row.runs}), peak ${row.peak_rss_mb} MB`);
+  return row;
+}
+
+const QUERIES = ['api tests fail on a fresh database', 'staging deploy needs the vpn', 'kafka consumers lag', 'webhook signature raw body', 'cache layer is slow',
+  'billing service double counts', 'login flow times out', 'docs build breaks', 'feature flags rollout', 'migration scripts order', 'release checklist steps',
+  'rate limiter rejects requests', 'audit log retention', 'session store redis', 'terraform modules state lock', 'helm chart values', 'image resizer memory leak',
+  'email queue retries', 'graphql gateway pagination cursors', 'analytics export utc timestamps'];
+
+// 1. The learnings vault.
+const vault = path.join(base, 'vault');
+const tg = Date.now();
+generateVault(vault, { entries: ENTRIES, files: FILES });
+if (!asJson) console.error(`generated ${ENTRIES} entries in ${FILES} files (${Date.now() - tg} ms) in ${vault}`);
+measure(`mem index --rebuild (${ENTRIES} entries)`, '≤ 5 s, ≤ 300 MB', Math.min(RUNS, 3), () => run(vault, ['index', '--rebuild', '--quiet']));
+measure('no-change refresh (mem index)', '≤ 60 ms for the check', RUNS, () => run(vault, ['index', '--quiet']));
+const oneFile = path.join(vault, 'memory', 'area-3', 'notes-3.md');
+measure('reindex after one file changed', '≤ 200 ms', RUNS, (i) => {
+  fs.appendFileSync(oneFile, `---\nid: bench-${i}\n---\n## Bench entry ${i}\n\nA fresh learning about the cache warmup order.\n\n`);
+  return run(vault, ['index', '--quiet']);
+});
+measure(`mem search (${QUERIES.length} queries, end to end)`, '≤ 150 ms', QUERIES.length, (i) => run(vault, ['search', QUERIES[i], '--json']));
+measure('mem context', '—', RUNS, (i) => run(vault, ['context', QUERIES[i]]));
+measure(`mem compact (${ENTRIES} entries, with the index refresh)`, '≤ 10 s', Math.min(RUNS, 3), () => {
+  const copy = path.join(base, 'compact');
+  fs.rmSync(copy, { recursive: true, force: true });
+  fs.cpSync(vault, copy, { recursive: true });
+  return run(copy, ['compact', '--quiet']);
+});
+
+// 2. A plain-markdown corpus, as a peer markdown search tool would index.
+const notes = path.join(base, 'notes');
+generateNotes(notes, { files: NOTES });
+measure(`plain notes: index ${NOTES} files from scratch`, 'peer: 10.8–13.3 s', Math.min(RUNS, 3), () => {
+  fs.rmSync(path.join(notes, '.memory.db'), { force: true });
+  for (const s of ['-wal', '-shm']) fs.rmSync(path.join(notes, `.memory.db${s}`), { force: true });
+  return run(notes, ['index', '--quiet']);
+});
+measure('plain notes: re-scan unchanged', 'peer: 1.3–1.6 s', RUNS, () => run(notes, ['index', '--quiet']));
+measure('plain notes: search', 'peer: ~0.35 s', QUERIES.length, (i) => run(notes, ['search', QUERIES[i], '--json']));
+measure('node -e 0 (for scale)', '—', RUNS, () => {
+  const t0 = process.hrtime.bigint();
+  spawnSync(process.execPath, ['-e', '0']);
+  return { ms: Number(process.hrtime.bigint() - t0) / 1e6, rssMb: 0 };
+});
+
+const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.versions.node}`;
+if (asJson) console.log(JSON.stringify({ machine, entries: ENTRIES, files: FILES, notes: NOTES, results }, null, 2));
+else {
+  console.log(`\nmachine: ${machine}\n`);
+  console.log('| work | median | peak RSS | target |\n| --- | ---: | ---: | --- |');
+  for (const r of results) console.log(`| ${r.name} | ${r.median_ms} ms | ${r.peak_rss_mb || '—'} MB | ${r.target} |`);
+}
+fs.rmSync(base, { recursive: true, force: true });
