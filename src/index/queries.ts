@@ -41,6 +41,8 @@ export interface EntryRow {
 export interface CandidateRow extends EntryRow {
   /** FTS5 bm25(): negative, lower is better. */
   bm25: number;
+  /** True when the entry matches in its own title or body, not only through neighbour context. */
+  own: boolean;
 }
 
 /** Column weights for bm25(): title, body, neighbour context. */
@@ -71,32 +73,29 @@ export function ftsCandidates(db: Db, match: string, filter: EntryFilter, limit:
   const params: unknown[] = [];
   const w = where(filter, params);
   const weights = BM25_WEIGHTS.join(', ');
+  // The same BM25 without the context column is below zero exactly when the entry itself matches.
+  const ownWeights = `${BM25_WEIGHTS[0]}, ${BM25_WEIGHTS[1]}, 0`;
   // Fast path: rank inside FTS5 alone, then fetch only the best rows. With filters, a wider
   // first cut is taken; if filtering leaves too few rows while more matches exist, the exact
   // query (filters joined before the limit) runs instead, so the answer is always the same.
   const wide = limit * 4;
-  const top = db.prepare(`SELECT f.rowid AS rid, f.s AS s FROM (SELECT rowid, bm25(entries_fts, ${weights}) AS s FROM entries_fts WHERE entries_fts MATCH ? ORDER BY s LIMIT ?) f`)
-    .all(match, wide) as { rid: number; s: number }[];
+  const top = db.prepare(`SELECT rowid AS rid, bm25(entries_fts, ${weights}) AS s, bm25(entries_fts, ${ownWeights}) AS o
+    FROM entries_fts WHERE entries_fts MATCH ? ORDER BY s LIMIT ?`).all(match, wide) as { rid: number; s: number; o: number }[];
   if (top.length === 0) return [];
-  const byId = new Map(top.map((t) => [t.rid, t.s]));
+  const byId = new Map(top.map((t) => [t.rid, t]));
   const rows = db.prepare(`SELECT ${COLUMNS} FROM entries e WHERE e.rowid IN (SELECT value FROM json_each(?)) AND ${w}`)
     .all(JSON.stringify(top.map((t) => t.rid)), ...params) as EntryRow[];
   if (rows.length >= limit || top.length < wide) {
-    return rows.map((r) => ({ ...r, bm25: byId.get(r.rowid)! })).sort((a, b) => a.bm25 - b.bm25 || a.rowid - b.rowid).slice(0, limit);
+    return rows
+      .map((r) => ({ ...r, bm25: byId.get(r.rowid)!.s, own: byId.get(r.rowid)!.o < 0 }))
+      .sort((a, b) => a.bm25 - b.bm25 || a.rowid - b.rowid)
+      .slice(0, limit);
   }
-  const sql = `SELECT ${COLUMNS}, bm25(entries_fts, ${weights}) AS bm25
+  const sql = `SELECT ${COLUMNS}, bm25(entries_fts, ${weights}) AS bm25, bm25(entries_fts, ${ownWeights}) AS o
     FROM entries_fts JOIN entries e ON e.rowid = entries_fts.rowid
     WHERE entries_fts MATCH ? AND ${w}
     ORDER BY bm25, e.rowid LIMIT ?`;
-  return db.prepare(sql).all(match, ...params, limit) as CandidateRow[];
-}
-
-/** Which of `rowids` match `match` in their own title or body (not only through neighbour context). */
-export function ownMatches(db: Db, match: string, rowids: number[]): Set<number> {
-  if (rowids.length === 0) return new Set();
-  const sql = `SELECT rowid FROM entries_fts WHERE entries_fts MATCH ? AND rowid IN (${rowids.map(() => '?').join(',')})`;
-  const rows = db.prepare(sql).pluck().all(`{title body} : (${match})`, ...rowids) as number[];
-  return new Set(rows);
+  return (db.prepare(sql).all(match, ...params, limit) as (CandidateRow & { o: number })[]).map(({ o, ...r }) => ({ ...r, own: o < 0 }));
 }
 
 export function listEntries(db: Db, filter: EntryFilter, limit = -1): EntryRow[] {

@@ -2,7 +2,7 @@
 // BM25 candidates (filters in SQL) → normalised relevance → ranking policy → MMR + budget.
 
 import type { Db } from '../index/db.js';
-import { ftsCandidates, ownMatches, type CandidateRow, type EntryFilter } from '../index/queries.js';
+import { ftsCandidates, type CandidateRow, type EntryFilter } from '../index/queries.js';
 import { MemError, EXIT_USAGE } from '../errors.js';
 import { selectMmr } from './mmr.js';
 import { POLICIES, type ScoreParts } from './policy.js';
@@ -101,10 +101,9 @@ export function runSearch(db: Db, req: SearchRequest): SearchResult {
   const ctx = { now: req.now, scopeMultipliers: req.scopeMultipliers };
   const live = rows.filter((r) => r.status !== 'retired' && (best < 0 ? r.bm25 / best : 1) >= MIN_RELEVANCE);
   // Entries that match only through their neighbours' text count for less than direct hits.
-  const own = ownMatches(db, qt.match, live.map((r) => r.rowid));
   const scored = live.map((r) => {
     const base = best < 0 ? r.bm25 / best : 1;
-    const relevance = own.has(r.rowid) ? base : base * CONTEXT_ONLY_FACTOR;
+    const relevance = r.own ? base : base * CONTEXT_ONLY_FACTOR;
     return toHit(r, policy.score({ ...r, relevance }, ctx), -r.bm25);
   });
   scored.sort((a, b) => b.score - a.score || a.path.localeCompare(b.path) || a.line - b.line);
