@@ -189,3 +189,28 @@ sys.exit(os.waitstatus_to_exitcode(status))
     expect(piped.stderr).not.toContain('indexing');
   });
 });
+
+describe('mem eval', () => {
+  it('reports recall, MRR and nDCG over a fixture, per category', () => {
+    const v = tempVault();
+    v.write('MEMORY.md', entry('k1', 'Kafka consumers lag when partitions are few.') + entry('r1', 'Redis eviction policy is allkeys-lru.') + entry('p1', 'Postgres vacuum runs nightly.'));
+    const fixture = [
+      { id: 'q1', query: 'kafka consumer lag', relevant: ['k1'], category: 'a' },
+      { id: 'q2', query: 'redis eviction', relevant: ['r1', 'missing'], category: 'b' },
+    ].map((x) => JSON.stringify(x)).join('\n');
+    v.write('fx.jsonl', fixture);
+    const r = mem(['eval', 'fx.jsonl', '--k', '1,5', '--json', '--misses'], { cwd: v.root, home: v.home });
+    expect(r.status).toBe(0);
+    const out = r.json();
+    expect(out.overall.recall).toEqual({ 1: 0.75, 5: 0.75 });
+    expect(out.overall.mrr).toBe(1);
+    expect(out.categories.b.recall['5']).toBe(0.5);
+    expect(out.misses.map((m: { id: string }) => m.id)).toEqual(['q2']);
+    const human = mem(['eval', 'fx.jsonl'], { cwd: v.root, home: v.home });
+    expect(human.stdout).toMatch(/R@10/);
+    v.write('bad.jsonl', '{"query": 1}\n');
+    const bad = mem(['eval', 'bad.jsonl'], { cwd: v.root, home: v.home });
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toMatch(/^mem: query 1 needs "query"/);
+  });
+});
