@@ -78,7 +78,8 @@ export function ftsCandidates(db: Db, match: string, filter: EntryFilter, limit:
   // Fast path: rank inside FTS5 alone, then fetch only the best rows. With filters, a wider
   // first cut is taken; if filtering leaves too few rows while more matches exist, the exact
   // query (filters joined before the limit) runs instead, so the answer is always the same.
-  const wide = limit * 4;
+  const filtered = params.length > 0;
+  const wide = filtered ? limit * 4 : limit + 16;
   const top = db.prepare(`SELECT rowid AS rid, bm25(entries_fts, ${weights}) AS s, bm25(entries_fts, ${ownWeights}) AS o
     FROM entries_fts WHERE entries_fts MATCH ? ORDER BY s LIMIT ?`).all(match, wide) as { rid: number; s: number; o: number }[];
   if (top.length === 0) return [];
