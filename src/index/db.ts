@@ -9,7 +9,7 @@ export type Db = Database.Database;
 
 export const SCHEMA_VERSION = '3';
 export const TOKENIZER = 'porter unicode61 remove_diacritics 2';
-export const CHUNKER_VERSION = '3';
+export const CHUNKER_VERSION = '4';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -42,6 +42,21 @@ const RACY_MS = 2000;
 const CONTEXT_TARGET = 800;
 const MIN_CONTEXT = 40;
 
+/**
+ * A fast 64-bit string hash (two FNV-1a lanes) for change detection inside the index, where a
+ * cryptographic hash only costs time. Not stable across mem versions; never stored in files.
+ */
+export function quickHash(s: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995) ^ (b >>> 15);
+  }
+  return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0');
+}
+
 function sha1(s: string | Buffer): string {
   return createHash('sha1').update(s).digest('hex');
 }
@@ -95,7 +110,7 @@ function prepare(file: VaultFile, read: ReadResult, diags: Diagnostic[]): Prepar
   const fts = parsed.entries.map((e, i) => {
     const title = e.titleFromHeading ? e.title : '';
     const context = contextFor(parsed.entries, i);
-    return { title, body: e.body, context, hash: sha1(`${title}\u0000${e.body}\u0000${context}`) };
+    return { title, body: e.body, context, hash: quickHash(`${title}\u0000${e.body}\u0000${context}`) };
   });
   return { entries: parsed.entries, format: parsed.format, error: parsed.diagnostics[0]?.message ?? null, fts };
 }
@@ -140,8 +155,9 @@ class Writer {
     const cols = `entry_id, file_id, path, ordinal, char_offset, line, kind, scope, learning_type, type, domain, importance, phase, status,
       reinforcement_count, last_reinforced, created_at, title, body, content_hash, fts_hash, row_hash, metadata_json`;
     const names = cols.split(',').map((c) => c.trim());
-    this.insertEntry = db.prepare(`INSERT INTO entries(${cols}) VALUES (${names.map((c) => `@${c}`).join(', ')})`);
-    this.updateEntry = db.prepare(`UPDATE entries SET ${names.map((c) => `${c} = @${c}`).join(', ')} WHERE rowid = @rowid`);
+    // Positional parameters, in the order of `cols`: binding by name costs a lookup per column.
+    this.insertEntry = db.prepare(`INSERT INTO entries(${cols}) VALUES (${names.map(() => '?').join(', ')})`);
+    this.updateEntry = db.prepare(`UPDATE entries SET ${names.map((c) => `${c} = ?`).join(', ')} WHERE rowid = ?`);
     this.insertFts = db.prepare('INSERT INTO entries_fts(rowid, title, body, context) VALUES (?, ?, ?, ?)');
   }
 
@@ -201,23 +217,22 @@ class Writer {
         ? e.meta.learning_type : file.learningType;
       const metadata_json = JSON.stringify(e.meta);
       // Everything but the position: when only the position changed, only the position is written.
-      const row_hash = sha1(`${file.path}\u0000${file.scope}\u0000${learningType}\u0000${e.kind}\u0000${e.title}\u0000${metadata_json}`);
+      const row_hash = quickHash(`${file.path}\u0000${file.scope}\u0000${learningType}\u0000${e.kind}\u0000${e.title}\u0000${metadata_json}`);
       const old = keep.get(i);
       if (old && old.row_hash === row_hash) {
         if (old.ordinal !== e.ordinal || old.char_offset !== e.offset || old.line !== e.line) this.movePosition.run(e.ordinal, e.offset, e.line, old.rowid);
         return;
       }
-      const values = {
-        entry_id: e.id, file_id: fileId, path: file.path, ordinal: e.ordinal, char_offset: e.offset, line: e.line, kind: e.kind,
-        scope: file.scope, learning_type: learningType, type: e.type, domain: e.domain, importance: e.importance, phase: e.phase,
-        status: e.status, reinforcement_count: e.reinforcement_count, last_reinforced: e.last_reinforced, created_at: e.created_at,
-        title: e.title, body: e.body, content_hash: sha1(`${e.title}\n${e.body}`), fts_hash: prep.fts[i].hash, row_hash, metadata_json,
-      };
+      const values = [
+        e.id, fileId, file.path, e.ordinal, e.offset, e.line, e.kind, file.scope, learningType, e.type, e.domain, e.importance, e.phase,
+        e.status, e.reinforcement_count, e.last_reinforced, e.created_at, e.title, e.body, sha1(`${e.title}\n${e.body}`), prep.fts[i].hash,
+        row_hash, metadata_json,
+      ];
       if (old) {
-        this.updateEntry.run({ ...values, rowid: old.rowid });
+        this.updateEntry.run(...values, old.rowid);
         return;
       }
-      const res = this.insertEntry.run(values);
+      const res = this.insertEntry.run(...values);
       const f = prep.fts[i];
       this.insertFts.run(res.lastInsertRowid, f.title, f.body, f.context);
     });
