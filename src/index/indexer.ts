@@ -255,7 +255,10 @@ export interface Plan {
 }
 
 function plan(db: Db, files: VaultFile[]): Plan {
-  const rows = db.prepare('SELECT id, path, mtime_ms, ctime_ms, size, hash, racy FROM files').all() as FileRow[];
+  // Raw rows and no hash: this runs before every search, and the hash is only needed for the
+  // few files whose stat changed (fetched then).
+  const raw = db.prepare('SELECT id, path, mtime_ms, ctime_ms, size, racy FROM files').raw().all() as [number, string, number, number, number, number][];
+  const rows: FileRow[] = raw.map(([id, path, mtime_ms, ctime_ms, size, racy]) => ({ id, path, mtime_ms, ctime_ms, size, racy, hash: null }));
   const byPath = new Map(rows.map((r) => [r.path, r]));
   const work: Plan['work'] = [];
   const seen = new Set<string>();
@@ -266,6 +269,10 @@ function plan(db: Db, files: VaultFile[]): Plan {
     const row = byPath.get(file.path);
     if (row && !row.racy && row.mtime_ms === st.mtimeMs && row.ctime_ms === st.ctimeMs && row.size === st.size) continue;
     work.push({ file, st, row });
+  }
+  if (work.some((w) => w.row)) {
+    const hashOf = db.prepare('SELECT hash FROM files WHERE id = ?').pluck();
+    for (const w of work) if (w.row) w.row.hash = hashOf.get(w.row.id) as string | null;
   }
   const removed = rows.filter((r) => !seen.has(r.path));
   return { work, removed, files: seen.size };

@@ -36,6 +36,8 @@ export function classifyPath(relPath: string, isGlobal = false): ScopeInfo {
   const learningType = learningTypeOf(relPath);
   if (isGlobal) return { scope: 'global', learningType };
   const p = relPath.replace(/\\/g, '/').replace(/^\.\//, '');
+  // Most files: neither a job folder nor the legacy layout.
+  if (p.charCodeAt(0) !== 46 /* . */ && !p.startsWith('projects/')) return { scope: 'project', learningType };
   let m = /^\.(?:mem|teaparty)\/jobs\/([^/]+)\/tasks\/([^/]+)\//.exec(p);
   if (m) return { scope: 'team', learningType, job: m[1], task: m[2] };
   m = /^\.(?:mem|teaparty)\/jobs\/([^/]+)\//.exec(p);

@@ -183,13 +183,16 @@ export function discoverFiles(vault: Vault): VaultFile[] {
     }
   }
   const excludes = vault.config.exclude.map((g) => globToRegExp(g.replace(/^\.\//, '')));
+  // Runs before every search: plain string work, no path normalisation per file.
+  const prefix = vault.root.endsWith(path.sep) ? vault.root : vault.root + path.sep;
   for (const rel of [...layoutFiles(vault.root), ...includeFiles(vault.root, vault.config.include)]) {
-    const abs = path.join(vault.root, rel);
+    const abs = prefix + (path.sep === '/' ? rel : rel.split('/').join(path.sep));
     if (seen.has(abs)) continue;
     const posix = toPosix(rel);
-    if (excludes.some((re) => re.test(posix))) continue;
+    if (excludes.length > 0 && excludes.some((re) => re.test(posix))) continue;
     seen.add(abs);
-    files.push({ abs, path: posix, isGlobal: false, ...classifyPath(posix) });
+    const info = classifyPath(posix);
+    files.push({ abs, path: posix, isGlobal: false, scope: info.scope, learningType: info.learningType, job: info.job, task: info.task });
   }
   return files;
 }
