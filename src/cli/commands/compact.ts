@@ -50,7 +50,7 @@ async function compactCommand(ctx: Ctx, paths: string[], opts: CompactOptions): 
   // Every file is read and checked under its lock; a malformed entry anywhere stops the whole run.
   // Notes and legacy files have no entries mem can rewrite: they are left alone.
   const written = editFilesTogether(targets, (parsed) => {
-    const idx = parsed.map((p, i) => i).filter((i) => parsed[i].format === 'entries' && parsed[i].entries.length > 0);
+    const idx = parsed.map((_, i) => i).filter((i) => parsed[i].format === 'entries' && parsed[i].entries.length > 0);
     considered = idx.length;
     const res = compactFiles(idx.map((i) => ({ path: targets[i].path, group: groupOf(targets[i]), parsed: parsed[i] })));
     report = res.report;
