@@ -90,6 +90,33 @@ export const MIN_RELEVANCE = 0.01;
 /** Relevance kept by an entry that matches only through its neighbours' text (measured on LoCoMo dev). */
 export const CONTEXT_ONLY_FACTOR = 0.6;
 
+/** Weight of the file prior: how much a file full of good matches lifts each of them. */
+export const FILE_PRIOR = 1.0;
+const FILE_PRIOR_TOP = 3;
+
+/**
+ * Relevance with a file prior: BM25 scaled to the best candidate, times
+ * (1 + FILE_PRIOR · s_file / s_best_file) where s_file sums the file's three best scaled scores,
+ * then scaled again so the best candidate is 1. A file is a unit of topic (a session of a
+ * conversation, a notes file, a job's learnings): an entry among several good matches in its file
+ * is more likely the one sought than an equal match alone in an unrelated file.
+ */
+export function filePrior(rows: CandidateRow[], best: number): Map<number, number> {
+  const scaled = (r: CandidateRow) => (best < 0 ? r.bm25 / best : 1);
+  const perFile = new Map<string, number[]>();
+  for (const r of rows) {
+    const list = perFile.get(r.path);
+    if (list) list.push(scaled(r));
+    else perFile.set(r.path, [scaled(r)]);
+  }
+  const fileScore = new Map<string, number>();
+  for (const [path, list] of perFile) fileScore.set(path, list.sort((a, b) => b - a).slice(0, FILE_PRIOR_TOP).reduce((a, b) => a + b, 0));
+  const top = Math.max(...fileScore.values()) || 1;
+  const raw = rows.map((r) => scaled(r) * (1 + (FILE_PRIOR * fileScore.get(r.path)!) / top));
+  const max = Math.max(...raw) || 1;
+  return new Map(rows.map((r, i) => [r.rowid, raw[i] / max]));
+}
+
 export function runSearch(db: Db, req: SearchRequest): SearchResult {
   const policy = policyFor(req.rank);
   const qt = queryTerms(req.query);
@@ -101,8 +128,9 @@ export function runSearch(db: Db, req: SearchRequest): SearchResult {
   const ctx = { now: req.now, scopeMultipliers: req.scopeMultipliers };
   const live = rows.filter((r) => r.status !== 'retired' && (best < 0 ? r.bm25 / best : 1) >= MIN_RELEVANCE);
   // Entries that match only through their neighbours' text count for less than direct hits.
+  const prior = filePrior(live, best);
   const scored = live.map((r) => {
-    const base = best < 0 ? r.bm25 / best : 1;
+    const base = prior.get(r.rowid)!;
     const relevance = r.own ? base : base * CONTEXT_ONLY_FACTOR;
     return toHit(r, policy.score({ ...r, relevance }, ctx), -r.bm25);
   });

@@ -102,3 +102,17 @@ describe('runSearch', () => {
     });
   });
 });
+
+describe('file prior', () => {
+  it('lifts a match among other good matches of its file; the best candidate stays at 1', async () => {
+    const { filePrior } = await import('../../src/retrieve/search.js');
+    const row = (rowid: number, path: string, bm25: number) => ({ rowid, path, bm25 }) as unknown as Parameters<typeof filePrior>[0][number];
+    const rows = [row(1, 'a.md', -10), row(2, 'a.md', -8), row(3, 'b.md', -8), row(4, 'a.md', -6)];
+    const p = filePrior(rows, -10);
+    expect(p.get(1)).toBe(1);
+    expect(p.get(2)!).toBeGreaterThan(p.get(3)!);
+    for (const v of p.values()) expect(v).toBeLessThanOrEqual(1);
+    const single = filePrior([row(1, 'x.md', -5), row(2, 'x.md', -2.5)], -5);
+    expect([single.get(1), single.get(2)]).toEqual([1, 0.5]);
+  });
+});
