@@ -107,9 +107,19 @@ async function doctorCommand(ctx: Ctx): Promise<void> {
     checks.push({ name: 'locks', status: locks.length > 0 ? 'warn' : 'ok', detail: locks.length > 0 ? `lock files present: ${locks.map((l) => path.relative(vault.root, l)).join(', ')}` : 'no write locks held', hint: locks.length > 0 ? 'if no mem process is running, delete them' : undefined });
     checks.push({ name: 'global', status: 'ok', detail: `${vault.home}${fs.existsSync(path.join(vault.home, 'MEMORY.md')) ? ' (MEMORY.md present)' : ' (no global MEMORY.md)'}` });
   }
-  const env = process.env;
-  const provider = env.MEM_PROVIDER ?? (env.ANTHROPIC_API_KEY ? 'anthropic' : env.OPENAI_API_KEY || env.OPENAI_BASE_URL ? 'openai' : null);
-  checks.push({ name: 'llm', status: 'ok', detail: provider ? `${provider} (from ${env.MEM_PROVIDER ? 'MEM_PROVIDER' : 'API key in the environment'})` : 'none configured: offline mode (search needs no LLM)' });
+  try {
+    const { resolveProviderConfig } = await import('../../llm/provider.js');
+    const p = resolveProviderConfig();
+    const missingKey = p.apiKeyEnv && !process.env[p.apiKeyEnv] && !(p.name === 'openai' && p.baseUrl);
+    checks.push({
+      name: 'llm',
+      status: missingKey ? 'warn' : 'ok',
+      detail: p.name === 'heuristic' ? 'none configured: offline heuristics (search needs no LLM)' : `${p.name} ${p.model}${p.baseUrl ? ` at ${p.baseUrl}` : ''} (${p.source})`,
+      hint: missingKey ? `set ${p.apiKeyEnv}` : undefined,
+    });
+  } catch (err) {
+    checks.push({ name: 'llm', status: 'fail', detail: (err as Error).message, hint: (err as { hint?: string }).hint });
+  }
 
   const failed = checks.some((c) => c.status === 'fail');
   if (ctx.json) ctx.out(JSON.stringify({ ok: !failed, checks }, null, 2));
