@@ -3,6 +3,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
+import { readDir } from '../vault/vault.js';
 
 export function projectNames(root: string): string[] {
   const names = new Set<string>([path.basename(root)]);
@@ -29,13 +30,7 @@ export function repoNames(root: string, limit = 20_000): Set<string> {
   let seen = 0;
   const walk = (dir: string, depth: number) => {
     if (depth > 6 || seen > limit) return;
-    let entries: fs.Dirent[];
-    try {
-      entries = fs.readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const e of entries) {
+    for (const e of readDir(dir)) {
       if (++seen > limit) return;
       if (SKIP.has(e.name) || e.name.startsWith('.')) continue;
       const base = e.name.replace(/\.[^.]+$/, '').toLowerCase();

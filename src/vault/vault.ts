@@ -90,7 +90,8 @@ function isFile(abs: string): boolean {
   }
 }
 
-function readDir(dir: string): fs.Dirent[] {
+/** A folder's entries, or none when it cannot be read (missing, not a folder, no permission). */
+export function readDir(dir: string): fs.Dirent[] {
   try {
     return fs.readdirSync(dir, { withFileTypes: true });
   } catch {

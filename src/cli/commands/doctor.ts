@@ -28,18 +28,12 @@ Examples:
     });
 }
 
-function findLocks(dir: string, out: string[], depth = 0): void {
+function findLocks(readDir: (dir: string) => fs.Dirent[], dir: string, out: string[], depth = 0): void {
   if (depth > 6) return;
-  let entries: fs.Dirent[];
-  try {
-    entries = fs.readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return;
-  }
-  for (const e of entries) {
+  for (const e of readDir(dir)) {
     if (e.isDirectory()) {
       if (e.name === 'node_modules' || e.name === '.git') continue;
-      findLocks(path.join(dir, e.name), out, depth + 1);
+      findLocks(readDir, path.join(dir, e.name), out, depth + 1);
     } else if (/^\..+\.md\.lock$/.test(e.name)) out.push(path.join(dir, e.name));
   }
 }
@@ -103,7 +97,8 @@ async function doctorCommand(ctx: Ctx): Promise<void> {
       checks.push({ name: 'gitignore', status: ignored ? 'ok' : 'warn', detail: ignored ? '.memory.db* is ignored' : '.memory.db is not in .gitignore', hint: ignored ? undefined : 'run mem init (it adds the line)' });
     }
     const locks: string[] = [];
-    findLocks(vault.root, locks);
+    const { readDir } = await import('../../vault/vault.js');
+    findLocks(readDir, vault.root, locks);
     checks.push({ name: 'locks', status: locks.length > 0 ? 'warn' : 'ok', detail: locks.length > 0 ? `lock files present: ${locks.map((l) => path.relative(vault.root, l)).join(', ')}` : 'no write locks held', hint: locks.length > 0 ? 'if no mem process is running, delete them' : undefined });
     checks.push({ name: 'global', status: 'ok', detail: `${vault.home}${fs.existsSync(path.join(vault.home, 'MEMORY.md')) ? ' (MEMORY.md present)' : ' (no global MEMORY.md)'}` });
   }
