@@ -10,6 +10,7 @@ import { MemError } from '../errors.js';
 import type { Entry } from '../vault/entry.js';
 import { parseMemoryFile, type FileFormat } from '../vault/format.js';
 import { decodeVaultText, readVaultText, type ReadResult } from '../vault/read.js';
+import { DirCache } from '../vault/dircache.js';
 import { discoverFiles, type Vault, type VaultFile } from '../vault/vault.js';
 import { createIndexAt, isBusy, openIndex, removeDbFiles, type Db } from './db.js';
 
@@ -252,6 +253,8 @@ export interface Plan {
   work: { file: VaultFile; st: fs.Stats; row?: FileRow }[];
   removed: FileRow[];
   files: number;
+  /** The folder listings to save for the next check, when they changed (see DirCache). */
+  dirCache?: string;
 }
 
 function plan(db: Db, files: VaultFile[]): Plan {
@@ -293,6 +296,7 @@ function applyPlan(db: Db, p: Plan, opts: RefreshOptions, started: number): Inde
     }
   };
   const tx = db.transaction(() => {
+    if (p.dirCache !== undefined) saveDirCache(db, p.dirCache);
     for (const r of p.removed) writer.remove(r.id);
     // Pass 1: which files really changed (hash); for changed files already in the index, parse
     // them and delete the FTS rows of entries whose text changed. Every FTS delete comes before
@@ -334,7 +338,15 @@ function applyPlan(db: Db, p: Plan, opts: RefreshOptions, started: number): Inde
 
 /** What a refresh would do: files whose stat changed, and index rows whose file is gone. */
 export function planRefresh(db: Db, vault: Vault): Plan {
-  return plan(db, discoverFiles(vault));
+  const saved = db.prepare("SELECT value FROM meta WHERE key = 'dir_cache'").pluck().get() as string | undefined;
+  const cache = new DirCache(saved);
+  const p = plan(db, discoverFiles(vault, cache.read));
+  if (cache.changed) p.dirCache = cache.serialize();
+  return p;
+}
+
+function saveDirCache(db: Db, value: string): void {
+  db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('dir_cache', ?)").run(value);
 }
 
 /** Files whose content may differ from the index (not just re-checks of recently written files). */
@@ -343,6 +355,7 @@ export function staleCount(p: Plan): number {
   return changed.length + p.removed.length;
 }
 
+/** Nothing to index (the folder cache may still want saving: see applyRefresh). */
 export function planIsEmpty(p: Plan): boolean {
   return p.work.length === 0 && p.removed.length === 0;
 }
@@ -352,6 +365,14 @@ export function applyRefresh(db: Db, p: Plan, opts: RefreshOptions = {}): IndexR
   const started = Date.now();
   if (planIsEmpty(p)) {
     // Nothing to do: the hot path of every search, so no counting (entries -1 = not counted).
+    // A changed folder cache is saved if the index can be written now; it is only a shortcut.
+    if (p.dirCache !== undefined) {
+      try {
+        saveDirCache(db, p.dirCache);
+      } catch (err) {
+        if (!isBusy(err) && !String((err as { code?: string }).code).startsWith('SQLITE_READONLY')) throw err;
+      }
+    }
     return { files: p.files, changed: 0, removed: 0, entries: -1, ms: 0, diagnostics: [] };
   }
   try {
@@ -374,7 +395,9 @@ export async function rebuildIndex(vault: Vault, progressFor?: (total: number) =
   const db = createIndexAt(tmp);
   let report: IndexReport;
   try {
-    const p = plan(db, discoverFiles(vault));
+    const cache = new DirCache(null);
+    const p = plan(db, discoverFiles(vault, cache.read));
+    p.dirCache = cache.serialize();
     report = applyPlan(db, p, { onProgress: await progressFor?.(p.work.length) }, started);
     db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('built_at', ?)").run(new Date().toISOString());
     db.exec("INSERT INTO entries_fts(entries_fts) VALUES('optimize')");

@@ -50,8 +50,8 @@ export async function loadConfig(root: string): Promise<VaultConfig> {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return structuredClone(DEFAULT_CONFIG);
     throw new MemError(`cannot read ${CONFIG_PATH}: ${(err as Error).message}`);
   }
-  const YAML = (await import('yaml')).default;
-  const doc = YAML.parseDocument(text, { logLevel: 'silent' });
+  const { yaml } = await import('./yaml.js');
+  const doc = yaml().parseDocument(text, { logLevel: 'silent' });
   if (doc.errors.length > 0) {
     const e = doc.errors[0];
     throw new MemError(`malformed YAML: ${e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')}`, {

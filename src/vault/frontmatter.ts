@@ -3,7 +3,7 @@
 // The fast path must agree with `yaml` (YAML 1.2 core schema) on everything it accepts: a test
 // compares the two on generated inputs.
 
-import YAML from 'yaml';
+import { yaml } from './yaml.js';
 
 export type FrontmatterResult =
   | { ok: true; data: Record<string, unknown>; simple: boolean }
@@ -74,7 +74,7 @@ export function parseFrontmatter(src: string): FrontmatterResult {
   const fast = fastParse(src);
   if (fast) return { ok: true, data: fast, simple: true };
   try {
-    const doc = YAML.parseDocument(src, { uniqueKeys: true, logLevel: 'silent' });
+    const doc = yaml().parseDocument(src, { uniqueKeys: true, logLevel: 'silent' });
     if (doc.errors.length > 0) {
       const e = doc.errors[0];
       const line = e.linePos?.[0]?.line ?? 1;
@@ -106,7 +106,7 @@ export function formatValue(key: string, value: unknown): string {
     if (!isDate && PLAIN_SAFE.test(value) && scalar(value) === value) return value;
     if (!value.includes('\n')) return `'${value.replace(/'/g, "''")}'`;
   }
-  return YAML.stringify(value, { lineWidth: 0 }).trimEnd();
+  return yaml().stringify(value, { lineWidth: 0 }).trimEnd();
 }
 
 /** Serialize a whole mapping as frontmatter lines, in the given key order. */
@@ -151,12 +151,12 @@ export function updateFrontmatter(src: string, changes: Record<string, unknown>)
 
 function updateViaDocument(src: string, changes: Record<string, unknown>): string {
   const nl = src.includes('\r\n') ? '\r\n' : '\n';
-  const doc = YAML.parseDocument(src);
+  const doc = yaml().parseDocument(src);
   for (const [key, value] of Object.entries(changes)) {
     if (value === undefined) doc.delete(key);
     else {
       const node = doc.createNode(value);
-      if (typeof value === 'string' && DATE_KEYS.has(key) && YAML.isScalar(node)) node.type = 'QUOTE_SINGLE';
+      if (typeof value === 'string' && DATE_KEYS.has(key) && yaml().isScalar(node)) node.type = 'QUOTE_SINGLE';
       doc.set(key, node);
     }
   }

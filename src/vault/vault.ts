@@ -8,6 +8,7 @@ import { MemError } from '../errors.js';
 import { DEFAULT_CONFIG, loadConfig, type VaultConfig } from './config.js';
 import { globBase, globToRegExp } from './glob.js';
 import { classifyPath, type ScopeInfo } from './scope.js';
+import type { DirReader } from './dircache.js';
 
 export interface Vault {
   root: string;
@@ -100,13 +101,13 @@ export function readDir(dir: string): fs.Dirent[] {
 }
 
 /** Every `.md` under `dir` (relative to root), skipping VCS and dependency folders. */
-function walkMarkdown(root: string, rel: string, out: string[], allowDot: boolean): void {
-  for (const d of readDir(path.join(root, rel))) {
+function walkMarkdown(read: DirReader, root: string, rel: string, out: string[], allowDot: boolean): void {
+  for (const d of read(path.join(root, rel))) {
     const name = d.name;
     const childRel = rel ? `${rel}/${name}` : name;
     if (d.isDirectory()) {
       if (SKIP_DIRS.has(name) || (!allowDot && name.startsWith('.'))) continue;
-      walkMarkdown(root, childRel, out, allowDot);
+      walkMarkdown(read, root, childRel, out, allowDot);
     } else if ((d.isFile() || d.isSymbolicLink()) && /\.(md|markdown)$/i.test(name)) {
       out.push(childRel);
     }
@@ -114,47 +115,47 @@ function walkMarkdown(root: string, rel: string, out: string[], allowDot: boolea
 }
 
 /** MEMORY.md / institutional.md directly in `rel` (one readdir, no stat per name). */
-function memoryFilesIn(root: string, rel: string, out: string[], entries = readDir(path.join(root, rel))): void {
+function memoryFilesIn(read: DirReader, root: string, rel: string, out: string[], entries = read(path.join(root, rel))): void {
   for (const d of entries) if (MEMORY_NAMES.has(d.name) && (d.isFile() || d.isSymbolicLink())) out.push(`${rel}/${d.name}`);
 }
 
 /** Files of the layouts mem knows: ours (.mem/jobs), seed 001's (.teaparty/jobs) and legacy. */
-function layoutFiles(root: string): string[] {
+function layoutFiles(read: DirReader, root: string): string[] {
   const out: string[] = [];
-  for (const d of readDir(root)) {
+  for (const d of read(root)) {
     if ((MEMORY_NAMES.has(d.name) || d.name === 'proxy.md') && (d.isFile() || d.isSymbolicLink())) out.push(d.name);
   }
-  walkMarkdown(root, 'memory', out, false);
+  walkMarkdown(read, root, 'memory', out, false);
   for (const base of ['.mem/jobs', '.teaparty/jobs']) {
-    for (const job of readDir(path.join(root, base))) {
+    for (const job of read(path.join(root, base))) {
       if (!job.isDirectory()) continue;
       const jobRel = `${base}/${job.name}`;
-      const inJob = readDir(path.join(root, jobRel));
-      memoryFilesIn(root, jobRel, out, inJob);
+      const inJob = read(path.join(root, jobRel));
+      memoryFilesIn(read, root, jobRel, out, inJob);
       if (!inJob.some((d) => d.name === 'tasks' && d.isDirectory())) continue;
-      for (const task of readDir(path.join(root, jobRel, 'tasks'))) {
+      for (const task of read(path.join(root, jobRel, 'tasks'))) {
         if (!task.isDirectory()) continue;
         const taskRel = `${jobRel}/tasks/${task.name}`;
-        const inTask = readDir(path.join(root, taskRel));
-        memoryFilesIn(root, taskRel, out, inTask);
-        if (inTask.some((d) => d.name === 'worktree' && d.isDirectory())) memoryFilesIn(root, `${taskRel}/worktree`, out);
+        const inTask = read(path.join(root, taskRel));
+        memoryFilesIn(read, root, taskRel, out, inTask);
+        if (inTask.some((d) => d.name === 'worktree' && d.isDirectory())) memoryFilesIn(read, root, `${taskRel}/worktree`, out);
       }
     }
   }
-  for (const proj of readDir(path.join(root, 'projects'))) {
+  for (const proj of read(path.join(root, 'projects'))) {
     if (!proj.isDirectory()) continue;
     const sessions = `projects/${proj.name}/.sessions`;
-    for (const ts of readDir(path.join(root, sessions))) {
+    for (const ts of read(path.join(root, sessions))) {
       if (!ts.isDirectory()) continue;
       const found: string[] = [];
-      walkMarkdown(root, `${sessions}/${ts.name}`, found, true);
+      walkMarkdown(read, root, `${sessions}/${ts.name}`, found, true);
       for (const f of found) if (MEMORY_NAMES.has(f.slice(f.lastIndexOf('/') + 1))) out.push(f);
     }
   }
   return out;
 }
 
-function includeFiles(root: string, globs: string[]): string[] {
+function includeFiles(read: DirReader, root: string, globs: string[]): string[] {
   const out: string[] = [];
   for (const glob of globs) {
     const clean = glob.replace(/^\.\//, '');
@@ -164,15 +165,15 @@ function includeFiles(root: string, globs: string[]): string[] {
     if (!/[*?[{]/.test(clean)) {
       if (isFile(path.join(root, clean))) found.push(clean);
     } else {
-      walkMarkdown(root, base, found, /(^|\/)\./.test(clean));
+      walkMarkdown(read, root, base, found, /(^|\/)\./.test(clean));
     }
     for (const f of found) if (re.test(f)) out.push(f);
   }
   return out;
 }
 
-/** Every memory file of the vault, deduplicated, in a stable order. */
-export function discoverFiles(vault: Vault): VaultFile[] {
+/** Every memory file of the vault, deduplicated, in a stable order. `read` lists a folder (a DirCache's reader on the refresh path). */
+export function discoverFiles(vault: Vault, read: DirReader = readDir): VaultFile[] {
   const files: VaultFile[] = [];
   const seen = new Set<string>();
   const sameAsRoot = path.resolve(vault.home) === path.resolve(vault.root);
@@ -186,7 +187,7 @@ export function discoverFiles(vault: Vault): VaultFile[] {
   const excludes = vault.config.exclude.map((g) => globToRegExp(g.replace(/^\.\//, '')));
   // Runs before every search: plain string work, no path normalisation per file.
   const prefix = vault.root.endsWith(path.sep) ? vault.root : vault.root + path.sep;
-  for (const rel of [...layoutFiles(vault.root), ...includeFiles(vault.root, vault.config.include)]) {
+  for (const rel of [...layoutFiles(read, vault.root), ...includeFiles(read, vault.root, vault.config.include)]) {
     const abs = prefix + (path.sep === '/' ? rel : rel.split('/').join(path.sep));
     if (seen.has(abs)) continue;
     const posix = toPosix(rel);

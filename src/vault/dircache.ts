@@ -1,0 +1,102 @@
+// A folder-listing cache for the refresh that runs before every search (git's untracked-cache
+// idea). Adding, removing or renaming a name in a folder changes the folder's mtime, so a folder
+// whose mtime and ctime are unchanged since it was listed still has the same names: one stat
+// instead of one readdir. Listings younger than RACY_MS are not cached, since a change made
+// within the same timestamp tick would not show in the mtime. Files are still stat-ed one by one.
+
+import fs from 'node:fs';
+
+/** What the layout walk needs from a folder entry; fs.Dirent has it too. */
+export interface DirItem {
+  name: string;
+  isDirectory(): boolean;
+  isFile(): boolean;
+  isSymbolicLink(): boolean;
+}
+
+export type DirReader = (dir: string) => readonly DirItem[];
+
+const RACY_MS = 2000;
+
+class CachedItem implements DirItem {
+  constructor(readonly name: string, private readonly kind: string) {}
+  isDirectory(): boolean {
+    return this.kind === 'd';
+  }
+  isFile(): boolean {
+    return this.kind === 'f';
+  }
+  isSymbolicLink(): boolean {
+    return this.kind === 'l';
+  }
+}
+
+interface Listing {
+  mtime: number;
+  ctime: number;
+  /** `kind name` per line; kind is d (folder), f (file), l (symlink) or o (other). */
+  items: string;
+}
+
+function kindOf(d: fs.Dirent): string {
+  return d.isDirectory() ? 'd' : d.isFile() ? 'f' : d.isSymbolicLink() ? 'l' : 'o';
+}
+
+export class DirCache {
+  private readonly cached: Map<string, Listing>;
+  private readonly used = new Map<string, Listing>();
+  private dirty = false;
+
+  /** `saved` is what `serialize()` returned last time (or null / garbage: start empty). */
+  constructor(saved: string | null | undefined, private readonly clock: () => number = Date.now) {
+    this.cached = new Map();
+    if (!saved) return;
+    try {
+      const data = JSON.parse(saved) as Record<string, [number, number, string]>;
+      for (const [dir, [mtime, ctime, items]] of Object.entries(data)) {
+        if (typeof mtime === 'number' && typeof ctime === 'number' && typeof items === 'string') this.cached.set(dir, { mtime, ctime, items });
+      }
+    } catch {
+      this.cached.clear();
+    }
+  }
+
+  /** A folder's entries, or none when it cannot be read (missing, not a folder, no permission). */
+  readonly read: DirReader = (dir) => {
+    const st = fs.statSync(dir, { throwIfNoEntry: false });
+    if (!st || !st.isDirectory()) return [];
+    const hit = this.cached.get(dir);
+    if (hit && hit.mtime === st.mtimeMs && hit.ctime === st.ctimeMs) {
+      this.used.set(dir, hit);
+      if (hit.items === '') return [];
+      return hit.items.split('\n').map((line) => new CachedItem(line.slice(2), line[0]));
+    }
+    let list: fs.Dirent[];
+    try {
+      list = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return [];
+    }
+    const now = this.clock();
+    // Only listings whose folder has been still for a while are trusted next time.
+    if (now - st.mtimeMs > RACY_MS && now - st.ctimeMs > RACY_MS && list.every((d) => !d.name.includes('\n'))) {
+      this.used.set(dir, { mtime: st.mtimeMs, ctime: st.ctimeMs, items: list.map((d) => `${kindOf(d)} ${d.name}`).join('\n') });
+      this.dirty = true;
+    } else if (hit) {
+      this.dirty = true;
+    }
+    return list;
+  };
+
+  /** True when the cache to save differs from the one loaded (new listings, or folders gone). */
+  get changed(): boolean {
+    return this.dirty || this.used.size !== this.cached.size;
+  }
+
+  /** The listings used in this walk, for the next one. */
+  serialize(): string {
+    const out: Record<string, [number, number, string]> = {};
+    for (const [dir, l] of this.used) out[dir] = [l.mtime, l.ctime, l.items];
+    return JSON.stringify(out);
+  }
+}

@@ -1,0 +1,72 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DirCache } from '../../src/vault/dircache.js';
+import { cleanup, tempDir } from '../helpers.js';
+
+afterEach(cleanup);
+
+const names = (items: readonly { name: string }[]) => items.map((d) => d.name).sort();
+const later = () => Date.now() + 60_000; // a clock past the racy window
+
+describe('DirCache', () => {
+  it('reuses a still folder listing, with entry kinds, and notices added and removed names', () => {
+    const dir = tempDir();
+    fs.writeFileSync(path.join(dir, 'a.md'), 'a');
+    fs.mkdirSync(path.join(dir, 'sub'));
+    fs.symlinkSync('a.md', path.join(dir, 'link.md'));
+    const first = new DirCache(null, later);
+    expect(names(first.read(dir))).toEqual(['a.md', 'link.md', 'sub']);
+    expect(first.changed).toBe(true);
+
+    const second = new DirCache(first.serialize(), later);
+    const items = second.read(dir);
+    expect(second.changed).toBe(false); // served from the cache
+    const byName = Object.fromEntries(items.map((d) => [d.name, d]));
+    expect(byName['sub'].isDirectory()).toBe(true);
+    expect(byName['a.md'].isFile()).toBe(true);
+    expect(byName['link.md'].isSymbolicLink()).toBe(true);
+
+    fs.writeFileSync(path.join(dir, 'b.md'), 'b');
+    fs.rmSync(path.join(dir, 'a.md'));
+    const third = new DirCache(second.serialize(), later);
+    expect(names(third.read(dir))).toEqual(['b.md', 'link.md', 'sub']);
+    expect(third.changed).toBe(true);
+  });
+
+  it('notices a change even when the folder mtime is put back (ctime moves)', () => {
+    const dir = tempDir();
+    fs.writeFileSync(path.join(dir, 'a.md'), 'a');
+    const st = fs.statSync(dir);
+    const first = new DirCache(null, later);
+    first.read(dir);
+    fs.writeFileSync(path.join(dir, 'b.md'), 'b');
+    fs.utimesSync(dir, st.atime, st.mtime);
+    expect(names(new DirCache(first.serialize(), later).read(dir))).toEqual(['a.md', 'b.md']);
+  });
+
+  it('does not keep listings of folders changed within the racy window', () => {
+    const dir = tempDir();
+    fs.writeFileSync(path.join(dir, 'a.md'), 'a');
+    const cache = new DirCache(null);
+    expect(names(cache.read(dir))).toEqual(['a.md']);
+    expect(JSON.parse(cache.serialize())).toEqual({});
+  });
+
+  it('drops folders no longer visited or gone, and survives a damaged saved value', () => {
+    const dir = tempDir();
+    const gone = path.join(dir, 'gone');
+    fs.mkdirSync(gone);
+    const first = new DirCache(null, later);
+    first.read(dir);
+    first.read(gone);
+    fs.rmSync(gone, { recursive: true });
+    const second = new DirCache(first.serialize(), later);
+    expect(second.read(gone)).toEqual([]);
+    second.read(dir);
+    expect(second.changed).toBe(true);
+    expect(Object.keys(JSON.parse(second.serialize()))).toHaveLength(1);
+    fs.writeFileSync(path.join(dir, 'x.md'), 'x');
+    expect(names(new DirCache('{not json', later).read(dir))).toEqual(['x.md']);
+  });
+});
