@@ -12,7 +12,7 @@ import { parseMemoryFile, type FileFormat } from '../vault/format.js';
 import { decodeVaultText, readVaultText, type ReadResult } from '../vault/read.js';
 import { DirCache } from '../vault/dircache.js';
 import { discoverFiles, type Vault, type VaultFile } from '../vault/vault.js';
-import { createIndexAt, isBusy, openIndex, removeDbFiles, type Db } from './db.js';
+import { createIndexAt, INDEXES, isBusy, openIndex, removeDbFiles, type Db } from './db.js';
 
 export interface IndexReport {
   files: number;
@@ -226,7 +226,7 @@ class Writer {
       }
       const values = [
         e.id, fileId, file.path, e.ordinal, e.offset, e.line, e.kind, file.scope, learningType, e.type, e.domain, e.importance, e.phase,
-        e.status, e.reinforcement_count, e.last_reinforced, e.created_at, e.title, e.body, sha1(`${e.title}\n${e.body}`), prep.fts[i].hash,
+        e.status, e.reinforcement_count, e.last_reinforced, e.created_at, e.title, e.body, quickHash(`${e.title}\n${e.body}`), prep.fts[i].hash,
         row_hash, metadata_json,
       ];
       if (old) {
@@ -399,6 +399,7 @@ export async function rebuildIndex(vault: Vault, progressFor?: (total: number) =
     const p = plan(db, discoverFiles(vault, cache.read));
     p.dirCache = cache.serialize();
     report = applyPlan(db, p, { onProgress: await progressFor?.(p.work.length) }, started);
+    db.exec(INDEXES);
     db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('built_at', ?)").run(new Date().toISOString());
     db.exec("INSERT INTO entries_fts(entries_fts) VALUES('optimize')");
     db.exec("INSERT INTO entries_fts(entries_fts, rank) VALUES('automerge', 4)");
