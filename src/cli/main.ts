@@ -6,6 +6,7 @@ import { EXIT_FAIL, EXIT_USAGE, MemError, formatWhere } from '../errors.js';
 import { registerAdd } from './commands/add.js';
 import { registerContext } from './commands/context.js';
 import { registerDoctor } from './commands/doctor.js';
+import { registerExtract } from './commands/extract.js';
 import { registerIndex } from './commands/index.js';
 import { registerInit } from './commands/init.js';
 import { registerLint } from './commands/lint.js';
@@ -46,7 +47,7 @@ Examples:
 
 Environment: MEM_ROOT, MEM_HOME (global folder, default ~), MEM_SESSION, NO_COLOR.`);
   for (const register of [registerInit, registerAdd, registerShow, registerList, registerIndex, registerSearch,
-    registerContext, registerReinforce, registerCompact, registerStage, registerPromote, registerConsolidate, registerLint, registerStats, registerDoctor, registerEval]) {
+    registerContext, registerExtract, registerReinforce, registerCompact, registerStage, registerPromote, registerConsolidate, registerLint, registerStats, registerDoctor, registerEval]) {
     register(program);
   }
   for (const cmd of program.commands) cmd.exitOverride().showSuggestionAfterError(true);

@@ -70,25 +70,6 @@ export function splitConcatenated(line: string): Json[] {
   return out;
 }
 
-function parseJsonl(text: string): { records: Json[]; broken: number } {
-  const records: Json[] = [];
-  let broken = 0;
-  for (const raw of text.split('\n')) {
-    const line = raw.trim();
-    if (!line) continue;
-    try {
-      const v = JSON.parse(line);
-      if (isObj(v)) records.push(v);
-      else broken++;
-    } catch {
-      const parts = splitConcatenated(line);
-      if (parts.length > 0) records.push(...parts);
-      else broken++;
-    }
-  }
-  return { records, broken };
-}
-
 function stringify(v: unknown): string {
   if (typeof v === 'string') return v;
   if (v === undefined || v === null) return '';
@@ -280,21 +261,57 @@ export function readTranscript(text: string, format?: TranscriptFormat): Transcr
     }
     return { format: fmt, messages: [], skipped: 1, broken: 0 };
   }
-  const { records, broken } = parseJsonl(text);
-  const messages: TranscriptMessage[] = [];
-  let skipped = 0;
-  let sessionId: string | undefined;
-  for (const rec of records) {
-    if (!sessionId) {
-      if (typeof rec.sessionId === 'string') sessionId = rec.sessionId;
-      else if (typeof rec.session_id === 'string') sessionId = rec.session_id;
-      else if (rec.type === 'session_meta' && isObj(rec.payload) && typeof rec.payload.id === 'string') sessionId = rec.payload.id;
+  const reader = new JsonlReader(fmt);
+  for (const line of text.split('\n')) reader.line(line);
+  return reader.result();
+}
+
+/** Longest text kept per message: a transcript can hold megabytes of tool output. */
+export const MESSAGE_CAP = 8000;
+
+/** Claude or Codex JSONL, one line at a time (a 200 MB transcript is never held whole). */
+export class JsonlReader {
+  private messages: TranscriptMessage[] = [];
+  private skipped = 0;
+  private broken = 0;
+  private sessionId: string | undefined;
+
+  constructor(private readonly fmt: 'claude' | 'codex') {}
+
+  line(raw: string): void {
+    const line = raw.trim();
+    if (!line) return;
+    let recs: Json[];
+    try {
+      const v = JSON.parse(line);
+      if (!isObj(v)) {
+        this.broken++;
+        return;
+      }
+      recs = [v];
+    } catch {
+      recs = splitConcatenated(line);
+      if (recs.length === 0) {
+        this.broken++;
+        return;
+      }
     }
-    const got = fmt === 'codex' ? codexMessages(rec) : claudeMessages(rec);
-    if (got === null) skipped++;
-    else messages.push(...got);
+    for (const rec of recs) {
+      if (!this.sessionId) {
+        if (typeof rec.sessionId === 'string') this.sessionId = rec.sessionId;
+        else if (typeof rec.session_id === 'string') this.sessionId = rec.session_id;
+        else if (rec.type === 'session_meta' && isObj(rec.payload) && typeof rec.payload.id === 'string') this.sessionId = rec.payload.id;
+      }
+      const got = this.fmt === 'codex' ? codexMessages(rec) : claudeMessages(rec);
+      if (got === null) this.skipped++;
+      else for (const m of got) this.messages.push(m.text.length > MESSAGE_CAP ? { ...m, text: `${m.text.slice(0, MESSAGE_CAP)}…` } : m);
+    }
   }
-  return { format: fmt, sessionId, messages, skipped, broken };
+
+  result(): Transcript {
+    const messages = this.messages.map((m) => ({ ...m, text: m.text.trim() })).filter((m) => m.text !== '');
+    return { format: this.fmt, sessionId: this.sessionId, messages, skipped: this.skipped, broken: this.broken };
+  }
 }
 
 /** Everything the assistant said or did (text and tool calls), for usage checks. */

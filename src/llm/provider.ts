@@ -1,8 +1,8 @@
-// The provider seam: which language model mem would use (chosen by MEM_PROVIDER, API keys in
-// the environment, or nothing: the offline heuristics), and the interface every provider
-// implements. Extraction, stage detection and query terms call providers only through this.
+// The provider seam: which language model mem uses (a flag, MEM_PROVIDER, .mem/config.yaml, an
+// API key in the environment, or nothing: the offline heuristics), and the interface every
+// provider implements. Extraction and stage detection call models only through this.
 
-import { usageError } from '../errors.js';
+import { MemError, usageError } from '../errors.js';
 
 export const PROVIDERS = ['anthropic', 'openai', 'heuristic'] as const;
 export type ProviderName = (typeof PROVIDERS)[number];
@@ -24,11 +24,22 @@ export interface ProviderConfig {
   source: string;
 }
 
+/** Settings from flags and `.mem/config.yaml` (`llm:`); the environment fills what they leave open. */
+export interface ProviderChoice {
+  provider?: string;
+  model?: string;
+  baseUrl?: string;
+  /** Where `provider` came from, for messages ('--provider' or '.mem/config.yaml'). */
+  providerSource?: string;
+}
+
 export interface LlmRequest {
   system: string;
   prompt: string;
   /** JSON schema of the expected answer (tool use / structured output). */
   schema?: Record<string, unknown>;
+  /** Name of the structured answer (the tool's name for Anthropic). */
+  schemaName?: string;
   maxTokens?: number;
 }
 
@@ -43,26 +54,90 @@ export interface LlmProvider {
   complete(request: LlmRequest): Promise<LlmResponse>;
 }
 
-/** Which provider the environment asks for: MEM_PROVIDER, else an API key, else offline heuristics. */
-export function resolveProviderConfig(env: NodeJS.ProcessEnv = process.env, explicit?: string): ProviderConfig {
-  const wanted = (explicit ?? env.MEM_PROVIDER)?.trim().toLowerCase();
-  const model = env.MEM_MODEL?.trim();
-  if (wanted) {
-    if (!(PROVIDERS as readonly string[]).includes(wanted)) {
-      throw usageError(`unknown provider "${wanted}"`, `use one of: ${PROVIDERS.join(', ')}`);
-    }
-    const name = wanted as ProviderName;
-    return {
-      name,
-      model: model || DEFAULT_MODELS[name],
-      baseUrl: name === 'openai' ? env.OPENAI_BASE_URL || undefined : undefined,
-      apiKeyEnv: name === 'anthropic' ? 'ANTHROPIC_API_KEY' : name === 'openai' ? 'OPENAI_API_KEY' : undefined,
-      source: explicit ? '--provider' : 'MEM_PROVIDER',
-    };
+export interface ClientOptions {
+  timeoutMs: number;
+  maxRetries: number;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** A provider call that failed (unreachable, rejected key, timeout, unusable answer). */
+export class ProviderError extends MemError {
+  constructor(message: string, readonly kind: 'auth' | 'timeout' | 'connection' | 'rate-limit' | 'api' | 'invalid-answer', hint?: string, cause?: unknown) {
+    super(message, { hint, cause });
   }
-  if (env.ANTHROPIC_API_KEY) return { name: 'anthropic', model: model || DEFAULT_MODELS.anthropic, apiKeyEnv: 'ANTHROPIC_API_KEY', source: 'ANTHROPIC_API_KEY is set' };
-  if (env.OPENAI_API_KEY || env.OPENAI_BASE_URL) {
-    return { name: 'openai', model: model || DEFAULT_MODELS.openai, baseUrl: env.OPENAI_BASE_URL || undefined, apiKeyEnv: 'OPENAI_API_KEY', source: env.OPENAI_API_KEY ? 'OPENAI_API_KEY is set' : 'OPENAI_BASE_URL is set' };
+}
+
+function checkName(wanted: string, source: string): ProviderName {
+  const name = wanted.trim().toLowerCase();
+  if (!(PROVIDERS as readonly string[]).includes(name)) {
+    throw usageError(`unknown provider "${wanted}" (${source})`, `use one of: ${PROVIDERS.join(', ')}`);
   }
-  return { name: 'heuristic', model: DEFAULT_MODELS.heuristic, source: 'no API key or MEM_PROVIDER: offline' };
+  return name as ProviderName;
+}
+
+/**
+ * Which provider to use: --provider, else MEM_PROVIDER, else `llm.provider` in the config, else
+ * ANTHROPIC_API_KEY, else OPENAI_API_KEY / OPENAI_BASE_URL, else the offline heuristics. The
+ * model is --model, MEM_MODEL, `llm.model`, or the provider's default.
+ */
+export function resolveProviderConfig(env: NodeJS.ProcessEnv = process.env, choice: ProviderChoice | string = {}): ProviderConfig {
+  const c: ProviderChoice = typeof choice === 'string' ? { provider: choice, providerSource: '--provider' } : choice;
+  const envModel = env.MEM_MODEL?.trim() || undefined;
+  const modelFor = (name: ProviderName) => (name === 'heuristic' ? DEFAULT_MODELS.heuristic : c.model || envModel || DEFAULT_MODELS[name]);
+  const baseFor = (name: ProviderName) =>
+    name === 'openai' ? c.baseUrl || env.OPENAI_BASE_URL || undefined : name === 'anthropic' ? c.baseUrl || env.ANTHROPIC_BASE_URL || undefined : undefined;
+  const keyEnv = (name: ProviderName) => (name === 'anthropic' ? 'ANTHROPIC_API_KEY' : name === 'openai' ? 'OPENAI_API_KEY' : undefined);
+  let name: ProviderName | undefined;
+  let source = '';
+  if (c.provider && c.providerSource !== '.mem/config.yaml') {
+    name = checkName(c.provider, c.providerSource ?? '--provider');
+    source = c.providerSource ?? '--provider';
+  } else if (env.MEM_PROVIDER?.trim()) {
+    name = checkName(env.MEM_PROVIDER, 'MEM_PROVIDER');
+    source = 'MEM_PROVIDER';
+  } else if (c.provider) {
+    name = checkName(c.provider, '.mem/config.yaml');
+    source = '.mem/config.yaml';
+  } else if (env.ANTHROPIC_API_KEY) {
+    name = 'anthropic';
+    source = 'ANTHROPIC_API_KEY is set';
+  } else if (env.OPENAI_API_KEY || env.OPENAI_BASE_URL || (c.baseUrl && !c.provider)) {
+    name = 'openai';
+    source = env.OPENAI_API_KEY ? 'OPENAI_API_KEY is set' : 'a base URL is set';
+  }
+  if (!name) return { name: 'heuristic', model: DEFAULT_MODELS.heuristic, source: 'no API key or provider set: offline' };
+  return { name, model: modelFor(name), baseUrl: baseFor(name), apiKeyEnv: keyEnv(name), source };
+}
+
+/** A provider client; the SDK is loaded only here, so commands that never call a model stay light. */
+export async function createProvider(config: ProviderConfig, opts: ClientOptions): Promise<LlmProvider> {
+  if (config.name === 'anthropic') return (await import('./anthropic.js')).anthropicProvider(config, opts);
+  if (config.name === 'openai') return (await import('./openai.js')).openaiProvider(config, opts);
+  throw new MemError('the heuristic provider does not call a model');
+}
+
+/** Turn an SDK error into one clear line. Both SDKs share these class names and fields. */
+export function providerError(err: unknown, config: ProviderConfig, opts: ClientOptions): ProviderError {
+  const e = err as { name?: string; status?: number; message?: string; constructor?: { name?: string } };
+  const cls = e?.constructor?.name ?? e?.name ?? '';
+  const where = config.baseUrl ? ` at ${config.baseUrl}` : '';
+  const who = `${config.name} (${config.model})`;
+  if (err instanceof ProviderError) return err;
+  if (cls === 'APIConnectionTimeoutError' || /timed? ?out/i.test(e?.message ?? '')) {
+    return new ProviderError(`${who} did not answer within ${opts.timeoutMs} ms${opts.maxRetries ? ` (${opts.maxRetries + 1} tries)` : ''}`, 'timeout', 'raise llm.timeout_ms in .mem/config.yaml, or try again later', err);
+  }
+  if (cls === 'APIConnectionError') {
+    return new ProviderError(`cannot reach ${who}${where}: ${String((err as { cause?: { message?: string } }).cause?.message ?? e.message ?? 'connection failed')}`, 'connection', 'check the network, or the base URL (OPENAI_BASE_URL / --base-url)', err);
+  }
+  if (e?.status === 401 || e?.status === 403 || cls === 'AuthenticationError') {
+    return new ProviderError(`${who} rejected the API key (${e.status ?? 401})`, 'auth', `check ${config.apiKeyEnv ?? 'the API key'}`, err);
+  }
+  if (e?.status === 429) {
+    return new ProviderError(`${who} is rate limiting requests (429) after ${opts.maxRetries + 1} tries`, 'rate-limit', 'wait a minute and run it again', err);
+  }
+  if (typeof e?.status === 'number') {
+    const msg = (e.message ?? '').split('\n')[0].slice(0, 200);
+    return new ProviderError(`${who} answered with an error (${e.status}): ${msg}`, 'api', undefined, err);
+  }
+  return new ProviderError(`${who} failed: ${(e?.message ?? String(err)).split('\n')[0]}`, 'api', undefined, err);
 }

@@ -12,6 +12,9 @@ export interface VaultConfig {
   scopeMultipliers: Record<Scope, number>;
   search: { limit: number; candidates: number; rank: string };
   context: { institutionalChars: number; taskChars: number; proxyChars: number; limit: number };
+  /** Language model settings (flags and environment variables override them). */
+  llm: { provider?: string; model?: string; baseUrl?: string; timeoutMs: number; maxRetries: number };
+  extract: { scopes: string[]; budgetChars: number };
 }
 
 export const DEFAULT_CONFIG: VaultConfig = {
@@ -20,6 +23,8 @@ export const DEFAULT_CONFIG: VaultConfig = {
   scopeMultipliers: { ...DEFAULT_SCOPE_MULTIPLIERS },
   search: { limit: 10, candidates: 100, rank: 'prominence' },
   context: { institutionalChars: 4000, taskChars: 6000, proxyChars: 2000, limit: 12 },
+  llm: { timeoutMs: 60_000, maxRetries: 2 },
+  extract: { scopes: ['project', 'corrective'], budgetChars: 24_000 },
 };
 
 export const CONFIG_PATH = '.mem/config.yaml';
@@ -78,5 +83,19 @@ export async function loadConfig(root: string): Promise<VaultConfig> {
   cfg.context.taskChars = num(ctx.task_chars, cfg.context.taskChars, 'context.task_chars', CONFIG_PATH);
   cfg.context.proxyChars = num(ctx.proxy_chars, cfg.context.proxyChars, 'context.proxy_chars', CONFIG_PATH);
   cfg.context.limit = num(ctx.limit, cfg.context.limit, 'context.limit', CONFIG_PATH, 1);
+  const llm = (raw.llm ?? {}) as Record<string, unknown>;
+  const str = (v: unknown, key: string): string | undefined => {
+    if (v === undefined || v === null || v === '') return undefined;
+    if (typeof v !== 'string') throw new MemError(`${key} must be a string`, { where: { file: CONFIG_PATH } });
+    return v;
+  };
+  cfg.llm.provider = str(llm.provider, 'llm.provider');
+  cfg.llm.model = str(llm.model, 'llm.model');
+  cfg.llm.baseUrl = str(llm.base_url, 'llm.base_url');
+  cfg.llm.timeoutMs = num(llm.timeout_ms, cfg.llm.timeoutMs, 'llm.timeout_ms', CONFIG_PATH, 1);
+  cfg.llm.maxRetries = num(llm.max_retries, cfg.llm.maxRetries, 'llm.max_retries', CONFIG_PATH);
+  const ex = (raw.extract ?? {}) as Record<string, unknown>;
+  if (ex.scopes !== undefined) cfg.extract.scopes = strings(ex.scopes, 'extract.scopes', CONFIG_PATH);
+  cfg.extract.budgetChars = num(ex.budget_chars, cfg.extract.budgetChars, 'extract.budget_chars', CONFIG_PATH, 1000);
   return cfg;
 }

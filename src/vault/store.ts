@@ -3,6 +3,7 @@
 
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import path from 'node:path';
 import { MemError } from '../errors.js';
 import { DEFAULTS, KEY_ORDER } from './entry.js';
 import { parseMemoryFile, serializeFile, type ParsedFile } from './format.js';
@@ -137,6 +138,56 @@ export function editFilesTogether(targets: { abs: string; path: string }[], plan
     });
     for (const p of planned) writeFileAtomic(p.abs, p.text);
     return planned.map((p) => p.path);
+  } finally {
+    for (const r of releases.reverse()) r();
+  }
+}
+
+export interface Append {
+  abs: string;
+  path: string;
+  /** Text a new file starts with. */
+  preamble: string;
+  texts: string[];
+}
+
+/**
+ * Append entries to several files as one step: every lock first, every file read and checked
+ * (a malformed entry or an unreadable file stops everything before a byte is written), then
+ * each file written atomically. `check` sees the parsed files first and may drop texts (duplicates).
+ */
+export function appendTogether(appends: Append[], check?: (parsed: (ParsedFile | null)[]) => void): string[] {
+  const order = appends.map((_, i) => i).sort((a, b) => (appends[a].abs < appends[b].abs ? -1 : appends[a].abs > appends[b].abs ? 1 : 0));
+  const releases: (() => void)[] = [];
+  try {
+    for (const i of order) {
+      fs.mkdirSync(path.dirname(appends[i].abs), { recursive: true });
+      releases.push(acquireLock(appends[i].abs, appends[i].path));
+    }
+    const texts = appends.map((a) => readForWrite(a.abs, a.path));
+    const parsed = texts.map((t, i) => {
+      if (t === null) return null;
+      const p = parseMemoryFile(t, appends[i].path);
+      if (p.diagnostics.length > 0) {
+        const d = p.diagnostics[0];
+        throw new MemError(`${d.message}; fix it before mem adds to this file`, { where: { file: appends[i].path, line: d.line }, hint: 'nothing was written; fix the file (mem lint shows every problem) and run the command again' });
+      }
+      return p;
+    });
+    check?.(parsed);
+    const written: string[] = [];
+    appends.forEach((a, i) => {
+      if (a.texts.length === 0) return;
+      let out = texts[i] ?? a.preamble;
+      for (const t of a.texts) {
+        if (out !== '' && !out.endsWith('\n')) out += '\n';
+        if (out !== '' && !out.endsWith('\n\n')) out += '\n';
+        out += t;
+      }
+      writeFileAtomic(a.abs, out);
+      written.push(a.path);
+    });
+    return written;
   } finally {
     for (const r of releases.reverse()) r();
   }

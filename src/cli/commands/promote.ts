@@ -36,7 +36,7 @@ Examples:
     });
 }
 
-async function promoteCommand(ctx: Ctx, opts: PromoteOptions): Promise<void> {
+export async function promoteCommand(ctx: Ctx, opts: PromoteOptions): Promise<void> {
   const vault = await vaultFor(ctx);
   const { selectFiles, loadFiles, reindex } = await import('../../lifecycle/vault-ops.js');
   const { planProjectPromotions, planGlobalPromotions } = await import('../../lifecycle/promote.js');

@@ -1,0 +1,244 @@
+// `mem extract`: turn an agent session's transcript into learnings in the right memory files,
+// with a language model or with the offline heuristics; `--hook claude|codex` for agent hooks.
+
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Command } from 'commander';
+import { MemError, usageError } from '../../errors.js';
+import type { ExtractResult } from '../../extract/run.js';
+import { SCOPE_NAMES, type ExtractionScopeName } from '../../extract/scopes.js';
+import { globals, vaultFor } from '../common.js';
+import { makeCtx, parseIntOption, readStdin, today, type Ctx } from '../io.js';
+
+interface ExtractOptions {
+  format?: string;
+  provider?: string;
+  model?: string;
+  baseUrl?: string;
+  scopes?: string;
+  session?: string;
+  job?: string;
+  task?: string;
+  budget?: string;
+  timeout?: string;
+  fallback?: boolean;
+  dryRun?: boolean;
+  rollup?: boolean;
+  hook?: string;
+}
+
+export function registerExtract(program: Command): void {
+  program
+    .command('extract')
+    .description('turn an agent session transcript into learnings in the memory files')
+    .argument('[transcript]', 'the transcript file ("-" reads stdin); formats: Claude Code JSONL, Claude stream-json, Codex rollout JSONL, Gemini session JSON, a JSON array of {role, content}, text')
+    .option('--format <format>', 'force the transcript format: claude, stream-json, codex, gemini, messages, text')
+    .option('--scopes <list>', `comma-separated extraction scopes, or "all" (default: project,corrective, or extract.scopes in config): ${SCOPE_NAMES.join(', ')}`)
+    .option('--provider <name>', 'anthropic, openai (also any OpenAI-compatible server) or heuristic (offline); default from MEM_PROVIDER, config, or the API key present')
+    .option('--model <model>', 'model name (env MEM_MODEL; default claude-haiku-4-5 / gpt-4o-mini)')
+    .option('--base-url <url>', 'OpenAI-compatible server, e.g. http://localhost:11434/v1 for Ollama (env OPENAI_BASE_URL)')
+    .option('--session <id>', 'session id for the entries and the retrieval log (default: from the transcript; env MEM_SESSION)')
+    .option('--job <name>', 'job folder for session-scope learnings (.mem/jobs/<job>/; default: the session id)')
+    .option('--task <name>', 'task folder for team-scope learnings (.mem/jobs/<job>/tasks/<task>/)')
+    .option('--budget <chars>', 'characters of condensed transcript sent to the model (default 24000)')
+    .option('--timeout <ms>', 'per-request timeout for the model (default 60000)')
+    .option('--no-fallback', 'fail when the model cannot be used, instead of falling back to the heuristics')
+    .option('--rollup', 'afterwards, promote learnings that recur across jobs/sessions (team → session → project → global)')
+    .option('--dry-run', 'show what would be written, write nothing')
+    .option('--hook <agent>', 'hook mode for claude or codex: read the hook payload, extract in the background, never fail the agent')
+    .addHelpText('after', `
+Scopes and where they write: project, corrective, prospective → MEMORY.md; observations,
+interventions, intent-alignment → proxy.md; escalation → institutional.md; session, in-flight →
+.mem/jobs/<job>/MEMORY.md; team → .mem/jobs/<job>/tasks/<task>/MEMORY.md; global → ~/MEMORY.md.
+Without a model (no API key) mem uses heuristics: explicit signals only ("remember …",
+"always/never …", "don't …", corrections, interruptions, an error and the fix that worked).
+
+A re-run on the same transcript writes nothing; a resumed session extracts only what is new
+(.mem/extracted.jsonl). New entries are compacted with their file, the session's retrieved
+entries are reinforced when the transcript shows they were used, and the index is refreshed.
+
+Examples:
+  $ mem extract ~/.claude/projects/-home-me-app/3f0c2a4e.jsonl
+  $ mem extract session.jsonl --dry-run --json | jq '.written'
+  $ mem extract rollout.jsonl --scopes all --job auth-rewrite --task login-form
+  $ ANTHROPIC_API_KEY=… mem extract session.jsonl --model claude-haiku-4-5
+  $ mem extract chat.md --provider openai --base-url http://localhost:11434/v1 --model llama3.1
+  $ cat transcript.txt | mem extract - --format text
+
+Hooks (the agent is never blocked: the work continues in the background, errors go to
+.mem/logs/extract.log):
+  Claude Code settings.json: {"hooks": {"SessionEnd": [{"hooks": [{"type": "command", "command": "mem extract --hook claude"}]}]}}
+  Codex config.toml:         notify = ["mem", "extract", "--hook", "codex"]`)
+    .action(async (transcript: string | undefined, opts: ExtractOptions, command: Command) => {
+      const ctx = makeCtx(globals(command));
+      if (opts.hook !== undefined) await hookCommand(ctx, opts.hook, transcript);
+      else await extractCommand(ctx, transcript, opts);
+    });
+}
+
+function parseScopes(v: string | undefined, dflt: string[]): ExtractionScopeName[] {
+  const list = v === undefined ? dflt : v.trim() === 'all' ? [...SCOPE_NAMES] : v.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  if (list.length === 0) throw usageError('--scopes is empty', `use "all" or some of: ${SCOPE_NAMES.join(', ')}`);
+  for (const s of list) if (!(SCOPE_NAMES as readonly string[]).includes(s)) throw usageError(`unknown extraction scope "${s}"`, `use "all" or some of: ${SCOPE_NAMES.join(', ')}`);
+  return [...new Set(list)] as ExtractionScopeName[];
+}
+
+async function extractCommand(ctx: Ctx, file: string | undefined, opts: ExtractOptions): Promise<void> {
+  if (!file) throw usageError('which transcript?', 'mem extract SESSION.jsonl (or "-" for stdin); mem extract --help lists the formats');
+  const budget = parseIntOption('--budget', opts.budget, 1000);
+  const timeout = parseIntOption('--timeout', opts.timeout, 1);
+  const { checkFormat, loadTranscript } = await import('../../extract/source.js');
+  const format = checkFormat(opts.format);
+  const vault = await vaultFor(ctx);
+  const scopes = parseScopes(opts.scopes, vault.config.extract.scopes);
+  const { resolveProviderConfig } = await import('../../llm/provider.js');
+  const fromConfig = vault.config.llm;
+  const provider = resolveProviderConfig(process.env, {
+    provider: opts.provider ?? fromConfig.provider,
+    providerSource: opts.provider ? '--provider' : '.mem/config.yaml',
+    model: opts.model ?? fromConfig.model,
+    baseUrl: opts.baseUrl ?? fromConfig.baseUrl,
+  });
+  const sessionId = opts.session ?? process.env.MEM_SESSION;
+  if (sessionId) (await import('../../vault/sessions.js')).checkSessionId(sessionId);
+  const loaded = loadTranscript(file, { format, cwd: ctx.cwd, stdin: readStdin });
+  const { readCurrentStage } = await import('../../lifecycle/stage.js');
+  const { runExtract } = await import('../../extract/run.js');
+  if (provider.name !== 'heuristic' && !ctx.quiet && !ctx.json) ctx.info(`asking ${provider.name} (${provider.model}${provider.baseUrl ? ` at ${provider.baseUrl}` : ''})…`);
+  const result = await runExtract(vault, loaded, {
+    scopes, provider, budget: budget ?? vault.config.extract.budgetChars,
+    client: { timeoutMs: timeout ?? fromConfig.timeoutMs, maxRetries: fromConfig.maxRetries },
+    sessionId, job: opts.job, task: opts.task, dryRun: Boolean(opts.dryRun), fallback: opts.fallback !== false,
+    today: today(), stage: readCurrentStage(vault.root) ?? undefined,
+  });
+  report(ctx, result);
+  if (opts.rollup && !opts.dryRun) {
+    const { promoteCommand } = await import('./promote.js');
+    await promoteCommand(ctx, { global: true });
+  }
+}
+
+function report(ctx: Ctx, r: ExtractResult): void {
+  if (ctx.json) {
+    ctx.out(JSON.stringify(r, null, 2));
+    return;
+  }
+  if (r.up_to_date) {
+    ctx.info(`nothing new in ${r.transcript}: its ${r.messages.total} messages were extracted before (.mem/extracted.jsonl)`);
+    return;
+  }
+  const via = r.fallback ? 'heuristic (fallback)' : r.provider.name === 'heuristic' ? 'heuristic' : `${r.provider.name} (${r.provider.model})`;
+  const part = r.messages.from > 0 ? `${r.messages.new} new of ${r.messages.total} messages` : `${r.messages.total} messages`;
+  for (const w of r.written) ctx.out(`${r.dry_run ? 'would add' : 'added'}  ${w.file}  ${w.id}  ${w.type}: ${w.title}`);
+  for (const d of r.duplicates) ctx.out(`skipped    ${d.file.startsWith('(') ? d.file : `${d.file} already has it`}  ${d.title}`);
+  if (r.fallback) ctx.warn(`${r.fallback}; used the offline heuristics instead`);
+  for (const s of r.skipped_scopes) ctx.warn(`scope ${s.scope} skipped: ${s.reason}`);
+  if (r.invalid_learnings > 0) ctx.warn(`${r.invalid_learnings} learning(s) in the model's answer were incomplete and dropped`);
+  if (r.broken_lines > 0) ctx.info(`read ${r.transcript} as ${r.format}: ${r.skipped_records} records of other types skipped, ${r.broken_lines} broken lines skipped`);
+  const n = r.written.length;
+  const tokens = r.usage ? `; ${r.usage.input_tokens} input + ${r.usage.output_tokens} output tokens` : '';
+  ctx.info(`${r.dry_run ? 'dry run: would write' : 'wrote'} ${n} learning${n === 1 ? '' : 's'} from ${part} of ${r.transcript} with ${via}${tokens}${r.compacted ? `; compaction removed ${r.compacted}` : ''}${r.reinforced ? `; reinforced ${r.reinforced}` : ''}`);
+  if (r.provider.name === 'heuristic' || r.fallback) {
+    ctx.info('note: the heuristics catch only explicit signals; a language model finds much more. Set ANTHROPIC_API_KEY (or OPENAI_API_KEY, or OPENAI_BASE_URL for a local server such as Ollama), or pass --provider.');
+  }
+}
+
+// ---- hook mode ----
+
+interface HookPayload {
+  sessionId?: string;
+  transcript?: string;
+  cwd?: string;
+  event?: string;
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' && v.trim() !== '' ? v : undefined;
+}
+
+function parsePayload(text: string): HookPayload {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    throw new MemError('the hook payload is not JSON');
+  }
+  if (typeof v !== 'object' || v === null) throw new MemError('the hook payload is not a JSON object');
+  const o = v as Record<string, unknown>;
+  return {
+    sessionId: str(o.session_id) ?? str(o['thread-id']) ?? str(o.thread_id) ?? str(o.sessionId),
+    transcript: str(o.transcript_path) ?? str(o.transcriptPath),
+    cwd: str(o.cwd),
+    event: str(o.hook_event_name) ?? str(o.type),
+  };
+}
+
+/** Codex rollouts live in $CODEX_HOME/sessions/YYYY/MM/DD/rollout-…-<thread id>.jsonl. */
+function findCodexRollout(threadId: string): string | undefined {
+  const base = path.join(process.env.CODEX_HOME || path.join(os.homedir(), '.codex'), 'sessions');
+  const found: string[] = [];
+  const walk = (dir: string, depth: number) => {
+    let list: fs.Dirent[];
+    try {
+      list = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const d of list) {
+      const p = path.join(dir, d.name);
+      if (d.isDirectory() && depth < 4) walk(p, depth + 1);
+      else if (d.isFile() && d.name.endsWith('.jsonl') && d.name.includes(threadId)) found.push(p);
+    }
+  };
+  walk(base, 0);
+  return found.sort().pop();
+}
+
+function logLine(root: string, line: string): void {
+  try {
+    const dir = path.join(root, '.mem', 'logs');
+    fs.mkdirSync(dir, { recursive: true });
+    fs.appendFileSync(path.join(dir, 'extract.log'), `${new Date().toISOString()} ${line}\n`);
+  } catch {
+    // nowhere to log; the agent must still not fail
+  }
+}
+
+/**
+ * Hook mode: answer the agent at once (exit 0, nothing on stdout) and extract in a detached
+ * process whose output goes to .mem/logs/extract.log. Any problem is logged, never raised.
+ */
+async function hookCommand(ctx: Ctx, agent: string, arg: string | undefined): Promise<void> {
+  const fallbackRoot = path.resolve(process.env.MEM_HOME || os.homedir());
+  let logRoot = fallbackRoot;
+  try {
+    if (agent !== 'claude' && agent !== 'codex') throw new MemError(`unknown hook agent "${agent}" (use claude or codex)`);
+    // Codex's notify passes the payload as the last argument; hooks pass it on stdin.
+    const text = arg && arg.trim().startsWith('{') ? arg : readStdin();
+    if (!text.trim()) throw new MemError('no hook payload on stdin');
+    const p = parsePayload(text);
+    const cwd = p.cwd ?? ctx.cwd;
+    const { resolveRoot } = await import('../../vault/vault.js');
+    const root = resolveRoot({ root: ctx.root, cwd });
+    logRoot = root;
+    const transcript = p.transcript ?? (agent === 'codex' && p.sessionId ? findCodexRollout(p.sessionId) : undefined);
+    if (!transcript) throw new MemError(`the ${agent} hook payload names no transcript${p.sessionId ? ` (session ${p.sessionId})` : ''}`);
+    const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'mem.js');
+    const args = [bin, 'extract', transcript, '--root', root];
+    if (p.sessionId && /^[A-Za-z0-9._:-]{1,200}$/.test(p.sessionId)) args.push('--session', p.sessionId);
+    const logDir = path.join(root, '.mem', 'logs');
+    fs.mkdirSync(logDir, { recursive: true });
+    const log = fs.openSync(path.join(logDir, 'extract.log'), 'a');
+    fs.writeSync(log, `${new Date().toISOString()} ${agent} hook${p.event ? ` (${p.event})` : ''}: extracting ${transcript}\n`);
+    const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', log, log], cwd: root, env: { ...process.env, NO_COLOR: '1' } });
+    child.on('error', (err) => logLine(root, `cannot start the extraction: ${err.message}`));
+    child.unref();
+    fs.closeSync(log);
+  } catch (err) {
+    logLine(logRoot, `${agent} hook: ${(err as Error).message}`);
+  }
+  process.exitCode = 0;
+}

@@ -1,0 +1,80 @@
+// A learning as extraction produces it (before it becomes an entry), the JSON schema the model
+// answers in, and the validation of that answer.
+
+import { EXTRACTION_SCOPES, type ExtractionScopeName } from './scopes.js';
+
+export const ENTRY_TYPES = ['declarative', 'procedural', 'directive', 'corrective'] as const;
+
+export interface Learning {
+  scope: ExtractionScopeName;
+  type: (typeof ENTRY_TYPES)[number];
+  title: string;
+  body: string;
+  importance: number;
+  phase?: string;
+}
+
+/** The answer's schema; strict-mode compatible (every property required, nothing extra). */
+export function learningSchema(scopes: readonly string[]): Record<string, unknown> {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: ['learnings'],
+    properties: {
+      learnings: {
+        type: 'array',
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['scope', 'type', 'title', 'body', 'importance', 'phase'],
+          properties: {
+            scope: { type: 'string', enum: [...scopes] },
+            type: { type: 'string', enum: [...ENTRY_TYPES] },
+            title: { type: 'string', description: 'one line, specific, under 90 characters' },
+            body: { type: 'string', description: '1-4 sentences: the learning, self-contained, with the names of commands, files and settings' },
+            importance: { type: 'number', description: '0.1 (minor) to 1.0 (critical)' },
+            phase: { type: 'string', description: 'project stage it belongs to: specification, planning, design, implementation, review, maintenance or unknown' },
+          },
+        },
+      },
+    },
+  };
+}
+
+function oneLine(s: string, max: number): string {
+  const t = s.replace(/\s+/g, ' ').trim();
+  if (t.length <= max) return t;
+  const cut = t.slice(0, max);
+  const sp = cut.lastIndexOf(' ');
+  return `${(sp > max * 0.6 ? cut.slice(0, sp) : cut).replace(/[\s,;:.-]+$/, '')}…`;
+}
+
+export function cleanTitle(s: string): string {
+  const t = oneLine(s.replace(/^#+\s*/, '').replace(/^\[[^\]]*\]\s*/, ''), 90);
+  return t.charAt(0).toUpperCase() + t.slice(1);
+}
+
+/** Check the model's answer; keep the learnings that make sense, count the rest. */
+export function validateLearnings(json: unknown, scopes: readonly ExtractionScopeName[]): { learnings: Learning[]; dropped: number } | null {
+  if (typeof json !== 'object' || json === null) return null;
+  const list = (json as { learnings?: unknown }).learnings;
+  if (!Array.isArray(list)) return null;
+  const learnings: Learning[] = [];
+  let dropped = 0;
+  for (const raw of list) {
+    const r = raw as Record<string, unknown>;
+    const scope = typeof r?.scope === 'string' ? (r.scope.trim().toLowerCase() as ExtractionScopeName) : scopes.length === 1 ? scopes[0] : undefined;
+    const def = EXTRACTION_SCOPES.find((s) => s.name === scope);
+    const title = typeof r?.title === 'string' ? cleanTitle(r.title) : '';
+    const body = typeof r?.body === 'string' ? r.body.trim().slice(0, 2000) : '';
+    if (!def || !scopes.includes(def.name) || title.length < 3 || body.length < 3) {
+      dropped++;
+      continue;
+    }
+    const type = (ENTRY_TYPES as readonly string[]).includes(String(r.type)) ? (r.type as Learning['type']) : def.defaultType;
+    const imp = typeof r.importance === 'number' && Number.isFinite(r.importance) ? Math.min(1, Math.max(0.1, r.importance)) : 0.6;
+    const phase = typeof r.phase === 'string' && /^[a-z][a-z-]{1,30}$/.test(r.phase.trim().toLowerCase()) ? r.phase.trim().toLowerCase() : undefined;
+    learnings.push({ scope: def.name, type, title, body, importance: Math.round(imp * 100) / 100, phase });
+  }
+  return { learnings, dropped };
+}

@@ -1,0 +1,74 @@
+// `.mem/extracted.jsonl`: what has been extracted from which transcript, so a re-run writes
+// nothing and a resumed (grown) session is extracted only from where the last run stopped.
+// A record names the transcript, how many messages were read and a hash of those messages.
+
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { withFileLock } from '../vault/write.js';
+import type { TranscriptMessage } from './transcript.js';
+
+export const LEDGER_PATH = '.mem/extracted.jsonl';
+
+export interface LedgerRecord {
+  /** Absolute path of the transcript, or `stdin:<session or content hash>`. */
+  transcript: string;
+  session_id?: string;
+  format: string;
+  /** Messages read so far, and the hash of exactly those messages. */
+  messages: number;
+  hash: string;
+  at: string;
+  provider: string;
+  written: string[];
+}
+
+export function messagesHash(messages: readonly TranscriptMessage[], n: number): string {
+  const h = createHash('sha1');
+  for (let i = 0; i < n && i < messages.length; i++) {
+    const m = messages[i];
+    h.update(`${m.role}\u0000${m.kind}\u0000${m.text}\u0001`);
+  }
+  return h.digest('hex');
+}
+
+export function readLedger(root: string): LedgerRecord[] {
+  let text: string;
+  try {
+    text = fs.readFileSync(path.join(root, LEDGER_PATH), 'utf8');
+  } catch {
+    return [];
+  }
+  const out: LedgerRecord[] = [];
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      const r = JSON.parse(line) as LedgerRecord;
+      if (typeof r.transcript === 'string' && typeof r.messages === 'number' && typeof r.hash === 'string') out.push(r);
+    } catch {
+      // a damaged line only loses its own record
+    }
+  }
+  return out;
+}
+
+/**
+ * Where to start reading: after the messages of the latest record for this transcript (or this
+ * session) when they are still the transcript's first messages; otherwise from the beginning
+ * (the file was rewritten; re-extracted learnings are caught by the duplicate check).
+ */
+export function resumePoint(records: LedgerRecord[], key: string, sessionId: string | undefined, messages: readonly TranscriptMessage[]): number {
+  for (let i = records.length - 1; i >= 0; i--) {
+    const r = records[i];
+    if (r.transcript !== key && !(sessionId && r.session_id === sessionId)) continue;
+    if (r.messages <= messages.length && messagesHash(messages, r.messages) === r.hash) return r.messages;
+    return 0;
+  }
+  return 0;
+}
+
+export function appendLedger(root: string, rec: LedgerRecord): void {
+  const file = path.join(root, LEDGER_PATH);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  withFileLock(file, () => fs.appendFileSync(file, `${JSON.stringify(rec)}\n`), LEDGER_PATH);
+}

@@ -1,0 +1,335 @@
+// `mem extract`, the steps: new messages (ledger) → learnings (a model, or the offline
+// heuristics) → duplicates dropped → appended under locks → touched files compacted → the
+// session's retrieved entries reinforced (usage-aware) → index refreshed → ledger record.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { MemError } from '../errors.js';
+import { createProvider, ProviderError, type ClientOptions, type LlmProvider, type ProviderConfig } from '../llm/provider.js';
+import { normTokens, jaccardSorted } from '../lifecycle/similarity.js';
+import type { ParsedFile } from '../vault/format.js';
+import { renderNewEntry, type Append } from '../vault/store.js';
+import { describeFile, type Vault, type VaultFile } from '../vault/vault.js';
+import { condense, isHumanText } from './condense.js';
+import { heuristicLearnings } from './heuristic.js';
+import { appendLedger, messagesHash, readLedger, resumePoint } from './ledger.js';
+import { learningSchema, validateLearnings, type Learning } from './learning.js';
+import { EXTRACTION_SCOPES, scopeByName, targetPath, type ExtractionScopeName } from './scopes.js';
+import type { LoadedTranscript } from './source.js';
+import type { Transcript, TranscriptMessage } from './transcript.js';
+
+export interface ExtractOptions {
+  scopes: ExtractionScopeName[];
+  provider: ProviderConfig;
+  client: ClientOptions;
+  /** Characters of condensed transcript sent to the model. */
+  budget: number;
+  sessionId?: string;
+  job?: string;
+  task?: string;
+  dryRun: boolean;
+  /** On a provider failure, fall back to the heuristics (and say so) instead of failing. */
+  fallback: boolean;
+  today: string;
+  /** The project's current stage (phase of new entries when the model gives none). */
+  stage?: string;
+  /** For tests: a provider instance instead of one built from `provider`. */
+  llm?: LlmProvider;
+}
+
+export interface WrittenEntry {
+  file: string;
+  id: string;
+  title: string;
+  scope: ExtractionScopeName;
+  type: string;
+}
+
+export interface ExtractResult {
+  transcript: string;
+  format: string;
+  session_id: string | null;
+  messages: { total: number; new: number; from: number };
+  skipped_records: number;
+  broken_lines: number;
+  up_to_date: boolean;
+  dry_run: boolean;
+  provider: { name: string; model: string; source: string };
+  usage: { input_tokens: number; output_tokens: number } | null;
+  fallback: string | null;
+  scopes: ExtractionScopeName[];
+  skipped_scopes: { scope: string; reason: string }[];
+  invalid_learnings: number;
+  written: WrittenEntry[];
+  duplicates: { title: string; file: string }[];
+  compacted: number;
+  reinforced: number;
+}
+
+/** Scopes whose learnings belong to the work at hand (domain: task, retired with its stage); the rest are durable (team). */
+const TASK_DOMAIN = new Set<ExtractionScopeName>(['session', 'team', 'in-flight', 'prospective']);
+
+const SYSTEM = `You turn a coding agent's session transcript into durable learnings for a long-term memory that future sessions search before they start work.
+Record only what would change what a future session does: specific facts, commands, conventions, pitfalls with their fixes, the human's corrections and preferences.
+Each learning stands alone (a reader will not see the transcript), names the concrete commands, files, settings and errors, and is 1-4 sentences.
+Do not narrate the session, do not record what is general knowledge, do not invent. When nothing qualifies for a scope, return nothing for it; an empty list is a fine answer.`;
+
+function firstHuman(messages: readonly TranscriptMessage[]): string | undefined {
+  const m = messages.find(isHumanText);
+  return m ? m.text.replace(/\s+/g, ' ').trim().slice(0, 200) : undefined;
+}
+
+function safeName(s: string): string {
+  return s.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[-.]+|-+$/g, '').slice(0, 64) || 'session';
+}
+
+interface Target {
+  abs: string;
+  path: string;
+  preamble: string;
+}
+
+function preambleFor(kind: string, job?: string, task?: string): string {
+  switch (kind) {
+    case 'proxy':
+      return '# Proxy memory\n\nHow the people here work and what they want, kept by `mem` (mem extract writes here).\n';
+    case 'institutional':
+      return '# Institutional memory\n\nNorms that always apply here; `mem context` loads them all, every time.\n';
+    case 'session':
+      return `# Job ${job} memory\n\nLearnings for the sessions of this job, kept by \`mem\`.\n`;
+    case 'team':
+      return `# Task ${task} memory\n\nLearnings for whoever works on this task, kept by \`mem\`.\n`;
+    case 'global':
+      return '# Global memory\n\nLearnings that hold in every project, kept by `mem`.\n';
+    default:
+      return '# Project memory\n\nLearnings about this project, kept by `mem`.\n';
+  }
+}
+
+function resolveTargets(vault: Vault, scopes: ExtractionScopeName[], where: { job?: string; task?: string }) {
+  const targets = new Map<ExtractionScopeName, Target>();
+  const skipped: { scope: string; reason: string }[] = [];
+  for (const name of scopes) {
+    const def = scopeByName(name)!;
+    if (def.target === 'global') {
+      const abs = path.join(vault.home, 'MEMORY.md');
+      targets.set(name, { abs, path: describeFile(vault, abs).path, preamble: preambleFor('global') });
+      continue;
+    }
+    const rel = targetPath(def.target, where);
+    if (!rel) {
+      skipped.push({ scope: name, reason: def.target === 'team' ? 'needs --task (and --job or a session id)' : 'needs --job or a session id' });
+      continue;
+    }
+    targets.set(name, { abs: path.join(vault.root, rel), path: rel, preamble: preambleFor(def.target, where.job, where.task) });
+  }
+  return { targets, skipped };
+}
+
+function existingTitles(vault: Vault, targets: Iterable<Target>): string[] {
+  const titles: string[] = [];
+  for (const t of targets) {
+    let text: string;
+    try {
+      text = fs.readFileSync(t.abs, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const m of text.matchAll(/^## (?:\[[^\]]*\] )?(?:\w+: )?(.+)$/gm)) titles.push(m[1].trim());
+  }
+  void vault;
+  return [...new Set(titles)].slice(-60);
+}
+
+export function buildPrompt(condensed: string, scopes: ExtractionScopeName[], extra: { task?: string; intent?: string; known: string[] }): string {
+  const parts = ['Extract learnings from the session below, for these scopes (use the scope names exactly):', ''];
+  for (const s of EXTRACTION_SCOPES) if (scopes.includes(s.name)) parts.push(`- ${s.name} (default type ${s.defaultType}): ${s.prompt}`);
+  parts.push('', 'Types: declarative = a fact; procedural = how to do something; directive = a rule to follow; corrective = a mistake and what to do instead.');
+  parts.push('Importance: 0.9+ would have saved hours or prevents damage; 0.6 useful; 0.3 minor.');
+  if (extra.task) parts.push('', `Session task (the human's first request): ${extra.task}`);
+  if (extra.intent) parts.push('', 'INTENT.md (what the project intends):', extra.intent.slice(0, 3000));
+  if (extra.known.length > 0) parts.push('', 'Already in memory; do not repeat these:', ...extra.known.map((t) => `- ${t}`));
+  parts.push('', 'Transcript (condensed; [human] is the person, [assistant] the agent, [tool call]/[tool result]/[tool error] its tools; gaps are marked):', '<<<', condensed, '>>>');
+  return parts.join('\n');
+}
+
+/** True when a learning says what an existing entry (or an earlier new one) already says. */
+function duplicateOf(l: Learning, known: { title: string; tokens: Int32Array }[], vocab: Map<string, number>): boolean {
+  const ids = Int32Array.from(new Set(normTokens(`${l.title}\n${l.body}`).map((t) => {
+    let id = vocab.get(t);
+    if (id === undefined) vocab.set(t, (id = vocab.size));
+    return id;
+  }))).sort();
+  const title = l.title.toLowerCase();
+  for (const k of known) if (k.title === title || (ids.length > 0 && jaccardSorted(ids, k.tokens) >= 0.8)) return true;
+  known.push({ title, tokens: ids });
+  return false;
+}
+
+function knownOf(parsed: ParsedFile | null, vocab: Map<string, number>): { title: string; tokens: Int32Array }[] {
+  if (!parsed) return [];
+  return parsed.entries.map((e) => ({
+    title: e.title.replace(/^\[[^\]]*\]\s*/, '').replace(/^\w+:\s*/, '').toLowerCase(),
+    tokens: Int32Array.from(new Set(normTokens(`${e.title}\n${e.body}`).map((t) => {
+      let id = vocab.get(t);
+      if (id === undefined) vocab.set(t, (id = vocab.size));
+      return id;
+    }))).sort(),
+  }));
+}
+
+export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: ExtractOptions): Promise<ExtractResult> {
+  const t: Transcript = loaded.transcript;
+  if (t.messages.length === 0) {
+    throw new MemError(`no messages found in the transcript (read as ${t.format}; ${t.skipped} records skipped, ${t.broken} broken lines)`, {
+      where: { file: loaded.label },
+      hint: 'check the file, or force the format with --format claude|codex|gemini|messages|text',
+    });
+  }
+  const sessionId = opts.sessionId ?? t.sessionId;
+  const key = loaded.path !== '-' ? loaded.path : `stdin:${sessionId ?? messagesHash(t.messages, 3)}`;
+  const from = resumePoint(readLedger(vault.root), key, sessionId, t.messages);
+  const fresh = t.messages.slice(from);
+  const job = opts.job ?? (sessionId ? safeName(sessionId) : undefined);
+  const result: ExtractResult = {
+    transcript: loaded.label, format: t.format, session_id: sessionId ?? null,
+    messages: { total: t.messages.length, new: fresh.length, from }, skipped_records: t.skipped, broken_lines: t.broken,
+    up_to_date: fresh.length === 0, dry_run: opts.dryRun,
+    provider: { name: opts.provider.name, model: opts.provider.model, source: opts.provider.source }, usage: null, fallback: null,
+    scopes: opts.scopes, skipped_scopes: [], invalid_learnings: 0, written: [], duplicates: [], compacted: 0, reinforced: 0,
+  };
+  if (fresh.length === 0) return result;
+
+  const { targets, skipped } = resolveTargets(vault, opts.scopes, { job, task: opts.task });
+  result.skipped_scopes.push(...skipped);
+  const active = opts.scopes.filter((s) => targets.has(s));
+  const task = firstHuman(t.messages);
+
+  const heuristics = (): Learning[] => {
+    for (const s of active) if (!scopeByName(s)!.heuristic) result.skipped_scopes.push({ scope: s, reason: 'needs a language model (the heuristics find only explicit signals)' });
+    return heuristicLearnings(fresh, active);
+  };
+  let learnings: Learning[] = [];
+  if (active.length > 0) {
+    if (opts.provider.name === 'heuristic') learnings = heuristics();
+    else {
+      try {
+        const llm = opts.llm ?? (await createProvider(opts.provider, opts.client));
+        const intentFile = path.join(vault.root, 'INTENT.md');
+        const intent = active.includes('intent-alignment') && fs.existsSync(intentFile) ? fs.readFileSync(intentFile, 'utf8') : undefined;
+        const condensed = condense(fresh, opts.budget);
+        const prompt = buildPrompt(condensed.text, active, { task, intent, known: existingTitles(vault, targets.values()) });
+        const res = await llm.complete({ system: SYSTEM, prompt, schema: learningSchema(active), schemaName: 'record_learnings', maxTokens: 4096 });
+        result.usage = { input_tokens: res.usage.inputTokens, output_tokens: res.usage.outputTokens };
+        const v = validateLearnings(res.json, active);
+        if (!v) throw new ProviderError(`${opts.provider.name} (${opts.provider.model}) answered, but not with a list of learnings`, 'invalid-answer');
+        learnings = v.learnings;
+        result.invalid_learnings = v.dropped;
+      } catch (err) {
+        if (!(err instanceof ProviderError) || !opts.fallback) throw err;
+        result.fallback = err.message;
+        learnings = heuristics();
+      }
+    }
+  }
+
+  // The global scope takes only what could hold in any project (the same offline check as promote).
+  if (learnings.some((l) => l.scope === 'global')) {
+    const { projectNames, repoNames } = await import('../lifecycle/repo-names.js');
+    const { projectSpecific } = await import('../lifecycle/promote.js');
+    const names = projectNames(vault.root);
+    const repo = repoNames(vault.root);
+    learnings = learnings.filter((l) => {
+      if (l.scope !== 'global') return true;
+      const why = projectSpecific(`${l.title}\n${l.body}`, names, repo);
+      if (why) result.duplicates.push({ title: l.title, file: `(not global: ${why})` });
+      return !why;
+    });
+  }
+
+  const source = opts.provider.name === 'heuristic' || result.fallback ? 'heuristic' : `${opts.provider.name}:${opts.provider.model}`;
+  const byFile = new Map<string, { target: Target; items: Learning[] }>();
+  for (const l of learnings) {
+    const target = targets.get(l.scope)!;
+    const slot = byFile.get(target.abs) ?? { target, items: [] };
+    slot.items.push(l);
+    byFile.set(target.abs, slot);
+  }
+  const slots = [...byFile.values()];
+  const appends: Append[] = slots.map((s) => ({ abs: s.target.abs, path: s.target.path, preamble: s.target.preamble, texts: [] }));
+  const render = (parsed: (ParsedFile | null)[]) => {
+    const vocab = new Map<string, number>();
+    slots.forEach((slot, i) => {
+      const known = knownOf(parsed[i], vocab);
+      for (const l of slot.items) {
+        if (duplicateOf(l, known, vocab)) {
+          result.duplicates.push({ title: l.title, file: slot.target.path });
+          continue;
+        }
+        const { id, text } = renderNewEntry({
+          type: l.type, title: l.title, body: l.body, importance: l.importance, phase: l.phase ?? opts.stage ?? 'unknown', domain: TASK_DOMAIN.has(l.scope) ? 'task' : 'team', date: opts.today,
+          extra: { session_id: sessionId, session_task: task, source, tags: [l.scope] },
+        });
+        appends[i].texts.push(text);
+        result.written.push({ file: slot.target.path, id, title: l.title, scope: l.scope, type: l.type });
+      }
+    });
+  };
+
+  if (opts.dryRun) {
+    const { parseMemoryFile } = await import('../vault/format.js');
+    render(slots.map((s) => (fs.existsSync(s.target.abs) ? parseMemoryFile(fs.readFileSync(s.target.abs, 'utf8'), s.target.path) : null)));
+    return result;
+  }
+  const { appendTogether } = await import('../vault/store.js');
+  const writtenPaths = appendTogether(appends, render);
+  const touched: VaultFile[] = slots.filter((s) => writtenPaths.includes(s.target.path)).map((s) => describeFile(vault, s.target.abs));
+
+  // Compact what was written to.
+  if (touched.length > 0) {
+    const { compactFiles } = await import('../lifecycle/compact.js');
+    const { editFilesTogether } = await import('../vault/store.js');
+    editFilesTogether(touched, (parsed) => {
+      const res = compactFiles(parsed.map((p, i) => ({ path: touched[i].path, group: [touched[i].scope, touched[i].learningType, touched[i].job ?? '', touched[i].task ?? ''].join('|'), parsed: p })));
+      result.compacted = res.report.retired.length + res.report.duplicates.reduce((s, d) => s + d.dropped.length, 0) + res.report.merges.reduce((s, m) => s + m.absorbed.length, 0);
+      return touched.map((f) => res.files.get(f.path) ?? null);
+    });
+  }
+
+  // Reinforce what this session retrieved, when the transcript shows it was used.
+  const reindexFiles = new Map(touched.map((f) => [f.abs, f]));
+  if (sessionId) {
+    const { readRetrievalIds } = await import('../vault/sessions.js');
+    const ids = readRetrievalIds(vault.root, sessionId);
+    if (ids.length > 0) {
+      const { locateIds } = await import('../lifecycle/vault-ops.js');
+      const { reinforceFile } = await import('../lifecycle/reinforce.js');
+      const { wordSet } = await import('../lifecycle/words.js');
+      const { editFiles } = await import('../vault/store.js');
+      const { assistantText } = await import('./transcript.js');
+      const used = wordSet(assistantText({ ...t, messages: fresh }));
+      const loc = await locateIds(vault, ids);
+      const files = new Map<string, VaultFile>();
+      for (const list of loc.found.values()) for (const f of list) files.set(f.abs, f);
+      const idSet = new Set(loc.found.keys());
+      const written = editFiles([...files.values()].map((f) => ({
+        abs: f.abs, path: f.path,
+        change: (parsed: ParsedFile) => {
+          const r = reinforceFile(parsed, f.path, idSet, { today: opts.today, used });
+          result.reinforced += r.decisions.filter((d) => d.action === 'reinforced').length;
+          return r.file;
+        },
+      })));
+      for (const f of files.values()) if (written.includes(f.path)) reindexFiles.set(f.abs, f);
+    }
+  }
+  if (reindexFiles.size > 0) {
+    const { reindex } = await import('../lifecycle/vault-ops.js');
+    reindex(vault, [...reindexFiles.values()]);
+  }
+  appendLedger(vault.root, {
+    transcript: key, session_id: sessionId, format: t.format, messages: t.messages.length, hash: messagesHash(t.messages, t.messages.length),
+    at: new Date().toISOString(), provider: source, written: result.written.map((w) => w.id),
+  });
+  return result;
+}

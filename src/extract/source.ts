@@ -1,0 +1,90 @@
+// Reading a transcript for extraction: from a file (JSONL streamed in chunks, so a 200 MB
+// session never sits in memory whole) or from stdin; the format detected from the first bytes
+// unless forced.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { MemError } from '../errors.js';
+import { decodeVaultText } from '../vault/read.js';
+import { detectFormat, FORMATS, JsonlReader, readTranscript, type Transcript, type TranscriptFormat } from './transcript.js';
+
+const CHUNK = 4 << 20;
+/** Whole-document formats (a JSON array, Gemini's session JSON, text) are read at once, up to this size. */
+const DOCUMENT_LIMIT = 64 << 20;
+
+export interface LoadedTranscript {
+  transcript: Transcript;
+  /** Absolute path, or "-" for stdin. */
+  path: string;
+  /** How the transcript is named in messages. */
+  label: string;
+  bytes: number;
+}
+
+export function checkFormat(f: string | undefined): TranscriptFormat | undefined {
+  if (f === undefined) return undefined;
+  const norm = f === 'stream-json' ? 'claude' : f === 'json' ? 'messages' : f === 'markdown' || f === 'md' ? 'text' : f;
+  if (!(FORMATS as readonly string[]).includes(norm)) {
+    throw new MemError(`unknown transcript format "${f}"`, { exitCode: 2, hint: `use one of: ${FORMATS.join(', ')}, stream-json` });
+  }
+  return norm as TranscriptFormat;
+}
+
+function fromText(text: string, label: string, format?: TranscriptFormat): Transcript {
+  if (text.trim() === '') throw new MemError('the transcript is empty', { where: { file: label } });
+  return readTranscript(text, format);
+}
+
+export function loadTranscript(file: string, opts: { format?: TranscriptFormat; cwd: string; stdin?: () => string }): LoadedTranscript {
+  if (file === '-') {
+    const text = (opts.stdin ?? (() => fs.readFileSync(0, 'utf8')))();
+    return { transcript: fromText(text, 'stdin', opts.format), path: '-', label: 'stdin', bytes: Buffer.byteLength(text) };
+  }
+  const abs = path.resolve(opts.cwd, file);
+  let fd: number;
+  try {
+    fd = fs.openSync(abs, 'r');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new MemError(code === 'ENOENT' ? 'transcript not found' : `cannot read the transcript: ${(err as Error).message}`, { where: { file } });
+  }
+  try {
+    const st = fs.fstatSync(fd);
+    if (st.isDirectory()) throw new MemError('the transcript is a folder, not a file', { where: { file } });
+    if (st.size === 0) throw new MemError('the transcript is empty', { where: { file } });
+    const head = Buffer.alloc(Math.min(st.size, 256 << 10));
+    fs.readSync(fd, head, 0, head.length, 0);
+    if (head.includes(0)) throw new MemError('the transcript is a binary file, not a transcript', { where: { file } });
+    const format = opts.format ?? detectFormat(head.toString('utf8'));
+    if (format === 'claude' || format === 'codex') {
+      const reader = new JsonlReader(format);
+      const buf = Buffer.alloc(CHUNK);
+      let carry: Buffer = Buffer.alloc(0);
+      let pos = 0;
+      for (;;) {
+        const n = fs.readSync(fd, buf, 0, CHUNK, pos);
+        if (n === 0) break;
+        pos += n;
+        const data = carry.length > 0 ? Buffer.concat([carry, buf.subarray(0, n)]) : buf.subarray(0, n);
+        let start = 0;
+        for (let nl = data.indexOf(10, start); nl !== -1; nl = data.indexOf(10, start)) {
+          reader.line(data.toString('utf8', start, nl));
+          start = nl + 1;
+        }
+        carry = Buffer.from(data.subarray(start));
+      }
+      if (carry.length > 0) reader.line(carry.toString('utf8'));
+      return { transcript: reader.result(), path: abs, label: file, bytes: pos };
+    }
+    if (st.size > DOCUMENT_LIMIT) {
+      throw new MemError(`the transcript is ${Math.round(st.size / 2 ** 20)} MB; ${format} documents over ${DOCUMENT_LIMIT / 2 ** 20} MB are not read`, { where: { file }, hint: 'JSONL transcripts (Claude Code, Codex) of any size are streamed' });
+    }
+    const all = Buffer.alloc(st.size);
+    fs.readSync(fd, all, 0, st.size, 0);
+    const decoded = decodeVaultText(all);
+    if ('error' in decoded) throw new MemError(decoded.error, { where: { file, line: decoded.line } });
+    return { transcript: fromText(decoded.text, file, format), path: abs, label: file, bytes: st.size };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
