@@ -1,6 +1,6 @@
 // Test helpers: temporary vaults on disk and running the built CLI (bin/mem.js) in them.
 
-import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
+import { spawn, spawnSync, type SpawnSyncOptions } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -79,6 +79,23 @@ export function mem(args: string[], opts: { cwd: string; home?: string; env?: Re
       return JSON.parse(String(r.stdout));
     },
   };
+}
+
+/** Like mem(), without blocking the event loop: for tests that serve HTTP to the CLI from this process. */
+export function memAsync(args: string[], opts: { cwd: string; home?: string; env?: Record<string, string | undefined>; input?: string }): Promise<RunResult & { ms: number }> {
+  const env: Record<string, string | undefined> = { ...process.env, MEM_HOME: opts.home ?? path.join(opts.cwd, '..', 'home'), NO_COLOR: '1', MEM_ROOT: undefined, MEM_SESSION: undefined, ...opts.env };
+  for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
+  const t0 = Date.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: opts.cwd, env: env as NodeJS.ProcessEnv });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ status: code ?? -1, stdout, stderr, ms: Date.now() - t0, json: () => JSON.parse(stdout) }));
+    child.stdin.end(opts.input ?? '');
+  });
 }
 
 /** A frontmatter entry as mem writes them. */

@@ -28,6 +28,8 @@ export interface ExtractOptions {
   job?: string;
   task?: string;
   dryRun: boolean;
+  /** Ignore the ledger: read the whole transcript again. */
+  force?: boolean;
   /** On a provider failure, fall back to the heuristics (and say so) instead of failing. */
   fallback: boolean;
   today: string;
@@ -166,11 +168,16 @@ function duplicateOf(l: Learning, known: { title: string; tokens: Int32Array }[]
   return false;
 }
 
+/** An entry's title without mem's "[date] Type: " prefix or a cut-off last word. */
+function bareTitle(title: string): string {
+  return title.replace(/^\[[^\]]*\]\s*/, '').replace(/^\w+:\s*/, '').replace(/\s*\S*…$/, '').trim();
+}
+
 function knownOf(parsed: ParsedFile | null, vocab: Map<string, number>): { title: string; tokens: Int32Array }[] {
   if (!parsed) return [];
   return parsed.entries.map((e) => ({
-    title: e.title.replace(/^\[[^\]]*\]\s*/, '').replace(/^\w+:\s*/, '').toLowerCase(),
-    tokens: Int32Array.from(new Set(normTokens(`${e.title}\n${e.body}`).map((t) => {
+    title: bareTitle(e.title).toLowerCase(),
+    tokens: Int32Array.from(new Set(normTokens(`${bareTitle(e.title)}\n${e.body}`).map((t) => {
       let id = vocab.get(t);
       if (id === undefined) vocab.set(t, (id = vocab.size));
       return id;
@@ -188,7 +195,7 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
   }
   const sessionId = opts.sessionId ?? t.sessionId;
   const key = loaded.path !== '-' ? loaded.path : `stdin:${sessionId ?? messagesHash(t.messages, 3)}`;
-  const from = resumePoint(readLedger(vault.root), key, sessionId, t.messages);
+  const from = opts.force ? 0 : resumePoint(readLedger(vault.root), key, sessionId, t.messages);
   const fresh = t.messages.slice(from);
   const job = opts.job ?? (sessionId ? safeName(sessionId) : undefined);
   const result: ExtractResult = {

@@ -266,6 +266,11 @@ export function readTranscript(text: string, format?: TranscriptFormat): Transcr
   return reader.result();
 }
 
+/** A real copy: a slice would keep the whole (possibly huge) original string alive. */
+function copyString(s: string): string {
+  return Buffer.from(s, 'utf8').toString('utf8');
+}
+
 /** Longest text kept per message: a transcript can hold megabytes of tool output. */
 export const MESSAGE_CAP = 8000;
 
@@ -304,7 +309,7 @@ export class JsonlReader {
       }
       const got = this.fmt === 'codex' ? codexMessages(rec) : claudeMessages(rec);
       if (got === null) this.skipped++;
-      else for (const m of got) this.messages.push(m.text.length > MESSAGE_CAP ? { ...m, text: `${m.text.slice(0, MESSAGE_CAP)}…` } : m);
+      else for (const m of got) this.messages.push(m.text.length > MESSAGE_CAP ? { ...m, text: copyString(`${m.text.slice(0, MESSAGE_CAP)}…`) } : m);
     }
   }
 

@@ -26,6 +26,7 @@ interface ExtractOptions {
   timeout?: string;
   fallback?: boolean;
   dryRun?: boolean;
+  force?: boolean;
   rollup?: boolean;
   hook?: string;
 }
@@ -48,6 +49,7 @@ export function registerExtract(program: Command): void {
     .option('--no-fallback', 'fail when the model cannot be used, instead of falling back to the heuristics')
     .option('--rollup', 'afterwards, promote learnings that recur across jobs/sessions (team → session → project → global)')
     .option('--dry-run', 'show what would be written, write nothing')
+    .option('--force', 'read the whole transcript again, even the part extracted before (duplicates are still skipped)')
     .option('--hook <agent>', 'hook mode for claude or codex: read the hook payload, extract in the background, never fail the agent')
     .addHelpText('after', `
 Scopes and where they write: project, corrective, prospective → MEMORY.md; observations,
@@ -107,11 +109,11 @@ async function extractCommand(ctx: Ctx, file: string | undefined, opts: ExtractO
   const loaded = loadTranscript(file, { format, cwd: ctx.cwd, stdin: readStdin });
   const { readCurrentStage } = await import('../../lifecycle/stage.js');
   const { runExtract } = await import('../../extract/run.js');
-  if (provider.name !== 'heuristic' && !ctx.quiet && !ctx.json) ctx.info(`asking ${provider.name} (${provider.model}${provider.baseUrl ? ` at ${provider.baseUrl}` : ''})…`);
+  if (provider.name !== 'heuristic' && ctx.stderrTTY && !ctx.quiet && !ctx.json) ctx.info(`asking ${provider.name} (${provider.model}${provider.baseUrl ? ` at ${provider.baseUrl}` : ''})…`);
   const result = await runExtract(vault, loaded, {
     scopes, provider, budget: budget ?? vault.config.extract.budgetChars,
     client: { timeoutMs: timeout ?? fromConfig.timeoutMs, maxRetries: fromConfig.maxRetries },
-    sessionId, job: opts.job, task: opts.task, dryRun: Boolean(opts.dryRun), fallback: opts.fallback !== false,
+    sessionId, job: opts.job, task: opts.task, dryRun: Boolean(opts.dryRun), force: Boolean(opts.force), fallback: opts.fallback !== false,
     today: today(), stage: readCurrentStage(vault.root) ?? undefined,
   });
   report(ctx, result);

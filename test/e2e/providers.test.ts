@@ -1,0 +1,178 @@
+// The real Anthropic and OpenAI SDKs, pointed at a small HTTP server on 127.0.0.1 that speaks
+// their wire formats with recorded answers. Nothing is mocked inside the CLI.
+
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cleanup, mem, memAsync, REPO, tempVault } from '../helpers.js';
+
+const SAMPLE = path.join(REPO, 'examples', 'sessions', 'fix-checkout-tests.jsonl');
+
+interface Seen {
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: any;
+}
+
+type Reply = { status?: number; headers?: Record<string, string>; body?: unknown; hang?: boolean };
+
+const servers: http.Server[] = [];
+afterEach(async () => {
+  for (const s of servers.splice(0)) {
+    s.closeAllConnections();
+    await new Promise((r) => s.close(r));
+  }
+  cleanup();
+});
+
+/** A server answering each request with the next reply (the last one repeats). */
+async function fakeServer(replies: Reply[]): Promise<{ url: string; seen: Seen[] }> {
+  const seen: Seen[] = [];
+  const server = http.createServer((req, res) => {
+    let data = '';
+    req.on('data', (c) => (data += c));
+    req.on('end', () => {
+      seen.push({ path: req.url ?? '', headers: req.headers, body: data ? JSON.parse(data) : null });
+      const r = replies[Math.min(seen.length - 1, replies.length - 1)];
+      if (r.hang) return; // never answer: the client's timeout must fire
+      res.writeHead(r.status ?? 200, { 'content-type': 'application/json', ...r.headers });
+      res.end(typeof r.body === 'string' ? r.body : JSON.stringify(r.body));
+    });
+  });
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
+}
+
+const LEARNINGS = {
+  learnings: [
+    { scope: 'project', type: 'procedural', title: 'Run the test migrations before the API tests', body: 'On a fresh test database the API tests fail with relation "orders" does not exist; run `npm run db:migrate -- --env test` first. CI does this in its setup step.', importance: 0.8, phase: 'implementation' },
+    { scope: 'corrective', type: 'corrective', title: 'Use npm, never yarn, in shopfront', body: 'The human stopped `yarn db:setup`: this repository uses npm scripts from package.json only.', importance: 0.7, phase: 'implementation' },
+    { scope: 'nonsense', type: 'procedural', title: 'x', body: '', importance: 2, phase: 'unknown' },
+  ],
+};
+
+function anthropicMessage(input: unknown) {
+  return {
+    id: 'msg_test', type: 'message', role: 'assistant', model: 'claude-haiku-4-5', stop_reason: 'tool_use', stop_sequence: null,
+    content: [{ type: 'tool_use', id: 'toolu_test', name: 'record_learnings', input }],
+    usage: { input_tokens: 1234, output_tokens: 210 },
+  };
+}
+
+function openaiCompletion(content: string) {
+  return {
+    id: 'chatcmpl-test', object: 'chat.completion', created: 1764000000, model: 'gpt-4o-mini',
+    choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
+    usage: { prompt_tokens: 900, completion_tokens: 120, total_tokens: 1020 },
+  };
+}
+
+function vault(config = '') {
+  const v = tempVault();
+  mem(['init', '-q'], { cwd: v.root, home: v.home });
+  if (config) v.write('.mem/config.yaml', config);
+  return v;
+}
+
+const NO_KEYS = { ANTHROPIC_API_KEY: undefined, ANTHROPIC_BASE_URL: undefined, OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined, MEM_PROVIDER: undefined, MEM_MODEL: undefined };
+
+describe('mem extract with a language model', () => {
+  it('anthropic: forced tool call, the transcript reaches the model, learnings are validated and written', async () => {
+    const srv = await fakeServer([{ body: anthropicMessage(LEARNINGS) }]);
+    const v = vault();
+    const r = await memAsync(['extract', SAMPLE, '--session', 'sess-a'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: srv.url } });
+    expect(r.status, r.stderr).toBe(0);
+    expect(srv.seen).toHaveLength(1);
+    const req = srv.seen[0];
+    expect(req.path).toBe('/v1/messages');
+    expect(String(req.headers['x-api-key'] ?? req.headers.authorization)).toMatch(/sk-test/);
+    expect(req.body.model).toBe('claude-haiku-4-5');
+    expect(req.body.tool_choice).toEqual({ type: 'tool', name: 'record_learnings' });
+    expect(req.body.tools[0].input_schema.properties.learnings.items.properties.scope.enum).toEqual(['project', 'corrective']);
+    const prompt = req.body.messages[0].content as string;
+    expect(prompt).toContain('relation "orders" does not exist');
+    expect(prompt).toContain("No, don't use yarn here");
+    expect(prompt).toContain('Session task (the human\'s first request): The checkout API tests fail on my machine');
+    const memory = v.read('MEMORY.md');
+    expect(memory).toContain('## [');
+    expect(memory).toContain('Procedural: Run the test migrations before the API tests');
+    expect(memory).toMatch(/^source: '?anthropic:claude-haiku-4-5'?$/m);
+    expect(memory).toContain('phase: implementation');
+    expect(memory).toContain('importance: 0.8');
+    expect(r.stderr).toMatch(/1 learning\(s\) in the model's answer were incomplete and dropped/);
+    expect(r.stderr).toMatch(/wrote 2 learnings .* with anthropic \(claude-haiku-4-5\); 1234 input \+ 210 output tokens/);
+  });
+
+  it('openai-compatible server via base URL: JSON schema response format, usage reported', async () => {
+    const srv = await fakeServer([{ body: openaiCompletion(JSON.stringify(LEARNINGS)) }]);
+    const v = vault();
+    const r = await memAsync(['extract', SAMPLE, '--json', '--model', 'llama3.1'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, OPENAI_BASE_URL: `${srv.url}/v1` } });
+    expect(r.status, r.stderr).toBe(0);
+    const req = srv.seen[0];
+    expect(req.path).toBe('/v1/chat/completions');
+    expect(req.body.model).toBe('llama3.1');
+    expect(req.body.response_format.type).toBe('json_schema');
+    expect(req.body.messages[1].content).toContain('npm run db:migrate -- --env test');
+    const j = r.json();
+    expect(j.provider).toMatchObject({ name: 'openai', model: 'llama3.1' });
+    expect(j.usage).toEqual({ input_tokens: 900, output_tokens: 120 });
+    expect(j.written.map((w: { title: string }) => w.title)).toEqual(['Run the test migrations before the API tests', 'Use npm, never yarn, in shopfront']);
+  });
+
+  it('a 429 is retried with backoff, then the answer is used', async () => {
+    const srv = await fakeServer([
+      { status: 429, headers: { 'retry-after-ms': '20' }, body: { type: 'error', error: { type: 'rate_limit_error', message: 'slow down' } } },
+      { body: anthropicMessage(LEARNINGS) },
+    ]);
+    const v = vault();
+    const r = await memAsync(['extract', SAMPLE, '--json'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: srv.url } });
+    expect(r.status, r.stderr).toBe(0);
+    expect(srv.seen).toHaveLength(2);
+    expect(r.json().fallback).toBeNull();
+    expect(r.json().written).toHaveLength(2);
+  });
+
+  it('a reply that is not JSON: falls back to the heuristics and says so; --no-fallback fails with one line', async () => {
+    const srv = await fakeServer([{ body: openaiCompletion('Sure! Here are some learnings: run the migrations.') }]);
+    const v = vault();
+    const env = { ...NO_KEYS, OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: `${srv.url}/v1` };
+    const r = await memAsync(['extract', SAMPLE], { cwd: v.root, home: v.home, env });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/^mem: warning: openai \(gpt-4o-mini\) answered with text that is not valid JSON: .*; used the offline heuristics instead$/m);
+    expect(v.read('MEMORY.md')).toContain('source: heuristic');
+    const before = v.read('MEMORY.md');
+    const strict = await memAsync(['extract', SAMPLE, '--no-fallback', '--force'], { cwd: v.root, home: v.home, env });
+    expect(strict.status).toBe(1);
+    expect(strict.stderr.trim().split('\n')).toHaveLength(2);
+    expect(strict.stderr.split('\n')[0]).toMatch(/^mem: openai \(gpt-4o-mini\) answered with text that is not valid JSON/);
+    expect(v.read('MEMORY.md')).toBe(before);
+  });
+
+  it('a server that never answers times out quickly (no retries configured)', async () => {
+    const srv = await fakeServer([{ hang: true }]);
+    const v = vault('llm:\n  max_retries: 0\n');
+    const r = await memAsync(['extract', SAMPLE, '--no-fallback', '--timeout', '400'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: srv.url } });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/^mem: anthropic \(claude-haiku-4-5\) did not answer within 400 ms$/m);
+    expect(r.ms).toBeLessThan(10_000);
+    expect(srv.seen).toHaveLength(1);
+  });
+
+  it('an invalid API key and an unreachable server are one clear line each', async () => {
+    const srv = await fakeServer([{ status: 401, body: { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } } }]);
+    const v = vault();
+    const bad = await memAsync(['extract', SAMPLE, '--no-fallback'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, ANTHROPIC_API_KEY: 'sk-wrong', ANTHROPIC_BASE_URL: srv.url } });
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toMatch(/^mem: anthropic \(claude-haiku-4-5\) rejected the API key \(401\)\nhint: check ANTHROPIC_API_KEY/m);
+    const closed = await fakeServer([{ body: {} }]);
+    const port = new URL(closed.url).port;
+    servers[servers.length - 1].close();
+    const v2 = vault('llm:\n  max_retries: 0\n');
+    const down = await memAsync(['extract', SAMPLE, '--json'], { cwd: v2.root, home: v2.home, env: { ...NO_KEYS, OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1` } });
+    expect(down.status, down.stderr).toBe(0);
+    expect(down.json().fallback).toMatch(/^cannot reach openai \(gpt-4o-mini\) at http:\/\/127\.0\.0\.1:\d+\/v1/);
+    expect(down.json().written.length).toBeGreaterThan(0);
+  });
+});
