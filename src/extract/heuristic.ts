@@ -26,6 +26,8 @@ function isToolError(m: TranscriptMessage): boolean {
   return ERROR_START.test(m.text.split('\n').slice(0, 3).join('\n'));
 }
 const MAX_ERROR_FIXES = 5;
+/** Interjections before the rule itself ("No, don't …", "OK, also always …"). */
+const LEAD = /^(?:(?:no|nope|ok|okay|actually|wait|great|thanks|and|also|please)[,.!]?\s+)*/i;
 
 function sentences(text: string): string[] {
   return text
@@ -106,8 +108,9 @@ export function heuristicLearnings(messages: TranscriptMessage[], scopes: readon
       });
     }
     for (const s of sentences(text)) {
-      if (REMEMBER.test(s) || ALWAYS_NEVER.test(s) || DONT.test(s)) {
-        const rule = s.replace(/^(?:(?:no|nope|ok|okay|actually|wait|great|thanks)[,.!]?\s+)*(?:please\s+)?(?:(?:also|and)\s+)?/i, '').replace(new RegExp(`^.*?${REMEMBER.source}`, 'i'), '');
+      const core = s.replace(LEAD, '');
+      if (REMEMBER.test(core) || ALWAYS_NEVER.test(core) || DONT.test(core)) {
+        const rule = core.replace(new RegExp(`^.*?${REMEMBER.source}`, 'i'), '');
         add({ scope: 'project', type: 'directive', importance: 0.4, title: cleanTitle(rule), body: excerpt(s, 400) });
       } else if (PREFER.test(s)) {
         add({ scope: 'observations', type: 'declarative', importance: 0.4, title: cleanTitle(s), body: `The human said: "${excerpt(s, 400)}"` });

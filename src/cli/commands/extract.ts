@@ -214,8 +214,14 @@ function logLine(root: string, line: string): void {
  * process whose output goes to .mem/logs/extract.log. Any problem is logged, never raised.
  */
 async function hookCommand(ctx: Ctx, agent: string, arg: string | undefined): Promise<void> {
-  const fallbackRoot = path.resolve(process.env.MEM_HOME || os.homedir());
-  let logRoot = fallbackRoot;
+  const { resolveRoot } = await import('../../vault/vault.js');
+  // Until the payload says where the project is, log to the vault of the hook's own folder.
+  let logRoot: string;
+  try {
+    logRoot = resolveRoot({ root: ctx.root, cwd: ctx.cwd });
+  } catch {
+    logRoot = path.resolve(process.env.MEM_HOME || os.homedir());
+  }
   try {
     if (agent !== 'claude' && agent !== 'codex') throw new MemError(`unknown hook agent "${agent}" (use claude or codex)`);
     // Codex's notify passes the payload as the last argument; hooks pass it on stdin.
@@ -223,7 +229,6 @@ async function hookCommand(ctx: Ctx, agent: string, arg: string | undefined): Pr
     if (!text.trim()) throw new MemError('no hook payload on stdin');
     const p = parsePayload(text);
     const cwd = p.cwd ?? ctx.cwd;
-    const { resolveRoot } = await import('../../vault/vault.js');
     const root = resolveRoot({ root: ctx.root, cwd });
     logRoot = root;
     const transcript = p.transcript ?? (agent === 'codex' && p.sessionId ? findCodexRollout(p.sessionId) : undefined);
