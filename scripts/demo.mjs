@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm run demo`: the main job on bundled sample data, offline, no API key. Copies
-// examples/sample-vault to a temporary folder and runs mem against it.
+// examples/sample-vault to a temporary folder, extracts learnings from a bundled agent session
+// (examples/sessions/) with the offline heuristics, and searches them.
 
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -16,6 +17,7 @@ const root = path.join(base, 'shopfront');
 const home = path.join(base, 'home');
 fs.cpSync(path.join(repo, 'examples', 'sample-vault'), root, { recursive: true });
 fs.mkdirSync(home);
+fs.cpSync(path.join(repo, 'examples', 'sessions'), path.join(base, 'sessions'), { recursive: true });
 
 const env = { ...process.env, MEM_HOME: home };
 delete env.MEM_ROOT;
@@ -31,7 +33,10 @@ function run(args, note) {
 console.log(`mem demo: a sample vault copied to ${root}`);
 run(['init'], 'adds .mem/config.yaml and .gitignore lines; keeps the existing files');
 run(['index'], 'build the search index .memory.db from the markdown');
-run(['search', 'api tests fail on a fresh database'], 'plain words, no API key');
+run(['extract', '../sessions/fix-checkout-tests.jsonl', '--scopes', 'project,corrective,interventions,observations'],
+  'a Claude Code session → learnings (offline heuristics; with an API key a model does this)');
+run(['extract', '../sessions/fix-checkout-tests.jsonl'], 'a second run writes nothing (.mem/extracted.jsonl)');
+run(['search', 'api tests fail on a fresh database'], 'plain words, no API key: the new learnings come back');
 run(['search', 'stripe webhook signature', '--explain'], 'a team-scope learning, with its score explained');
 run(['add', 'The staging deploy needs the VPN up: fly proxy fails silently without it.', '--type', 'corrective', '--importance', '0.7']);
 run(['search', 'deploy', '--limit', '3'], 'the new learning, the runbook section, never the retired Heroku entry');
