@@ -176,3 +176,21 @@ describe('mem extract with a language model', () => {
     expect(down.json().written.length).toBeGreaterThan(0);
   });
 });
+
+describe('mem stage detect --llm', () => {
+  it('asks the model when no explicit line names the stage, and falls back to keywords when it cannot', async () => {
+    const srv = await fakeServer([{ body: openaiCompletion(JSON.stringify({ stage: 'review', reason: 'the features are done and being checked' })) }]);
+    const v = vault();
+    v.write('INTENT.md', '# Intent\n\nAll features are in. We are reading the diffs and checking the edge cases before the release.\n');
+    const env = { ...NO_KEYS, OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: `${srv.url}/v1` };
+    const r = await memAsync(['stage', 'detect', '--llm', '--json'], { cwd: v.root, home: v.home, env });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.json()).toMatchObject({ stage: 'review', method: 'llm:openai:gpt-4o-mini', reason: 'the features are done and being checked' });
+    expect(srv.seen[0].body.messages[1].content).toContain('checking the edge cases before the release');
+    expect(v.read('.mem/current-stage').trim()).toBe('review');
+    const down = await memAsync(['stage', 'detect', '--llm', '--dry-run', '--json'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' } });
+    expect(down.status).toBe(0);
+    expect(down.stderr).toMatch(/^mem: warning: cannot reach openai .*; used the keyword classifier$/m);
+    expect(down.json().method).not.toMatch(/^llm/);
+  });
+});

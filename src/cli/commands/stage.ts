@@ -66,13 +66,18 @@ Examples:
     .option('--files <files...>', `memory files to retire in on a change (${FILES_HELP})`)
     .option('--all', 'retire in every memory file of the vault on a change')
     .option('--dry-run', 'print the stage, change nothing')
+    .option('--llm', 'ask the configured language model when no explicit line says the stage (falls back to keywords)')
+    .option('--provider <name>', 'with --llm: anthropic or openai (default: MEM_PROVIDER, config, or the API key present)')
+    .option('--model <model>', 'with --llm: the model (env MEM_MODEL)')
     .addHelpText('after', `
-An explicit line like "Stage: review" or "Phase: design" wins; otherwise keywords are counted.
+An explicit line like "Stage: review" or "Phase: design" wins; otherwise keywords are counted,
+or, with --llm, a language model reads the document (the keywords are the fallback).
 
 Examples:
   $ mem stage detect
+  $ mem stage detect --llm
   $ mem stage detect --file docs/INTENT.md --dry-run --json`)
-    .action(async (opts: RetireOptions & { file?: string }, command: Command) => {
+    .action(async (opts: RetireOptions & { file?: string; llm?: boolean; provider?: string; model?: string }, command: Command) => {
       const ctx = makeCtx(globals(command));
       const vault = await vaultFor(ctx);
       const file = path.resolve(vault.root, opts.file ?? 'INTENT.md');
@@ -85,7 +90,8 @@ Examples:
         });
       }
       const { detectStage } = await import('../../lifecycle/stage.js');
-      const d = detectStage(text);
+      let d: { stage: Stage | 'unknown'; method: string; scores: Record<string, number>; reason?: string } = detectStage(text);
+      if (opts.llm && d.method !== 'explicit') d = await detectWithModel(ctx, vault, text, d, opts);
       if (d.stage === 'unknown') {
         if (ctx.json) ctx.out(JSON.stringify({ stage: 'unknown', method: d.method, scores: d.scores, changed: false }, null, 2));
         else ctx.out('unknown');
@@ -97,7 +103,7 @@ Examples:
         else ctx.out(d.stage);
         return;
       }
-      await setStage(ctx, vault, d.stage, opts, { method: d.method, scores: d.scores });
+      await setStage(ctx, vault, d.stage, opts, { method: d.method, scores: d.scores, ...(d.reason ? { reason: d.reason } : {}) });
     });
 
   stage
@@ -118,6 +124,35 @@ Examples:
       const vault = await vaultFor(ctx);
       await setStage(ctx, vault, s, opts, {});
     });
+}
+
+/** Ask the configured model which stage the intent document describes; the keyword result is the fallback. */
+async function detectWithModel(ctx: Ctx, vault: Vault, text: string, offline: { stage: Stage | 'unknown'; method: string; scores: Record<string, number> }, opts: { provider?: string; model?: string }) {
+  const { resolveProviderConfig, createProvider, ProviderError } = await import('../../llm/provider.js');
+  const { STAGES } = await import('../../lifecycle/stage.js');
+  const cfg = resolveProviderConfig(process.env, { provider: opts.provider ?? vault.config.llm.provider, providerSource: opts.provider ? '--provider' : '.mem/config.yaml', model: opts.model ?? vault.config.llm.model, baseUrl: vault.config.llm.baseUrl });
+  if (cfg.name === 'heuristic') {
+    ctx.warn('--llm: no language model is configured (set ANTHROPIC_API_KEY, OPENAI_API_KEY or OPENAI_BASE_URL); used the keyword classifier');
+    return offline;
+  }
+  try {
+    const llm = await createProvider(cfg, { timeoutMs: vault.config.llm.timeoutMs, maxRetries: vault.config.llm.maxRetries });
+    const res = await llm.complete({
+      system: 'You read a software project\'s intent document and say which stage the project is in now.',
+      prompt: `Stages: ${STAGES.join(', ')} (or unknown when the document does not say).\n\nThe document:\n<<<\n${text.slice(0, 12_000)}\n>>>`,
+      schemaName: 'record_stage',
+      schema: { type: 'object', additionalProperties: false, required: ['stage', 'reason'], properties: { stage: { type: 'string', enum: [...STAGES, 'unknown'] }, reason: { type: 'string' } } },
+      maxTokens: 300,
+    });
+    const j = res.json as { stage?: unknown; reason?: unknown } | undefined;
+    const stage = typeof j?.stage === 'string' && ([...STAGES, 'unknown'] as string[]).includes(j.stage) ? (j.stage as Stage | 'unknown') : null;
+    if (!stage) throw new ProviderError(`${cfg.name} (${cfg.model}) did not name a stage`, 'invalid-answer');
+    return { stage, method: `llm:${cfg.name}:${cfg.model}`, scores: offline.scores, reason: typeof j?.reason === 'string' ? j.reason : undefined };
+  } catch (err) {
+    if (!(err instanceof ProviderError)) throw err;
+    ctx.warn(`${err.message}; used the keyword classifier`);
+    return offline;
+  }
 }
 
 async function targetFiles(ctx: Ctx, vault: Vault, opts: RetireOptions): Promise<VaultFile[]> {
