@@ -219,3 +219,25 @@ describe('mem extract --hook', () => {
     expect(v.read('MEMORY.md')).toContain('Never push to main directly; open a pull request.');
   }, 30_000);
 });
+
+describe('mem extract reinforces what the session used', () => {
+  it('entries retrieved with --session and used in the transcript gain a reinforcement', () => {
+    const v = vault();
+    const add = (text: string) => mem(['add', text, '--json'], { cwd: v.root, home: v.home }).json().id as string;
+    const used = add('Refresh the Stripe sandbox keys with scripts/rotate-stripe.sh before running the payment tests.');
+    const unused = add('The marketing site deploys from the gh-pages branch on every merge.');
+    const s = mem(['search', 'payment tests stripe keys deploys', '--session', 'sess-r', '--json'], { cwd: v.root, home: v.home });
+    expect(s.json().results.map((h: { id: string }) => h.id)).toEqual(expect.arrayContaining([used, unused]));
+    const transcript = [
+      'user: The payment tests fail with an authentication error.',
+      'assistant: I will refresh the Stripe sandbox keys with scripts/rotate-stripe.sh and rerun the payment tests.',
+      'assistant: The payment tests pass now.',
+    ].join('\n');
+    const r = mem(['extract', '-', '--format', 'text', '--session', 'sess-r', '--json'], { cwd: v.root, home: v.home, env: OFFLINE, input: transcript });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.json().reinforced).toBe(1);
+    const show = (id: string) => mem(['show', id, '--json'], { cwd: v.root, home: v.home }).json();
+    expect(show(used).reinforcement_count).toBe(1);
+    expect(show(unused).reinforcement_count).toBe(0);
+  });
+});

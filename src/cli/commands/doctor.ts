@@ -104,12 +104,13 @@ async function doctorCommand(ctx: Ctx): Promise<void> {
   }
   try {
     const { resolveProviderConfig } = await import('../../llm/provider.js');
-    const p = resolveProviderConfig();
+    const llm = vault?.config.llm;
+    const p = resolveProviderConfig(process.env, { provider: llm?.provider, providerSource: '.mem/config.yaml', model: llm?.model, baseUrl: llm?.baseUrl });
     const missingKey = p.apiKeyEnv && !process.env[p.apiKeyEnv] && !(p.name === 'openai' && p.baseUrl);
     checks.push({
       name: 'llm',
       status: missingKey ? 'warn' : 'ok',
-      detail: p.name === 'heuristic' ? 'none configured: offline heuristics (search needs no LLM)' : `${p.name} ${p.model}${p.baseUrl ? ` at ${p.baseUrl}` : ''} (${p.source})`,
+      detail: p.name === 'heuristic' ? 'none configured: mem extract uses offline heuristics (search needs no LLM)' : `${p.name} ${p.model}${p.baseUrl ? ` at ${p.baseUrl}` : ''} (${p.source})`,
       hint: missingKey ? `set ${p.apiKeyEnv}` : undefined,
     });
   } catch (err) {
