@@ -59,30 +59,62 @@ function pick(members: Candidate[]): Candidate {
 }
 
 /**
- * Session/team learnings that recur across ≥ 3 distinct jobs or sessions and are not yet at
- * project scope (by a `promoted_from` link or by similarity to a project entry).
+ * Clusters of similar live entries (Jaccard ≥ 0.8) spanning at least MIN_SOURCES distinct
+ * sources, skipping those already present in `existing` (by a `promoted_from` link or by
+ * similarity to one of its entries).
  */
-export function planProjectPromotions(sources: Candidate[], project: Candidate[]): { promote: Promotion[]; skipped: Skipped[] } {
-  const cands = sources.filter((c) => live(c.entry) && (c.file.scope === 'session' || c.file.scope === 'team'));
+function planRecurring(cands: Candidate[], source: (c: Candidate) => string, existing: Candidate[], where: string): { promote: Promotion[]; skipped: Skipped[] } {
   const tokens = cands.map((c) => normTokens(c.entry.body || c.entry.title));
-  const pairs = similarPairs(tokens, PROMOTE_SIMILARITY, { canPair: (a, b) => sourceOf(cands[a]) !== sourceOf(cands[b]) });
-  const projLive = project.filter((c) => live(c.entry));
-  const promotedIds = new Set(projLive.flatMap((c) => list(c.entry.meta.promoted_from)));
-  const projTokens = projLive.map((c) => normTokens(c.entry.body || c.entry.title));
+  const pairs = similarPairs(tokens, PROMOTE_SIMILARITY, { canPair: (a, b) => source(cands[a]) !== source(cands[b]) });
+  const there = existing.filter((c) => live(c.entry));
+  const promotedIds = new Set(there.flatMap((c) => list(c.entry.meta.promoted_from)));
+  const thereTokens = there.map((c) => normTokens(c.entry.body || c.entry.title));
   const promote: Promotion[] = [];
   const skipped: Skipped[] = [];
   for (const cluster of clusters(cands.length, pairs)) {
     if (cluster.length < MIN_SOURCES) continue;
     const members = cluster.map((i) => cands[i]);
-    const srcs = [...new Set(members.map(sourceOf))];
+    const srcs = [...new Set(members.map(source))];
     if (srcs.length < MIN_SOURCES) continue;
     const rep = pick(members);
     const ids = members.map((m) => m.entry.id);
-    if (ids.some((id) => promotedIds.has(id)) || similarTo(normTokens(rep.entry.body || rep.entry.title), projTokens)) {
-      skipped.push({ id: rep.entry.id, path: rep.file.path, reason: 'already at project scope' });
+    if (ids.some((id) => promotedIds.has(id)) || similarTo(normTokens(rep.entry.body || rep.entry.title), thereTokens)) {
+      skipped.push({ id: rep.entry.id, path: rep.file.path, reason: `already at ${where} scope` });
       continue;
     }
-    promote.push({ representative: rep, from: ids, sources: srcs.map((s) => s.replace(/^(job|session):/, '')), importance: Math.max(...members.map((m) => m.entry.importance)) });
+    promote.push({ representative: rep, from: ids, sources: srcs.map((s) => s.replace(/^(job|session|task):/, '')), importance: Math.max(...members.map((m) => m.entry.importance)) });
+  }
+  return { promote, skipped };
+}
+
+/**
+ * Session/team learnings that recur across ≥ 3 distinct jobs or sessions and are not yet at
+ * project scope (by a `promoted_from` link or by similarity to a project entry).
+ */
+export function planProjectPromotions(sources: Candidate[], project: Candidate[]): { promote: Promotion[]; skipped: Skipped[] } {
+  const cands = sources.filter((c) => live(c.entry) && (c.file.scope === 'session' || c.file.scope === 'team'));
+  return planRecurring(cands, sourceOf, project, 'project');
+}
+
+/**
+ * The first rollup step: team (task) learnings that recur in ≥ 3 distinct tasks of one job go up
+ * to that job's session file, unless it already has them.
+ */
+export function planSessionPromotions(all: Candidate[]): { promote: (Promotion & { job: string })[]; skipped: Skipped[] } {
+  const byJob = new Map<string, { team: Candidate[]; session: Candidate[] }>();
+  for (const c of all) {
+    if (!c.file.job || (c.file.scope !== 'team' && c.file.scope !== 'session')) continue;
+    const slot = byJob.get(c.file.job) ?? { team: [], session: [] };
+    if (c.file.scope === 'team' && live(c.entry)) slot.team.push(c);
+    else if (c.file.scope === 'session') slot.session.push(c);
+    byJob.set(c.file.job, slot);
+  }
+  const promote: (Promotion & { job: string })[] = [];
+  const skipped: Skipped[] = [];
+  for (const [job, { team, session }] of byJob) {
+    const r = planRecurring(team, (c) => `task:${c.file.task ?? c.file.path}`, session, 'session');
+    promote.push(...r.promote.map((p) => ({ ...p, job })));
+    skipped.push(...r.skipped);
   }
   return { promote, skipped };
 }

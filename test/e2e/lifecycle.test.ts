@@ -217,6 +217,20 @@ describe('promote and consolidate through the CLI', () => {
     expect([...shown.promoted_from].sort()).toEqual(['j1-l', 'j2-l', 'j3-l']);
     expect(run(['promote', '--json']).json().promoted).toEqual([]);
   });
+  it('rolls a lesson seen in three tasks of one job up to the job (session scope), once', () => {
+    const { v, run } = vault();
+    const lesson = 'Seed the fixtures with npm run seed:test before the integration tests of this job.';
+    for (const t of ['t1', 't2', 't3']) v.write(`.mem/jobs/j9/tasks/${t}/MEMORY.md`, entry(`${t}-x`, lesson));
+    v.write('.mem/jobs/j8/tasks/t1/MEMORY.md', entry('other-job', lesson));
+    const r = run(['promote', '--json']);
+    expect(r.status, r.stderr).toBe(0);
+    const p = r.json().promoted;
+    expect(p).toHaveLength(1);
+    expect(p[0]).toMatchObject({ scope: 'session', path: '.mem/jobs/j9/MEMORY.md' });
+    expect([...p[0].from].sort()).toEqual(['t1-x', 't2-x', 't3-x']);
+    expect(run(['show', p[0].id, '--json']).json()).toMatchObject({ scope: 'session', promoted_at: TODAY });
+    expect(run(['promote', '--json']).json().promoted).toEqual([]);
+  });
   it('consolidate decays the older contradicting entry and logs it; other entries of the file untouched', () => {
     const { v, run } = vault();
     const others = Array.from({ length: 8 }, (_, i) => entry(`o${i}`, `Unrelated learning number ${i} about topic ${i * 7}.`)).join('');

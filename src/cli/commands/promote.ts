@@ -16,7 +16,7 @@ interface PromoteOptions {
 export function registerPromote(program: Command): void {
   program
     .command('promote')
-    .description('copy learnings that recur across ≥ 3 jobs/sessions up to project scope (--global: to ~/MEMORY.md)')
+    .description('roll learnings up: recurring in ≥ 3 tasks of a job → the job (session scope); in ≥ 3 jobs/sessions → project; --global: proven, project-agnostic → ~/MEMORY.md')
     .option('--global', 'also promote proven project learnings (promoted, or reinforced ≥ 3 times) that are project-agnostic to the global file')
     .option('--dry-run', 'show what would be promoted, write nothing')
     .addHelpText('after', `
@@ -39,7 +39,7 @@ Examples:
 export async function promoteCommand(ctx: Ctx, opts: PromoteOptions): Promise<void> {
   const vault = await vaultFor(ctx);
   const { selectFiles, loadFiles, reindex } = await import('../../lifecycle/vault-ops.js');
-  const { planProjectPromotions, planGlobalPromotions } = await import('../../lifecycle/promote.js');
+  const { planProjectPromotions, planGlobalPromotions, planSessionPromotions } = await import('../../lifecycle/promote.js');
   const { renderNewEntry, appendEntries } = await import('../../vault/store.js');
   const { describeFile } = await import('../../vault/vault.js');
   const files = selectFiles(vault, [], ctx.cwd);
@@ -47,6 +47,7 @@ export async function promoteCommand(ctx: Ctx, opts: PromoteOptions): Promise<vo
   for (const p of problems) ctx.warn(`${p.message}; its entries are not considered (${p.file}${p.line ? `:${p.line}` : ''})`);
   const all: Candidate[] = loaded.flatMap((l) => l.parsed.entries.map((entry) => ({ entry, file: l.file })));
   const date = today();
+  const sess = planSessionPromotions(all);
   const proj = planProjectPromotions(all, all.filter((c) => c.file.scope === 'project'));
   let glob: { promote: Promotion[]; skipped: Skipped[] } = { promote: [], skipped: [] };
   if (opts.global) {
@@ -54,12 +55,14 @@ export async function promoteCommand(ctx: Ctx, opts: PromoteOptions): Promise<vo
     glob = planGlobalPromotions(all.filter((c) => c.file.scope === 'project'), all.filter((c) => c.file.scope === 'global'), projectNames(vault.root), repoNames(vault.root));
   }
   const written: { id: string; path: string; from: string[]; scope: string }[] = [];
-  const write = (list: Promotion[], scope: 'project' | 'global') => {
+  const write = (list: (Promotion & { job?: string })[], scope: 'session' | 'project' | 'global') => {
     const byFile = new Map<string, { texts: string[]; ids: { id: string; from: string[] }[] }>();
     for (const p of list) {
       const e = p.representative.entry;
       const name = p.representative.file.learningType === 'institutional' ? 'institutional.md' : 'MEMORY.md';
-      const abs = path.join(scope === 'project' ? vault.root : vault.home, name);
+      // A job's session file sits in the job folder of the team file (.mem/jobs/<job>/ or .teaparty/jobs/<job>/).
+      const jobDir = (f: string) => f.slice(0, f.indexOf(`jobs/${p.job}/`) + `jobs/${p.job}/`.length);
+      const abs = scope === 'session' ? path.join(vault.root, jobDir(p.representative.file.path), 'MEMORY.md') : path.join(scope === 'project' ? vault.root : vault.home, name);
       const extra: Record<string, unknown> = {};
       for (const k of ['tags', 'session_task'] as const) if (e.meta[k] !== undefined) extra[k] = e.meta[k];
       const { id, text } = renderNewEntry({
@@ -74,19 +77,20 @@ export async function promoteCommand(ctx: Ctx, opts: PromoteOptions): Promise<vo
     }
     for (const [abs, slot] of byFile) {
       const f = describeFile(vault, abs, vault.root);
-      if (!opts.dryRun) appendEntries(abs, f.path, slot.texts, scope === 'global' ? '# Global memory\n' : '# Project memory\n');
+      if (!opts.dryRun) appendEntries(abs, f.path, slot.texts, scope === 'global' ? '# Global memory\n' : scope === 'session' ? '# Job memory\n' : '# Project memory\n');
       for (const s of slot.ids) written.push({ id: s.id, path: f.path, from: s.from, scope });
       if (!opts.dryRun) reindex(vault, [f]);
     }
   };
   try {
+    write(sess.promote, 'session');
     write(proj.promote, 'project');
     write(glob.promote, 'global');
   } catch (err) {
     if (err instanceof MemError) throw err;
     throw new MemError(`promotion failed: ${(err as Error).message}`, { cause: err });
   }
-  const skipped = [...proj.skipped, ...glob.skipped];
+  const skipped = [...sess.skipped, ...proj.skipped, ...glob.skipped];
   if (ctx.json) {
     ctx.out(JSON.stringify({ dry_run: Boolean(opts.dryRun), promoted: written, skipped }, null, 2));
     return;
