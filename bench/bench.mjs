@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run bench`: speed of the built CLI on deterministic synthetic vaults (bench/generate.mjs).
 // Each figure is the median wall time of repeated runs of `node bin/mem.js …`, with peak RSS.
-// Usage: node bench/bench.mjs [--entries 100000] [--files 1000] [--notes 7424] [--runs 5] [--json]
+// Usage: node bench/bench.mjs [--entries 100000] [--files 1000] [--notes 7424] [--runs 5] [--json] [--bin PATH]
 
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -11,7 +11,9 @@ import { fileURLToPath } from 'node:url';
 import { generateNotes, generateVault } from './generate.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const bin = path.join(repo, 'bin', 'mem.js');
+// --bin PATH measures another build (e.g. an older commit's bin/mem.js) with the same harness.
+const binArg = process.argv.indexOf('--bin');
+const bin = binArg >= 0 ? path.resolve(process.argv[binArg + 1]) : path.join(repo, 'bin', 'mem.js');
 const rss = path.join(repo, 'bench', 'rss.cjs');
 const argv = process.argv.slice(2);
 const opt = (name, dflt) => {
