@@ -27,10 +27,14 @@ export interface ProviderConfig {
 /** Settings from flags and `.mem/config.yaml` (`llm:`); the environment fills what they leave open. */
 export interface ProviderChoice {
   provider?: string;
-  model?: string;
-  baseUrl?: string;
   /** Where `provider` came from, for messages ('--provider' or '.mem/config.yaml'). */
   providerSource?: string;
+  /** --model and --base-url: above the environment. */
+  model?: string;
+  baseUrl?: string;
+  /** `llm.model` and `llm.base_url` of the config: below the environment. */
+  configModel?: string;
+  configBaseUrl?: string;
 }
 
 export interface LlmRequest {
@@ -83,9 +87,10 @@ function checkName(wanted: string, source: string): ProviderName {
 export function resolveProviderConfig(env: NodeJS.ProcessEnv = process.env, choice: ProviderChoice | string = {}): ProviderConfig {
   const c: ProviderChoice = typeof choice === 'string' ? { provider: choice, providerSource: '--provider' } : choice;
   const envModel = env.MEM_MODEL?.trim() || undefined;
-  const modelFor = (name: ProviderName) => (name === 'heuristic' ? DEFAULT_MODELS.heuristic : c.model || envModel || DEFAULT_MODELS[name]);
+  const modelFor = (name: ProviderName) => (name === 'heuristic' ? DEFAULT_MODELS.heuristic : c.model || envModel || c.configModel || DEFAULT_MODELS[name]);
   const baseFor = (name: ProviderName) =>
-    name === 'openai' ? c.baseUrl || env.OPENAI_BASE_URL || undefined : name === 'anthropic' ? c.baseUrl || env.ANTHROPIC_BASE_URL || undefined : undefined;
+    name === 'openai' ? c.baseUrl || env.OPENAI_BASE_URL || c.configBaseUrl || undefined
+      : name === 'anthropic' ? c.baseUrl || env.ANTHROPIC_BASE_URL || c.configBaseUrl || undefined : undefined;
   const keyEnv = (name: ProviderName) => (name === 'anthropic' ? 'ANTHROPIC_API_KEY' : name === 'openai' ? 'OPENAI_API_KEY' : undefined);
   let name: ProviderName | undefined;
   let source = '';
@@ -101,7 +106,7 @@ export function resolveProviderConfig(env: NodeJS.ProcessEnv = process.env, choi
   } else if (env.ANTHROPIC_API_KEY) {
     name = 'anthropic';
     source = 'ANTHROPIC_API_KEY is set';
-  } else if (env.OPENAI_API_KEY || env.OPENAI_BASE_URL || (c.baseUrl && !c.provider)) {
+  } else if (env.OPENAI_API_KEY || env.OPENAI_BASE_URL || c.baseUrl || c.configBaseUrl) {
     name = 'openai';
     source = env.OPENAI_API_KEY ? 'OPENAI_API_KEY is set' : 'a base URL is set';
   }

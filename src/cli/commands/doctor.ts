@@ -105,7 +105,7 @@ async function doctorCommand(ctx: Ctx): Promise<void> {
   try {
     const { resolveProviderConfig } = await import('../../llm/provider.js');
     const llm = vault?.config.llm;
-    const p = resolveProviderConfig(process.env, { provider: llm?.provider, providerSource: '.mem/config.yaml', model: llm?.model, baseUrl: llm?.baseUrl });
+    const p = resolveProviderConfig(process.env, { provider: llm?.provider, providerSource: '.mem/config.yaml', configModel: llm?.model, configBaseUrl: llm?.baseUrl });
     const missingKey = p.apiKeyEnv && !process.env[p.apiKeyEnv] && !(p.name === 'openai' && p.baseUrl);
     checks.push({
       name: 'llm',

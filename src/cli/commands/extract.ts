@@ -101,8 +101,10 @@ async function extractCommand(ctx: Ctx, file: string | undefined, opts: ExtractO
   const provider = resolveProviderConfig(process.env, {
     provider: opts.provider ?? fromConfig.provider,
     providerSource: opts.provider ? '--provider' : '.mem/config.yaml',
-    model: opts.model ?? fromConfig.model,
-    baseUrl: opts.baseUrl ?? fromConfig.baseUrl,
+    model: opts.model,
+    baseUrl: opts.baseUrl,
+    configModel: fromConfig.model,
+    configBaseUrl: fromConfig.baseUrl,
   });
   const sessionId = opts.session ?? process.env.MEM_SESSION;
   if (sessionId) (await import('../../vault/sessions.js')).checkSessionId(sessionId);

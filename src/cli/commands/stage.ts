@@ -130,7 +130,7 @@ Examples:
 async function detectWithModel(ctx: Ctx, vault: Vault, text: string, offline: { stage: Stage | 'unknown'; method: string; scores: Record<string, number> }, opts: { provider?: string; model?: string }) {
   const { resolveProviderConfig, createProvider, ProviderError } = await import('../../llm/provider.js');
   const { STAGES } = await import('../../lifecycle/stage.js');
-  const cfg = resolveProviderConfig(process.env, { provider: opts.provider ?? vault.config.llm.provider, providerSource: opts.provider ? '--provider' : '.mem/config.yaml', model: opts.model ?? vault.config.llm.model, baseUrl: vault.config.llm.baseUrl });
+  const cfg = resolveProviderConfig(process.env, { provider: opts.provider ?? vault.config.llm.provider, providerSource: opts.provider ? '--provider' : '.mem/config.yaml', model: opts.model, configModel: vault.config.llm.model, configBaseUrl: vault.config.llm.baseUrl });
   if (cfg.name === 'heuristic') {
     ctx.warn('--llm: no language model is configured (set ANTHROPIC_API_KEY, OPENAI_API_KEY or OPENAI_BASE_URL); used the keyword classifier');
     return offline;
