@@ -128,7 +128,8 @@ function resolveTargets(vault: Vault, scopes: ExtractionScopeName[], where: { jo
   return { targets, skipped };
 }
 
-function existingTitles(vault: Vault, targets: Iterable<Target>): string[] {
+/** Titles already in the target files, so the model does not repeat them (the newest 60). */
+function existingTitles(targets: Iterable<Target>): string[] {
   const titles: string[] = [];
   for (const t of targets) {
     let text: string;
@@ -139,7 +140,6 @@ function existingTitles(vault: Vault, targets: Iterable<Target>): string[] {
     }
     for (const m of text.matchAll(/^## (?:\[[^\]]*\] )?(?:\w+: )?(.+)$/gm)) titles.push(m[1].trim());
   }
-  void vault;
   return [...new Set(titles)].slice(-60);
 }
 
@@ -225,7 +225,7 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
         const intentFile = path.join(vault.root, 'INTENT.md');
         const intent = active.includes('intent-alignment') && fs.existsSync(intentFile) ? fs.readFileSync(intentFile, 'utf8') : undefined;
         const condensed = condense(fresh, opts.budget);
-        const prompt = buildPrompt(condensed.text, active, { task, intent, known: existingTitles(vault, targets.values()) });
+        const prompt = buildPrompt(condensed.text, active, { task, intent, known: existingTitles(targets.values()) });
         const res = await llm.complete({ system: SYSTEM, prompt, schema: learningSchema(active), schemaName: 'record_learnings', maxTokens: 4096 });
         result.usage = { input_tokens: res.usage.inputTokens, output_tokens: res.usage.outputTokens };
         const v = validateLearnings(res.json, active);
