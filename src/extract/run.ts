@@ -155,13 +155,18 @@ export function buildPrompt(condensed: string, scopes: ExtractionScopeName[], ex
   return parts.join('\n');
 }
 
-/** True when a learning says what an existing entry (or an earlier new one) already says. */
-function duplicateOf(l: Learning, known: { title: string; tokens: Int32Array }[], vocab: Map<string, number>): boolean {
-  const ids = Int32Array.from(new Set(normTokens(`${l.title}\n${l.body}`).map((t) => {
+/** A text's distinct normalised words as sorted ids (for jaccardSorted). */
+function tokenIds(text: string, vocab: Map<string, number>): Int32Array {
+  return Int32Array.from(new Set(normTokens(text).map((t) => {
     let id = vocab.get(t);
     if (id === undefined) vocab.set(t, (id = vocab.size));
     return id;
   }))).sort();
+}
+
+/** True when a learning says what an existing entry (or an earlier new one) already says. */
+function duplicateOf(l: Learning, known: { title: string; tokens: Int32Array }[], vocab: Map<string, number>): boolean {
+  const ids = tokenIds(`${l.title}\n${l.body}`, vocab);
   const title = l.title.toLowerCase();
   for (const k of known) if (k.title === title || (ids.length > 0 && jaccardSorted(ids, k.tokens) >= 0.8)) return true;
   known.push({ title, tokens: ids });
@@ -177,11 +182,7 @@ function knownOf(parsed: ParsedFile | null, vocab: Map<string, number>): { title
   if (!parsed) return [];
   return parsed.entries.map((e) => ({
     title: bareTitle(e.title).toLowerCase(),
-    tokens: Int32Array.from(new Set(normTokens(`${bareTitle(e.title)}\n${e.body}`).map((t) => {
-      let id = vocab.get(t);
-      if (id === undefined) vocab.set(t, (id = vocab.size));
-      return id;
-    }))).sort(),
+    tokens: tokenIds(`${bareTitle(e.title)}\n${e.body}`, vocab),
   }));
 }
 
