@@ -44,6 +44,17 @@ describe('condense', () => {
     expect(c.text.indexOf("No, don't put")).toBeLessThan(c.text.indexOf('Done: the search'));
   });
 
+  it('blocks of one response (assistant lines sharing message.id) are one message', () => {
+    const c = condense([
+      m('user', 'text', 'Fix the build.'),
+      m('assistant', 'text', 'Looking at the error first.', { id: 'msg_1' }),
+      m('assistant', 'text', 'It is a missing import.', { id: 'msg_1' }),
+      m('assistant', 'text', 'Fixed it.', { id: 'msg_2' }),
+    ], 10_000);
+    expect(c.total).toBe(3);
+    expect(c.text).toBe('[human] Fix the build.\n\n[assistant] Looking at the error first.\nIt is a missing import.\n\n[assistant] Fixed it.');
+  });
+
   it('trims tool output, keeping its head and tail', () => {
     const c = condense([m('user', 'text', 'Run it.'), m('tool', 'tool_result', `start ${'x'.repeat(5000)} the final line says ok`)], 100_000);
     expect(c.text.length).toBeLessThan(600);
