@@ -7,7 +7,7 @@ import { MemError } from '../errors.js';
 
 export type Db = Database.Database;
 
-export const SCHEMA_VERSION = '3';
+export const SCHEMA_VERSION = '4';
 export const TOKENIZER = 'porter unicode61 remove_diacritics 2';
 export const CHUNKER_VERSION = '4';
 
@@ -15,6 +15,7 @@ export const CHUNKER_VERSION = '4';
 export const INDEXES = `
 CREATE INDEX IF NOT EXISTS entries_file ON entries(file_id);
 CREATE INDEX IF NOT EXISTS entries_entry_id ON entries(entry_id);
+CREATE INDEX IF NOT EXISTS entries_learning_type ON entries(learning_type);
 `;
 
 const SCHEMA = `

@@ -99,6 +99,13 @@ export function ftsCandidates(db: Db, match: string, filter: EntryFilter, limit:
   return (db.prepare(sql).all(match, ...params, limit) as (CandidateRow & { o: number })[]).map(({ o, ...r }) => ({ ...r, own: o < 0 }));
 }
 
+/** Whether any entry passes the filter (a cheap check before a filtered full-text search). */
+export function anyEntry(db: Db, filter: EntryFilter): boolean {
+  const params: unknown[] = [];
+  const w = where(filter, params);
+  return db.prepare(`SELECT 1 FROM entries e WHERE ${w} LIMIT 1`).get(...params) !== undefined;
+}
+
 export function listEntries(db: Db, filter: EntryFilter, limit = -1): EntryRow[] {
   const params: unknown[] = [];
   const w = where(filter, params);

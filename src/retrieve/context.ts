@@ -2,7 +2,7 @@
 // and budget; task and proxy learnings retrieved by relevance, each with a budget of its own.
 
 import type { Db } from '../index/db.js';
-import { listEntries, type EntryFilter, type EntryRow } from '../index/queries.js';
+import { anyEntry, listEntries, type EntryFilter, type EntryRow } from '../index/queries.js';
 import { hitChars, runSearch, type RankedHit, type SearchRequest } from './search.js';
 
 export interface ContextRequest {
@@ -44,9 +44,14 @@ export function buildContext(db: Db, req: ContextRequest): ContextResult {
   const base: Omit<SearchRequest, 'filter' | 'maxChars'> = {
     query: req.task, limit: req.limit, candidates: req.candidates, rank: req.rank, now: req.now, scopeMultipliers: req.scopeMultipliers,
   };
-  const learnings = runSearch(db, { ...base, filter: { ...req.filter, learningTypes: ['task'] }, maxChars: req.taskChars }).results;
-  const proxy = req.proxyChars > 0
-    ? runSearch(db, { ...base, filter: { ...req.filter, learningTypes: ['proxy'] }, maxChars: req.proxyChars }).results
-    : [];
+  // A section whose filter matches no entry at all is skipped: a filtered search over a large
+  // vault falls back to joining every full-text match, which is the slow path.
+  const section = (learningType: string, maxChars: number): RankedHit[] => {
+    const filter = { ...req.filter, learningTypes: [learningType] };
+    if (maxChars <= 0 || !anyEntry(db, filter)) return [];
+    return runSearch(db, { ...base, filter, maxChars }).results;
+  };
+  const learnings = section('task', req.taskChars);
+  const proxy = section('proxy', req.proxyChars);
   return { task: req.task, institutional, institutionalOmitted: norms.length - institutional.length, learnings, proxy };
 }
