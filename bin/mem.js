@@ -15,11 +15,12 @@ function commandOf(argv) {
   return undefined;
 }
 
-// Bulk commands (a full rebuild, compaction, evaluation) allocate many short-lived strings; a
+// Bulk commands (compaction, evaluation, consolidation) allocate many short-lived strings; a
 // larger young generation saves them about a second per 100k entries (measured on `mem compact`).
-// V8 takes the size only at start-up, so they run in a child process started with it.
+// V8 takes the size only at start-up, so they run in a child process started with it. (A
+// rebuild parses in a worker thread instead, where the flag only costs memory.)
 const cmd = commandOf(args);
-const bulk = cmd === 'compact' || cmd === 'eval' || cmd === 'consolidate' || (cmd === 'index' && args.includes('--rebuild'));
+const bulk = cmd === 'compact' || cmd === 'eval' || cmd === 'consolidate';
 if (bulk && !process.execArgv.some((a) => a.startsWith('--max-semi-space-size'))) {
   const r = spawnSync(process.execPath, [...process.execArgv, '--max-semi-space-size=64', fileURLToPath(import.meta.url), ...args], { stdio: 'inherit' });
   if (r.error) {

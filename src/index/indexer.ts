@@ -2,16 +2,16 @@
 // stat changed, re-parse only those whose hash changed, purge files that disappeared. One
 // transaction per refresh; a full rebuild builds a new file and renames it into place.
 
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import type { Diagnostic } from '../errors.js';
 import { MemError } from '../errors.js';
-import type { Entry } from '../vault/entry.js';
-import { parseMemoryFile, type FileFormat } from '../vault/format.js';
-import { decodeVaultText, readVaultText, type ReadResult } from '../vault/read.js';
+import { decodeVaultText, readVaultText } from '../vault/read.js';
 import { DirCache } from '../vault/dircache.js';
 import { discoverFiles, type Vault, type VaultFile } from '../vault/vault.js';
+import { prepare, sha1, type Prepared, type PreparedFile } from './prepare.js';
 import { createIndexAt, INDEXES, isBusy, openIndex, removeDbFiles, type Db } from './db.js';
 
 export interface IndexReport {
@@ -40,81 +40,6 @@ interface FileRow {
 
 /** Stat windows shorter than this may hide a same-size edit: such files are hashed again next time. */
 const RACY_MS = 2000;
-const CONTEXT_TARGET = 800;
-const MIN_CONTEXT = 40;
-
-/**
- * A fast 64-bit string hash (two FNV-1a lanes) for change detection inside the index, where a
- * cryptographic hash only costs time. Not stable across mem versions; never stored in files.
- */
-export function quickHash(s: string): string {
-  let a = 0x811c9dc5;
-  let b = 0x01000193 ^ s.length;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193);
-    b = Math.imul(b ^ c, 0x5bd1e995) ^ (b >>> 15);
-  }
-  return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0');
-}
-
-function sha1(s: string | Buffer): string {
-  return createHash('sha1').update(s).digest('hex');
-}
-
-/** The first `n` characters of `s`, cut at a word boundary. */
-function clip(s: string, n: number): string {
-  if (s.length <= n) return s;
-  const cut = s.lastIndexOf(' ', n);
-  return s.slice(0, cut > n / 2 ? cut : n);
-}
-
-/**
- * Low-weight context for an entry: a note's heading trail, or for an untitled entry the text of
- * its neighbours in the file. Context fills in for entries that cannot carry their topic alone —
- * a turn of a conversation, a bare one-line note: the shorter the entry, the more of its
- * neighbours it gets (none from CONTEXT_TARGET characters up). An entry with a heading of its own
- * is a self-contained learning; its neighbours are other learnings, not its context.
- */
-export function contextFor(entries: Entry[], i: number): string {
-  const e = entries[i];
-  if (e.kind === 'note') return e.trail ?? '';
-  if (e.titleFromHeading) return '';
-  const own = e.body.length;
-  const budget = CONTEXT_TARGET - own;
-  if (budget < MIN_CONTEXT) return '';
-  const side = Math.ceil(budget / 2);
-  const parts: string[] = [];
-  const prev = entries[i - 1];
-  const next = entries[i + 1];
-  if (prev) parts.push(clip(`${prev.titleFromHeading ? `${prev.title} ` : ''}${prev.body}`, side));
-  if (next) parts.push(clip(`${next.titleFromHeading ? `${next.title} ` : ''}${next.body}`, side));
-  return parts.join('\n');
-}
-
-/** A file read and parsed, ready to be written to the index. */
-interface Prepared {
-  entries: Entry[];
-  format: FileFormat | null;
-  error: string | null;
-  /** Per entry: the FTS columns and their hash. */
-  fts: { title: string; body: string; context: string; hash: string }[];
-}
-
-function prepare(file: VaultFile, read: ReadResult, diags: Diagnostic[]): Prepared {
-  if ('error' in read) {
-    diags.push({ severity: 'warning', message: `${read.error}; skipped`, file: file.path, line: read.line });
-    return { entries: [], format: null, error: read.error, fts: [] };
-  }
-  const parsed = parseMemoryFile(read.text, file.path);
-  for (const d of parsed.diagnostics) diags.push({ ...d, severity: 'warning', message: `${d.message}; entry skipped` });
-  const fts = parsed.entries.map((e, i) => {
-    const title = e.titleFromHeading ? e.title : '';
-    const context = contextFor(parsed.entries, i);
-    return { title, body: e.body, context, hash: quickHash(`${title}\u0000${e.body}\u0000${context}`) };
-  });
-  return { entries: parsed.entries, format: parsed.format, error: parsed.diagnostics[0]?.message ?? null, fts };
-}
 
 interface OldRow {
   rowid: number;
@@ -214,11 +139,7 @@ class Writer {
       fileId = Number(this.insertFile.run(row).lastInsertRowid);
     }
     prep.entries.forEach((e, i) => {
-      const learningType = typeof e.meta.learning_type === 'string' && ['institutional', 'task', 'proxy'].includes(e.meta.learning_type)
-        ? e.meta.learning_type : file.learningType;
-      const metadata_json = JSON.stringify(e.meta);
-      // Everything but the position: when only the position changed, only the position is written.
-      const row_hash = quickHash(`${file.path}\u0000${file.scope}\u0000${learningType}\u0000${e.kind}\u0000${e.title}\u0000${metadata_json}`);
+      const { learningType, metadataJson: metadata_json, rowHash: row_hash, contentHash } = prep.rows[i];
       const old = keep.get(i);
       if (old && old.row_hash === row_hash) {
         if (old.ordinal !== e.ordinal || old.char_offset !== e.offset || old.line !== e.line) this.movePosition.run(e.ordinal, e.offset, e.line, old.rowid);
@@ -226,7 +147,7 @@ class Writer {
       }
       const values = [
         e.id, fileId, file.path, e.ordinal, e.offset, e.line, e.kind, file.scope, learningType, e.type, e.domain, e.importance, e.phase,
-        e.status, e.reinforcement_count, e.last_reinforced, e.created_at, e.title, e.body, quickHash(`${e.title}\n${e.body}`), prep.fts[i].hash,
+        e.status, e.reinforcement_count, e.last_reinforced, e.created_at, e.title, e.body, contentHash, prep.fts[i].hash,
         row_hash, metadata_json,
       ];
       if (old) {
@@ -388,6 +309,86 @@ export function applyRefresh(db: Db, p: Plan, opts: RefreshOptions = {}): IndexR
   }
 }
 
+/** Files per message to the parse worker, and messages in flight (bounds the memory held). */
+const BATCH = 16;
+const IN_FLIGHT = 4;
+
+/**
+ * Load every file of a plan into an empty index (a rebuild). A worker thread reads and parses
+ * the files while this thread writes the rows of the ones already parsed: on two cores, parsing
+ * and SQLite's tokenizing overlap. Small plans, or a missing worker script (running from the
+ * TypeScript sources), take the one-thread path.
+ */
+async function bulkLoad(db: Db, p: Plan, opts: RefreshOptions, started: number): Promise<IndexReport> {
+  const script = new URL('./parse-worker.js', import.meta.url);
+  if (p.work.length < 4 * BATCH || p.work.some((w) => w.row) || script.protocol !== 'file:' || !fs.existsSync(fileURLToPath(script))) {
+    return applyPlan(db, p, opts, started);
+  }
+  const batches: Plan['work'][] = [];
+  for (let i = 0; i < p.work.length; i += BATCH) batches.push(p.work.slice(i, i + BATCH));
+  const worker = new Worker(script);
+  const waiting = new Map<number, { resolve: (r: PreparedFile[]) => void; reject: (e: Error) => void }>();
+  const done = new Map<number, PreparedFile[]>();
+  let failure: Error | null = null;
+  const fail = (err: Error) => {
+    failure = err;
+    for (const w of waiting.values()) w.reject(err);
+    waiting.clear();
+  };
+  worker.on('message', ({ id, results }: { id: number; results: PreparedFile[] }) => {
+    const w = waiting.get(id);
+    if (w) {
+      waiting.delete(id);
+      w.resolve(results);
+    } else done.set(id, results);
+  });
+  worker.on('error', fail);
+  worker.on('exit', (code) => {
+    if (code !== 0) fail(new Error(`the index worker stopped (exit code ${code})`));
+  });
+  const send = (id: number) => worker.postMessage({ id, files: batches[id].map((w) => w.file) });
+  const result = (id: number) =>
+    new Promise<PreparedFile[]>((resolve, reject) => {
+      if (failure) return reject(failure);
+      const r = done.get(id);
+      if (r) {
+        done.delete(id);
+        resolve(r);
+      } else waiting.set(id, { resolve, reject });
+    });
+  const diagnostics: Diagnostic[] = [];
+  const writer = new Writer(db);
+  const now = Date.now();
+  let written = 0;
+  let lastTick = 0;
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    if (p.dirCache !== undefined) saveDirCache(db, p.dirCache);
+    for (let id = 0; id < Math.min(IN_FLIGHT, batches.length); id++) send(id);
+    for (let id = 0; id < batches.length; id++) {
+      const results = await result(id);
+      if (id + IN_FLIGHT < batches.length) send(id + IN_FLIGHT);
+      batches[id].forEach(({ file, st }, k) => {
+        const r = results[k];
+        diagnostics.push(...r.diagnostics);
+        writer.put(undefined, file, st, r.hash, now - st.mtimeMs < RACY_MS, r.prep, new Map());
+        written++;
+      });
+      if (opts.onProgress && (id === batches.length - 1 || Date.now() - lastTick > 80)) {
+        lastTick = Date.now();
+        opts.onProgress(written, p.work.length);
+      }
+    }
+    db.exec('COMMIT');
+  } catch (err) {
+    if (db.inTransaction) db.exec('ROLLBACK');
+    throw err;
+  } finally {
+    await worker.terminate();
+  }
+  return { files: p.files, changed: written, removed: 0, entries: countEntries(db), ms: Date.now() - started, diagnostics };
+}
+
 /** Build a complete new index beside the old one, then rename it into place. */
 export async function rebuildIndex(vault: Vault, progressFor?: (total: number) => Promise<IndexProgress | undefined>): Promise<IndexReport> {
   const started = Date.now();
@@ -398,7 +399,7 @@ export async function rebuildIndex(vault: Vault, progressFor?: (total: number) =
     const cache = new DirCache(null);
     const p = plan(db, discoverFiles(vault, cache.read));
     p.dirCache = cache.serialize();
-    report = applyPlan(db, p, { onProgress: await progressFor?.(p.work.length) }, started);
+    report = await bulkLoad(db, p, { onProgress: await progressFor?.(p.work.length) }, started);
     db.exec(INDEXES);
     db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('built_at', ?)").run(new Date().toISOString());
     db.exec("INSERT INTO entries_fts(entries_fts) VALUES('optimize')");

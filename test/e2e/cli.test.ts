@@ -214,3 +214,37 @@ describe('mem eval', () => {
     expect(bad.stderr).toMatch(/^mem: query 1 needs "query"/);
   });
 });
+
+describe('mem index --rebuild with the parse worker', () => {
+  it('builds the same index as the incremental path, warnings included', async () => {
+    const { default: Database } = await import('better-sqlite3');
+    const v = tempVault();
+    for (let i = 0; i < 120; i++) {
+      const body = Array.from({ length: 5 }, (_, k) => entry(`e-${i}-${k}`, `## Learning ${i}.${k}\n\nUse the cache layer ${i} with key ${k * 7}; it expires after ${k + 1} minutes.`)).join('');
+      v.write(`memory/area-${i % 7}/notes-${i}.md`, `# Notes ${i}\n\n${body}`);
+    }
+    v.write('memory/broken.md', '# Broken\n\n---\nid: b1\ntype: [oops\n---\nbody\n');
+    const dump = () => {
+      const db = new Database(path.join(v.root, '.memory.db'), { readonly: true });
+      try {
+        const rows = db.prepare(`SELECT e.entry_id, e.path, e.ordinal, e.line, e.kind, e.scope, e.learning_type, e.type, e.title, e.body, e.content_hash, e.fts_hash, e.row_hash, e.metadata_json
+          FROM entries e ORDER BY e.path, e.ordinal`).all();
+        const fts = db.prepare("SELECT count(*) AS n FROM entries_fts WHERE entries_fts MATCH 'cache'").get();
+        return { rows, fts };
+      } finally {
+        db.close();
+      }
+    };
+    const inc = mem(['index'], { cwd: v.root, home: v.home });
+    expect(inc.status).toBe(0);
+    const incremental = dump();
+    const rb = mem(['index', '--rebuild'], { cwd: v.root, home: v.home });
+    expect(rb.status).toBe(0);
+    expect(rb.stderr).toMatch(/memory\/broken\.md/);
+    expect(rb.stdout).toMatch(/121 files/);
+    const rebuilt = dump();
+    expect(rebuilt.rows).toHaveLength(600);
+    expect(rebuilt).toEqual(incremental);
+    expect(mem(['search', 'cache layer 42', '--ids', '--limit', '1'], { cwd: v.root, home: v.home }).stdout.trim()).toMatch(/^e-42-\d$/);
+  });
+});

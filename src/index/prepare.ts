@@ -1,0 +1,117 @@
+// Reading and parsing one memory file into what the index stores: its entries, the text of
+// their full-text columns and the hashes that tell later refreshes what changed. Pure work with
+// no database, so it can also run in the rebuild's worker thread (parse-worker.ts).
+
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import type { Diagnostic } from '../errors.js';
+import type { Entry } from '../vault/entry.js';
+import { parseMemoryFile, type FileFormat } from '../vault/format.js';
+import { decodeVaultText, readVaultText, type ReadResult } from '../vault/read.js';
+import type { VaultFile } from '../vault/vault.js';
+
+const LEARNING_TYPES: readonly unknown[] = ['institutional', 'task', 'proxy'];
+const CONTEXT_TARGET = 800;
+const MIN_CONTEXT = 40;
+
+/**
+ * A fast 64-bit string hash (two FNV-1a lanes) for change detection inside the index, where a
+ * cryptographic hash only costs time. Not stable across mem versions; never stored in files.
+ */
+export function quickHash(s: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995) ^ (b >>> 15);
+  }
+  return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0');
+}
+
+export function sha1(s: string | Buffer): string {
+  return createHash('sha1').update(s).digest('hex');
+}
+
+/** The first `n` characters of `s`, cut at a word boundary. */
+function clip(s: string, n: number): string {
+  if (s.length <= n) return s;
+  const cut = s.lastIndexOf(' ', n);
+  return s.slice(0, cut > n / 2 ? cut : n);
+}
+
+/**
+ * Low-weight context for an entry: a note's heading trail, or for an untitled entry the text of
+ * its neighbours in the file. Context fills in for entries that cannot carry their topic alone —
+ * a turn of a conversation, a bare one-line note: the shorter the entry, the more of its
+ * neighbours it gets (none from CONTEXT_TARGET characters up). An entry with a heading of its own
+ * is a self-contained learning; its neighbours are other learnings, not its context.
+ */
+export function contextFor(entries: Entry[], i: number): string {
+  const e = entries[i];
+  if (e.kind === 'note') return e.trail ?? '';
+  if (e.titleFromHeading) return '';
+  const own = e.body.length;
+  const budget = CONTEXT_TARGET - own;
+  if (budget < MIN_CONTEXT) return '';
+  const side = Math.ceil(budget / 2);
+  const parts: string[] = [];
+  const prev = entries[i - 1];
+  const next = entries[i + 1];
+  if (prev) parts.push(clip(`${prev.titleFromHeading ? `${prev.title} ` : ''}${prev.body}`, side));
+  if (next) parts.push(clip(`${next.titleFromHeading ? `${next.title} ` : ''}${next.body}`, side));
+  return parts.join('\n');
+}
+
+/** A file read and parsed, ready to be written to the index. */
+export interface Prepared {
+  entries: Entry[];
+  format: FileFormat | null;
+  error: string | null;
+  /** Per entry: the FTS columns and their hash. */
+  fts: { title: string; body: string; context: string; hash: string }[];
+  /** Per entry: the values of its index row that take work to compute. */
+  rows: { learningType: string; metadataJson: string; rowHash: string; contentHash: string }[];
+}
+
+export function prepare(file: VaultFile, read: ReadResult, diags: Diagnostic[]): Prepared {
+  if ('error' in read) {
+    diags.push({ severity: 'warning', message: `${read.error}; skipped`, file: file.path, line: read.line });
+    return { entries: [], format: null, error: read.error, fts: [], rows: [] };
+  }
+  const parsed = parseMemoryFile(read.text, file.path);
+  for (const d of parsed.diagnostics) diags.push({ ...d, severity: 'warning', message: `${d.message}; entry skipped` });
+  const fts = parsed.entries.map((e, i) => {
+    const title = e.titleFromHeading ? e.title : '';
+    const context = contextFor(parsed.entries, i);
+    return { title, body: e.body, context, hash: quickHash(`${title}\u0000${e.body}\u0000${context}`) };
+  });
+  const rows = parsed.entries.map((e) => {
+    const learningType = typeof e.meta.learning_type === 'string' && LEARNING_TYPES.includes(e.meta.learning_type) ? e.meta.learning_type : file.learningType;
+    const metadataJson = JSON.stringify(e.meta);
+    // Everything but the position: when only the position changed, only the position is written.
+    const rowHash = quickHash(`${file.path}\u0000${file.scope}\u0000${learningType}\u0000${e.kind}\u0000${e.title}\u0000${metadataJson}`);
+    return { learningType, metadataJson, rowHash, contentHash: quickHash(`${e.title}\n${e.body}`) };
+  });
+  return { entries: parsed.entries, format: parsed.format, error: parsed.diagnostics[0]?.message ?? null, fts, rows };
+}
+
+export interface PreparedFile {
+  /** sha1 of the bytes, or 'unreadable'. */
+  hash: string;
+  prep: Prepared;
+  diagnostics: Diagnostic[];
+}
+
+/** Read, hash and parse one file. */
+export function prepareFile(file: VaultFile): PreparedFile {
+  let buf: Buffer | null = null;
+  try {
+    buf = fs.readFileSync(file.abs);
+  } catch {
+    buf = null;
+  }
+  const diagnostics: Diagnostic[] = [];
+  const prep = prepare(file, buf ? decodeVaultText(buf) : readVaultText(file.abs), diagnostics);
+  return { hash: buf ? sha1(buf) : 'unreadable', prep, diagnostics };
+}
