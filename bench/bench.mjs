@@ -33,6 +33,7 @@ const rssFile = path.join(base, 'rss');
 function run(root, args, input) {
   const env = { ...process.env, MEM_HOME: home, MEM_ROOT: root, MEM_BENCH_RSS_FILE: rssFile };
   delete env.MEM_SESSION;
+  fs.rmSync(rssFile, { force: true });
   const t0 = process.hrtime.bigint();
   const r = spawnSync(process.execPath, ['-r', rss, bin, ...args], { env, input, encoding: 'utf8', maxBuffer: 1 << 28 });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;

@@ -1,4 +1,15 @@
-// Preloaded into benchmarked mem runs: writes the process's peak RSS (KiB) to MEM_BENCH_RSS_FILE.
+// Preloaded into benchmarked mem runs: writes the peak RSS (KiB) to MEM_BENCH_RSS_FILE. A bulk
+// command re-executes itself in a child process that preloads this too; each process keeps the
+// larger of its own peak and the one already written, so the child's peak is not overwritten.
 process.on('exit', () => {
-  if (process.env.MEM_BENCH_RSS_FILE) require('fs').writeFileSync(process.env.MEM_BENCH_RSS_FILE, String(process.resourceUsage().maxRSS));
+  const file = process.env.MEM_BENCH_RSS_FILE;
+  if (!file) return;
+  const fs = require('fs');
+  let before = 0;
+  try {
+    before = Number(fs.readFileSync(file, 'utf8')) || 0;
+  } catch {
+    // first writer
+  }
+  fs.writeFileSync(file, String(Math.max(before, process.resourceUsage().maxRSS)));
 });
