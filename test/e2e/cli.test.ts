@@ -246,5 +246,22 @@ describe('mem index --rebuild with the parse worker', () => {
     expect(rebuilt.rows).toHaveLength(600);
     expect(rebuilt).toEqual(incremental);
     expect(mem(['search', 'cache layer 42', '--ids', '--limit', '1'], { cwd: v.root, home: v.home }).stdout.trim()).toMatch(/^e-42-\d$/);
+    // Many files changed at once (a branch switch): the incremental refresh reconciles them to
+    // exactly what a rebuild would build.
+    for (let i = 0; i < 100; i++) {
+      const f = `memory/area-${i % 7}/notes-${i}.md`;
+      let text = v.read(f).replace(`key ${7}`, `key ${7}b`);
+      if (i % 3 === 0) text += entry(`new-${i}`, `## Added ${i}\n\nA new learning about the queue ${i}.`);
+      if (i % 5 === 0) text = text.replace(/---\nid: e-\d+-0[\s\S]*?(?=---\nid: e-\d+-1)/, '');
+      v.write(f, text);
+    }
+    fs.rmSync(v.path('memory/area-0/notes-119.md'));
+    const inc2 = mem(['index'], { cwd: v.root, home: v.home });
+    expect(inc2.status).toBe(0);
+    expect(inc2.stdout).toMatch(/100 changed, 1 removed/);
+    const refreshed = dump();
+    expect(mem(['index', '--rebuild'], { cwd: v.root, home: v.home }).status).toBe(0);
+    expect(refreshed).toEqual(dump());
+    expect(refreshed.rows.length).toBe(600 - 5 - 20 + 34);
   });
 });
