@@ -46,8 +46,12 @@ function group(messages: TranscriptMessage[]): TranscriptMessage[][] {
   return out;
 }
 
+/**
+ * A message the person typed: user text that is not a sidechain (there the "user" is the main
+ * agent prompting a subagent) and not a slash command, command output or system reminder.
+ */
 export function isHumanText(m: TranscriptMessage): boolean {
-  return m.role === 'user' && m.kind === 'text' && !/^<(?:command|local-command|system-reminder)/.test(m.text.trim());
+  return m.role === 'user' && m.kind === 'text' && !m.isSidechain && !/^<(?:command|local-command|system-reminder|bash-|user-memory)/.test(m.text.trim());
 }
 
 export function condense(messages: TranscriptMessage[], budget: number): Condensed {

@@ -91,6 +91,15 @@ describe('heuristicLearnings', () => {
     expect(ls[0].body).toContain('What worked: `npm run db:migrate`');
   });
 
+  it("a subagent's prompt (a sidechain's user message) is not the human speaking", () => {
+    const ls = heuristicLearnings([
+      m('user', 'text', 'Find the flaky test.'),
+      m('user', 'text', 'Remember to report only the file names, never the contents.', { isSidechain: true }),
+      m('assistant', 'text', 'Found tests/api/cart.test.ts.', { isSidechain: true }),
+    ], ['project', 'corrective']);
+    expect(ls).toEqual([]);
+  });
+
   it('ignores refusals, tool protocol errors, file dumps that mention "error", and only the scopes asked for', () => {
     const ls = heuristicLearnings([
       m('user', 'text', 'Clean up the logger.'),
