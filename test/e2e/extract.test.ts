@@ -241,3 +241,24 @@ describe('mem extract reinforces what the session used', () => {
     expect(show(unused).reinforcement_count).toBe(0);
   });
 });
+
+describe('mem extract FOLDER', () => {
+  it('extracts every transcript of a folder, skips what it cannot read, and is a no-op the second time', () => {
+    const v = vault();
+    const dir = tempDir();
+    fs.copyFileSync(SAMPLE, path.join(dir, 'a.jsonl'));
+    fs.writeFileSync(path.join(dir, 'b.jsonl'), `${JSON.stringify({ type: 'user', sessionId: 'b', message: { role: 'user', content: 'Never commit the .env file.' } })}\n`);
+    fs.writeFileSync(path.join(dir, 'empty.jsonl'), '');
+    fs.writeFileSync(path.join(dir, 'notes.txt'), 'not a transcript');
+    const r = mem(['extract', dir, '--json'], { cwd: v.root, home: v.home, env: OFFLINE });
+    expect(r.status).toBe(1);
+    const j = r.json();
+    expect(j.transcripts.map((t: { transcript: string }) => path.basename(t.transcript)).sort()).toEqual(['a.jsonl', 'b.jsonl']);
+    expect(j.failed).toEqual([{ transcript: path.join(dir, 'empty.jsonl'), error: 'the transcript is empty' }]);
+    expect(v.read('MEMORY.md')).toContain('Never commit the .env file.');
+    fs.rmSync(path.join(dir, 'empty.jsonl'));
+    const again = mem(['extract', dir], { cwd: v.root, home: v.home, env: OFFLINE });
+    expect(again.status).toBe(0);
+    expect(again.stderr).toMatch(/wrote 0 learnings from 2 transcripts/);
+  });
+});

@@ -35,7 +35,7 @@ export function registerExtract(program: Command): void {
   program
     .command('extract')
     .description('turn an agent session transcript into learnings in the memory files')
-    .argument('[transcript]', 'the transcript file ("-" reads stdin); formats: Claude Code JSONL, Claude stream-json, Codex rollout JSONL, Gemini session JSON, a JSON array of {role, content}, text')
+    .argument('[transcript]', 'the transcript file ("-" reads stdin), or a folder of them (every .jsonl/.json in it); formats: Claude Code JSONL, Claude stream-json, Codex rollout JSONL, Gemini session JSON, a JSON array of {role, content}, text')
     .option('--format <format>', 'force the transcript format: claude, stream-json, codex, gemini, messages, text')
     .option('--scopes <list>', `comma-separated extraction scopes, or "all" (default: project,corrective, or extract.scopes in config): ${SCOPE_NAMES.join(', ')}`)
     .option('--provider <name>', 'anthropic, openai (also any OpenAI-compatible server) or heuristic (offline); default from MEM_PROVIDER, config, or the API key present')
@@ -64,6 +64,7 @@ entries are reinforced when the transcript shows they were used, and the index i
 
 Examples:
   $ mem extract ~/.claude/projects/-home-me-app/3f0c2a4e.jsonl
+  $ mem extract ~/.claude/projects/-home-me-app/        # every session in the folder not extracted yet
   $ mem extract session.jsonl --dry-run --json | jq '.written'
   $ mem extract rollout.jsonl --scopes all --job auth-rewrite --task login-form
   $ ANTHROPIC_API_KEY=… mem extract session.jsonl --model claude-haiku-4-5
@@ -108,24 +109,68 @@ async function extractCommand(ctx: Ctx, file: string | undefined, opts: ExtractO
   });
   const sessionId = opts.session ?? process.env.MEM_SESSION;
   if (sessionId) (await import('../../vault/sessions.js')).checkSessionId(sessionId);
-  const loaded = loadTranscript(file, { format, cwd: ctx.cwd, stdin: readStdin });
   const { readCurrentStage } = await import('../../lifecycle/stage.js');
   const { runExtract } = await import('../../extract/run.js');
   if (provider.name !== 'heuristic' && ctx.stderrTTY && !ctx.quiet && !ctx.json) ctx.info(`asking ${provider.name} (${provider.model}${provider.baseUrl ? ` at ${provider.baseUrl}` : ''})…`);
-  const result = await runExtract(vault, loaded, {
-    scopes, provider, budget: budget ?? vault.config.extract.budgetChars,
-    client: { timeoutMs: timeout ?? fromConfig.timeoutMs, maxRetries: fromConfig.maxRetries },
-    sessionId, job: opts.job, task: opts.task, dryRun: Boolean(opts.dryRun), force: Boolean(opts.force), fallback: opts.fallback !== false,
-    today: today(), stage: readCurrentStage(vault.root) ?? undefined,
-  });
-  report(ctx, result);
+  const run = (one: string) =>
+    runExtract(vault, loadTranscript(one, { format, cwd: ctx.cwd, stdin: readStdin }), {
+      scopes, provider, budget: budget ?? vault.config.extract.budgetChars,
+      client: { timeoutMs: timeout ?? fromConfig.timeoutMs, maxRetries: fromConfig.maxRetries },
+      sessionId, job: opts.job, task: opts.task, dryRun: Boolean(opts.dryRun), force: Boolean(opts.force), fallback: opts.fallback !== false,
+      today: today(), stage: readCurrentStage(vault.root) ?? undefined,
+    });
+  const dir = file !== '-' ? transcriptsIn(path.resolve(ctx.cwd, file)) : null;
+  if (dir) {
+    // A folder (e.g. ~/.claude/projects/<project>/): every session in it, oldest first; the
+    // ledger makes the ones extracted before cost only a read.
+    if (sessionId) throw usageError('--session names one session; a folder holds many', 'drop --session, or extract one file');
+    const results: ExtractResult[] = [];
+    const failed: { transcript: string; error: string }[] = [];
+    for (const one of dir) {
+      try {
+        const r = await run(one);
+        results.push(r);
+        if (!ctx.json) report(ctx, r, true);
+      } catch (err) {
+        if (!(err instanceof MemError) || err.exitCode === 2) throw err;
+        failed.push({ transcript: one, error: err.message });
+        ctx.warn(`${err.message} (${path.relative(ctx.cwd, one) || one}); skipped`);
+      }
+    }
+    const written = results.reduce((n, r) => n + r.written.length, 0);
+    if (ctx.json) ctx.out(JSON.stringify({ folder: file, transcripts: results, failed }, null, 2));
+    else ctx.info(`${opts.dryRun ? 'dry run: would write' : 'wrote'} ${written} learning${written === 1 ? '' : 's'} from ${results.length} transcript${results.length === 1 ? '' : 's'} in ${file}${failed.length ? `; ${failed.length} could not be read` : ''}`);
+    if (failed.length > 0) process.exitCode = 1;
+    if (!ctx.json && results.some((r) => r.provider.name === 'heuristic' || r.fallback)) {
+      ctx.info('note: the heuristics catch only explicit signals; a language model finds much more. Set ANTHROPIC_API_KEY (or OPENAI_API_KEY, or OPENAI_BASE_URL for a local server such as Ollama), or pass --provider.');
+    }
+  } else {
+    report(ctx, await run(file));
+  }
   if (opts.rollup && !opts.dryRun) {
     const { promoteCommand } = await import('./promote.js');
     await promoteCommand(ctx, { global: true });
   }
 }
 
-function report(ctx: Ctx, r: ExtractResult): void {
+/** The transcripts of a folder (JSONL and JSON files directly in it, oldest first), or null for a file. */
+function transcriptsIn(abs: string): string[] | null {
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(abs);
+  } catch {
+    return null;
+  }
+  if (!st.isDirectory()) return null;
+  return fs.readdirSync(abs, { withFileTypes: true })
+    .filter((d) => d.isFile() && /\.jsonl?$/i.test(d.name))
+    .map((d) => path.join(abs, d.name))
+    .map((f) => ({ f, m: fs.statSync(f).mtimeMs }))
+    .sort((a, b) => a.m - b.m || (a.f < b.f ? -1 : 1))
+    .map((x) => x.f);
+}
+
+function report(ctx: Ctx, r: ExtractResult, inFolder = false): void {
   if (ctx.json) {
     ctx.out(JSON.stringify(r, null, 2));
     return;
@@ -145,7 +190,7 @@ function report(ctx: Ctx, r: ExtractResult): void {
   const n = r.written.length;
   const tokens = r.usage ? `; ${r.usage.input_tokens} input + ${r.usage.output_tokens} output tokens` : '';
   ctx.info(`${r.dry_run ? 'dry run: would write' : 'wrote'} ${n} learning${n === 1 ? '' : 's'} from ${part} of ${r.transcript} with ${via}${tokens}${r.compacted ? `; compaction removed ${r.compacted}` : ''}${r.reinforced ? `; reinforced ${r.reinforced}` : ''}`);
-  if (r.provider.name === 'heuristic' || r.fallback) {
+  if ((r.provider.name === 'heuristic' || r.fallback) && !inFolder) {
     ctx.info('note: the heuristics catch only explicit signals; a language model finds much more. Set ANTHROPIC_API_KEY (or OPENAI_API_KEY, or OPENAI_BASE_URL for a local server such as Ollama), or pass --provider.');
   }
 }
