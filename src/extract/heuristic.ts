@@ -3,7 +3,7 @@
 // followed by one that worked. Lower importance than a model's learnings, marked as heuristic.
 
 import { CORRECTION, INTERRUPTED, isHumanText } from './condense.js';
-import { cleanTitle, type Learning } from './learning.js';
+import { cleanTitle, safeBody, type Learning } from './learning.js';
 import type { ExtractionScopeName } from './scopes.js';
 import type { TranscriptMessage } from './transcript.js';
 
@@ -80,7 +80,7 @@ export function heuristicLearnings(messages: TranscriptMessage[], scopes: readon
     const key = l.title.toLowerCase();
     if (!want.has(l.scope) || seen.has(key)) return;
     seen.add(key);
-    out.push(l);
+    out.push({ ...l, body: safeBody(l.body) });
   };
   let interruptedAt = -1;
   messages.forEach((m, i) => {

@@ -49,6 +49,18 @@ function oneLine(s: string, max: number): string {
   return `${(sp > max * 0.6 ? cut.slice(0, sp) : cut).replace(/[\s,;:.-]+$/, '')}…`;
 }
 
+/** Most learnings one extraction keeps (the most important first): a runaway answer is cut here. */
+export const MAX_LEARNINGS = 40;
+
+/**
+ * Body text that cannot break the file it goes into: a line that is only `---` could open an
+ * entry header (a transcript may contain anything, including text written to do exactly that),
+ * so it becomes `* * *`, which renders as the same horizontal rule.
+ */
+export function safeBody(s: string): string {
+  return s.replace(/^[ \t]*---+[ \t]*$/gm, '* * *').trim();
+}
+
 export function cleanTitle(s: string): string {
   const t = oneLine(s.replace(/^#+\s*/, '').replace(/^\[[^\]]*\]\s*/, ''), 90);
   return t.charAt(0).toUpperCase() + t.slice(1);
@@ -66,7 +78,7 @@ export function validateLearnings(json: unknown, scopes: readonly ExtractionScop
     const scope = typeof r?.scope === 'string' ? (r.scope.trim().toLowerCase() as ExtractionScopeName) : scopes.length === 1 ? scopes[0] : undefined;
     const def = EXTRACTION_SCOPES.find((s) => s.name === scope);
     const title = typeof r?.title === 'string' ? cleanTitle(r.title) : '';
-    const body = typeof r?.body === 'string' ? r.body.trim().slice(0, 2000) : '';
+    const body = typeof r?.body === 'string' ? safeBody(r.body).slice(0, 2000) : '';
     if (!def || !scopes.includes(def.name) || title.length < 3 || body.length < 3) {
       dropped++;
       continue;
@@ -75,6 +87,11 @@ export function validateLearnings(json: unknown, scopes: readonly ExtractionScop
     const imp = typeof r.importance === 'number' && Number.isFinite(r.importance) ? Math.min(1, Math.max(0.1, r.importance)) : 0.6;
     const phase = typeof r.phase === 'string' && /^[a-z][a-z-]{1,30}$/.test(r.phase.trim().toLowerCase()) ? r.phase.trim().toLowerCase() : undefined;
     learnings.push({ scope: def.name, type, title, body, importance: Math.round(imp * 100) / 100, phase });
+  }
+  if (learnings.length > MAX_LEARNINGS) {
+    const keep = new Set([...learnings].sort((a, b) => b.importance - a.importance).slice(0, MAX_LEARNINGS));
+    dropped += learnings.length - keep.size;
+    return { learnings: learnings.filter((l) => keep.has(l)), dropped };
   }
   return { learnings, dropped };
 }
