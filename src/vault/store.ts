@@ -45,8 +45,10 @@ export function renderNewEntry(e: NewEntry): { id: string; text: string } {
   };
   for (const [k, v] of Object.entries(e.extra ?? {})) if (!(KEY_ORDER as readonly string[]).includes(k) && v !== undefined) meta[k] = v;
   const prefix = e.title.toLowerCase().startsWith(`${type}:`) ? '' : `${capitalize(type)}: `;
-  const body = e.body.trim();
-  const text = `---\n${formatFrontmatter(meta)}---\n## [${e.date}] ${prefix}${e.title.trim()}\n${body ? `\n${body}\n` : ''}`;
+  // A body line that is only `---` could open an entry header; `* * *` is the same rule in markdown.
+  const body = e.body.replace(/^[ \t]*---+[ \t]*$/gm, '* * *').trim();
+  const title = e.title.replace(/\s+/g, ' ').trim();
+  const text = `---\n${formatFrontmatter(meta)}---\n## [${e.date}] ${prefix}${title}\n${body ? `\n${body}\n` : ''}`;
   return { id, text };
 }
 
