@@ -210,3 +210,22 @@ describe('what the model returns cannot break the memory files', () => {
     expect(v.read('MEMORY.md')).toContain('First line.\n* * *\nid: injected');
   });
 });
+
+describe('mem extract --rollup', () => {
+  it('a session learning seen in three jobs rolls up to the project file', async () => {
+    const lesson = { scope: 'session', type: 'procedural', title: 'Seed the test data before the checkout suite', body: 'Run npm run seed:test before the checkout suite; without the seeded products every cart test fails.', importance: 0.7, phase: 'implementation' };
+    const srv = await fakeServer([{ body: anthropicMessage({ learnings: [lesson] }) }]);
+    const v = vault();
+    const env = { ...NO_KEYS, ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: srv.url };
+    for (const job of ['j1', 'j2', 'j3']) {
+      const r = await memAsync(['extract', SAMPLE, '--scopes', 'session', '--job', job, '--session', `s-${job}`, '--force', '--json', ...(job === 'j3' ? ['--rollup'] : [])], { cwd: v.root, home: v.home, env });
+      expect(r.status, r.stderr).toBe(0);
+      expect(v.read(`.mem/jobs/${job}/MEMORY.md`)).toContain('Seed the test data before the checkout suite');
+      if (job === 'j3') expect(r.json().rollup.promoted).toEqual([expect.objectContaining({ scope: 'project', path: 'MEMORY.md' })]);
+    }
+    expect(srv.seen).toHaveLength(3);
+    const project = v.read('MEMORY.md');
+    expect(project).toContain('Seed the test data before the checkout suite');
+    expect(project).toMatch(/promoted_from: \[[^\]]+,[^\]]+,[^\]]+\]/);
+  });
+});

@@ -138,19 +138,34 @@ async function extractCommand(ctx: Ctx, file: string | undefined, opts: ExtractO
       }
     }
     const written = results.reduce((n, r) => n + r.written.length, 0);
-    if (ctx.json) ctx.out(JSON.stringify({ folder: file, transcripts: results, failed }, null, 2));
+    if (ctx.json) ctx.out(JSON.stringify({ folder: file, transcripts: results, failed, ...(await rollup(ctx, opts)) }, null, 2));
     else ctx.info(`${opts.dryRun ? 'dry run: would write' : 'wrote'} ${written} learning${written === 1 ? '' : 's'} from ${results.length} transcript${results.length === 1 ? '' : 's'} in ${file}${failed.length ? `; ${failed.length} could not be read` : ''}`);
     if (failed.length > 0) process.exitCode = 1;
     if (!ctx.json && results.some((r) => r.provider.name === 'heuristic' || r.fallback)) {
       ctx.info('note: the heuristics catch only explicit signals; a language model finds much more. Set ANTHROPIC_API_KEY (or OPENAI_API_KEY, or OPENAI_BASE_URL for a local server such as Ollama), or pass --provider.');
     }
   } else {
-    report(ctx, await run(file));
+    const r = await run(file);
+    if (ctx.json) ctx.out(JSON.stringify({ ...r, ...(await rollup(ctx, opts)) }, null, 2));
+    else report(ctx, r);
   }
-  if (opts.rollup && !opts.dryRun) {
-    const { promoteCommand } = await import('./promote.js');
+  if (!ctx.json) await rollup(ctx, opts);
+}
+
+/**
+ * --rollup: `mem promote --global` after the extraction. With --json its report joins the
+ * extraction's object (as `rollup`), so stdout stays one JSON document.
+ */
+async function rollup(ctx: Ctx, opts: ExtractOptions): Promise<{ rollup?: unknown }> {
+  if (!opts.rollup || opts.dryRun) return {};
+  const { promoteCommand } = await import('./promote.js');
+  if (!ctx.json) {
     await promoteCommand(ctx, { global: true });
+    return {};
   }
+  let captured = '';
+  await promoteCommand({ ...ctx, out: (text) => void (captured += text) }, { global: true });
+  return { rollup: JSON.parse(captured) };
 }
 
 /** The transcripts of a folder (JSONL and JSON files directly in it, oldest first), or null for a file. */
