@@ -35,7 +35,7 @@ function initRoot(ctx: Ctx): string {
   }
 }
 
-export const GITIGNORE_LINES = ['.memory.db*', '.mem/sessions/', '.mem/logs/'];
+export const GITIGNORE_LINES = ['.memory.db*', '.mem/sessions/', '.mem/logs/', '.mem/extracted.jsonl'];
 
 async function initCommand(ctx: Ctx): Promise<void> {
   const root = initRoot(ctx);
