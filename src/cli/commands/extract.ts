@@ -49,7 +49,7 @@ export function registerExtract(program: Command): void {
     .option('--no-fallback', 'fail when the model cannot be used, instead of falling back to the heuristics')
     .option('--rollup', 'afterwards, promote learnings that recur across jobs/sessions (team → session → project → global)')
     .option('--dry-run', 'show what would be written, write nothing')
-    .option('--force', 'read the whole transcript again, even the part extracted before (duplicates are still skipped)')
+    .option('--force', 'read the whole transcript again, even the part extracted before, e.g. with a model after an offline run (duplicates are still skipped)')
     .option('--hook <agent>', 'hook mode for claude or codex: read the hook payload, extract in the background, never fail the agent')
     .addHelpText('after', `
 Scopes and where they write: project, corrective, prospective → MEMORY.md; observations,
