@@ -5,7 +5,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import type { Diagnostic } from '../errors.js';
 import { MemError } from '../errors.js';
 import { decodeVaultText, readVaultText } from '../vault/read.js';
@@ -326,6 +325,8 @@ async function bulkLoad(db: Db, p: Plan, opts: RefreshOptions, started: number):
   }
   const batches: Plan['work'][] = [];
   for (let i = 0; i < p.work.length; i += BATCH) batches.push(p.work.slice(i, i + BATCH));
+  // Loaded here, not at the top: the refresh before every search never needs it (3 ms).
+  const { Worker } = await import('node:worker_threads');
   const worker = new Worker(script);
   const waiting = new Map<number, { resolve: (r: PreparedFile[]) => void; reject: (e: Error) => void }>();
   const done = new Map<number, PreparedFile[]>();
