@@ -2,7 +2,7 @@
 // their full-text columns and the hashes that tell later refreshes what changed. Pure work with
 // no database, so it can also run in the rebuild's worker thread (parse-worker.ts).
 
-import { createHash } from 'node:crypto';
+import { sha1Hex } from '../hash.js';
 import fs from 'node:fs';
 import type { Diagnostic } from '../errors.js';
 import type { Entry } from '../vault/entry.js';
@@ -30,7 +30,7 @@ export function quickHash(s: string): string {
 }
 
 export function sha1(s: string | Buffer): string {
-  return createHash('sha1').update(s).digest('hex');
+  return sha1Hex(s);
 }
 
 /** The first `n` characters of `s`, cut at a word boundary. */

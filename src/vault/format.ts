@@ -2,7 +2,7 @@
 // `## [` sections or plain-note chunks) and put it back together. Each block keeps its raw
 // text, so rewriting one entry leaves every other byte of the file as it was.
 
-import { createHash } from 'node:crypto';
+import { sha1Hex } from '../hash.js';
 import type { Diagnostic } from '../errors.js';
 import { ENTRY_TYPES, fieldsFromMeta, type Entry } from './entry.js';
 import { parseFrontmatter, updateFrontmatter } from './frontmatter.js';
@@ -57,7 +57,7 @@ export function titleAndBody(md: string): { title: string; body: string; fromHea
 }
 
 function shortHash(s: string): string {
-  return createHash('sha1').update(s).digest('hex').slice(0, 12);
+  return sha1Hex(s).slice(0, 12);
 }
 
 interface HeaderSpan {
