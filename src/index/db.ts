@@ -3,10 +3,14 @@
 
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
-import Database from 'better-sqlite3';
+import type DatabaseType from 'better-sqlite3';
 import { MemError } from '../errors.js';
 
-export type Db = Database.Database;
+export type Db = DatabaseType.Database;
+
+// Required, not imported: an ESM import of this CommonJS package makes Node parse its source for
+// named exports first (cjs-module-lexer), about 2 ms of every command.
+const Database = createRequire(import.meta.url)('better-sqlite3') as typeof DatabaseType;
 
 let addon: string | null | undefined;
 /**
