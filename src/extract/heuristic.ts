@@ -7,7 +7,7 @@ import { cleanTitle, safeBody, type Learning } from './learning.js';
 import type { ExtractionScopeName } from './scopes.js';
 import type { TranscriptMessage } from './transcript.js';
 
-const REMEMBER = /\b(?:remember|keep in mind|make sure|note) (?:that |to )?/i;
+const REMEMBER = /\b(?:remember|keep in mind|make sure|note|from now on|going forward|in (?:the )?future|next time)[,:]? (?:that |to )?/i;
 const ALWAYS_NEVER = /\b(?:always|never)\b/i;
 const DONT = /^(?:please\s+)?(?:don'?t|do not|avoid|stop)\b/i;
 const PREFER = /\b(?:i (?:prefer|like|want|'d like|would like|hate|don'?t like)|we (?:use|prefer|always|never)|our (?:convention|style|rule))\b/i;

@@ -78,6 +78,15 @@ describe('heuristicLearnings', () => {
     for (const l of ls) expect(l.importance).toBeLessThanOrEqual(0.5);
   });
 
+  it('"from now on", "next time" and "going forward" are rules too', () => {
+    const ls = heuristicLearnings([
+      m('user', 'text', 'From now on, run the linter before you commit.'),
+      m('user', 'text', 'Next time check the changelog first. Going forward use pnpm in the docs site.'),
+      m('user', 'text', 'What time is it next to the server?'),
+    ], ['project']);
+    expect(ls.map((l) => l.title)).toEqual(['Run the linter before you commit.', 'Check the changelog first.', 'Use pnpm in the docs site.']);
+  });
+
   it('an error and the call that then worked becomes a corrective learning', () => {
     const ls = heuristicLearnings([
       m('user', 'text', 'Run the migrations.'),
