@@ -88,9 +88,13 @@ function blockText(content: unknown): string {
   return stringify(content);
 }
 
+/** Item types of Codex's older rollouts, which wrote response items bare (no `payload` envelope). */
+const BARE_CODEX_ITEMS = new Set(['message', 'reasoning', 'function_call', 'function_call_output', 'custom_tool_call', 'custom_tool_call_output']);
+
 /** Messages of one Claude-style record (Claude Code session lines and stream-json lines). */
 function claudeMessages(rec: Json): TranscriptMessage[] | null {
   const type = rec.type;
+  if (typeof type === 'string' && BARE_CODEX_ITEMS.has(type) && !('message' in rec)) return codexMessages(rec);
   const base = { timestamp: typeof rec.timestamp === 'string' ? rec.timestamp : undefined, isSidechain: rec.isSidechain === true };
   if (type === 'summary' && typeof rec.summary === 'string') return [{ role: 'system', kind: 'summary', text: rec.summary, ...base }];
   if (type === 'result' && typeof rec.result === 'string') return [{ role: 'assistant', kind: 'text', text: rec.result, ...base }];
@@ -128,6 +132,9 @@ function claudeMessages(rec: Json): TranscriptMessage[] | null {
 }
 
 function codexMessages(rec: Json): TranscriptMessage[] | null {
+  if (typeof rec.type === 'string' && BARE_CODEX_ITEMS.has(rec.type) && !isObj(rec.payload)) {
+    return codexMessages({ type: 'response_item', payload: rec, timestamp: rec.timestamp });
+  }
   const p = isObj(rec.payload) ? rec.payload : null;
   const timestamp = typeof rec.timestamp === 'string' ? rec.timestamp : undefined;
   if (rec.type === 'compacted' && p && typeof p.message === 'string') return [{ role: 'system', kind: 'summary', text: p.message, timestamp }];

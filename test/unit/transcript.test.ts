@@ -55,6 +55,20 @@ describe('transcript readers on real samples', () => {
 });
 
 describe('other formats', () => {
+  it("Codex's older rollouts: a header line, then bare response items (no payload envelope)", () => {
+    const lines = [
+      { id: 'a1b2', timestamp: '2025-05-01T10:00:00Z', instructions: '' },
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Never force-push to main.' }] },
+      { type: 'reasoning', summary: [{ type: 'summary_text', text: 'Checking the branch.' }] },
+      { type: 'function_call', name: 'shell', arguments: '{"command":["git","push"]}', call_id: 'c1' },
+      { type: 'function_call_output', call_id: 'c1', output: '{"output":"Everything up-to-date","metadata":{"exit_code":0}}' },
+      { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Pushed.' }] },
+    ];
+    const t = readTranscript(lines.map((l) => JSON.stringify(l)).join('\n'));
+    expect(t.messages.map((m) => [m.role, m.kind])).toEqual([['user', 'text'], ['assistant', 'thinking'], ['assistant', 'tool_use'], ['tool', 'tool_result'], ['assistant', 'text']]);
+    expect(t.messages[0].text).toBe('Never force-push to main.');
+    expect(t.skipped).toBe(1);
+  });
   it('a JSON array of {role, content}', () => {
     const t = readTranscript(JSON.stringify([{ role: 'user', content: 'fix it' }, { role: 'assistant', content: [{ type: 'text', text: 'done' }] }]));
     expect(t.format).toBe('messages');
