@@ -8,6 +8,10 @@ import type { ExtractionScopeName } from './scopes.js';
 import type { TranscriptMessage } from './transcript.js';
 
 const REMEMBER = /\b(?:remember|keep in mind|make sure|note|from now on|going forward|in (?:the )?future|next time)[,:]? (?:that |to )?/i;
+/** The lead-in dropped from a rule's title ("make sure" stays: without it the rule reads as a fact). */
+const LEAD_IN = /^.*?\b(?:remember|keep in mind|note|from now on|going forward|in (?:the )?future|next time)[,:]? (?:that |to )?/i;
+/** Openings that look like a correction and are not ("No worries", "No, that's fine"). */
+const NOT_A_CORRECTION = /^(?:no (?:worries|problem|thanks|need)|(?:no|nope|actually),? (?:that'?s|it'?s|this is) (?:fine|ok|okay|good|great|right|perfect))/i;
 const ALWAYS_NEVER = /\b(?:always|never)\b/i;
 const DONT = /^(?:please\s+)?(?:don'?t|do not|avoid|stop)\b/i;
 const PREFER = /\b(?:i (?:prefer|like|want|'d like|would like|hate|don'?t like)|we (?:use|prefer|always|never)|our (?:convention|style|rule))\b/i;
@@ -100,7 +104,7 @@ export function heuristicLearnings(messages: TranscriptMessage[], scopes: readon
         body: `The human interrupted the agent${ctx ? ` while it was doing: ${ctx}` : ''}. They said: "${excerpt(text, 400)}"`,
       });
       interruptedAt = -1;
-    } else if (CORRECTION.test(text) && ctx) {
+    } else if (CORRECTION.test(text) && !NOT_A_CORRECTION.test(text) && !/\?\s*$/.test(sentences(text)[0] ?? text) && ctx) {
       add({
         scope: 'corrective', type: 'corrective', importance: 0.5,
         title: cleanTitle(sentences(text)[0] ?? text),
@@ -110,7 +114,7 @@ export function heuristicLearnings(messages: TranscriptMessage[], scopes: readon
     for (const s of sentences(text)) {
       const core = s.replace(LEAD, '');
       if (REMEMBER.test(core) || ALWAYS_NEVER.test(core) || DONT.test(core)) {
-        const rule = core.replace(new RegExp(`^.*?${REMEMBER.source}`, 'i'), '');
+        const rule = core.replace(LEAD_IN, '');
         add({ scope: 'project', type: 'directive', importance: 0.4, title: cleanTitle(rule), body: excerpt(s, 400) });
       } else if (PREFER.test(s)) {
         add({ scope: 'observations', type: 'declarative', importance: 0.4, title: cleanTitle(s), body: `The human said: "${excerpt(s, 400)}"` });

@@ -87,6 +87,19 @@ describe('heuristicLearnings', () => {
     expect(ls.map((l) => l.title)).toEqual(['Run the linter before you commit.', 'Check the changelog first.', 'Use pnpm in the docs site.']);
   });
 
+  it('questions and pleasantries that open like corrections are not corrections; "make sure" stays in the rule', () => {
+    const ls = heuristicLearnings([
+      m('user', 'text', 'Refactor the parser.'),
+      m('assistant', 'text', 'Done, I split it into two files.'),
+      m('user', 'text', 'Wait, what does the second file do?'),
+      m('assistant', 'text', 'It holds the tokenizer.'),
+      m('user', 'text', "No worries, that's fine."),
+      m('assistant', 'text', 'Great.'),
+      m('user', 'text', 'Make sure the tokenizer has its own tests.'),
+    ], ['project', 'corrective']);
+    expect(ls.map((l) => `${l.scope}|${l.title}`)).toEqual(['project|Make sure the tokenizer has its own tests.']);
+  });
+
   it('an error and the call that then worked becomes a corrective learning', () => {
     const ls = heuristicLearnings([
       m('user', 'text', 'Run the migrations.'),
