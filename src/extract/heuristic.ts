@@ -7,9 +7,10 @@ import { cleanTitle, safeBody, type Learning } from './learning.js';
 import type { ExtractionScopeName } from './scopes.js';
 import type { TranscriptMessage } from './transcript.js';
 
-const REMEMBER = /\b(?:remember|keep in mind|make sure|note|from now on|going forward|in (?:the )?future|next time)[,:]? (?:that |to )?/i;
+/** A rule's lead-in, at the start of the sentence ("If we ever do X in the future, …" is not a rule). */
+const REMEMBER = /^(?:remember|keep in mind|make sure|note|from now on|going forward|in (?:the )?future|next time)[,:]? (?:that |to )?/i;
 /** The lead-in dropped from a rule's title ("make sure" stays: without it the rule reads as a fact). */
-const LEAD_IN = /^.*?\b(?:remember|keep in mind|note|from now on|going forward|in (?:the )?future|next time)[,:]? (?:that |to )?/i;
+const LEAD_IN = /^(?:remember|keep in mind|note|from now on|going forward|in (?:the )?future|next time)[,:]? (?:that |to )?/i;
 /** Openings that look like a correction and are not ("No worries", "No, that's fine"). */
 const NOT_A_CORRECTION = /^(?:no (?:worries|problem|thanks|need)|(?:no|nope|actually),? (?:that'?s|it'?s|this is) (?:fine|ok|okay|good|great|right|perfect))/i;
 const ALWAYS_NEVER = /\b(?:always|never)\b/i;
@@ -113,6 +114,7 @@ export function heuristicLearnings(messages: TranscriptMessage[], scopes: readon
     }
     for (const s of sentences(text)) {
       const core = s.replace(LEAD, '');
+      if (/\?\s*$/.test(core)) continue; // a question is not a rule
       if (REMEMBER.test(core) || ALWAYS_NEVER.test(core) || DONT.test(core)) {
         const rule = core.replace(LEAD_IN, '');
         add({ scope: 'project', type: 'directive', importance: 0.4, title: cleanTitle(rule), body: excerpt(s, 400) });

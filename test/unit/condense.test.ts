@@ -83,6 +83,8 @@ describe('heuristicLearnings', () => {
       m('user', 'text', 'From now on, run the linter before you commit.'),
       m('user', 'text', 'Next time check the changelog first. Going forward use pnpm in the docs site.'),
       m('user', 'text', 'What time is it next to the server?'),
+      m('user', 'text', 'If we ever rewind in the future, we will need the agent name.'),
+      m('user', 'text', 'Should we always use pnpm?'),
     ], ['project']);
     expect(ls.map((l) => l.title)).toEqual(['Run the linter before you commit.', 'Check the changelog first.', 'Use pnpm in the docs site.']);
   });
