@@ -134,7 +134,18 @@ function parseEntries(text: string, relPath: string, starts: number[], headers: 
   const blocks: Block[] = [];
   const entries: Entry[] = [];
   const diagnostics: ParsedFile['diagnostics'] = [];
-  const preamble = text.slice(0, starts[headers[0].startLine]);
+  let preamble = text.slice(0, starts[headers[0].startLine]);
+  // A legacy file that later got frontmatter entries appended (by mem add or mem extract): its
+  // `## [` sections before the first header are still entries, not preamble.
+  if (preamble.includes('## [')) {
+    const prefixStarts = starts.slice(0, headers[0].startLine);
+    const legacy = parseLegacy(preamble, relPath, prefixStarts);
+    if (legacy.entries.length > 0) {
+      preamble = legacy.preamble;
+      blocks.push(...legacy.blocks);
+      entries.push(...legacy.entries);
+    }
+  }
   headers.forEach((h, k) => {
     const start = starts[h.startLine];
     const end = k + 1 < headers.length ? starts[headers[k + 1].startLine] : text.length;

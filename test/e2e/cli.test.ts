@@ -30,6 +30,17 @@ describe('mem init', () => {
 });
 
 describe('add, show, list, search', () => {
+  it('adding to a legacy ## [ file keeps its old sections as entries, byte for byte', () => {
+    const v = tempVault();
+    const legacy = '# Memory\n\n## [2025-01-02] Old learning one\n\nUse the old build script.\n\n## [2025-02-03] Old learning two\n\nThe staging box is slow.\n';
+    v.write('MEMORY.md', legacy);
+    expect(mem(['add', 'The cache needs a warm-up after deploys.'], { cwd: v.root, home: v.home }).status).toBe(0);
+    expect(v.read('MEMORY.md').startsWith(legacy)).toBe(true);
+    const titles = mem(['list', '--json'], { cwd: v.root, home: v.home }).json().entries.map((e: { title: string }) => e.title);
+    expect(titles).toEqual(['Old learning one', 'Old learning two', 'Procedural: The cache needs a warm-up after deploys.']);
+    expect(mem(['search', 'staging box slow', '--ids', '--limit', '1'], { cwd: v.root, home: v.home }).stdout.trim()).toMatch(/^legacy-/);
+  });
+
   it('adds entries to the right scoped files and finds them again', () => {
     const { v, run } = seeded();
     const a = run(['add', 'Run npm run db:migrate before the API tests.', '--type', 'corrective', '--importance', '0.8', '--phase', 'implementation', '--tags', 'db,ci']);

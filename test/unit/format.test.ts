@@ -113,6 +113,16 @@ describe('parseMemoryFile: legacy ## [ files', () => {
     expect(a.entries[0]).toMatchObject({ type: 'corrective', created_at: '2026-01-05', title: 'Corrective: never push to main', body: 'Use a PR.' });
     expect(serializeFile(a)).toBe(LEGACY);
   });
+  it('stays entries, with the same ids, after frontmatter entries are appended (mem add, mem extract)', () => {
+    const a = parseMemoryFile(LEGACY, 'MEMORY.md');
+    const mixed = `${LEGACY}\n---\nid: new-1\ntype: directive\n---\n## [2026-11-01] Directive: run the linter\n\nBefore every commit.\n`;
+    const b = parseMemoryFile(mixed, 'MEMORY.md');
+    expect(b.format).toBe('entries');
+    expect(b.preamble).toBe('# Memory\n\n');
+    expect(b.entries.map((e) => [e.id, e.kind, e.ordinal])).toEqual([[a.entries[0].id, 'legacy', 0], [a.entries[1].id, 'legacy', 1], ['new-1', 'entry', 2]]);
+    expect(b.entries[1].body).toBe('The repo uses pnpm.');
+    expect(serializeFile(b)).toBe(mixed);
+  });
   it('keeps an id when an unrelated entry is added', () => {
     const a = parseMemoryFile(LEGACY, 'MEMORY.md');
     const b = parseMemoryFile(`${LEGACY}\n## [2026-03-01] New one\nx\n`, 'MEMORY.md');
