@@ -155,12 +155,35 @@ function codexMessages(rec: Json): TranscriptMessage[] | null {
     case 'function_call_output':
     case 'custom_tool_call_output': {
       const o = p.output;
-      const text = isObj(o) ? stringify(o.content ?? o.output ?? o) : stringify(o);
-      return [{ role: 'tool', kind: 'tool_result', text, timestamp }];
+      const raw = isObj(o) ? stringify(o.content ?? o.output ?? o.text ?? o) : stringify(o);
+      const { text, isError } = codexOutput(raw);
+      return [{ role: 'tool', kind: 'tool_result', text, timestamp, ...(isError === undefined ? {} : { isError }) }];
     }
     default:
       return null;
   }
+}
+
+/**
+ * A Codex command's output and whether it failed: older rollouts wrap it as JSON
+ * `{"output", "metadata": {"exit_code"}}`, newer ones as text starting `Exit code: N`
+ * (or `Process exited with code N`). Anything else is returned as it is.
+ */
+function codexOutput(raw: string): { text: string; isError?: boolean } {
+  if (raw.startsWith('{') && raw.includes('"exit_code"')) {
+    try {
+      const j = JSON.parse(raw) as { output?: unknown; metadata?: { exit_code?: unknown } };
+      if (typeof j.output === 'string' && typeof j.metadata?.exit_code === 'number') return { text: j.output, isError: j.metadata.exit_code !== 0 };
+    } catch {
+      // not the wrapper after all
+    }
+  }
+  const m = /^(?:Exit code:|Process exited with code) (-?\d+)/.exec(raw);
+  if (m) {
+    const at = raw.indexOf('\nOutput:\n');
+    return { text: at >= 0 ? raw.slice(at + 9) : raw, isError: Number(m[1]) !== 0 };
+  }
+  return { text: raw };
 }
 
 function geminiMessages(doc: Json): TranscriptMessage[] {

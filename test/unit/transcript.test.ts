@@ -55,6 +55,23 @@ describe('transcript readers on real samples', () => {
 });
 
 describe('other formats', () => {
+  it('Codex command output: exit codes become errors, the wrapper is taken off', () => {
+    const item = (output: unknown) => JSON.stringify({ timestamp: 't', type: 'response_item', payload: { type: 'function_call_output', call_id: 'c', output } });
+    const t = readTranscript([
+      JSON.stringify({ timestamp: 't', type: 'session_meta', payload: { id: 's1' } }),
+      item(JSON.stringify({ output: 'npm ERR! missing script: migrate\n', metadata: { exit_code: 1, duration_seconds: 0.4 } })),
+      item('Exit code: 0\nWall time: 1.2 seconds\nOutput:\nBatch 1 run: 3 migrations\n'),
+      item({ type: 'input_text', text: 'a.txt\n' }),
+      item('plain output'),
+    ].join('\n'));
+    expect(t.format).toBe('codex');
+    expect(t.messages.map((m) => [m.text, m.isError])).toEqual([
+      ['npm ERR! missing script: migrate', true],
+      ['Batch 1 run: 3 migrations', false],
+      ['a.txt', undefined],
+      ['plain output', undefined],
+    ]);
+  });
   it("Codex's older rollouts: a header line, then bare response items (no payload envelope)", () => {
     const lines = [
       { id: 'a1b2', timestamp: '2025-05-01T10:00:00Z', instructions: '' },
