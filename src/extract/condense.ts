@@ -51,7 +51,11 @@ function group(messages: TranscriptMessage[]): TranscriptMessage[][] {
  * agent prompting a subagent) and not a slash command, command output or system reminder.
  */
 export function isHumanText(m: TranscriptMessage): boolean {
-  return m.role === 'user' && m.kind === 'text' && !m.isSidechain && !/^<(?:command|local-command|system-reminder|bash-|user-memory)/.test(m.text.trim());
+  if (m.role !== 'user' || m.kind !== 'text' || m.isSidechain) return false;
+  const t = m.text.trim();
+  // Context the agent inserts as "user" text: slash-command records, reminders, Codex's
+  // <environment_context> and <user_instructions> blocks — a whole message in one tag.
+  return !/^<(?:command|local-command|system-reminder|bash-|user-memory)/.test(t) && !/^<([A-Za-z_][\w-]*)[^>]*>[\s\S]*<\/\1>$/.test(t);
 }
 
 export function condense(messages: TranscriptMessage[], budget: number): Condensed {

@@ -115,6 +115,15 @@ describe('heuristicLearnings', () => {
     expect(ls[0].body).toContain('What worked: `npm run db:migrate`');
   });
 
+  it('context an agent inserts as user text (a whole message in one tag) is not the human speaking', () => {
+    const ls = heuristicLearnings([
+      m('user', 'text', '<environment_context>\n  <cwd>/repo</cwd>\n  Always use the sandbox.\n</environment_context>'),
+      m('user', 'text', '<user_instructions>Never push to main.</user_instructions>'),
+      m('user', 'text', 'Never commit generated files.'),
+    ], ['project']);
+    expect(ls.map((l) => l.title)).toEqual(['Never commit generated files.']);
+  });
+
   it("a subagent's prompt (a sidechain's user message) is not the human speaking", () => {
     const ls = heuristicLearnings([
       m('user', 'text', 'Find the flaky test.'),
