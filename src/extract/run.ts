@@ -64,6 +64,8 @@ export interface ExtractResult {
   invalid_learnings: number;
   written: WrittenEntry[];
   duplicates: { title: string; file: string }[];
+  /** Learnings the model gave for the global scope that read as specific to this project. */
+  not_global: { title: string; reason: string }[];
   compacted: number;
   reinforced: number;
 }
@@ -204,7 +206,7 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
     messages: { total: t.messages.length, new: fresh.length, from }, skipped_records: t.skipped, broken_lines: t.broken,
     up_to_date: fresh.length === 0, dry_run: opts.dryRun,
     provider: { name: opts.provider.name, model: opts.provider.model, source: opts.provider.source }, usage: null, fallback: null,
-    scopes: opts.scopes, skipped_scopes: [], invalid_learnings: 0, written: [], duplicates: [], compacted: 0, reinforced: 0,
+    scopes: opts.scopes, skipped_scopes: [], invalid_learnings: 0, written: [], duplicates: [], not_global: [], compacted: 0, reinforced: 0,
   };
   if (fresh.length === 0) return result;
 
@@ -250,7 +252,7 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
     learnings = learnings.filter((l) => {
       if (l.scope !== 'global') return true;
       const why = projectSpecific(`${l.title}\n${l.body}`, names, repo);
-      if (why) result.duplicates.push({ title: l.title, file: `(not global: ${why})` });
+      if (why) result.not_global.push({ title: l.title, reason: why });
       return !why;
     });
   }

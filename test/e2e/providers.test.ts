@@ -1,6 +1,7 @@
 // The real Anthropic and OpenAI SDKs, pointed at a small HTTP server on 127.0.0.1 that speaks
 // their wire formats with recorded answers. Nothing is mocked inside the CLI.
 
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -227,5 +228,22 @@ describe('mem extract --rollup', () => {
     const project = v.read('MEMORY.md');
     expect(project).toContain('Seed the test data before the checkout suite');
     expect(project).toMatch(/promoted_from: \[[^\]]+,[^\]]+,[^\]]+\]/);
+  });
+});
+
+describe('global-scope learnings', () => {
+  it('go to $MEM_HOME/MEMORY.md only when they read as project-agnostic', async () => {
+    const learnings = [
+      { scope: 'global', type: 'procedural', title: 'Read the error message before retrying', body: 'Before retrying a failed command, read its whole error output; most failures say what is missing.', importance: 0.6, phase: 'unknown' },
+      { scope: 'global', type: 'procedural', title: 'Seed the checkout fixtures', body: 'Run scripts/seed-checkout.sh before the checkout tests.', importance: 0.6, phase: 'unknown' },
+    ];
+    const srv = await fakeServer([{ body: anthropicMessage({ learnings }) }]);
+    const v = vault();
+    const r = await memAsync(['extract', SAMPLE, '--scopes', 'global', '--json'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: srv.url } });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.json().written.map((w: { title: string }) => w.title)).toEqual(['Read the error message before retrying']);
+    expect(r.json().not_global).toEqual([{ title: 'Seed the checkout fixtures', reason: expect.any(String) }]);
+    expect(r.json().duplicates).toEqual([]);
+    expect(fs.readFileSync(path.join(v.home, 'MEMORY.md'), 'utf8')).toContain('Read the error message before retrying');
   });
 });

@@ -197,7 +197,8 @@ function report(ctx: Ctx, r: ExtractResult, inFolder = false): void {
   const via = r.fallback ? 'heuristic (fallback)' : r.provider.name === 'heuristic' ? 'heuristic' : `${r.provider.name} (${r.provider.model})`;
   const part = r.messages.from > 0 ? `${r.messages.new} new of ${r.messages.total} messages` : `${r.messages.total} messages`;
   for (const w of r.written) ctx.out(`${r.dry_run ? 'would add' : 'added'}  ${w.file}  ${w.id}  ${w.type}: ${w.title}`);
-  for (const d of r.duplicates) ctx.out(`skipped    ${d.file.startsWith('(') ? d.file : `${d.file} already has it`}  ${d.title}`);
+  for (const d of r.duplicates) ctx.out(`skipped    ${d.file} already has it  ${d.title}`);
+  for (const n of r.not_global) ctx.out(`skipped    not global (${n.reason})  ${n.title}`);
   if (r.fallback) ctx.warn(`${r.fallback}; used the offline heuristics instead`);
   for (const s of r.skipped_scopes) ctx.warn(`scope ${s.scope} skipped: ${s.reason}`);
   if (r.invalid_learnings > 0) ctx.warn(`${r.invalid_learnings} learning(s) in the model's answer were incomplete and dropped`);
