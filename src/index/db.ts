@@ -31,7 +31,7 @@ function nativeBinding(): string | undefined {
 
 export const SCHEMA_VERSION = '4';
 export const TOKENIZER = 'porter unicode61 remove_diacritics 2';
-export const CHUNKER_VERSION = '5';
+export const CHUNKER_VERSION = '6';
 
 /** Secondary indexes: a bulk load (rebuild) creates them after the rows are in, which is faster. */
 export const INDEXES = `

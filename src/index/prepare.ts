@@ -11,7 +11,9 @@ import { decodeVaultText, readVaultText, type ReadResult } from '../vault/read.j
 import type { VaultFile } from '../vault/vault.js';
 
 const LEARNING_TYPES: readonly unknown[] = ['institutional', 'task', 'proxy'];
-const CONTEXT_TARGET = 800;
+const CONTEXT_TARGET = 1200;
+/** Neighbours on each side an untitled entry takes its context from, nearest first. */
+const CONTEXT_NEIGHBOURS = 2;
 const MIN_CONTEXT = 40;
 
 /**
@@ -42,24 +44,29 @@ function clip(s: string, n: number): string {
 
 /**
  * Low-weight context for an entry: a note's heading trail, or for an untitled entry the text of
- * its neighbours in the file. Context fills in for entries that cannot carry their topic alone —
- * a turn of a conversation, a bare one-line note: the shorter the entry, the more of its
- * neighbours it gets (none from CONTEXT_TARGET characters up). An entry with a heading of its own
- * is a self-contained learning; its neighbours are other learnings, not its context.
+ * its neighbours in the file, nearest first, up to two on each side. Context fills in for entries
+ * that cannot carry their topic alone — a turn of a conversation, a bare one-line note: the
+ * shorter the entry, the more of its neighbours it gets (none from CONTEXT_TARGET characters up),
+ * and no neighbour takes more than half of that budget. An entry with a heading of its own is a
+ * self-contained learning; its neighbours are other learnings, not its context.
  */
 export function contextFor(entries: Entry[], i: number): string {
   const e = entries[i];
   if (e.kind === 'note') return e.trail ?? '';
   if (e.titleFromHeading) return '';
-  const own = e.body.length;
-  const budget = CONTEXT_TARGET - own;
+  const budget = CONTEXT_TARGET - e.body.length;
   if (budget < MIN_CONTEXT) return '';
   const side = Math.ceil(budget / 2);
   const parts: string[] = [];
-  const prev = entries[i - 1];
-  const next = entries[i + 1];
-  if (prev) parts.push(clip(`${prev.titleFromHeading ? `${prev.title} ` : ''}${prev.body}`, side));
-  if (next) parts.push(clip(`${next.titleFromHeading ? `${next.title} ` : ''}${next.body}`, side));
+  let left = budget;
+  for (let d = 1; d <= CONTEXT_NEIGHBOURS && left >= MIN_CONTEXT; d++) {
+    for (const n of [entries[i - d], entries[i + d]]) {
+      if (!n || left < MIN_CONTEXT) continue;
+      const text = clip(`${n.titleFromHeading ? `${n.title} ` : ''}${n.body}`, Math.min(side, left));
+      parts.push(text);
+      left -= text.length;
+    }
+  }
   return parts.join('\n');
 }
 

@@ -7,6 +7,7 @@ import { MemError, EXIT_USAGE } from '../errors.js';
 import { selectMmr } from './mmr.js';
 import { POLICIES, type ScoreParts } from './policy.js';
 import { queryTerms } from './terms.js';
+import { inRanges, queryDates } from './dates.js';
 
 export interface SearchRequest {
   query: string;
@@ -90,6 +91,10 @@ export const MIN_RELEVANCE = 0.01;
 /** Relevance kept by an entry that matches only through its neighbours' text (measured on LoCoMo dev). */
 export const CONTEXT_ONLY_FACTOR = 0.6;
 
+/** Relevance factor (1 + DATE_BOOST) for an entry created on a day or in a month the query names. */
+export const DATE_BOOST = 2;
+const DATE_CANDIDATES = 4;
+
 /** Weight of the file prior: how much a file full of good matches lifts each of them. */
 export const FILE_PRIOR = 1.0;
 const FILE_PRIOR_TOP = 3;
@@ -120,9 +125,11 @@ export function filePrior(rows: CandidateRow[], best: number): Map<number, numbe
 export function runSearch(db: Db, req: SearchRequest): SearchResult {
   const policy = policyFor(req.rank);
   const qt = queryTerms(req.query);
+  const dates = queryDates(req.query);
   const base = { query: req.query, terms: qt.terms, truncated: qt.truncated, onlyStopwords: qt.onlyStopwords };
   if (!qt.match) return { ...base, results: [] };
-  const rows = ftsCandidates(db, qt.match, req.filter, req.candidates);
+  // A dated question looks deeper: the entries of that day may match its words only weakly.
+  const rows = ftsCandidates(db, qt.match, req.filter, dates.length > 0 ? req.candidates * DATE_CANDIDATES : req.candidates);
   if (rows.length === 0) return { ...base, results: [] };
   const best = Math.min(...rows.map((r) => r.bm25));
   const ctx = { now: req.now, scopeMultipliers: req.scopeMultipliers };
@@ -131,7 +138,7 @@ export function runSearch(db: Db, req: SearchRequest): SearchResult {
   const prior = filePrior(live, best);
   const scored = live.map((r) => {
     const base = prior.get(r.rowid)!;
-    const relevance = r.own ? base : base * CONTEXT_ONLY_FACTOR;
+    const relevance = (r.own ? base : base * CONTEXT_ONLY_FACTOR) * (inRanges(r.created_at, dates) ? 1 + DATE_BOOST : 1);
     return toHit(r, policy.score({ ...r, relevance }, ctx), -r.bm25);
   });
   scored.sort((a, b) => b.score - a.score || a.path.localeCompare(b.path) || a.line - b.line);

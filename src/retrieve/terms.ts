@@ -40,8 +40,13 @@ export function queryTerms(query: string, maxTerms = MAX_TERMS): QueryTerms {
   };
   for (const raw of query.split(/\s+/)) {
     if (truncated) break;
-    const token = raw.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '').toLowerCase();
+    const token = raw.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '').toLowerCase().replace(/\u2019/g, "'");
     if (!token) continue;
+    // A contraction that is a stopword as a whole ("won't", "they'd") is dropped whole, not split.
+    if (token.includes("'") && isStopword(token)) {
+      sawWord = true;
+      continue;
+    }
     if (IDENT.test(token)) {
       sawWord = true;
       add(token);

@@ -61,16 +61,33 @@ describe('runSearch', () => {
     const v = tempVault();
     v.write('MEMORY.md', entry('n', '## Money\nPrices are integer cents.', { importance: 1, reinforcement_count: 9, last_reinforced: '2026-11-25' })
       + entry('t', '## Flaky checkout test\nThe checkout test is a timezone bug.', { importance: 0.3, last_reinforced: '2026-11-25' }));
-    v.write('memory/chat.md', entry('c1', 'Anna: I finally fixed the flaky checkout test.') + entry('c2', 'Ben: Great, how?') + entry('c3', 'Anna: Set TZ to UTC.'));
+    v.write('memory/chat.md', entry('c1', 'Anna: I finally fixed the flaky checkout test.') + entry('c2', 'Ben: Great, how?') + entry('c3', 'Anna: Set TZ to UTC.')
+      + entry('c4', 'Ben: Nice one.'));
     const vault = await openVault({ root: v.root, env: { MEM_HOME: v.home } });
     await withIndex(vault, {}, (ix) => {
       const res = runSearch(ix.db, { ...base, query: 'flaky checkout test', filter: { paths: ['MEMORY.md'] } });
       expect(res.results.map((h) => h.id)).toEqual(['t']);
       const chat = runSearch(ix.db, { ...base, query: 'flaky checkout test', filter: { paths: ['memory/chat.md'] }, rank: 'relevance' });
-      expect(chat.results.map((h) => h.id)).toEqual(['c1', 'c2']); // c3 is two turns away
+      expect(chat.results.map((h) => h.id)).toEqual(['c1', 'c2', 'c3']); // c4 is three turns away
       const direct = chat.results[0].components.relevance;
       expect(direct).toBe(1);
       for (const h of chat.results.slice(1)) expect(h.components.relevance).toBeLessThanOrEqual(CONTEXT_ONLY_FACTOR);
+    });
+  });
+
+  it('lifts entries created on a day or in a month the query names', async () => {
+    const v = tempVault();
+    v.write('memory/s1.md', entry('d1', 'Anna: We moved the billing cron to Tuesdays, and alerts to ops.', { created_at: '2026-03-04' }));
+    v.write('memory/s2.md', entry('e1', 'Anna: The billing cron runs hourly; billing alerts go to the billing channel.', { created_at: '2026-05-20' }));
+    const vault = await openVault({ root: v.root, env: { MEM_HOME: v.home } });
+    await withIndex(vault, {}, (ix) => {
+      const ids = (query: string) => runSearch(ix.db, { ...base, query, rank: 'relevance' }).results.map((h) => h.id);
+      expect(ids('billing cron alerts')[0]).toBe('e1');
+      expect(ids('billing cron alerts on 20 May, 2026')[0]).toBe('e1');
+      for (const q of ['billing cron alerts on 4 March, 2026', 'billing cron alerts on March 4th 2026', 'billing cron alerts 2026-03-04', 'billing cron alerts in March 2026']) {
+        expect(ids(q), q).toEqual(['d1', 'e1']);
+      }
+      expect(ids('billing cron alerts in March 2025')[0]).toBe('e1'); // another year: no lift
     });
   });
 

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { queryTerms } from '../../src/retrieve/terms.js';
+import { queryDates } from '../../src/retrieve/dates.js';
 
 describe('queryTerms', () => {
   it('lowercases, drops stopwords, ORs quoted terms', () => {
@@ -10,6 +11,18 @@ describe('queryTerms', () => {
   });
   it('keeps identifiers and paths whole', () => {
     expect(queryTerms('fix src/index.ts and user_id in db.prepare').terms).toEqual(['fix', 'src/index.ts', 'user_id', 'db.prepare']);
+  });
+  it('drops a stopword contraction whole, not its first half', () => {
+    expect(queryTerms("what won't Jon do").terms).toEqual(['jon']);
+    expect(queryTerms('they\u2019d rather not deploy').terms).toEqual(['rather', 'deploy']);
+    expect(queryTerms("the user's config").terms).toEqual(['user', 'config']);
+  });
+  it('reads the dates a question names as day or month ranges', () => {
+    expect(queryDates('what painting did Mel show on October 13, 2023?')).toEqual([{ from: '2023-10-13', to: '2023-10-13' }]);
+    expect(queryDates('on 1 February, 2023 and 2024-02-29')).toEqual([{ from: '2024-02-29', to: '2024-02-29' }, { from: '2023-02-01', to: '2023-02-01' }]);
+    expect(queryDates('what did John do in May 2023')).toEqual([{ from: '2023-05-01', to: '2023-05-31' }]);
+    expect(queryDates('the 3rd of June 2023')).toEqual([{ from: '2023-06-03', to: '2023-06-03' }]);
+    expect(queryDates('what may 2 users do in 2023, or on 31 February 2023')).toEqual([]);
   });
   it('flags a stopword-only query and an empty one', () => {
     expect(queryTerms('what is the').onlyStopwords).toBe(true);
