@@ -1,6 +1,5 @@
 #!/usr/bin/env node
 // Launcher: run the built CLI (npm run build writes dist/).
-import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { main } from '../dist/main.js';
 
@@ -22,6 +21,8 @@ function commandOf(argv) {
 const cmd = commandOf(args);
 const bulk = cmd === 'compact' || cmd === 'eval' || cmd === 'consolidate';
 if (bulk && !process.execArgv.some((a) => a.startsWith('--max-semi-space-size'))) {
+  // Loaded here only: node:child_process costs ~5 ms of start-up that `mem search` never needs.
+  const { spawnSync } = await import('node:child_process');
   const r = spawnSync(process.execPath, [...process.execArgv, '--max-semi-space-size=64', fileURLToPath(import.meta.url), ...args], { stdio: 'inherit' });
   if (r.error) {
     process.stderr.write(`mem: cannot start: ${r.error.message}\n`);

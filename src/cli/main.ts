@@ -3,27 +3,44 @@
 
 import { Command, CommanderError } from 'commander';
 import { EXIT_FAIL, EXIT_USAGE, MemError, formatWhere } from '../errors.js';
-import { registerAdd } from './commands/add.js';
-import { registerContext } from './commands/context.js';
-import { registerDoctor } from './commands/doctor.js';
-import { registerExtract } from './commands/extract.js';
-import { registerIndex } from './commands/index.js';
-import { registerInit } from './commands/init.js';
-import { registerLint } from './commands/lint.js';
-import { registerList } from './commands/list.js';
-import { registerSearch } from './commands/search.js';
-import { registerShow } from './commands/show.js';
-import { registerStats } from './commands/stats.js';
-import { registerReinforce } from './commands/reinforce.js';
-import { registerCompact } from './commands/compact.js';
-import { registerStage } from './commands/stage.js';
-import { registerPromote } from './commands/promote.js';
-import { registerConsolidate } from './commands/consolidate.js';
-import { registerEval } from './commands/eval.js';
+
+type Register = (program: Command) => void;
+
+// Each command's module is loaded only when that command runs (or for the full help): the
+// start-up of `mem search` pays for one command, not seventeen.
+const COMMANDS: [string[], () => Promise<Register>][] = [
+  [['init'], async () => (await import('./commands/init.js')).registerInit],
+  [['add'], async () => (await import('./commands/add.js')).registerAdd],
+  [['show'], async () => (await import('./commands/show.js')).registerShow],
+  [['list'], async () => (await import('./commands/list.js')).registerList],
+  [['index'], async () => (await import('./commands/index.js')).registerIndex],
+  [['search'], async () => (await import('./commands/search.js')).registerSearch],
+  [['context'], async () => (await import('./commands/context.js')).registerContext],
+  [['extract'], async () => (await import('./commands/extract.js')).registerExtract],
+  [['reinforce'], async () => (await import('./commands/reinforce.js')).registerReinforce],
+  [['compact'], async () => (await import('./commands/compact.js')).registerCompact],
+  [['retire-stage', 'stage'], async () => (await import('./commands/stage.js')).registerStage],
+  [['promote'], async () => (await import('./commands/promote.js')).registerPromote],
+  [['consolidate'], async () => (await import('./commands/consolidate.js')).registerConsolidate],
+  [['lint'], async () => (await import('./commands/lint.js')).registerLint],
+  [['stats'], async () => (await import('./commands/stats.js')).registerStats],
+  [['doctor'], async () => (await import('./commands/doctor.js')).registerDoctor],
+  [['eval'], async () => (await import('./commands/eval.js')).registerEval],
+];
+
+/** The command word: the first argument that is neither an option nor the value of --root. */
+function commandWord(argv: string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--root') i++;
+    else if (argv[i] === '--') return undefined;
+    else if (!argv[i].startsWith('-')) return argv[i];
+  }
+  return undefined;
+}
 
 export const VERSION = '0.1.0';
 
-function buildProgram(): Command {
+async function buildProgram(argv: string[]): Promise<Command> {
   const program = new Command('mem')
     .description('Long-term memory for coding agents, kept in git as plain markdown.')
     .version(VERSION, '-V, --version')
@@ -46,10 +63,12 @@ Examples:
   $ mem context "fix the failing API tests" > context.md
 
 Environment: MEM_ROOT, MEM_HOME (global folder, default ~), MEM_SESSION, NO_COLOR.`);
-  for (const register of [registerInit, registerAdd, registerShow, registerList, registerIndex, registerSearch,
-    registerContext, registerExtract, registerReinforce, registerCompact, registerStage, registerPromote, registerConsolidate, registerLint, registerStats, registerDoctor, registerEval]) {
-    register(program);
-  }
+  // A known command word registers that command alone; anything else (help, a typo to suggest
+  // a fix for) registers them all.
+  const word = commandWord(argv);
+  const one = COMMANDS.find(([names]) => word !== undefined && names.includes(word));
+  const registers = await Promise.all((one ? [one] : COMMANDS).map(([, load]) => load()));
+  for (const register of registers) register(program);
   for (const cmd of program.commands) cmd.exitOverride().showSuggestionAfterError(true);
   return program;
 }
@@ -74,7 +93,7 @@ export async function main(argv: string[]): Promise<number> {
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code === 'EPIPE') process.exit(0);
   });
-  const program = buildProgram();
+  const program = await buildProgram(argv);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return typeof process.exitCode === 'number' ? process.exitCode : 0;

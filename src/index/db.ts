@@ -2,28 +2,35 @@
 // derived from the markdown, so a stale schema or a corrupt file is rebuilt, never patched.
 
 import fs from 'node:fs';
+import path from 'node:path';
 import { createRequire } from 'node:module';
-import type DatabaseType from 'better-sqlite3';
+import Database from 'better-sqlite3';
 import { MemError } from '../errors.js';
 
-export type Db = DatabaseType.Database;
-
-// Required, not imported: an ESM import of this CommonJS package makes Node parse its source for
-// named exports first (cjs-module-lexer), about 2 ms of every command.
-const Database = createRequire(import.meta.url)('better-sqlite3') as typeof DatabaseType;
+export type Db = Database.Database;
 
 let addon: string | null | undefined;
 /**
- * The compiled addon's path, given to better-sqlite3 directly: otherwise it loads the `bindings`
- * package to search for it, about 2 ms of every command. Null when it is not where npm builds it.
+ * The compiled addon's path, given to better-sqlite3 directly. Its JavaScript is bundled into
+ * dist/, so it could not find the addon itself: where npm builds it (build/Release), else wherever
+ * the `bindings` package finds it under the package folder.
  */
 function nativeBinding(): string | undefined {
   if (addon === undefined) {
+    const req = createRequire(import.meta.url);
     try {
-      const p = createRequire(import.meta.url).resolve('better-sqlite3/build/Release/better_sqlite3.node');
+      const p = req.resolve('better-sqlite3/build/Release/better_sqlite3.node');
       addon = fs.existsSync(p) ? p : null;
     } catch {
       addon = null;
+    }
+    if (addon === null) {
+      try {
+        const root = path.dirname(req.resolve('better-sqlite3/package.json'));
+        addon = String(req('bindings')({ bindings: 'better_sqlite3.node', module_root: root, path: true }));
+      } catch {
+        addon = null;
+      }
     }
   }
   return addon ?? undefined;
@@ -132,6 +139,11 @@ export interface OpenResult {
   /** Why the index was (re)created empty, if it was: the caller must run a full index. */
   recreated?: 'new' | 'version' | 'corrupt';
   note?: string;
+}
+
+/** A plain connection (':memory:', or an existing file read-only), for checks like `mem doctor`. */
+export function openDatabase(dbPath: string, opts: { readonly?: boolean } = {}): Db {
+  return new Database(dbPath, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false, nativeBinding: nativeBinding() });
 }
 
 function connect(dbPath: string, readonly: boolean): Db {

@@ -8,8 +8,8 @@ import { fileURLToPath } from 'node:url';
 import type { Diagnostic } from '../errors.js';
 import { MemError } from '../errors.js';
 import { decodeVaultText, readVaultText } from '../vault/read.js';
-import { DirCache } from '../vault/dircache.js';
-import { discoverFiles, type Vault, type VaultFile } from '../vault/vault.js';
+import { checkWalkMemo, DirCache } from '../vault/dircache.js';
+import { absFromRoot, probedFiles, vaultFiles, walkKey, walkPaths, type Vault, type VaultFile } from '../vault/vault.js';
 import { prepare, sha1, type Prepared, type PreparedFile } from './prepare.js';
 import { createIndexAt, INDEXES, isBusy, openIndex, removeDbFiles, type Db } from './db.js';
 
@@ -175,6 +175,8 @@ export interface Plan {
   files: number;
   /** The folder listings to save for the next check, when they changed (see DirCache). */
   dirCache?: string;
+  /** The walk's memo to save ('' clears it), when the walk ran (see checkWalkMemo). */
+  walkMemo?: string;
 }
 
 function plan(db: Db, files: VaultFile[]): Plan {
@@ -216,7 +218,7 @@ function applyPlan(db: Db, p: Plan, opts: RefreshOptions, started: number): Inde
     }
   };
   const tx = db.transaction(() => {
-    if (p.dirCache !== undefined) saveDirCache(db, p.dirCache);
+    saveDirCache(db, p);
     for (const r of p.removed) writer.remove(r.id);
     // Pass 1: which files really changed (hash); for changed files already in the index, parse
     // them and delete the FTS rows of entries whose text changed. Every FTS delete comes before
@@ -251,22 +253,107 @@ function applyPlan(db: Db, p: Plan, opts: RefreshOptions, started: number): Inde
         opts.onProgress(i + 1, total);
       }
     });
+    saveStatDigest(db);
   });
   tx.immediate();
   return { files: p.files, changed, removed: p.removed.length, entries: countEntries(db), ms: Date.now() - started, diagnostics };
 }
 
-/** What a refresh would do: files whose stat changed, and index rows whose file is gone. */
-export function planRefresh(db: Db, vault: Vault): Plan {
-  const saved = db.prepare("SELECT value FROM meta WHERE key = 'dir_cache'").pluck().get() as string | undefined;
-  const cache = new DirCache(saved);
-  const p = plan(db, discoverFiles(vault, cache.read));
+/**
+ * What a refresh would do: files whose stat changed, and index rows whose file is gone. When the
+ * walk's memo holds and the files' stats digest to what the last write stored, that is nothing,
+ * found with one stat per file and no query of the files table. `clock` is for tests.
+ */
+export function planRefresh(db: Db, vault: Vault, clock: () => number = Date.now): Plan {
+  const meta = db.prepare('SELECT value FROM meta WHERE key = ?').pluck();
+  const key = walkKey(vault);
+  const saved = meta.get('walk_memo') as string | undefined;
+  const memoised = checkWalkMemo(saved, key);
+  if (memoised) {
+    const count = unchangedCount(vault, memoised, meta.get('stat_digest') as string | undefined);
+    if (count !== null) return { work: [], removed: [], files: count };
+    return plan(db, vaultFiles(vault, memoised));
+  }
+  const cache = new DirCache(meta.get('dir_cache') as string | undefined, clock);
+  const paths = walkPaths(vault, cache.read);
+  const p = plan(db, vaultFiles(vault, paths));
   if (cache.changed) p.dirCache = cache.serialize();
+  const memo = cache.walkMemo(key, paths) ?? '';
+  if (memo !== (saved ?? '')) p.walkMemo = memo;
   return p;
 }
 
-function saveDirCache(db: Db, value: string): void {
-  db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('dir_cache', ?)").run(value);
+/**
+ * An order-free digest of (path, mtime, ctime, size) over a set of files: per-file FNV-1a hashes
+ * in two 32-bit lanes, XOR-ed, plus the count. Equal digests mean the same files with the same
+ * stats, so the refresh before every search can compare one string instead of reading the files
+ * table (see unchangedCount).
+ */
+class StatDigest {
+  private a = 0;
+  private b = 0;
+  n = 0;
+
+  add(file: string, mtime: number, ctime: number, size: number): void {
+    const s = `${file}\u0000${mtime}\u0000${ctime}\u0000${size}`;
+    let a = 0x811c9dc5;
+    let b = 0x01000193 ^ s.length;
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      a = Math.imul(a ^ c, 0x01000193);
+      b = Math.imul(b ^ c, 0x5bd1e995) ^ (b >>> 15);
+    }
+    this.a ^= a;
+    this.b ^= b;
+    this.n++;
+  }
+
+  toString(): string {
+    return `${this.a >>> 0}.${this.b >>> 0}.${this.n}`;
+  }
+}
+
+/**
+ * The number of files, when the vault's files (probed ones plus the memoised walk's) are exactly
+ * those of the index with the same stats, as digested at its last write; null otherwise (or when
+ * that write left racy rows, which must be re-checked).
+ */
+function unchangedCount(vault: Vault, paths: string[], digest: string | undefined): number | null {
+  if (!digest) return null;
+  const d = new StatDigest();
+  const probed = probedFiles(vault);
+  const seen = new Set<string>();
+  for (const f of probed) {
+    seen.add(f.abs);
+    const st = fs.statSync(f.abs, { throwIfNoEntry: false });
+    if (st && st.isFile()) d.add(f.path, st.mtimeMs, st.ctimeMs, st.size);
+  }
+  const absOf = absFromRoot(vault);
+  for (const posix of paths) {
+    const abs = absOf(posix);
+    if (seen.has(abs)) continue;
+    const st = fs.statSync(abs, { throwIfNoEntry: false });
+    if (st && st.isFile()) d.add(posix, st.mtimeMs, st.ctimeMs, st.size);
+  }
+  return d.toString() === digest ? d.n : null;
+}
+
+/** Digest the files table after a write (see StatDigest); '' when a row is racy. */
+function saveStatDigest(db: Db): void {
+  const rows = db.prepare('SELECT path, mtime_ms, ctime_ms, size, racy FROM files').raw().all() as [string, number, number, number, number][];
+  const d = new StatDigest();
+  let racy = false;
+  for (const [file, mtime, ctime, size, r] of rows) {
+    if (r) racy = true;
+    d.add(file, mtime, ctime, size);
+  }
+  db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('stat_digest', ?)").run(racy ? '' : d.toString());
+}
+
+function saveDirCache(db: Db, p: Plan): void {
+  const set = db.prepare('INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)');
+  if (p.dirCache !== undefined) set.run('dir_cache', p.dirCache);
+  if (p.walkMemo !== undefined) set.run('walk_memo', p.walkMemo);
 }
 
 /** Files whose content may differ from the index (not just re-checks of recently written files). */
@@ -286,9 +373,9 @@ export function applyRefresh(db: Db, p: Plan, opts: RefreshOptions = {}): IndexR
   if (planIsEmpty(p)) {
     // Nothing to do: the hot path of every search, so no counting (entries -1 = not counted).
     // A changed folder cache is saved if the index can be written now; it is only a shortcut.
-    if (p.dirCache !== undefined) {
+    if (p.dirCache !== undefined || p.walkMemo !== undefined) {
       try {
-        saveDirCache(db, p.dirCache);
+        saveDirCache(db, p);
       } catch (err) {
         if (!isBusy(err) && !String((err as { code?: string }).code).startsWith('SQLITE_READONLY')) throw err;
       }
@@ -364,7 +451,7 @@ async function bulkLoad(db: Db, p: Plan, opts: RefreshOptions, started: number):
   let lastTick = 0;
   db.exec('BEGIN IMMEDIATE');
   try {
-    if (p.dirCache !== undefined) saveDirCache(db, p.dirCache);
+    saveDirCache(db, p);
     for (let id = 0; id < Math.min(IN_FLIGHT, batches.length); id++) send(id);
     for (let id = 0; id < batches.length; id++) {
       const results = await result(id);
@@ -380,6 +467,7 @@ async function bulkLoad(db: Db, p: Plan, opts: RefreshOptions, started: number):
         opts.onProgress(written, p.work.length);
       }
     }
+    saveStatDigest(db);
     db.exec('COMMIT');
   } catch (err) {
     if (db.inTransaction) db.exec('ROLLBACK');
@@ -398,8 +486,10 @@ export async function rebuildIndex(vault: Vault, progressFor?: (total: number) =
   let report: IndexReport;
   try {
     const cache = new DirCache(null);
-    const p = plan(db, discoverFiles(vault, cache.read));
+    const paths = walkPaths(vault, cache.read);
+    const p = plan(db, vaultFiles(vault, paths));
     p.dirCache = cache.serialize();
+    p.walkMemo = cache.walkMemo(walkKey(vault), paths) ?? '';
     report = await bulkLoad(db, p, { onProgress: await progressFor?.(p.work.length) }, started);
     db.exec(INDEXES);
     db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('built_at', ?)").run(new Date().toISOString());

@@ -3,6 +3,8 @@
 // whose mtime and ctime are unchanged since it was listed still has the same names: one stat
 // instead of one readdir. Listings younger than RACY_MS are not cached, since a change made
 // within the same timestamp tick would not show in the mtime. Files are still stat-ed one by one.
+// A whole walk is memoised too: when every folder it read (and every folder it found missing) is
+// unchanged, it would find the same files, so the walk is skipped (see WalkMemo).
 
 import fs from 'node:fs';
 
@@ -45,7 +47,10 @@ function kindOf(d: fs.Dirent): string {
 export class DirCache {
   private readonly cached: Map<string, Listing>;
   private readonly used = new Map<string, Listing>();
+  private readonly missing = new Set<string>();
   private dirty = false;
+  /** False once a folder was read whose listing cannot be trusted next time (too recent, unreadable). */
+  private trusted = true;
 
   /** `saved` is what `serialize()` returned last time (or null / garbage: start empty). */
   constructor(saved: string | null | undefined, private readonly clock: () => number = Date.now) {
@@ -64,7 +69,10 @@ export class DirCache {
   /** A folder's entries, or none when it cannot be read (missing, not a folder, no permission). */
   readonly read: DirReader = (dir) => {
     const st = fs.statSync(dir, { throwIfNoEntry: false });
-    if (!st || !st.isDirectory()) return [];
+    if (!st || !st.isDirectory()) {
+      this.missing.add(dir);
+      return [];
+    }
     const hit = this.cached.get(dir);
     if (hit && hit.mtime === st.mtimeMs && hit.ctime === st.ctimeMs) {
       this.used.set(dir, hit);
@@ -75,6 +83,7 @@ export class DirCache {
     try {
       list = fs.readdirSync(dir, { withFileTypes: true });
     } catch {
+      this.trusted = false;
       return [];
     }
     const now = this.clock();
@@ -82,8 +91,9 @@ export class DirCache {
     if (now - st.mtimeMs > RACY_MS && now - st.ctimeMs > RACY_MS && list.every((d) => !d.name.includes('\n'))) {
       this.used.set(dir, { mtime: st.mtimeMs, ctime: st.ctimeMs, items: list.map((d) => `${kindOf(d)} ${d.name}`).join('\n') });
       this.dirty = true;
-    } else if (hit) {
-      this.dirty = true;
+    } else {
+      this.trusted = false;
+      if (hit) this.dirty = true;
     }
     return list;
   };
@@ -93,10 +103,46 @@ export class DirCache {
     return this.dirty || this.used.size !== this.cached.size;
   }
 
+  /**
+   * The memo of this walk (see checkWalkMemo): the folders it read with their times, the ones it
+   * found missing, and what it found. Undefined when a folder changed too recently to be trusted.
+   */
+  walkMemo(key: string, paths: string[]): string | undefined {
+    if (!this.trusted) return undefined;
+    const dirs = [...this.used].map(([dir, l]) => [dir, l.mtime, l.ctime]);
+    // One string, not an array: parsing 10k small strings costs more than splitting one.
+    return JSON.stringify({ key, dirs, missing: [...this.missing], paths: paths.join('\n') });
+  }
+
   /** The listings used in this walk, for the next one. */
   serialize(): string {
     const out: Record<string, [number, number, string]> = {};
     for (const [dir, l] of this.used) out[dir] = [l.mtime, l.ctime, l.items];
     return JSON.stringify(out);
   }
+}
+
+/**
+ * The paths a memoised walk found, if it would find the same now: same key (vault root, include
+ * and exclude globs), every folder it read unchanged (mtime and ctime) and every folder it found
+ * missing still missing. One stat per folder, instead of a walk. Null otherwise.
+ */
+export function checkWalkMemo(saved: string | null | undefined, key: string): string[] | null {
+  if (!saved) return null;
+  let memo: { key?: unknown; dirs?: unknown; missing?: unknown; paths?: unknown };
+  try {
+    memo = JSON.parse(saved);
+  } catch {
+    return null;
+  }
+  if (memo.key !== key || !Array.isArray(memo.dirs) || !Array.isArray(memo.missing) || typeof memo.paths !== 'string') return null;
+  for (const d of memo.dirs as [string, number, number][]) {
+    const st = fs.statSync(d[0], { throwIfNoEntry: false });
+    if (!st || !st.isDirectory() || st.mtimeMs !== d[1] || st.ctimeMs !== d[2]) return null;
+  }
+  for (const dir of memo.missing as string[]) {
+    const st = fs.statSync(dir, { throwIfNoEntry: false });
+    if (st && st.isDirectory()) return null;
+  }
+  return memo.paths === '' ? [] : memo.paths.split('\n');
 }

@@ -27,6 +27,8 @@ export interface VaultFile extends ScopeInfo {
 
 const ROOT_MARKERS = ['.mem', 'MEMORY.md', '.git'];
 const MEMORY_NAMES = new Set(['MEMORY.md', 'institutional.md']);
+/** Memory files directly in the root, in the order they are listed. */
+const ROOT_FILES = ['MEMORY.md', 'institutional.md', 'proxy.md'];
 const SKIP_DIRS = new Set(['node_modules', '.git', '.hg', '.svn']);
 
 export function findRoot(start: string): string | null {
@@ -121,10 +123,9 @@ function memoryFilesIn(read: DirReader, root: string, rel: string, out: string[]
 
 /** Files of the layouts mem knows: ours (.mem/jobs), seed 001's (.teaparty/jobs) and legacy. */
 function layoutFiles(read: DirReader, root: string): string[] {
+  // The files at the root itself are probed one by one (rootFiles), not listed: the root holds
+  // .memory.db, whose journal files come and go with every run, so its listing never stays put.
   const out: string[] = [];
-  for (const d of read(root)) {
-    if ((MEMORY_NAMES.has(d.name) || d.name === 'proxy.md') && (d.isFile() || d.isSymbolicLink())) out.push(d.name);
-  }
   walkMarkdown(read, root, 'memory', out, false);
   for (const base of ['.mem/jobs', '.teaparty/jobs']) {
     for (const job of read(path.join(root, base))) {
@@ -155,48 +156,95 @@ function layoutFiles(read: DirReader, root: string): string[] {
   return out;
 }
 
+function isGlob(pattern: string): boolean {
+  return /[*?[{]/.test(pattern);
+}
+
 function includeFiles(read: DirReader, root: string, globs: string[]): string[] {
   const out: string[] = [];
   for (const glob of globs) {
     const clean = glob.replace(/^\.\//, '');
+    // A plain path (no wildcard) is probed with a stat each time instead (probedFiles).
+    if (!isGlob(clean)) continue;
     const re = globToRegExp(clean);
-    const base = globBase(clean);
     const found: string[] = [];
-    if (!/[*?[{]/.test(clean)) {
-      if (isFile(path.join(root, clean))) found.push(clean);
-    } else {
-      walkMarkdown(read, root, base, found, /(^|\/)\./.test(clean));
-    }
+    walkMarkdown(read, root, globBase(clean), found, /(^|\/)\./.test(clean));
     for (const f of found) if (re.test(f)) out.push(f);
   }
   return out;
 }
 
-/** Every memory file of the vault, deduplicated, in a stable order. `read` lists a folder (a DirCache's reader on the refresh path). */
-export function discoverFiles(vault: Vault, read: DirReader = readDir): VaultFile[] {
-  const files: VaultFile[] = [];
-  const seen = new Set<string>();
+/**
+ * The files found by a stat each rather than a walk: the global ones (MEMORY.md, institutional.md
+ * in the global folder), the memory files at the root and `include:` entries without wildcards.
+ */
+export function probedFiles(vault: Vault, excludes: RegExp[] = excludeRegExps(vault)): VaultFile[] {
   const sameAsRoot = path.resolve(vault.home) === path.resolve(vault.root);
+  const out: VaultFile[] = [];
   for (const name of MEMORY_NAMES) {
     const abs = path.join(vault.home, name);
-    if (isFile(abs)) {
-      seen.add(abs);
-      files.push({ abs, path: sameAsRoot ? name : abs, isGlobal: true, ...classifyPath(name, true) });
-    }
+    if (isFile(abs)) out.push({ abs, path: sameAsRoot ? name : abs, isGlobal: true, ...classifyPath(name, true) });
   }
-  const excludes = vault.config.exclude.map((g) => globToRegExp(g.replace(/^\.\//, '')));
-  // Runs before every search: plain string work, no path normalisation per file.
-  const prefix = vault.root.endsWith(path.sep) ? vault.root : vault.root + path.sep;
+  const plain = vault.config.include.map((g) => g.replace(/^\.\//, '')).filter((g) => !isGlob(g));
+  for (const name of [...ROOT_FILES, ...plain]) {
+    const abs = path.join(vault.root, name);
+    if (out.some((f) => f.abs === abs) || excludes.some((re) => re.test(name)) || !isFile(abs)) continue;
+    out.push({ abs, path: name, isGlobal: false, ...classifyPath(name) });
+  }
+  return out;
+}
+
+function excludeRegExps(vault: Vault): RegExp[] {
+  return vault.config.exclude.map((g) => globToRegExp(g.replace(/^\.\//, '')));
+}
+
+/** What a walk's result depends on besides the folders it reads (see checkWalkMemo). */
+export function walkKey(vault: Vault): string {
+  return JSON.stringify([1, vault.root, vault.config.include, vault.config.exclude]);
+}
+
+/** The root-relative (posix) paths of the vault's memory files under the root, excludes applied. */
+export function walkPaths(vault: Vault, read: DirReader = readDir): string[] {
+  const excludes = excludeRegExps(vault);
+  const seen = new Set<string>();
+  const out: string[] = [];
   for (const rel of [...layoutFiles(read, vault.root), ...includeFiles(read, vault.root, vault.config.include)]) {
-    const abs = prefix + (path.sep === '/' ? rel : rel.split('/').join(path.sep));
-    if (seen.has(abs)) continue;
     const posix = toPosix(rel);
+    if (seen.has(posix)) continue;
+    seen.add(posix);
     if (excludes.length > 0 && excludes.some((re) => re.test(posix))) continue;
-    seen.add(abs);
+    out.push(posix);
+  }
+  return out;
+}
+
+/** Root-relative posix path → absolute path; runs before every search: plain string work. */
+export function absFromRoot(vault: Vault): (posix: string) => string {
+  const prefix = vault.root.endsWith(path.sep) ? vault.root : vault.root + path.sep;
+  return path.sep === '/' ? (posix) => prefix + posix : (posix) => prefix + posix.split('/').join(path.sep);
+}
+
+/**
+ * The vault files: the probed ones (global, and at the root) plus root-relative paths from
+ * walkPaths or its memo. A file found twice (home = root, an include naming MEMORY.md) is listed
+ * once, the first time.
+ */
+export function vaultFiles(vault: Vault, paths: string[]): VaultFile[] {
+  const files = probedFiles(vault);
+  const seen = new Set(files.map((f) => f.abs));
+  const absOf = absFromRoot(vault);
+  for (const posix of paths) {
+    const abs = absOf(posix);
+    if (seen.has(abs)) continue;
     const info = classifyPath(posix);
     files.push({ abs, path: posix, isGlobal: false, scope: info.scope, learningType: info.learningType, job: info.job, task: info.task });
   }
   return files;
+}
+
+/** Every memory file of the vault, deduplicated, in a stable order. `read` lists a folder (a DirCache's reader on the refresh path). */
+export function discoverFiles(vault: Vault, read: DirReader = readDir): VaultFile[] {
+  return vaultFiles(vault, walkPaths(vault, read));
 }
 
 /** The vault file for a path given by the user (relative to cwd, or to the root). */

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openIndex, SCHEMA_VERSION } from '../../src/index/db.js';
+import { openIndex, SCHEMA_VERSION, type Db } from '../../src/index/db.js';
 import { applyRefresh, planRefresh, rebuildIndex } from '../../src/index/indexer.js';
 import { withIndex } from '../../src/index/open.js';
 import { openVault, type Vault } from '../../src/vault/vault.js';
@@ -34,6 +34,85 @@ function rows(vault: Vault, sql: string, ...params: unknown[]) {
     db.close();
   }
 }
+
+describe('the refresh check before every search', () => {
+  const later = () => Date.now() + 60_000; // past the racy window, as if the folders had been still
+  const old = new Date(Date.now() - 3_600_000);
+
+  async function memoVault() {
+    const v = tempVault();
+    v.write('MEMORY.md', entry('m1', 'Root learning about caches.'));
+    v.write('memory/a.md', entry('a1', 'Alpha note about queues.'));
+    v.write('memory/sub/b.md', entry('b1', 'Beta note about retries.'));
+    v.write('.mem/jobs/j1/MEMORY.md', entry('j1', 'Job learning about deploys.'));
+    v.write('docs/extra.md', '# Extra\n\n## Tips\nPlain include file.\n');
+    v.write('.mem/config.yaml', 'include:\n  - docs/extra.md\n  - notes/**/*.md\n');
+    for (const f of ['MEMORY.md', 'memory/a.md', 'memory/sub/b.md', '.mem/jobs/j1/MEMORY.md', 'docs/extra.md']) fs.utimesSync(`${v.root}/${f}`, old, old);
+    const vault = await openVault({ root: v.root, env: { MEM_HOME: v.home } });
+    const { db } = openIndex(vault.dbPath);
+    applyRefresh(db, planRefresh(db, vault, later));
+    return { v, vault, db };
+  }
+
+  const work = (p: ReturnType<typeof planRefresh>) => p.work.map((w) => w.file.path).sort();
+  const settle = (db: Db, vault: Vault) => {
+    const p = planRefresh(db, vault, later);
+    applyRefresh(db, p);
+    for (const w of p.work) fs.utimesSync(w.file.abs, old, old);
+    applyRefresh(db, planRefresh(db, vault, later));
+    expect(planRefresh(db, vault, later).work).toEqual([]);
+  };
+
+  it('memoises the walk and digests the stats, and finds nothing to do when nothing changed', async () => {
+    const { db, vault } = await memoVault();
+    try {
+      const meta = (k: string) => db.prepare('SELECT value FROM meta WHERE key = ?').pluck().get(k) as string;
+      expect(meta('walk_memo')).toContain('memory/sub/b.md');
+      expect(meta('stat_digest')).toMatch(/^\d+\.\d+\.5$/);
+      const p = planRefresh(db, vault, later);
+      expect(p).toEqual({ work: [], removed: [], files: 5 });
+      // The fast path trusts the digest: it does not even read the files table.
+      db.prepare("DELETE FROM files WHERE path = 'memory/a.md'").run();
+      expect(planRefresh(db, vault, later).work).toEqual([]);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('notices every kind of change behind the memo', async () => {
+    const { v, db, vault } = await memoVault();
+    try {
+      v.write('memory/a.md', entry('a1', 'Alpha note about queues, edited.'));
+      expect(work(planRefresh(db, vault, later))).toEqual(['memory/a.md']);
+      settle(db, vault);
+      v.write('memory/sub/c.md', entry('c1', 'A new note.'));
+      expect(work(planRefresh(db, vault, later))).toEqual(['memory/sub/c.md']);
+      settle(db, vault);
+      fs.rmSync(`${v.root}/memory/sub/b.md`);
+      expect(planRefresh(db, vault, later).removed.map((r) => r.path)).toEqual(['memory/sub/b.md']);
+      settle(db, vault);
+      v.write('.teaparty/jobs/t1/MEMORY.md', entry('t1', 'A job in a folder that did not exist.'));
+      expect(work(planRefresh(db, vault, later))).toEqual(['.teaparty/jobs/t1/MEMORY.md']);
+      settle(db, vault);
+      v.write('institutional.md', entry('i1', 'A norm at the root.'));
+      expect(work(planRefresh(db, vault, later))).toEqual(['institutional.md']);
+      settle(db, vault);
+      v.write('notes/n.md', '# N\n\n## One\nA note under a new include folder.\n');
+      expect(work(planRefresh(db, vault, later))).toEqual(['notes/n.md']);
+      settle(db, vault);
+      fs.rmSync(`${v.root}/docs/extra.md`);
+      expect(planRefresh(db, vault, later).removed.map((r) => r.path)).toEqual(['docs/extra.md']);
+      settle(db, vault);
+      // Same size, same mtime put back: the ctime still moves.
+      const st = fs.statSync(`${v.root}/memory/a.md`);
+      fs.writeFileSync(`${v.root}/memory/a.md`, fs.readFileSync(`${v.root}/memory/a.md`, 'utf8').replace('Alpha', 'Omega'));
+      fs.utimesSync(`${v.root}/memory/a.md`, st.atime, st.mtime);
+      expect(work(planRefresh(db, vault, later))).toEqual(['memory/a.md']);
+    } finally {
+      db.close();
+    }
+  });
+});
 
 describe('indexer', () => {
   it('indexes entries and note chunks with metadata, never frontmatter as text', async () => {

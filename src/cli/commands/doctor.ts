@@ -43,8 +43,8 @@ async function doctorCommand(ctx: Ctx): Promise<void> {
   const major = Number(process.versions.node.split('.')[0]);
   checks.push({ name: 'node', status: major >= 20 ? 'ok' : 'fail', detail: `Node ${process.versions.node}`, hint: major >= 20 ? undefined : 'mem needs Node 20 or newer' });
   try {
-    const { default: Database } = await import('better-sqlite3');
-    const db = new Database(':memory:');
+    const { openDatabase } = await import('../../index/db.js');
+    const db = openDatabase(':memory:');
     const v = (db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
     db.exec("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='porter unicode61 remove_diacritics 2')");
     db.close();
@@ -69,9 +69,8 @@ async function doctorCommand(ctx: Ctx): Promise<void> {
       checks.push({ name: 'index', status: 'warn', detail: 'no .memory.db yet', hint: 'run mem index (mem search builds it too)' });
     } else {
       try {
-        const { default: Database } = await import('better-sqlite3');
-        const { SCHEMA_VERSION } = await import('../../index/db.js');
-        const db = new Database(vault.dbPath, { readonly: true, fileMustExist: true });
+        const { SCHEMA_VERSION, openDatabase } = await import('../../index/db.js');
+        const db = openDatabase(vault.dbPath, { readonly: true });
         const qc = (db.pragma('quick_check', { simple: true }) as string) ?? 'ok';
         const ver = (db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string } | undefined)?.value;
         const n = (db.prepare('SELECT count(*) AS n FROM entries').get() as { n: number }).n;
