@@ -3,7 +3,7 @@
 
 import type { Db } from '../index/db.js';
 import { anyEntry, listEntries, type EntryFilter, type EntryRow } from '../index/queries.js';
-import { hitChars, runSearch, type RankedHit, type SearchRequest } from './search.js';
+import { byCodeUnit, hitChars, runSearch, type RankedHit, type SearchRequest } from './search.js';
 
 export interface ContextRequest {
   task: string;
@@ -32,7 +32,7 @@ const SCOPE_ORDER: Record<string, number> = { team: 0, session: 1, project: 2, g
 export function buildContext(db: Db, req: ContextRequest): ContextResult {
   const norms = listEntries(db, { ...req.filter, learningTypes: ['institutional'] })
     .sort((a, b) => (SCOPE_ORDER[a.scope] ?? 9) - (SCOPE_ORDER[b.scope] ?? 9) || b.importance - a.importance
-      || b.reinforcement_count - a.reinforcement_count || a.path.localeCompare(b.path) || a.ordinal - b.ordinal);
+      || b.reinforcement_count - a.reinforcement_count || byCodeUnit(a.path, b.path) || a.ordinal - b.ordinal);
   const institutional: EntryRow[] = [];
   let left = req.institutionalChars;
   for (const n of norms) {

@@ -15,9 +15,10 @@ const FLOAT = /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$/;
 const PLAIN = /^[A-Za-z0-9_.\/(~+$][^\t'"]*$/;
 const SINGLE = /^'((?:[^'\n]|'')*)'$/;
 const DOUBLE = /^"([^"\\\n]*)"$/;
-const NO_VALUE = Symbol('complex');
+export const NO_VALUE = Symbol('complex');
 
-function scalar(v: string): unknown {
+/** A plain or quoted YAML scalar the fast path accepts, or NO_VALUE for anything else. */
+export function scalar(v: string): unknown {
   if (v === '' || v === '~' || v === 'null' || v === 'Null' || v === 'NULL') return null;
   if (v === 'true' || v === 'True' || v === 'TRUE') return true;
   if (v === 'false' || v === 'False' || v === 'FALSE') return false;
@@ -32,7 +33,8 @@ function scalar(v: string): unknown {
   return v;
 }
 
-function flowSeq(v: string): unknown {
+/** A flow sequence of scalars (`[a, b]`), or NO_VALUE. */
+export function flowSeq(v: string): unknown {
   const inner = v.slice(1, -1).trim();
   if (inner === '') return [];
   if (/[[\]{}"'#]/.test(inner)) return NO_VALUE;

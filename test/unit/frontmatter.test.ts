@@ -1,4 +1,6 @@
 import YAML from 'yaml';
+import fs from 'node:fs';
+import { fastParseConfig } from '../../src/vault/config.js';
 import { describe, expect, it } from 'vitest';
 import { formatFrontmatter, formatValue, parseFrontmatter, updateFrontmatter } from '../../src/vault/frontmatter.js';
 
@@ -80,5 +82,52 @@ describe('formatValue / updateFrontmatter', () => {
   it('keeps CRLF line endings', () => {
     const out = updateFrontmatter('id: a\r\nstatus: active\r\n', { status: 'retired' });
     expect(out).toBe('id: a\r\nstatus: retired\r\n');
+  });
+});
+
+describe('fastParseConfig', () => {
+  const template = fs.readFileSync(new URL('../../templates/config.yaml', import.meta.url), 'utf8');
+
+  it('reads the shipped template exactly as the yaml package does', () => {
+    const fast = fastParseConfig(template);
+    expect(fast).not.toBeNull();
+    expect(fast).toEqual(YAML.parse(template));
+  });
+
+  it('agrees with the yaml package on every generated config it accepts, and accepts the usual ones', () => {
+    const values = ['10', '-3', '1.5', '1.0', '0', 'true', 'False', 'null', '~', 'prominence', 'docs/**/*.md', "'quoted # not a comment'",
+      '"double"', "'it''s'", '[]', '[a, b]', '[project, corrective]', '[1, 2.5]', 'http://localhost:11434/v1', 'a#b', '*alias', '&anchor x',
+      '{a: 1}', '|', '"unterminated', "'x' # c", '0x1F', '.inf', 'yes', 'a: b', '- x', '[a, [b]]', 'claude-haiku-4-5', '60000 # ms'];
+    let seed = 7;
+    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2147483648), seed % n);
+    const pick = <T,>(xs: T[]) => xs[rand(xs.length)];
+    let accepted = 0;
+    for (let i = 0; i < 3000; i++) {
+      const lines: string[] = [];
+      const keys = ['include', 'exclude', 'search', 'context', 'llm', 'extract', 'scope_multipliers', 'other_key'];
+      const n = 1 + rand(5);
+      for (let k = 0; k < n; k++) {
+        const key = pick(keys);
+        if (rand(6) === 0) lines.push(pick(['# a comment', '', '   # indented comment', '  ']));
+        const shape = rand(4);
+        const ind = ' '.repeat(pick([0, 2, 2, 4]));
+        if (shape === 0) lines.push(`${key}: ${pick(values)}`);
+        else if (shape === 1) lines.push(`${key}:`, ...Array.from({ length: rand(3) }, () => `${ind}- ${pick(values)}`));
+        else if (shape === 2) lines.push(`${key}:${rand(2) ? '   # note' : ''}`, ...Array.from({ length: rand(4) }, (_, j) => `${ind || '  '}${pick(['limit', 'rank', 'model', `k${j}`])}: ${pick(values)}`));
+        else lines.push(`${key}:`, `${ind || '  '}${pick(['limit', 'rank'])}:`, `${ind || '  '}  deeper: 1`);
+      }
+      const text = lines.join(rand(5) === 0 ? '\r\n' : '\n') + '\n';
+      const fast = fastParseConfig(text);
+      if (fast === null) continue;
+      accepted++;
+      let expected: unknown;
+      try {
+        expected = YAML.parse(text);
+      } catch (err) {
+        throw new Error(`fast path accepted what yaml rejects:\n${text}\n${(err as Error).message}`);
+      }
+      expect(fast, text).toEqual(expected ?? {});
+    }
+    expect(accepted).toBeGreaterThan(300);
   });
 });

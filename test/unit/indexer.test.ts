@@ -71,6 +71,12 @@ describe('the refresh check before every search', () => {
       expect(meta('stat_digest')).toMatch(/^\d+\.\d+\.5$/);
       const p = planRefresh(db, vault, later);
       expect(p).toEqual({ work: [], removed: [], files: 5 });
+      // A wrong stored digest (an older mem's) costs one full check, which stores the right one.
+      db.prepare("UPDATE meta SET value = 'stale' WHERE key = 'stat_digest'").run();
+      const full = planRefresh(db, vault, later);
+      expect(full.work).toEqual([]);
+      applyRefresh(db, full);
+      expect(meta('stat_digest')).toMatch(/^\d+\.\d+\.5$/);
       // The fast path trusts the digest: it does not even read the files table.
       db.prepare("DELETE FROM files WHERE path = 'memory/a.md'").run();
       expect(planRefresh(db, vault, later).work).toEqual([]);
