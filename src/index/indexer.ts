@@ -181,7 +181,8 @@ export interface Plan {
   statDigest?: string;
 }
 
-function plan(db: Db, files: VaultFile[]): Plan {
+/** `stats`, when given, holds each file's stat already taken (undefined: missing), in `files` order. */
+function plan(db: Db, files: VaultFile[], stats?: (fs.Stats | undefined)[]): Plan {
   // Raw rows and no hash: this runs before every search, and the hash is only needed for the
   // few files whose stat changed (fetched then).
   const raw = db.prepare('SELECT id, path, mtime_ms, ctime_ms, size, racy FROM files').raw().all() as [number, string, number, number, number, number][];
@@ -189,8 +190,9 @@ function plan(db: Db, files: VaultFile[]): Plan {
   const byPath = new Map(rows.map((r) => [r.path, r]));
   const work: Plan['work'] = [];
   const seen = new Set<string>();
-  for (const file of files) {
-    const st = fs.statSync(file.abs, { throwIfNoEntry: false });
+  for (let i = 0; i < files.length; i++) {
+    const file = files[i];
+    const st = stats ? stats[i] : fs.statSync(file.abs, { throwIfNoEntry: false });
     if (!st || !st.isFile()) continue;
     seen.add(file.path);
     const row = byPath.get(file.path);
@@ -273,9 +275,9 @@ export function planRefresh(db: Db, vault: Vault, clock: () => number = Date.now
   const memoised = checkWalkMemo(saved, key);
   if (memoised) {
     const stored = meta.get('stat_digest') as string | undefined;
-    const digest = digestFiles(vault, memoised);
+    const { digest, probed, stats } = digestFiles(vault, memoised);
     if (digest.toString() === stored) return { work: [], removed: [], files: digest.n };
-    const p = plan(db, vaultFiles(vault, memoised));
+    const p = plan(db, vaultFiles(vault, memoised, probed), stats);
     // Nothing to do after all (a digest from an older mem, say): store the right one.
     if (planIsEmpty(p)) p.statDigest = digest.toString();
     return p;
@@ -333,13 +335,16 @@ class StatDigest {
  * the one stored at the index's last write when nothing changed since (the stored one is '' when
  * that write left racy rows, which must be re-checked).
  */
-function digestFiles(vault: Vault, paths: string[]): StatDigest {
+function digestFiles(vault: Vault, paths: string[]): { digest: StatDigest; probed: VaultFile[]; stats: (fs.Stats | undefined)[] } {
   const d = new StatDigest();
+  // In vaultFiles() order, so that a plan after a mismatch can reuse them.
+  const stats: (fs.Stats | undefined)[] = [];
   const probed = probedFiles(vault);
   const seen = new Set<string>();
   for (const f of probed) {
     seen.add(f.abs);
     const st = fs.statSync(f.abs, { throwIfNoEntry: false });
+    stats.push(st);
     if (st && st.isFile()) d.add(f.path, st.mtimeMs, st.ctimeMs, st.size);
   }
   const absOf = absFromRoot(vault);
@@ -347,9 +352,10 @@ function digestFiles(vault: Vault, paths: string[]): StatDigest {
     const abs = absOf(posix);
     if (seen.has(abs)) continue;
     const st = fs.statSync(abs, { throwIfNoEntry: false });
+    stats.push(st);
     if (st && st.isFile()) d.add(posix, st.mtimeMs, st.ctimeMs, st.size);
   }
-  return d;
+  return { digest: d, probed, stats };
 }
 
 /** Digest the files table after a write (see StatDigest); '' when a row is racy. */

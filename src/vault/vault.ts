@@ -229,8 +229,8 @@ export function absFromRoot(vault: Vault): (posix: string) => string {
  * walkPaths or its memo. A file found twice (home = root, an include naming MEMORY.md) is listed
  * once, the first time.
  */
-export function vaultFiles(vault: Vault, paths: string[]): VaultFile[] {
-  const files = probedFiles(vault);
+export function vaultFiles(vault: Vault, paths: string[], probed: VaultFile[] = probedFiles(vault)): VaultFile[] {
+  const files = [...probed];
   const seen = new Set(files.map((f) => f.abs));
   const absOf = absFromRoot(vault);
   for (const posix of paths) {
