@@ -19,6 +19,8 @@ export interface IndexReport {
   removed: number;
   entries: number;
   ms: number;
+  /** Time the freshness check took (finding what changed), when this was a refresh. */
+  checkMs?: number;
   diagnostics: Diagnostic[];
   note?: string;
 }
@@ -86,7 +88,7 @@ class Writer {
     this.insertFts = db.prepare('INSERT INTO entries_fts(rowid, title, body, context) VALUES (?, ?, ?, ?)');
   }
 
-  touch(id: number, st: fs.Stats, racy: boolean): void {
+  touch(id: number, st: FileStat, racy: boolean): void {
     this.updateFileStat.run(st.mtimeMs, st.ctimeMs, st.size, racy ? 1 : 0, id);
   }
 
@@ -125,7 +127,7 @@ class Writer {
   }
 
   /** Write a file's entries; rows in `keep` (entry index → rowid) only get their metadata updated. */
-  put(existingId: number | undefined, file: VaultFile, st: fs.Stats, hash: string, racy: boolean, prep: Prepared, keep: Map<number, OldRow>): number {
+  put(existingId: number | undefined, file: VaultFile, st: FileStat, hash: string, racy: boolean, prep: Prepared, keep: Map<number, OldRow>): number {
     const row = {
       path: file.path, abs: file.abs, mtime_ms: st.mtimeMs, ctime_ms: st.ctimeMs, size: st.size, hash, racy: racy ? 1 : 0,
       scope: file.scope, learning_type: file.learningType, format: prep.format, entry_count: prep.entries.length, error: prep.error,
@@ -170,7 +172,7 @@ export function countEntries(db: Db): number {
 }
 
 export interface Plan {
-  work: { file: VaultFile; st: fs.Stats; row?: FileRow }[];
+  work: { file: VaultFile; st: FileStat; row?: FileRow }[];
   removed: FileRow[];
   files: number;
   /** The folder listings to save for the next check, when they changed (see DirCache). */
@@ -181,8 +183,14 @@ export interface Plan {
   statDigest?: string;
 }
 
-/** `stats`, when given, holds each file's stat already taken (undefined: missing), in `files` order. */
-function plan(db: Db, files: VaultFile[], stats?: (fs.Stats | undefined)[]): Plan {
+/** What the refresh needs of a file's stat. */
+export type FileStat = Pick<fs.Stats, 'mtimeMs' | 'ctimeMs' | 'size'>;
+
+/**
+ * `stats`, when given, holds the stats already taken, in `files` order: mtime, ctime and size
+ * per file, NaN for a file that is missing or not a regular file.
+ */
+function plan(db: Db, files: VaultFile[], stats?: Float64Array): Plan {
   // Raw rows and no hash: this runs before every search, and the hash is only needed for the
   // few files whose stat changed (fetched then).
   const raw = db.prepare('SELECT id, path, mtime_ms, ctime_ms, size, racy FROM files').raw().all() as [number, string, number, number, number, number][];
@@ -192,8 +200,14 @@ function plan(db: Db, files: VaultFile[], stats?: (fs.Stats | undefined)[]): Pla
   const seen = new Set<string>();
   for (let i = 0; i < files.length; i++) {
     const file = files[i];
-    const st = stats ? stats[i] : fs.statSync(file.abs, { throwIfNoEntry: false });
-    if (!st || !st.isFile()) continue;
+    let st: FileStat | undefined;
+    if (stats) {
+      if (!Number.isNaN(stats[3 * i])) st = { mtimeMs: stats[3 * i], ctimeMs: stats[3 * i + 1], size: stats[3 * i + 2] };
+    } else {
+      const s = fs.statSync(file.abs, { throwIfNoEntry: false });
+      if (s && s.isFile()) st = s;
+    }
+    if (!st) continue;
     seen.add(file.path);
     const row = byPath.get(file.path);
     if (row && !row.racy && row.mtime_ms === st.mtimeMs && row.ctime_ms === st.ctimeMs && row.size === st.size) continue;
@@ -335,27 +349,34 @@ class StatDigest {
  * the one stored at the index's last write when nothing changed since (the stored one is '' when
  * that write left racy rows, which must be re-checked).
  */
-function digestFiles(vault: Vault, paths: string[]): { digest: StatDigest; probed: VaultFile[]; stats: (fs.Stats | undefined)[] } {
+function digestFiles(vault: Vault, paths: string[]): { digest: StatDigest; probed: VaultFile[]; stats: Float64Array } {
   const d = new StatDigest();
-  // In vaultFiles() order, so that a plan after a mismatch can reuse them.
-  const stats: (fs.Stats | undefined)[] = [];
   const probed = probedFiles(vault);
+  // Numbers only, in vaultFiles() order, so that a plan after a mismatch can reuse them: keeping
+  // 10k fs.Stats objects alive through the check costs more in garbage collection than it saves.
+  const stats = new Float64Array(3 * (probed.length + paths.length)).fill(NaN);
+  let n = 0;
+  const take = (file: string, abs: string) => {
+    const st = fs.statSync(abs, { throwIfNoEntry: false });
+    if (st && st.isFile()) {
+      d.add(file, st.mtimeMs, st.ctimeMs, st.size);
+      stats[3 * n] = st.mtimeMs;
+      stats[3 * n + 1] = st.ctimeMs;
+      stats[3 * n + 2] = st.size;
+    }
+    n++;
+  };
   const seen = new Set<string>();
   for (const f of probed) {
     seen.add(f.abs);
-    const st = fs.statSync(f.abs, { throwIfNoEntry: false });
-    stats.push(st);
-    if (st && st.isFile()) d.add(f.path, st.mtimeMs, st.ctimeMs, st.size);
+    take(f.path, f.abs);
   }
   const absOf = absFromRoot(vault);
   for (const posix of paths) {
     const abs = absOf(posix);
-    if (seen.has(abs)) continue;
-    const st = fs.statSync(abs, { throwIfNoEntry: false });
-    stats.push(st);
-    if (st && st.isFile()) d.add(posix, st.mtimeMs, st.ctimeMs, st.size);
+    if (!seen.has(abs)) take(posix, abs);
   }
-  return { digest: d, probed, stats };
+  return { digest: d, probed, stats: stats.subarray(0, 3 * n) };
 }
 
 /** Digest the files table after a write (see StatDigest); '' when a row is racy. */

@@ -27,10 +27,11 @@ async function open(vault: Vault, opts: FreshOptions): Promise<FreshIndex> {
   if (note) notes.push(note);
   if (opts.refresh === false && !recreated) return { db, notes };
   try {
+    const started = performance.now();
     const p = planRefresh(db, vault);
-    if (planIsEmpty(p)) return { db, notes, report: applyRefresh(db, p) };
-    const report = applyRefresh(db, p, { onProgress: await opts.progressFor?.(p.work.length) });
-    return { db, report, notes };
+    const checkMs = Math.round((performance.now() - started) * 10) / 10;
+    const report = planIsEmpty(p) ? applyRefresh(db, p) : applyRefresh(db, p, { onProgress: await opts.progressFor?.(p.work.length) });
+    return { db, notes, report: { ...report, checkMs, ms: Math.round(checkMs + report.ms) } };
   } catch (err) {
     if (opts.tolerateBusy && !recreated && (isBusy(err) || isBusy((err as { cause?: unknown }).cause))) {
       notes.push('the index is being updated by another process; results may be stale');

@@ -61,9 +61,25 @@ async function parseYaml(text: string): Promise<unknown> {
 
 const CONFIG_KEY = /^([A-Za-z_][A-Za-z0-9_-]*)[ ]*:(?:[ ]+(.*))?$/;
 
+/** A flow mapping of plain scalars (`{global: 1.0, team: 1.5}`), or NO_VALUE. */
+function flowMap(v: string): unknown {
+  const inner = v.slice(1, -1).trim();
+  const out: Record<string, unknown> = {};
+  if (inner === '') return out;
+  if (/[[\]{}"'#]/.test(inner)) return NO_VALUE;
+  for (const part of inner.split(',')) {
+    const m = /^([A-Za-z_][A-Za-z0-9_-]*):[ ]+(\S(?:.*\S)?)$/.exec(part.trim());
+    if (!m || Object.prototype.hasOwnProperty.call(out, m[1]) || m[1] === '__proto__' || m[2].includes(':')) return NO_VALUE;
+    const x = scalar(m[2]);
+    if (x === NO_VALUE || x === null) return NO_VALUE;
+    out[m[1]] = x;
+  }
+  return out;
+}
+
 /**
  * The config file as the `yaml` library would read it, for the shape config files have: top-level
- * keys whose values are scalars, flow lists, block lists of scalars or one level of `key: value`;
+ * keys whose values are scalars, flow lists or maps, block lists of scalars or one level of `key: value`;
  * comments and blank lines. Null for anything else (anchors, tabs, multi-line strings, deeper
  * nesting, duplicate keys…), which goes to the library. Loading the library costs every command
  * 20–30 ms; a test compares the two on generated files.
@@ -75,7 +91,9 @@ export function fastParseConfig(text: string): Record<string, unknown> | null {
   let childIndent = -1;
   const value = (v: string | undefined): unknown => {
     const t = (v ?? '').replace(/[ ]+#.*$/, '').trimEnd();
-    return t.startsWith('[') ? (t.endsWith(']') ? flowSeq(t) : NO_VALUE) : scalar(t);
+    if (t.startsWith('[')) return t.endsWith(']') ? flowSeq(t) : NO_VALUE;
+    if (t.startsWith('{')) return t.endsWith('}') ? flowMap(t) : NO_VALUE;
+    return scalar(t);
   };
   const own = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k) || k === '__proto__';
   for (const rawLine of text.split('\n')) {

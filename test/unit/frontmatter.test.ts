@@ -88,6 +88,11 @@ describe('formatValue / updateFrontmatter', () => {
 describe('fastParseConfig', () => {
   const template = fs.readFileSync(new URL('../../templates/config.yaml', import.meta.url), 'utf8');
 
+  it('reads the README example (flow maps) as the yaml package does', () => {
+    const text = 'include: [docs/**/*.md]\nexclude: [docs/drafts/**]\nscope_multipliers: {global: 1.0, project: 1.2, session: 1.2, team: 1.5}\nsearch: {limit: 10, candidates: 100, rank: prominence}\n';
+    expect(fastParseConfig(text)).toEqual(YAML.parse(text));
+  });
+
   it('reads the shipped template exactly as the yaml package does', () => {
     const fast = fastParseConfig(template);
     expect(fast).not.toBeNull();
@@ -97,7 +102,7 @@ describe('fastParseConfig', () => {
   it('agrees with the yaml package on every generated config it accepts, and accepts the usual ones', () => {
     const values = ['10', '-3', '1.5', '1.0', '0', 'true', 'False', 'null', '~', 'prominence', 'docs/**/*.md', "'quoted # not a comment'",
       '"double"', "'it''s'", '[]', '[a, b]', '[project, corrective]', '[1, 2.5]', 'http://localhost:11434/v1', 'a#b', '*alias', '&anchor x',
-      '{a: 1}', '|', '"unterminated', "'x' # c", '0x1F', '.inf', 'yes', 'a: b', '- x', '[a, [b]]', 'claude-haiku-4-5', '60000 # ms'];
+      '{a: 1}', '{limit: 10, rank: prominence}', '{global: 1.0, team: 1.5}', '{}', '{a: [b]}', '{a}', '{a: }', '{a: 1, a: 2}', '{a:1}', '|', '"unterminated', "'x' # c", '0x1F', '.inf', 'yes', 'a: b', '- x', '[a, [b]]', 'claude-haiku-4-5', '60000 # ms'];
     let seed = 7;
     const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2147483648), seed % n);
     const pick = <T,>(xs: T[]) => xs[rand(xs.length)];

@@ -41,11 +41,13 @@ async function indexCommand(ctx: Ctx, opts: { rebuild?: boolean }): Promise<void
   if (ctx.json) {
     ctx.out(JSON.stringify({
       files: report.files, changed: report.changed, removed: report.removed, entries: report.entries, ms: report.ms,
+      check_ms: report.checkMs ?? null,
       rebuilt: Boolean(opts.rebuild), warnings: report.diagnostics.map((d) => ({ file: d.file, line: d.line ?? null, message: d.message })),
     }, null, 2));
     return;
   }
   if (ctx.quiet) return;
   const what = opts.rebuild ? 'rebuilt' : report.changed + report.removed === 0 ? 'up to date' : 'updated';
-  ctx.out(`index ${what}: ${report.files} files (${report.changed} changed, ${report.removed} removed), ${report.entries} entries, ${report.ms} ms`);
+  const check = report.checkMs !== undefined ? ` (check ${report.checkMs} ms)` : '';
+  ctx.out(`index ${what}: ${report.files} files (${report.changed} changed, ${report.removed} removed), ${report.entries} entries, ${report.ms} ms${check}`);
 }
