@@ -100,6 +100,42 @@ export const CONTEXT_ONLY_FACTOR = 0.6;
 export const DATE_BOOST = 2;
 const DATE_CANDIDATES = 4;
 
+/**
+ * Weight of query-term coverage: relevance × (1 + COVERAGE_WEIGHT × the share of the query's terms
+ * the entry itself contains). BM25 barely counts a term found in most entries — a person's name in
+ * a conversation, the project's name in its notes — yet an entry that has every word of the
+ * question is the likelier answer (Lucene's old "coord" factor). Measured on LoCoMo dev: R@10
+ * +0.3 to +0.6 for weights 0.25 to 3, R@5 +1 to +2.
+ */
+export const COVERAGE_WEIGHT = 1;
+
+/** A light, symmetric suffix stripper for coverage (the index itself uses Porter stems). */
+export function lightStem(w: string): string {
+  if (w.length <= 4) return w;
+  let s = w;
+  if (s.endsWith('ies')) s = `${s.slice(0, -3)}y`;
+  else if (s.endsWith('sses')) s = s.slice(0, -2);
+  else if (s.endsWith('s') && !s.endsWith('ss') && !s.endsWith('us')) s = s.slice(0, -1);
+  const m = /(?:ing|ed|ly)$/.exec(s);
+  if (m && s.length - m[0].length >= 3) s = s.slice(0, -m[0].length);
+  return s;
+}
+
+/** The share of `terms` an entry's own text contains (an identifier term: as a substring). */
+export function coverageOf(terms: string[]): (text: string) => number {
+  if (terms.length < 2) return () => 0;
+  const words = terms.filter((t) => /^[\p{L}\p{N}]+$/u.test(t)).map(lightStem);
+  const idents = terms.filter((t) => !/^[\p{L}\p{N}]+$/u.test(t));
+  return (text) => {
+    const lower = text.toLowerCase();
+    const own = new Set((lower.match(/[\p{L}\p{N}]+/gu) ?? []).map(lightStem));
+    let hit = 0;
+    for (const w of words) if (own.has(w)) hit++;
+    for (const t of idents) if (lower.includes(t)) hit++;
+    return hit / terms.length;
+  };
+}
+
 /** Weight of the file prior: how much a file full of good matches lifts each of them. */
 export const FILE_PRIOR = 1.0;
 const FILE_PRIOR_TOP = 3;
@@ -141,8 +177,11 @@ export function runSearch(db: Db, req: SearchRequest): SearchResult {
   const live = rows.filter((r) => r.status !== 'retired' && (best < 0 ? r.bm25 / best : 1) >= MIN_RELEVANCE);
   // Entries that match only through their neighbours' text count for less than direct hits.
   const prior = filePrior(live, best);
-  const scored = live.map((r) => {
-    const base = prior.get(r.rowid)!;
+  const coverage = coverageOf(qt.terms);
+  const covered = live.map((r) => prior.get(r.rowid)! * (1 + COVERAGE_WEIGHT * coverage(`${r.title}\n${r.body}`)));
+  const top = Math.max(...covered) || 1;
+  const scored = live.map((r, i) => {
+    const base = covered[i] / top;
     const relevance = (r.own ? base : base * CONTEXT_ONLY_FACTOR) * (inRanges(r.created_at, dates) ? 1 + DATE_BOOST : 1);
     return toHit(r, policy.score({ ...r, relevance }, ctx), -r.bm25);
   });

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { withIndex } from '../../src/index/open.js';
 import { buildContext } from '../../src/retrieve/context.js';
-import { CONTEXT_ONLY_FACTOR, runSearch, type SearchRequest } from '../../src/retrieve/search.js';
+import { CONTEXT_ONLY_FACTOR, coverageOf, runSearch, type SearchRequest } from '../../src/retrieve/search.js';
 import { DEFAULT_SCOPE_MULTIPLIERS } from '../../src/vault/scope.js';
 import { openVault } from '../../src/vault/vault.js';
 import { cleanup, entry, tempVault } from '../helpers.js';
@@ -89,6 +89,22 @@ describe('runSearch', () => {
       }
       expect(ids('billing cron alerts in March 2025')[0]).toBe('e1'); // another year: no lift
     });
+  });
+
+  it('ranks the entry with every word of the question above one with only the rare word, however often', async () => {
+    const v = tempVault();
+    let text = '';
+    for (let i = 0; i < 30; i++) text += entry(`n${i}`, `Caroline: note number ${i} about the week.`);
+    text += entry('x', 'Melanie: painting, painting and more painting at the painting class.') + entry('y', 'Caroline: I finished my painting.');
+    v.write('memory/chat.md', text);
+    const vault = await openVault({ root: v.root, env: { MEM_HOME: v.home } });
+    await withIndex(vault, {}, (ix) => {
+      const res = runSearch(ix.db, { ...base, query: 'What did Caroline paint? painting', rank: 'relevance' });
+      expect(res.results[0].id).toBe('y');
+    });
+    expect(coverageOf(['caroline', 'painting'])('Caroline: I finished my paintings.')).toBe(1);
+    expect(coverageOf(['caroline', 'src/index.ts'])('see src/index.ts')).toBe(0.5);
+    expect(coverageOf(['one'])('one')).toBe(0);
   });
 
   it('packs --max-chars, skipping a result that does not fit', async () => {
