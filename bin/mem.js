@@ -1,7 +1,12 @@
 #!/usr/bin/env node
-// Launcher: run the built CLI (npm run build writes dist/).
-import { fileURLToPath } from 'node:url';
-import { main } from '../dist/main.js';
+// Launcher: run the built CLI (npm run build writes dist/). CommonJS (see bin/package.json): an
+// ES module entry would start Node's module loader, about 5 ms of every command.
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+const vm = require('node:vm');
+const Module = require('node:module');
 
 const args = process.argv.slice(2);
 
@@ -21,9 +26,9 @@ function commandOf(argv) {
 const cmd = commandOf(args);
 const bulk = cmd === 'compact' || cmd === 'eval' || cmd === 'consolidate';
 if (bulk && !process.execArgv.some((a) => a.startsWith('--max-semi-space-size'))) {
-  // Loaded here only: node:child_process costs ~5 ms of start-up that `mem search` never needs.
-  const { spawnSync } = await import('node:child_process');
-  const r = spawnSync(process.execPath, [...process.execArgv, '--max-semi-space-size=64', fileURLToPath(import.meta.url), ...args], { stdio: 'inherit' });
+  // Required here only: node:child_process costs ~5 ms of start-up that `mem search` never needs.
+  const { spawnSync } = require('node:child_process');
+  const r = spawnSync(process.execPath, [...process.execArgv, '--max-semi-space-size=64', __filename, ...args], { stdio: 'inherit' });
   if (r.error) {
     process.stderr.write(`mem: cannot start: ${r.error.message}\n`);
     process.exit(1);
@@ -31,9 +36,50 @@ if (bulk && !process.execArgv.some((a) => a.startsWith('--max-semi-space-size'))
   process.exit(r.status ?? 1);
 }
 
+/**
+ * Load dist/main.cjs the way require() would, but with V8's code cache of it when the build made
+ * one (dist/main.<build id>.cache): the functions a search runs are not parsed or compiled again.
+ * A cache from another build is never used; one V8 rejects (another Node version) is ignored.
+ */
+function loadCli() {
+  const file = path.join(__dirname, '..', 'dist', 'main.cjs');
+  let source;
+  try {
+    source = fs.readFileSync(file, 'utf8');
+  } catch {
+    process.stderr.write('mem: dist/main.cjs is missing\nhint: run npm run build (npm ci does it too)\n');
+    process.exit(1);
+  }
+  const id = /^\/\/ mem build ([0-9a-f]+)/.exec(source)?.[1];
+  const cacheFile = id ? path.join(path.dirname(file), `main.${id}.cache`) : null;
+  let cachedData;
+  if (cacheFile && !process.env.MEM_WRITE_CODE_CACHE) {
+    try {
+      cachedData = fs.readFileSync(cacheFile);
+    } catch {
+      cachedData = undefined;
+    }
+  }
+  const script = new vm.Script(Module.wrap(source), { filename: file, cachedData });
+  const mod = new Module(file, module);
+  mod.filename = file;
+  mod.paths = Module._nodeModulePaths(path.dirname(file));
+  script.runInThisContext()(mod.exports, Module.createRequire(file), mod, file, path.dirname(file));
+  mod.loaded = true;
+  const writeCache = () => {
+    if (!process.env.MEM_WRITE_CODE_CACHE || !cacheFile) return;
+    const tmp = `${cacheFile}.${process.pid}`;
+    fs.writeFileSync(tmp, script.createCachedData());
+    fs.renameSync(tmp, cacheFile);
+  };
+  return { main: mod.exports.main, writeCache };
+}
+
+const { main, writeCache } = loadCli();
 main(args).then(
   (code) => {
     process.exitCode = code;
+    writeCache();
   },
   (err) => {
     process.stderr.write(`mem: ${err?.message ?? err}\n`);

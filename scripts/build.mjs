@@ -1,0 +1,70 @@
+#!/usr/bin/env node
+// `npm run build`: the CLI as one CommonJS file (dist/main.cjs) plus the rebuild's worker
+// (dist/parse-worker.js), then a V8 code cache for the CLI made by running a small search.
+//
+// Why this shape: start-up is most of what `mem search` costs. One CommonJS file loads without the
+// ES module loader's per-module work (20-odd chunks before), modules are still evaluated only
+// when first used (esbuild's lazy wrappers), and bin/mem.js compiles the file with the cached
+// bytecode of every function a search runs, so V8 neither parses nor compiles them again.
+// Measured on the 100k-entry bench vault: 248 → 196 ms median for `mem search` end to end.
+
+import { build } from 'esbuild';
+import { spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const dist = path.join(repo, 'dist');
+fs.rmSync(dist, { recursive: true, force: true });
+
+const common = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  logLevel: 'warning',
+  // commander loads node:child_process for features mem never uses; a lazy stand-in instead.
+  alias: { 'node:child_process': path.join(repo, 'src/cli/child-process.ts') },
+  // The LLM SDKs load only when a provider is used; better-sqlite3's `bindings` only as a fallback.
+  external: ['@anthropic-ai/sdk', 'openai', 'bindings'],
+};
+
+// A build id ties the code cache to this exact bundle (V8 itself only checks the source length).
+const buildId = crypto.randomBytes(6).toString('hex');
+await build({
+  ...common,
+  entryPoints: [path.join(repo, 'src/cli/main.ts')],
+  outfile: path.join(dist, 'main.cjs'),
+  format: 'cjs',
+  // import() of bundled modules becomes a lazy require; import.meta.url comes from __filename.
+  supported: { 'dynamic-import': false },
+  define: { 'import.meta.url': '__import_meta_url' },
+  banner: { js: `// mem build ${buildId}\nconst __import_meta_url = require('node:url').pathToFileURL(__filename).href;` },
+});
+await build({
+  ...common,
+  entryPoints: [path.join(repo, 'src/index/parse-worker.ts')],
+  outfile: path.join(dist, 'parse-worker.js'),
+  format: 'esm',
+  banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+});
+
+// The code cache: run a search (which builds an index first) on a throwaway vault, and let
+// bin/mem.js write the cache of everything compiled by then (MEM_WRITE_CODE_CACHE).
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mem-build-'));
+try {
+  const root = path.join(tmp, 'vault');
+  fs.mkdirSync(path.join(root, '.mem'), { recursive: true });
+  fs.writeFileSync(path.join(root, '.mem', 'config.yaml'), 'include: []\nsearch:\n  limit: 10\n');
+  const entry = (id, body) => `---\nid: ${id}\ntype: procedural\nimportance: 0.6\ncreated_at: '2026-01-05'\n---\n${body}\n\n`;
+  fs.writeFileSync(path.join(root, 'MEMORY.md'), `# Memory\n\n${entry('a1', '## Migrations\nRun migrations before the API tests.')}${entry('a2', 'Deploys need the VPN.')}`);
+  const env = { ...process.env, MEM_ROOT: root, MEM_HOME: tmp, MEM_WRITE_CODE_CACHE: '1' };
+  delete env.MEM_SESSION;
+  const r = spawnSync(process.execPath, [path.join(repo, 'bin', 'mem.js'), 'search', 'api tests migrations on 5 January 2026', '--json'], { env, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`warm-up search failed: ${r.stderr}`);
+  if (!fs.existsSync(path.join(dist, `main.${buildId}.cache`))) throw new Error('the code cache was not written');
+} finally {
+  fs.rmSync(tmp, { recursive: true, force: true });
+}
