@@ -4,7 +4,7 @@
 // instead of one readdir. Listings younger than RACY_MS are not cached, since a change made
 // within the same timestamp tick would not show in the mtime. Files are still stat-ed one by one.
 // A whole walk is memoised too: when every folder it read (and every folder it found missing) is
-// unchanged, it would find the same files, so the walk is skipped (see WalkMemo).
+// unchanged, it would find the same files, so the walk is skipped (see checkWalkMemo).
 
 import fs from 'node:fs';
 
