@@ -10,7 +10,8 @@ import { MemError } from '../errors.js';
 import { decodeVaultText, readVaultText } from '../vault/read.js';
 import { checkWalkMemo, DirCache } from '../vault/dircache.js';
 import { absFromRoot, probedFiles, vaultFiles, walkKey, walkPaths, type Vault, type VaultFile } from '../vault/vault.js';
-import { prepare, sha1, type Prepared, type PreparedFile } from './prepare.js';
+import { prepare, type Prepared, type PreparedFile } from './prepare.js';
+import { bytesHash } from '../hash.js';
 import { createIndexAt, INDEXES, isBusy, openIndex, removeDbFiles, type Db } from './db.js';
 
 export interface IndexReport {
@@ -244,7 +245,7 @@ function applyPlan(db: Db, p: Plan, opts: RefreshOptions, started: number): Inde
     // tiny segment per file and deletes fifty times slower.
     const stash = p.work.map(({ file, st, row }) => {
       const buf = read(file.abs);
-      const hash = buf ? sha1(buf) : 'unreadable';
+      const hash = buf ? bytesHash(buf) : 'unreadable';
       if (row && row.hash === hash) {
         writer.touch(row.id, st, now - st.mtimeMs < RACY_MS);
         return null;

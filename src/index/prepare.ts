@@ -2,7 +2,7 @@
 // their full-text columns and the hashes that tell later refreshes what changed. Pure work with
 // no database, so it can also run in the rebuild's worker thread (parse-worker.ts).
 
-import { sha1Hex } from '../hash.js';
+import { bytesHash } from '../hash.js';
 import fs from 'node:fs';
 import type { Diagnostic } from '../errors.js';
 import type { Entry } from '../vault/entry.js';
@@ -29,10 +29,6 @@ export function quickHash(s: string): string {
     b = Math.imul(b ^ c, 0x5bd1e995) ^ (b >>> 15);
   }
   return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0');
-}
-
-export function sha1(s: string | Buffer): string {
-  return sha1Hex(s);
 }
 
 /** The first `n` characters of `s`, cut at a word boundary. */
@@ -104,7 +100,7 @@ export function prepare(file: VaultFile, read: ReadResult, diags: Diagnostic[]):
 }
 
 export interface PreparedFile {
-  /** sha1 of the bytes, or 'unreadable'. */
+  /** bytesHash of the bytes, or 'unreadable'. */
   hash: string;
   prep: Prepared;
   diagnostics: Diagnostic[];
@@ -120,5 +116,5 @@ export function prepareFile(file: VaultFile): PreparedFile {
   }
   const diagnostics: Diagnostic[] = [];
   const prep = prepare(file, buf ? decodeVaultText(buf) : readVaultText(file.abs), diagnostics);
-  return { hash: buf ? sha1(buf) : 'unreadable', prep, diagnostics };
+  return { hash: buf ? bytesHash(buf) : 'unreadable', prep, diagnostics };
 }
