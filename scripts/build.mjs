@@ -41,7 +41,8 @@ await build({
   // import() of bundled modules becomes a lazy require; import.meta.url comes from __filename.
   supported: { 'dynamic-import': false },
   define: { 'import.meta.url': '__import_meta_url' },
-  banner: { js: `// mem build ${buildId}\nconst __import_meta_url = require('node:url').pathToFileURL(__filename).href;` },
+  // 'use strict' first: after the banner's statement, esbuild's own directive would not count.
+  banner: { js: `// mem build ${buildId}\n'use strict';\nconst __import_meta_url = require('node:url').pathToFileURL(__filename).href;` },
 });
 await build({
   ...common,
