@@ -63,7 +63,6 @@ function loadCli() {
   const script = new vm.Script(Module.wrap(source), { filename: file, cachedData });
   const mod = new Module(file, module);
   mod.filename = file;
-  mod.paths = Module._nodeModulePaths(path.dirname(file));
   script.runInThisContext()(mod.exports, Module.createRequire(file), mod, file, path.dirname(file));
   mod.loaded = true;
   const writeCache = () => {

@@ -1,0 +1,20 @@
+// The build's output as bin/mem.js loads it: one CommonJS bundle and a V8 code cache made for it.
+import fs from 'node:fs';
+import Module from 'node:module';
+import path from 'node:path';
+import vm from 'node:vm';
+import { describe, expect, it } from 'vitest';
+import { REPO } from '../helpers.js';
+
+describe('the build', () => {
+  it('writes a code cache tied to this bundle that this Node accepts', () => {
+    const file = path.join(REPO, 'dist', 'main.cjs');
+    const source = fs.readFileSync(file, 'utf8');
+    const id = /^\/\/ mem build ([0-9a-f]+)\n'use strict';/.exec(source)?.[1];
+    expect(id, 'the bundle starts with its build id, then strict mode').toBeTruthy();
+    const caches = fs.readdirSync(path.dirname(file)).filter((f) => f.endsWith('.cache'));
+    expect(caches).toEqual([`main.${id}.cache`]);
+    const script = new vm.Script(Module.wrap(source), { filename: file, cachedData: fs.readFileSync(path.join(path.dirname(file), caches[0])) });
+    expect(script.cachedDataRejected).toBe(false);
+  });
+});
