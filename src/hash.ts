@@ -1,5 +1,5 @@
-// sha1 with node:crypto loaded on first use (importing it costs about 6 ms), for ids derived
-// from content; and a fast non-cryptographic hash of a file's bytes for change detection.
+// Hashes: sha1 with node:crypto loaded on first use (importing it costs about 6 ms), for ids
+// derived from content; and fast non-cryptographic ones for the index's change detection.
 
 import { createRequire } from 'node:module';
 import type * as Crypto from 'node:crypto';
@@ -11,11 +11,28 @@ export function sha1Hex(data: string | Buffer): string {
   return crypto.createHash('sha1').update(data).digest('hex');
 }
 
-/**
- * A 64-bit hash of bytes (two FNV-1a-style lanes) that tells the index whether a file whose stat
- * changed has new content. Not cryptographic, not stable across mem versions, never stored in
- * files; it spares the refresh after an edit loading node:crypto.
- */
+// Fast 64-bit hashes (two FNV-1a-style lanes) for change detection inside the index, where a
+// cryptographic hash only costs time (and loading node:crypto, 5 ms). Not stable across mem
+// versions; never stored in files. One loop per input kind: a per-element callback would cost
+// more than the hash.
+
+function hex64(a: number, b: number): string {
+  return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0');
+}
+
+/** A string's hash (entry text and metadata). */
+export function quickHash(s: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995) ^ (b >>> 15);
+  }
+  return hex64(a, b);
+}
+
+/** A file's bytes' hash: whether a file whose stat changed has new content. */
 export function bytesHash(buf: Uint8Array): string {
   let a = 0x811c9dc5;
   let b = 0x01000193 ^ buf.length;
@@ -24,5 +41,5 @@ export function bytesHash(buf: Uint8Array): string {
     a = Math.imul(a ^ c, 0x01000193);
     b = Math.imul(b ^ c, 0x5bd1e995) ^ (b >>> 15);
   }
-  return `${(a >>> 0).toString(16).padStart(8, '0')}${(b >>> 0).toString(16).padStart(8, '0')}:${buf.length}`;
+  return `${hex64(a, b)}:${buf.length}`;
 }

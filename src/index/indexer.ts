@@ -237,7 +237,7 @@ function applyPlan(db: Db, p: Plan, opts: RefreshOptions, started: number): Inde
     }
   };
   const tx = db.transaction(() => {
-    saveDirCache(db, p);
+    saveCheckState(db, p);
     for (const r of p.removed) writer.remove(r.id);
     // Pass 1: which files really changed (hash); for changed files already in the index, parse
     // them and delete the FTS rows of entries whose text changed. Every FTS delete comes before
@@ -392,7 +392,8 @@ function saveStatDigest(db: Db): void {
   db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('stat_digest', ?)").run(racy ? '' : d.toString());
 }
 
-function saveDirCache(db: Db, p: Plan): void {
+/** Save what the next freshness check starts from: folder listings, walk memo, stat digest. */
+function saveCheckState(db: Db, p: Plan): void {
   const set = db.prepare('INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)');
   if (p.dirCache !== undefined) set.run('dir_cache', p.dirCache);
   if (p.walkMemo !== undefined) set.run('walk_memo', p.walkMemo);
@@ -418,7 +419,7 @@ export function applyRefresh(db: Db, p: Plan, opts: RefreshOptions = {}): IndexR
     // A changed folder cache is saved if the index can be written now; it is only a shortcut.
     if (p.dirCache !== undefined || p.walkMemo !== undefined || p.statDigest !== undefined) {
       try {
-        saveDirCache(db, p);
+        saveCheckState(db, p);
       } catch (err) {
         if (!isBusy(err) && !String((err as { code?: string }).code).startsWith('SQLITE_READONLY')) throw err;
       }
@@ -494,7 +495,7 @@ async function bulkLoad(db: Db, p: Plan, opts: RefreshOptions, started: number):
   let lastTick = 0;
   db.exec('BEGIN IMMEDIATE');
   try {
-    saveDirCache(db, p);
+    saveCheckState(db, p);
     for (let id = 0; id < Math.min(IN_FLIGHT, batches.length); id++) send(id);
     for (let id = 0; id < batches.length; id++) {
       const results = await result(id);

@@ -2,7 +2,7 @@
 // their full-text columns and the hashes that tell later refreshes what changed. Pure work with
 // no database, so it can also run in the rebuild's worker thread (parse-worker.ts).
 
-import { bytesHash } from '../hash.js';
+import { bytesHash, quickHash } from '../hash.js';
 import fs from 'node:fs';
 import type { Diagnostic } from '../errors.js';
 import type { Entry } from '../vault/entry.js';
@@ -15,21 +15,6 @@ const CONTEXT_TARGET = 1200;
 /** Neighbours on each side an untitled entry takes its context from, nearest first. */
 const CONTEXT_NEIGHBOURS = 2;
 const MIN_CONTEXT = 40;
-
-/**
- * A fast 64-bit string hash (two FNV-1a lanes) for change detection inside the index, where a
- * cryptographic hash only costs time. Not stable across mem versions; never stored in files.
- */
-export function quickHash(s: string): string {
-  let a = 0x811c9dc5;
-  let b = 0x01000193 ^ s.length;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193);
-    b = Math.imul(b ^ c, 0x5bd1e995) ^ (b >>> 15);
-  }
-  return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0');
-}
 
 /** The first `n` characters of `s`, cut at a word boundary. */
 function clip(s: string, n: number): string {
