@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { MemError } from '../errors.js';
 import { createProvider, ProviderError, type ClientOptions, type LlmProvider, type ProviderConfig } from '../llm/provider.js';
-import { normTokens, jaccardSorted } from '../lifecycle/similarity.js';
+import { TokenVocab, jaccardSorted, type TokenSet } from '../lifecycle/similarity.js';
 import type { ParsedFile } from '../vault/format.js';
 import { renderNewEntry, type Append } from '../vault/store.js';
 import { describeFile, type Vault, type VaultFile } from '../vault/vault.js';
@@ -157,18 +157,9 @@ export function buildPrompt(condensed: string, scopes: ExtractionScopeName[], ex
   return parts.join('\n');
 }
 
-/** A text's distinct normalised words as sorted ids (for jaccardSorted). */
-function tokenIds(text: string, vocab: Map<string, number>): Int32Array {
-  return Int32Array.from(new Set(normTokens(text).map((t) => {
-    let id = vocab.get(t);
-    if (id === undefined) vocab.set(t, (id = vocab.size));
-    return id;
-  }))).sort();
-}
-
 /** True when a learning says what an existing entry (or an earlier new one) already says. */
-function duplicateOf(l: Learning, known: { title: string; tokens: Int32Array }[], vocab: Map<string, number>): boolean {
-  const ids = tokenIds(`${l.title}\n${l.body}`, vocab);
+function duplicateOf(l: Learning, known: { title: string; tokens: TokenSet }[], vocab: TokenVocab): boolean {
+  const ids = vocab.ofText(`${l.title}\n${l.body}`);
   const title = l.title.toLowerCase();
   for (const k of known) if (k.title === title || (ids.length > 0 && jaccardSorted(ids, k.tokens) >= 0.8)) return true;
   known.push({ title, tokens: ids });
@@ -180,11 +171,11 @@ function bareTitle(title: string): string {
   return title.replace(/^\[[^\]]*\]\s*/, '').replace(/^\w+:\s*/, '').replace(/\s*\S*…$/, '').trim();
 }
 
-function knownOf(parsed: ParsedFile | null, vocab: Map<string, number>): { title: string; tokens: Int32Array }[] {
+function knownOf(parsed: ParsedFile | null, vocab: TokenVocab): { title: string; tokens: TokenSet }[] {
   if (!parsed) return [];
   return parsed.entries.map((e) => ({
     title: bareTitle(e.title).toLowerCase(),
-    tokens: tokenIds(`${bareTitle(e.title)}\n${e.body}`, vocab),
+    tokens: vocab.ofText(`${bareTitle(e.title)}\n${e.body}`),
   }));
 }
 
@@ -268,7 +259,7 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
   const slots = [...byFile.values()];
   const appends: Append[] = slots.map((s) => ({ abs: s.target.abs, path: s.target.path, preamble: s.target.preamble, texts: [] }));
   const render = (parsed: (ParsedFile | null)[]) => {
-    const vocab = new Map<string, number>();
+    const vocab = new TokenVocab();
     slots.forEach((slot, i) => {
       const known = knownOf(parsed[i], vocab);
       for (const l of slot.items) {

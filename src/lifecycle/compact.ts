@@ -5,7 +5,7 @@
 import type { Entry } from '../vault/entry.js';
 import { dateMs } from '../vault/entry.js';
 import { updateBlockMeta, type Block, type ParsedFile } from '../vault/format.js';
-import { clusters, normTokens, similarEdges } from './similarity.js';
+import { TokenVocab, clusters, similarEdges } from './similarity.js';
 
 export const MERGE_THRESHOLD = 0.8;
 
@@ -120,7 +120,8 @@ export function compactFiles(input: CompactFile[]): { files: Map<string, ParsedF
   // 3. Near-duplicates merge. One pass is enough: a cluster's survivor ends up with the body of
   // one of its members, and anything similar to any member is already in the cluster.
   {
-    const tokens = live.map((it) => normTokens(it.entry.body || it.entry.title));
+    const vocab = new TokenVocab();
+    const tokens = live.map((it) => vocab.ofText(it.entry.body || it.entry.title));
     const pairs = similarEdges(tokens, MERGE_THRESHOLD, {
       strict: true,
       canPair: (a, b) => files[live[a].fileIdx].group === files[live[b].fileIdx].group,

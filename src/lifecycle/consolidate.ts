@@ -7,7 +7,7 @@ import type { Entry } from '../vault/entry.js';
 import { dateMs } from '../vault/entry.js';
 import { updateBlockMeta, type ParsedFile } from '../vault/format.js';
 import { isStopword } from '../retrieve/stopwords.js';
-import { similarPairs } from './similarity.js';
+import { similarPairs, tokenSets } from './similarity.js';
 
 export const TOPIC_SIMILARITY = 0.4;
 export const DECAY_FACTOR = 0.7;
@@ -61,7 +61,7 @@ function ageKey(e: Entry): number {
 export function planConsolidation(items: ConsolidateItem[], alreadyDecayed: Set<string>): Decision[] {
   const liveItems = items.filter((i) => i.entry.kind === 'entry' && i.entry.status !== 'retired');
   const profiles = liveItems.map((i) => profile(`${i.entry.title}\n${i.entry.body}`));
-  const pairs = similarPairs(profiles.map((p) => p.topic), TOPIC_SIMILARITY, {
+  const pairs = similarPairs(tokenSets(profiles.map((p) => p.topic)), TOPIC_SIMILARITY, {
     canPair: (a, b) => liveItems[a].group === liveItems[b].group && liveItems[a].entry.id !== liveItems[b].entry.id,
   });
   const decisions: Decision[] = [];

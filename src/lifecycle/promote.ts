@@ -4,7 +4,7 @@
 
 import type { Entry } from '../vault/entry.js';
 import type { VaultFile } from '../vault/vault.js';
-import { clusters, normTokens, similarPairs } from './similarity.js';
+import { TokenVocab, clusters, similarPairs, type TokenSet } from './similarity.js';
 
 export const PROMOTE_SIMILARITY = 0.8;
 export const MIN_SOURCES = 3;
@@ -44,7 +44,7 @@ function list(v: unknown): string[] {
   return Array.isArray(v) ? v.map(String) : typeof v === 'string' && v ? [v] : [];
 }
 
-function similarTo(tokens: string[], others: string[][]): boolean {
+function similarTo(tokens: TokenSet, others: TokenSet[]): boolean {
   const all = [tokens, ...others];
   return similarPairs(all, PROMOTE_SIMILARITY, { canPair: (a, b) => a === 0 || b === 0 }).length > 0;
 }
@@ -64,11 +64,12 @@ function pick(members: Candidate[]): Candidate {
  * similarity to one of its entries).
  */
 function planRecurring(cands: Candidate[], source: (c: Candidate) => string, existing: Candidate[], where: string): { promote: Promotion[]; skipped: Skipped[] } {
-  const tokens = cands.map((c) => normTokens(c.entry.body || c.entry.title));
+  const vocab = new TokenVocab();
+  const tokens = cands.map((c) => vocab.ofText(c.entry.body || c.entry.title));
   const pairs = similarPairs(tokens, PROMOTE_SIMILARITY, { canPair: (a, b) => source(cands[a]) !== source(cands[b]) });
   const there = existing.filter((c) => live(c.entry));
   const promotedIds = new Set(there.flatMap((c) => list(c.entry.meta.promoted_from)));
-  const thereTokens = there.map((c) => normTokens(c.entry.body || c.entry.title));
+  const thereTokens = there.map((c) => vocab.ofText(c.entry.body || c.entry.title));
   const promote: Promotion[] = [];
   const skipped: Skipped[] = [];
   for (const cluster of clusters(cands.length, pairs)) {
@@ -78,7 +79,7 @@ function planRecurring(cands: Candidate[], source: (c: Candidate) => string, exi
     if (srcs.length < MIN_SOURCES) continue;
     const rep = pick(members);
     const ids = members.map((m) => m.entry.id);
-    if (ids.some((id) => promotedIds.has(id)) || similarTo(normTokens(rep.entry.body || rep.entry.title), thereTokens)) {
+    if (ids.some((id) => promotedIds.has(id)) || similarTo(vocab.ofText(rep.entry.body || rep.entry.title), thereTokens)) {
       skipped.push({ id: rep.entry.id, path: rep.file.path, reason: `already at ${where} scope` });
       continue;
     }
@@ -154,12 +155,13 @@ export function planGlobalPromotions(project: Candidate[], global: Candidate[], 
   const skipped: Skipped[] = [];
   const gLive = global.filter((c) => live(c.entry));
   const linked = new Set(gLive.flatMap((c) => list(c.entry.meta.promoted_from)));
-  const gTokens = gLive.map((c) => normTokens(c.entry.body || c.entry.title));
+  const vocab = new TokenVocab();
+  const gTokens = gLive.map((c) => vocab.ofText(c.entry.body || c.entry.title));
   for (const c of project) {
     if (!live(c.entry) || c.file.scope !== 'project') continue;
     const earned = list(c.entry.meta.promoted_from).length > 0 || c.entry.reinforcement_count >= 3;
     if (!earned) continue;
-    if (linked.has(c.entry.id) || similarTo(normTokens(c.entry.body || c.entry.title), gTokens)) {
+    if (linked.has(c.entry.id) || similarTo(vocab.ofText(c.entry.body || c.entry.title), gTokens)) {
       skipped.push({ id: c.entry.id, path: c.file.path, reason: 'already in the global file' });
       continue;
     }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clusters, jaccardSorted, normTokens, similarEdges, similarPairs } from '../../src/lifecycle/similarity.js';
+import { TokenVocab, clusters, jaccardSorted, normTokens, similarEdges, similarPairs, tokenSets } from '../../src/lifecycle/similarity.js';
 
 function brute(sets: string[][], t: number, strict: boolean) {
   const out: string[] = [];
@@ -36,13 +36,13 @@ describe('similarPairs (prefix filtering)', () => {
     }
     for (const t of [0.4, 0.6, 0.8, 0.9]) {
       for (const strict of [false, true]) {
-        const got = similarPairs(sets, t, { strict }).map((p) => `${p.a},${p.b}`).sort();
+        const got = similarPairs(tokenSets(sets), t, { strict }).map((p) => `${p.a},${p.b}`).sort();
         expect(got, `t=${t} strict=${strict}`).toEqual(brute(sets, t, strict));
       }
     }
   });
   it('reports the exact Jaccard and honours canPair', () => {
-    const sets = [['a', 'b', 'c', 'd'], ['a', 'b', 'c', 'e'], ['a', 'b', 'c', 'd']];
+    const sets = tokenSets([['a', 'b', 'c', 'd'], ['a', 'b', 'c', 'e'], ['a', 'b', 'c', 'd']]);
     const pairs = similarPairs(sets, 0.5);
     expect(pairs.find((p) => p.a === 0 && p.b === 2)?.jaccard).toBe(1);
     expect(pairs.find((p) => p.a === 0 && p.b === 1)?.jaccard).toBeCloseTo(3 / 5);
@@ -50,6 +50,10 @@ describe('similarPairs (prefix filtering)', () => {
   });
   it('normalises tokens and clusters transitively', () => {
     expect(normTokens('The Build, the BUILD and a test!')).toEqual(['build', 'test']);
+    const vocab = new TokenVocab();
+    const a = vocab.ofText('The Build, the BUILD and a test!');
+    expect(a.length).toBe(2);
+    expect(jaccardSorted(a, vocab.ofText('test the build: x y zz'))).toBeCloseTo(2 / 3);
     expect(jaccardSorted(Int32Array.from([1, 2, 3]), Int32Array.from([2, 3, 4]))).toBeCloseTo(0.5);
     expect(clusters(4, [{ a: 0, b: 1, jaccard: 1 }, { a: 1, b: 2, jaccard: 1 }]).map((c) => c.sort())).toEqual([[0, 1, 2], [3]]);
   });
@@ -70,10 +74,46 @@ describe('similarEdges (MinHash LSH above the exact limit)', () => {
       }
     }
     const norm = (pairs: { a: number; b: number }[]) => clusters(sets.length, pairs as never).filter((c) => c.length > 1).map((c) => c.sort((x, y) => x - y).join(',')).sort();
-    const exact = norm(similarPairs(sets, 0.8, { strict: true }));
-    const lsh = similarEdges(sets, 0.8, { strict: true, exactLimit: 0 });
+    const exact = norm(similarPairs(tokenSets(sets), 0.8, { strict: true }));
+    const lsh = similarEdges(tokenSets(sets), 0.8, { strict: true, exactLimit: 0 });
     expect(exact.length).toBeGreaterThan(50);
     expect(norm(lsh)).toEqual(exact);
     for (const e of lsh) expect(e.jaccard).toBeGreaterThan(0.8);
+  });
+});
+
+describe('TokenVocab', () => {
+  it('gives the words normTokens keeps one id each, in ASCII and other text alike', () => {
+    const texts = [
+      'Run the migrations before the API tests; they fail on a fresh DB.',
+      "Café prices: naïve Über drivers in Zürich won't take 2-3 rides",
+      'snake_case and kebab-case and CamelCase, x y z, 42 and 7',
+      'THE the The tests TESTS',
+      '',
+    ];
+    const vocab = new TokenVocab();
+    const byWord = new Map<string, number>();
+    for (const t of texts) {
+      const words = normTokens(t);
+      const ids = vocab.ofText(t);
+      expect(ids.length, t).toBe(words.length);
+      expect([...ids], t).toEqual([...ids].sort((x, y) => x - y));
+      // the same word always gets the same id, whatever text it came in
+      const again = words.map((w) => vocab.ofText(w)[0]);
+      expect(new Set(again).size).toBe(words.length);
+      words.forEach((w, i) => {
+        if (byWord.has(w)) expect(byWord.get(w)).toBe(again[i]);
+        byWord.set(w, again[i]);
+      });
+      expect([...ids]).toEqual([...again].sort((x, y) => x - y));
+    }
+    expect(vocab.ofText('deploy needs vpn')).toEqual(vocab.ofText('vpn — deploy needs')); // non-ASCII text takes the regex path
+    // Thousands of distinct words (the table grows) keep distinct, stable ids.
+    const many = Array.from({ length: 5000 }, (_, i) => `word${i}x`);
+    const ids = many.map((w) => vocab.ofText(w)[0]);
+    expect(new Set(ids).size).toBe(5000);
+    expect(many.map((w) => vocab.ofText(w)[0])).toEqual(ids);
+    // Explicit token lists keep every token, stopwords and one-letter ones too.
+    expect(tokenSets([['a', 'b', 'the', 'build']])[0].length).toBe(4);
   });
 });
