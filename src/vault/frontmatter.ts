@@ -19,16 +19,25 @@ export const NO_VALUE = Symbol('complex');
 
 /** A plain or quoted YAML scalar the fast path accepts, or NO_VALUE for anything else. */
 export function scalar(v: string): unknown {
-  if (v === '' || v === '~' || v === 'null' || v === 'Null' || v === 'NULL') return null;
-  if (v === 'true' || v === 'True' || v === 'TRUE') return true;
-  if (v === 'false' || v === 'False' || v === 'FALSE') return false;
-  let m = SINGLE.exec(v);
-  if (m) return m[1].replace(/''/g, "'");
-  m = DOUBLE.exec(v);
+  const c = v.charCodeAt(0);
+  // A letter starts none of the quoted, numeric or special forms: only the keywords and plain text
+  // are possible (the common case: types, phases, statuses). Same answers as the full ladder below.
+  if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90)) {
+    if (v === 'null' || v === 'Null' || v === 'NULL') return null;
+    if (v === 'true' || v === 'True' || v === 'TRUE') return true;
+    if (v === 'false' || v === 'False' || v === 'FALSE') return false;
+    return PLAIN.test(v) && !/: | #|:$/.test(v) ? v : NO_VALUE;
+  }
+  if (v === '' || v === '~') return null;
+  let m = c === 39 /* ' */ ? SINGLE.exec(v) : null;
+  if (m) return m[1].includes("''") ? m[1].replace(/''/g, "'") : m[1];
+  m = c === 34 /* " */ ? DOUBLE.exec(v) : null;
   if (m) return m[1];
   if (INT.test(v)) return parseInt(v, 10);
   if (FLOAT.test(v)) return parseFloat(v);
-  if (/^0x[0-9a-fA-F]+$/.test(v) || /^0o[0-7]+$/.test(v) || /^[-+]?\.(inf|Inf|INF|nan|NaN|NAN)$/.test(v)) return NO_VALUE;
+  // Hex and octal start with 0; infinities and NaN with a sign or a dot.
+  if (c === 48 && (/^0x[0-9a-fA-F]+$/.test(v) || /^0o[0-7]+$/.test(v))) return NO_VALUE;
+  if ((c === 43 || c === 45 || c === 46) && /^[-+]?\.(inf|Inf|INF|nan|NaN|NAN)$/.test(v)) return NO_VALUE;
   if (!PLAIN.test(v) || /: | #|:$/.test(v)) return NO_VALUE;
   return v;
 }
@@ -49,16 +58,47 @@ export function flowSeq(v: string): unknown {
   return out;
 }
 
+const isKeyStart = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95;
+const isKeyChar = (c: number) => isKeyStart(c) || (c >= 48 && c <= 57) || c === 45;
+const isBlank = (c: number) => c === 32 || c === 9;
+
+/**
+ * `key: scalar` lines, read by hand: the same lines KEY_LINE accepts (a key, blanks, a colon, then
+ * nothing or blanks and a value; trailing blanks dropped; no line or paragraph separator inside),
+ * without a regex match and three substrings per line. Null for anything else.
+ */
 function fastParse(src: string): Record<string, unknown> | null {
   const data: Record<string, unknown> = {};
-  for (const rawLine of src.split('\n')) {
-    const line = rawLine.endsWith('\r') ? rawLine.slice(0, -1) : rawLine;
-    if (line.trim() === '') continue;
-    const m = KEY_LINE.exec(line);
-    if (!m) return null;
-    const key = m[1];
+  const n = src.length;
+  for (let start = 0; start <= n; ) {
+    let nl = src.indexOf('\n', start);
+    if (nl < 0) nl = n;
+    let end = nl;
+    if (end > start && src.charCodeAt(end - 1) === 13) end--;
+    const lineStart = start;
+    start = nl + 1;
+    if (lineStart === end) continue;
+    if (!isKeyStart(src.charCodeAt(lineStart))) {
+      // A line of spaces and tabs is nothing; any other (an nbsp, say) is for the full parser.
+      let k = lineStart;
+      while (k < end && isBlank(src.charCodeAt(k))) k++;
+      if (k === end) continue;
+      return null;
+    }
+    let i = lineStart + 1;
+    while (i < end && isKeyChar(src.charCodeAt(i))) i++;
+    const key = src.slice(lineStart, i);
+    while (i < end && isBlank(src.charCodeAt(i))) i++;
+    if (i >= end || src.charCodeAt(i) !== 58 /* : */) return null;
+    i++;
+    if (i < end && !isBlank(src.charCodeAt(i))) return null;
+    while (i < end && isBlank(src.charCodeAt(i))) i++;
+    let j = end;
+    while (j > i && isBlank(src.charCodeAt(j - 1))) j--;
+    const v = src.slice(i, j);
+    // KEY_LINE's "." stops at \r, \u2028 and \u2029: such a line is left to the full parser.
+    if (v.includes('\r') || v.includes('\u2028') || v.includes('\u2029')) return null;
     if (Object.prototype.hasOwnProperty.call(data, key) || key === '__proto__') return null;
-    const v = m[2] ?? '';
     const value = v.startsWith('[') && v.endsWith(']') ? flowSeq(v) : scalar(v);
     if (value === NO_VALUE) return null;
     data[key] = value;

@@ -32,6 +32,30 @@ describe('parseFrontmatter', () => {
     }
   });
 
+  it('agrees with the yaml package on every line shape, fast path or not', () => {
+    const lines = [
+      'key: value', 'key:value', 'key :  value  ', 'key:\tvalue\t', 'key:', 'key:   ', 'key\t: 1', 'k-e_y9: x', '_k: 1', '9k: 1', '-k: 1',
+      'key.x: 1', 'key: a\rb', 'key: a\u2028b', 'key:\u2028', 'key: a \u2028', '  ', '\u00a0', '\t', '', '# comment', 'key: [a, b]  ',
+      'key: \'a\'  ', 'key: x\r', '\r', 'key: a:b', 'key: a # c',
+    ];
+    for (const line of lines) {
+      const src = `id: x\n${line}\nother: 2\n`;
+      let expected: unknown;
+      let yamlOk = true;
+      try {
+        expected = YAML.parse(src, { logLevel: 'error', uniqueKeys: true });
+      } catch {
+        yamlOk = false;
+      }
+      const got = parseFrontmatter(src);
+      expect(got.ok, JSON.stringify(line)).toBe(yamlOk);
+      if (got.ok && yamlOk) expect(got.data, JSON.stringify(line)).toEqual(expected);
+    }
+    const simple = parseFrontmatter("id: a\r\ntype: corrective  \r\n\r\nimportance: 0.8\nlast_reinforced: '2026-01-01'");
+    expect(simple.ok && simple.simple).toBe(true);
+    expect(simple.ok && simple.data).toEqual({ id: 'a', type: 'corrective', importance: 0.8, last_reinforced: '2026-01-01' });
+  });
+
   it('keeps key order and unknown keys', () => {
     const r = parseFrontmatter('id: a\nzeta: 1\nalpha: two\ntype: corrective\n');
     expect(r.ok && Object.keys(r.data)).toEqual(['id', 'zeta', 'alpha', 'type']);
