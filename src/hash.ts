@@ -16,8 +16,17 @@ export function sha1Hex(data: string | Buffer): string {
 // versions; never stored in files. One loop per input kind: a per-element callback would cost
 // more than the hash.
 
+/** A hex digit's character code. */
+const digit = (x: number) => (x < 10 ? 48 + x : 87 + x);
+
+/** Two 32-bit lanes as 16 hex digits (built in one call: Number#toString(16) costs ~0.4 µs per lane). */
 function hex64(a: number, b: number): string {
-  return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0');
+  return String.fromCharCode(
+    digit((a >>> 28) & 15), digit((a >>> 24) & 15), digit((a >>> 20) & 15), digit((a >>> 16) & 15),
+    digit((a >>> 12) & 15), digit((a >>> 8) & 15), digit((a >>> 4) & 15), digit(a & 15),
+    digit((b >>> 28) & 15), digit((b >>> 24) & 15), digit((b >>> 20) & 15), digit((b >>> 16) & 15),
+    digit((b >>> 12) & 15), digit((b >>> 8) & 15), digit((b >>> 4) & 15), digit(b & 15),
+  );
 }
 
 /** A string's hash (entry text and metadata). */

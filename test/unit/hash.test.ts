@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { bytesHash, quickHash } from '../../src/hash.js';
+
+/** The same two lanes, written out with Number#toString (the reference for the digits). */
+function reference(s: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995) ^ (b >>> 15);
+  }
+  return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0');
+}
+
+describe('fast hashes', () => {
+  it('write both 32-bit lanes as 16 hex digits, leading zeros kept', () => {
+    const inputs = ['', 'a', 'entry text', 'ünïcode ✓', 'x'.repeat(5000), ...Array.from({ length: 300 }, (_, i) => `k${i}`)];
+    for (const s of inputs) {
+      expect(quickHash(s)).toBe(reference(s));
+      expect(quickHash(s)).toMatch(/^[0-9a-f]{16}$/);
+    }
+    expect(new Set(inputs.map(quickHash)).size).toBe(inputs.length);
+  });
+
+  it('hash bytes with their length', () => {
+    const h = bytesHash(Buffer.from('hello'));
+    expect(h).toMatch(/^[0-9a-f]{16}:5$/);
+    expect(bytesHash(Buffer.from('hellp'))).not.toBe(h);
+  });
+});
