@@ -326,7 +326,7 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
   }
   if (reindexFiles.size > 0) {
     const { reindex } = await import('../lifecycle/vault-ops.js');
-    reindex(vault, [...reindexFiles.values()]);
+    await reindex(vault, [...reindexFiles.values()]);
   }
   appendLedger(vault.root, {
     transcript: key, session_id: sessionId, format: t.format, messages: t.messages.length, hash: messagesHash(t.messages, t.messages.length),

@@ -429,31 +429,41 @@ export function applyRefresh(db: Db, p: Plan, opts: RefreshOptions = {}): IndexR
   try {
     return applyPlan(db, p, opts, started);
   } catch (err) {
-    if (isBusy(err)) {
-      throw new MemError('the index .memory.db is locked by another process', {
-        hint: 'another mem command is writing; try again in a moment',
-        cause: err,
-      });
-    }
-    throw err;
+    throw busyError(err);
   }
+}
+
+function busyError(err: unknown): unknown {
+  if (!isBusy(err)) return err;
+  return new MemError('the index .memory.db is locked by another process', {
+    hint: 'another mem command is writing; try again in a moment',
+    cause: err,
+  });
 }
 
 /** Files per message to the parse worker, and messages in flight (bounds the memory held). */
 const BATCH = 16;
 const IN_FLIGHT = 4;
+/** Plans with fewer files than this are indexed on one thread (starting the worker costs ~30 ms). */
+const PARALLEL_MIN = 4 * BATCH;
 
 /**
- * Load every file of a plan into an empty index (a rebuild). A worker thread reads and parses
- * the files while this thread writes the rows of the ones already parsed: on two cores, parsing
- * and SQLite's tokenizing overlap. Small plans, or a missing worker script (running from the
- * TypeScript sources), take the one-thread path.
+ * Carry out a refresh plan, reading and parsing in a worker thread when it is big: the worker
+ * prepares the files while this thread writes the rows of those already prepared, so on two
+ * cores parsing overlaps SQLite's work. Same result as applyRefresh, which small plans (and
+ * runs from the TypeScript sources, without the built worker script) use.
  */
-async function bulkLoad(db: Db, p: Plan, opts: RefreshOptions, started: number): Promise<IndexReport> {
+export async function refresh(db: Db, p: Plan, opts: RefreshOptions = {}): Promise<IndexReport> {
   const script = new URL('./parse-worker.js', import.meta.url);
-  if (p.work.length < 4 * BATCH || p.work.some((w) => w.row) || script.protocol !== 'file:' || !fs.existsSync(fileURLToPath(script))) {
-    return applyPlan(db, p, opts, started);
+  if (p.work.length < PARALLEL_MIN || script.protocol !== 'file:' || !fs.existsSync(fileURLToPath(script))) return applyRefresh(db, p, opts);
+  try {
+    return await applyInParallel(db, p, opts, Date.now(), script);
+  } catch (err) {
+    throw busyError(err);
   }
+}
+
+async function applyInParallel(db: Db, p: Plan, opts: RefreshOptions, started: number, script: URL): Promise<IndexReport> {
   const batches: Plan['work'][] = [];
   for (let i = 0; i < p.work.length; i += BATCH) batches.push(p.work.slice(i, i + BATCH));
   // Loaded here, not at the top: the refresh before every search never needs it (3 ms).
@@ -478,7 +488,7 @@ async function bulkLoad(db: Db, p: Plan, opts: RefreshOptions, started: number):
   worker.on('exit', (code) => {
     if (code !== 0) fail(new Error(`the index worker stopped (exit code ${code})`));
   });
-  const send = (id: number) => worker.postMessage({ id, files: batches[id].map((w) => w.file) });
+  const send = (id: number) => worker.postMessage({ id, files: batches[id].map((w) => w.file), known: batches[id].map((w) => w.row?.hash ?? null) });
   const result = (id: number) =>
     new Promise<PreparedFile[]>((resolve, reject) => {
       if (failure) return reject(failure);
@@ -493,24 +503,48 @@ async function bulkLoad(db: Db, p: Plan, opts: RefreshOptions, started: number):
   const now = Date.now();
   let written = 0;
   let lastTick = 0;
+  const tick = (n: number) => {
+    if (opts.onProgress && (n === p.work.length || Date.now() - lastTick > 80)) {
+      lastTick = Date.now();
+      opts.onProgress(n, p.work.length);
+    }
+  };
+  // As in applyPlan, every FTS delete comes before any insert. Into an index with no rows to
+  // replace (a rebuild) files are written as they come, so only a few are held at a time; else
+  // pass 1 reconciles each changed file with its rows as it comes and pass 2 writes them all.
+  const replacing = p.removed.length > 0 || p.work.some((w) => w.row);
+  const stash: { w: Plan['work'][number]; hash: string; prep: Prepared; keep: Map<number, OldRow> }[] = [];
+  const put = (w: Plan['work'][number], hash: string, prep: Prepared, keep: Map<number, OldRow>) => {
+    writer.put(w.row?.id, w.file, w.st, hash, now - w.st.mtimeMs < RACY_MS, prep, keep);
+    written++;
+  };
   db.exec('BEGIN IMMEDIATE');
   try {
     saveCheckState(db, p);
+    for (const r of p.removed) writer.remove(r.id);
     for (let id = 0; id < Math.min(IN_FLIGHT, batches.length); id++) send(id);
+    let seen = 0;
     for (let id = 0; id < batches.length; id++) {
       const results = await result(id);
       if (id + IN_FLIGHT < batches.length) send(id + IN_FLIGHT);
-      batches[id].forEach(({ file, st }, k) => {
-        const r = results[k];
-        diagnostics.push(...r.diagnostics);
-        writer.put(undefined, file, st, r.hash, now - st.mtimeMs < RACY_MS, r.prep, new Map());
-        written++;
+      batches[id].forEach((w, k) => {
+        const { hash, prep, diagnostics: found } = results[k];
+        if (prep === null) {
+          writer.touch(w.row!.id, w.st, now - w.st.mtimeMs < RACY_MS);
+          return;
+        }
+        diagnostics.push(...found);
+        if (!replacing) put(w, hash, prep, new Map());
+        else stash.push({ w, hash, prep, keep: w.row ? writer.reconcile(w.row.id, prep) : new Map() });
       });
-      if (opts.onProgress && (id === batches.length - 1 || Date.now() - lastTick > 80)) {
-        lastTick = Date.now();
-        opts.onProgress(written, p.work.length);
-      }
+      seen += batches[id].length;
+      if (!replacing) tick(seen);
     }
+    stash.forEach(({ w, hash, prep, keep }, i) => {
+      put(w, hash, prep, keep);
+      stash[i] = undefined as never;
+      tick(i + 1 === stash.length ? p.work.length : Math.round((p.work.length * (i + 1)) / stash.length));
+    });
     saveStatDigest(db);
     db.exec('COMMIT');
   } catch (err) {
@@ -519,7 +553,7 @@ async function bulkLoad(db: Db, p: Plan, opts: RefreshOptions, started: number):
   } finally {
     await worker.terminate();
   }
-  return { files: p.files, changed: written, removed: 0, entries: countEntries(db), ms: Date.now() - started, diagnostics };
+  return { files: p.files, changed: written, removed: p.removed.length, entries: countEntries(db), ms: Date.now() - started, diagnostics };
 }
 
 /** Build a complete new index beside the old one, then rename it into place. */
@@ -534,7 +568,7 @@ export async function rebuildIndex(vault: Vault, progressFor?: (total: number) =
     const p = plan(db, vaultFiles(vault, paths));
     p.dirCache = cache.serialize();
     p.walkMemo = cache.walkMemo(walkKey(vault), paths) ?? '';
-    report = await bulkLoad(db, p, { onProgress: await progressFor?.(p.work.length) }, started);
+    report = planIsEmpty(p) ? applyPlan(db, p, {}, started) : await refresh(db, p, { onProgress: await progressFor?.(p.work.length) });
     db.exec(INDEXES);
     db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('built_at', ?)").run(new Date().toISOString());
     db.exec("INSERT INTO entries_fts(entries_fts) VALUES('optimize')");
@@ -564,9 +598,8 @@ export async function rebuildIndex(vault: Vault, progressFor?: (total: number) =
 }
 
 /** Index only the given files (after mem itself wrote them). */
-export function refreshFiles(db: Db, files: VaultFile[]): IndexReport {
-  const started = Date.now();
+export function refreshFiles(db: Db, files: VaultFile[]): Promise<IndexReport> {
   const p = plan(db, files);
   p.removed = [];
-  return applyPlan(db, p, {}, started);
+  return refresh(db, p);
 }

@@ -2,7 +2,7 @@
 // the markdown unless told not to, and recover once from a corrupt file found mid-query.
 
 import { isBusy, isCorruption, openIndex, removeDbFiles, type Db } from './db.js';
-import { applyRefresh, planIsEmpty, planRefresh, type IndexProgress, type IndexReport } from './indexer.js';
+import { applyRefresh, planIsEmpty, planRefresh, refresh, type IndexProgress, type IndexReport } from './indexer.js';
 import type { Vault } from '../vault/vault.js';
 
 export interface FreshOptions {
@@ -30,7 +30,7 @@ async function open(vault: Vault, opts: FreshOptions): Promise<FreshIndex> {
     const started = performance.now();
     const p = planRefresh(db, vault);
     const checkMs = Math.round((performance.now() - started) * 10) / 10;
-    const report = planIsEmpty(p) ? applyRefresh(db, p) : applyRefresh(db, p, { onProgress: await opts.progressFor?.(p.work.length) });
+    const report = planIsEmpty(p) ? applyRefresh(db, p) : await refresh(db, p, { onProgress: await opts.progressFor?.(p.work.length) });
     return { db, notes, report: { ...report, checkMs, ms: Math.round(checkMs + report.ms) } };
   } catch (err) {
     if (opts.tolerateBusy && !recreated && (isBusy(err) || isBusy((err as { cause?: unknown }).cause))) {

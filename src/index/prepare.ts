@@ -87,19 +87,22 @@ export function prepare(file: VaultFile, read: ReadResult, diags: Diagnostic[]):
 export interface PreparedFile {
   /** bytesHash of the bytes, or 'unreadable'. */
   hash: string;
-  prep: Prepared;
+  /** Null when the hash was the `known` one: the file did not change. */
+  prep: Prepared | null;
   diagnostics: Diagnostic[];
 }
 
-/** Read, hash and parse one file. */
-export function prepareFile(file: VaultFile): PreparedFile {
+/** Read, hash and (unless it still hashes to `known`) parse one file. */
+export function prepareFile(file: VaultFile, known: string | null = null): PreparedFile {
   let buf: Buffer | null = null;
   try {
     buf = fs.readFileSync(file.abs);
   } catch {
     buf = null;
   }
+  const hash = buf ? bytesHash(buf) : 'unreadable';
+  if (hash === known) return { hash, prep: null, diagnostics: [] };
   const diagnostics: Diagnostic[] = [];
   const prep = prepare(file, buf ? decodeVaultText(buf) : readVaultText(file.abs), diagnostics);
-  return { hash: buf ? bytesHash(buf) : 'unreadable', prep, diagnostics };
+  return { hash, prep, diagnostics };
 }

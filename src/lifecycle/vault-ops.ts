@@ -4,7 +4,7 @@
 import path from 'node:path';
 import { MemError, type Diagnostic } from '../errors.js';
 import { openIndex } from '../index/db.js';
-import { applyRefresh, planRefresh, refreshFiles } from '../index/indexer.js';
+import { planRefresh, refresh, refreshFiles } from '../index/indexer.js';
 import { withIndex } from '../index/open.js';
 import { entriesById } from '../index/queries.js';
 import { parseMemoryFile, type ParsedFile } from '../vault/format.js';
@@ -72,12 +72,12 @@ export function selectFiles(vault: Vault, paths: string[], cwd: string): VaultFi
 }
 
 /** Re-index files mem just wrote, so the next --no-refresh search sees the change. */
-export function reindex(vault: Vault, files: VaultFile[]): void {
+export async function reindex(vault: Vault, files: VaultFile[]): Promise<void> {
   if (files.length === 0) return;
   const { db, recreated } = openIndex(vault.dbPath);
   try {
-    if (recreated) applyRefresh(db, planRefresh(db, vault));
-    else refreshFiles(db, files);
+    if (recreated) await refresh(db, planRefresh(db, vault));
+    else await refreshFiles(db, files);
   } finally {
     db.close();
   }

@@ -274,5 +274,15 @@ describe('mem index --rebuild with the parse worker', () => {
     expect(mem(['index', '--rebuild'], { cwd: v.root, home: v.home }).status).toBe(0);
     expect(refreshed).toEqual(dump());
     expect(refreshed.rows.length).toBe(600 - 5 - 20 + 34);
+    // Files rewritten with the same bytes (a checkout touching them): stats change, rows do not.
+    const later = new Date(Date.now() + 5000);
+    for (let i = 20; i < 110; i++) {
+      const f = v.path(`memory/area-${i % 7}/notes-${i}.md`);
+      fs.writeFileSync(f, fs.readFileSync(f));
+      fs.utimesSync(f, later, later);
+    }
+    const touched = mem(['index'], { cwd: v.root, home: v.home });
+    expect(touched.stdout).toMatch(/0 changed, 0 removed/);
+    expect(dump()).toEqual(refreshed);
   });
 });

@@ -106,10 +106,10 @@ async function addCommand(ctx: Ctx, textArgs: string[], opts: AddOptions): Promi
 
   // Index the new entry now, so `--no-refresh` searches see it too.
   const { openIndex } = await import('../../index/db.js');
-  const { refreshFiles, planRefresh, applyRefresh } = await import('../../index/indexer.js');
+  const { refreshFiles, planRefresh, refresh } = await import('../../index/indexer.js');
   const { db, recreated } = openIndex(vault.dbPath);
   try {
-    const report = recreated ? applyRefresh(db, planRefresh(db, vault)) : refreshFiles(db, [file]);
+    const report = recreated ? await refresh(db, planRefresh(db, vault)) : await refreshFiles(db, [file]);
     printDiagnostics(ctx, report.diagnostics.filter((d) => d.file === file.path));
     const row = db.prepare('SELECT line FROM entries WHERE entry_id = ?').get(id) as { line: number } | undefined;
     if (ctx.json) ctx.out(JSON.stringify({ id, path: file.path, line: row?.line ?? null, scope: file.scope }, null, 2));

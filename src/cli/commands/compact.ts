@@ -56,7 +56,7 @@ async function compactCommand(ctx: Ctx, paths: string[], opts: CompactOptions): 
     report = res.report;
     return opts.dryRun ? parsed.map(() => null) : targets.map((t) => res.files.get(t.path) ?? null);
   }, { hint: 'fix it (mem lint shows every problem), then run compact again; nothing was compacted' });
-  if (!opts.dryRun) reindex(vault, targets.filter((t) => written.includes(t.path)));
+  if (!opts.dryRun) await reindex(vault, targets.filter((t) => written.includes(t.path)));
   if (ctx.json) {
     ctx.out(JSON.stringify({ dry_run: Boolean(opts.dryRun), files: considered, written, ...report }, null, 2));
     return;

@@ -55,7 +55,7 @@ export async function promoteCommand(ctx: Ctx, opts: PromoteOptions): Promise<vo
     glob = planGlobalPromotions(all.filter((c) => c.file.scope === 'project'), all.filter((c) => c.file.scope === 'global'), projectNames(vault.root), repoNames(vault.root));
   }
   const written: { id: string; path: string; from: string[]; scope: string }[] = [];
-  const write = (list: (Promotion & { job?: string })[], scope: 'session' | 'project' | 'global') => {
+  const write = async (list: (Promotion & { job?: string })[], scope: 'session' | 'project' | 'global') => {
     const byFile = new Map<string, { texts: string[]; ids: { id: string; from: string[] }[] }>();
     for (const p of list) {
       const e = p.representative.entry;
@@ -79,13 +79,13 @@ export async function promoteCommand(ctx: Ctx, opts: PromoteOptions): Promise<vo
       const f = describeFile(vault, abs, vault.root);
       if (!opts.dryRun) appendEntries(abs, f.path, slot.texts, scope === 'global' ? '# Global memory\n' : scope === 'session' ? '# Job memory\n' : '# Project memory\n');
       for (const s of slot.ids) written.push({ id: s.id, path: f.path, from: s.from, scope });
-      if (!opts.dryRun) reindex(vault, [f]);
+      if (!opts.dryRun) await reindex(vault, [f]);
     }
   };
   try {
-    write(sess.promote, 'session');
-    write(proj.promote, 'project');
-    write(glob.promote, 'global');
+    await write(sess.promote, 'session');
+    await write(proj.promote, 'project');
+    await write(glob.promote, 'global');
   } catch (err) {
     if (err instanceof MemError) throw err;
     throw new MemError(`promotion failed: ${(err as Error).message}`, { cause: err });

@@ -83,7 +83,7 @@ async function reinforceCommand(ctx: Ctx, idArgs: string[], opts: ReinforceOptio
     },
   }));
   const written = editFiles(edits);
-  if (!opts.dryRun) reindex(vault, [...files.values()].filter((f) => written.includes(f.path)));
+  if (!opts.dryRun) await reindex(vault, [...files.values()].filter((f) => written.includes(f.path)));
   if (ctx.json) {
     ctx.out(JSON.stringify({ dry_run: Boolean(opts.dryRun), decisions, unknown: loc.unknown }, null, 2));
     return;

@@ -179,7 +179,7 @@ async function retire(ctx: Ctx, vault: Vault, stage: Stage, opts: RetireOptions)
       return opts.dryRun ? null : r.file;
     },
   })));
-  if (!opts.dryRun) reindex(vault, files.filter((f) => written.includes(f.path)));
+  if (!opts.dryRun) await reindex(vault, files.filter((f) => written.includes(f.path)));
   return retired;
 }
 
