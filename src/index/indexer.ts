@@ -10,7 +10,7 @@ import { MemError } from '../errors.js';
 import { decodeVaultText, readVaultText } from '../vault/read.js';
 import { checkWalkMemo, DirCache } from '../vault/dircache.js';
 import { absFromRoot, probedFiles, vaultFiles, walkKey, walkPaths, type Vault, type VaultFile } from '../vault/vault.js';
-import { prepare, type Prepared, type PreparedFile } from './prepare.js';
+import { prepare, prepareFile, type Prepared, type PreparedFile } from './prepare.js';
 import { bytesHash } from '../hash.js';
 import { createIndexAt, INDEXES, isBusy, openIndex, removeDbFiles, type Db } from './db.js';
 
@@ -157,8 +157,7 @@ class Writer {
         return;
       }
       const res = this.insertEntry.run(...values);
-      const f = prep.fts[i];
-      this.insertFts.run(res.lastInsertRowid, f.title, f.body, f.context);
+      this.insertFts.run(res.lastInsertRowid, e.titleFromHeading ? e.title : '', e.body, prep.fts[i].context);
     });
     return prep.entries.length;
   }
@@ -522,11 +521,16 @@ async function applyInParallel(db: Db, p: Plan, opts: RefreshOptions, started: n
   try {
     saveCheckState(db, p);
     for (const r of p.removed) writer.remove(r.id);
-    for (let id = 0; id < Math.min(IN_FLIGHT, batches.length); id++) send(id);
+    // When rows are replaced, this thread has little to do while the worker parses (reconciling
+    // is quick; writing comes after), so it prepares every third batch itself.
+    const ownBatch = (id: number) => replacing && id % 3 === 2;
+    const forWorker = batches.map((_, id) => id).filter((id) => !ownBatch(id));
+    let sent = 0;
+    while (sent < Math.min(IN_FLIGHT, forWorker.length)) send(forWorker[sent++]);
     let seen = 0;
     for (let id = 0; id < batches.length; id++) {
-      const results = await result(id);
-      if (id + IN_FLIGHT < batches.length) send(id + IN_FLIGHT);
+      const results = ownBatch(id) ? batches[id].map((w) => prepareFile(w.file, w.row?.hash ?? null)) : await result(id);
+      if (!ownBatch(id) && sent < forWorker.length) send(forWorker[sent++]);
       batches[id].forEach((w, k) => {
         const { hash, prep, diagnostics: found } = results[k];
         if (prep === null) {

@@ -51,13 +51,16 @@ export function contextFor(entries: Entry[], i: number): string {
   return parts.join('\n');
 }
 
+/** What the index takes from an entry (its frontmatter goes in as rows[i].metadataJson). */
+export type IndexEntry = Omit<Entry, 'meta'>;
+
 /** A file read and parsed, ready to be written to the index. */
 export interface Prepared {
-  entries: Entry[];
+  entries: IndexEntry[];
   format: FileFormat | null;
   error: string | null;
-  /** Per entry: the FTS columns and their hash. */
-  fts: { title: string; body: string; context: string; hash: string }[];
+  /** Per entry: the FTS context column (title and body are the entry's) and the hash of all three. */
+  fts: { context: string; hash: string }[];
   /** Per entry: the values of its index row that take work to compute. */
   rows: { learningType: string; metadataJson: string; rowHash: string; contentHash: string }[];
 }
@@ -69,10 +72,18 @@ export function prepare(file: VaultFile, read: ReadResult, diags: Diagnostic[]):
   }
   const parsed = parseMemoryFile(read.text, file.path);
   for (const d of parsed.diagnostics) diags.push({ ...d, severity: 'warning', message: `${d.message}; entry skipped` });
+  // The FTS row's hash: its own text, and for a neighbours' context the hashes of the neighbours'
+  // text it is cut from (a context is a function of those and this entry's body length). Hashing
+  // those instead of the context itself hashes each text once, not up to five times.
+  const texts = parsed.entries.map((e) => quickHash(`${e.titleFromHeading ? 1 : 0}\u0000${e.title}\u0000${e.body}`));
   const fts = parsed.entries.map((e, i) => {
-    const title = e.titleFromHeading ? e.title : '';
     const context = contextFor(parsed.entries, i);
-    return { title, body: e.body, context, hash: quickHash(`${title}\u0000${e.body}\u0000${context}`) };
+    let from = context;
+    if (e.kind !== 'note' && context !== '') {
+      from = `${context.length}`;
+      for (let d = -CONTEXT_NEIGHBOURS; d <= CONTEXT_NEIGHBOURS; d++) if (d !== 0) from += `\u0000${texts[i + d] ?? '-'}`;
+    }
+    return { context, hash: quickHash(`${texts[i]}\u0000${from}`) };
   });
   const rows = parsed.entries.map((e) => {
     const learningType = typeof e.meta.learning_type === 'string' && LEARNING_TYPES.includes(e.meta.learning_type) ? e.meta.learning_type : file.learningType;

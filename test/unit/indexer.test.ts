@@ -161,6 +161,28 @@ describe('indexer', () => {
     expect(rows(vault, "SELECT count(*) AS n FROM entries_fts WHERE entries_fts MATCH 'redis'")).toEqual([{ n: 0 }]);
   });
 
+  it("keeps neighbours' context in step: an edited entry changes the context rows of the entries beside it", async () => {
+    const v = tempVault();
+    const turns = ['We met at the harbour.', 'The ferry was late again.', 'Then we took the train home.', 'It rained all evening.', 'Next day was sunny.'];
+    v.write('memory/chat.md', turns.map((t, i) => entry(`t${i}`, t)).join(''));
+    const vault = await openVault({ root: v.root, env: { MEM_HOME: v.home } });
+    refresh(vault);
+    const match = (w: string) => (rows(vault, 'SELECT e.entry_id AS id FROM entries_fts f JOIN entries e ON e.rowid = f.rowid WHERE entries_fts MATCH ? ORDER BY id', w) as { id: string }[]).map((r) => r.id);
+    expect(match('ferry')).toEqual(['t0', 't1', 't2', 't3']); // t1 itself, and the context of two on each side
+    v.write('memory/chat.md', v.read('memory/chat.md').replace('The ferry was late again.', 'The bus was late again.'));
+    refresh(vault);
+    expect(match('ferry')).toEqual([]);
+    expect(match('bus')).toEqual(['t0', 't1', 't2', 't3']);
+    // A longer body leaves less room for context: the far neighbour drops out of t2's context.
+    v.write('memory/chat.md', v.read('memory/chat.md').replace('Then we took the train home.', `Then we took the train home. ${'Long story. '.repeat(95)}`));
+    refresh(vault);
+    const dump = () => rows(vault, 'SELECT entry_id, fts_hash, row_hash FROM entries ORDER BY ordinal');
+    const ctx = (w: string) => match(w);
+    const incremental = { rows: dump(), harbour: ctx('harbour'), sunny: ctx('sunny'), bus: ctx('bus') };
+    await rebuildIndex(vault);
+    expect({ rows: dump(), harbour: ctx('harbour'), sunny: ctx('sunny'), bus: ctx('bus') }).toEqual(incremental);
+  });
+
   it('catches a same-size edit within the racy window', async () => {
     const { v, vault } = await setup();
     refresh(vault);
