@@ -9,7 +9,7 @@ import { DEFAULTS, KEY_ORDER } from './entry.js';
 import { parseMemoryFile, serializeFile, type ParsedFile } from './format.js';
 import { formatFrontmatter } from './frontmatter.js';
 import { readVaultText } from './read.js';
-import { acquireLock, withFileLock, writeFileAtomic } from './write.js';
+import { acquireLock, withFileLock, type FileLock } from './write.js';
 
 export interface NewEntry {
   id?: string;
@@ -61,7 +61,7 @@ function readForWrite(abs: string, display: string): string | null {
 
 /** Append entries to a memory file (creating it with `preamble` if needed). */
 export function appendEntries(abs: string, display: string, texts: string[], preamble = ''): void {
-  withFileLock(abs, () => {
+  withFileLock(abs, (lock) => {
     const current = readForWrite(abs, display);
     let out = current ?? preamble;
     for (const t of texts) {
@@ -69,7 +69,7 @@ export function appendEntries(abs: string, display: string, texts: string[], pre
       if (out !== '' && !out.endsWith('\n\n')) out += '\n';
       out += t;
     }
-    writeFileAtomic(abs, out);
+    lock.replace(out);
   }, display);
 }
 
@@ -78,7 +78,7 @@ export function appendEntries(abs: string, display: string, texts: string[], pre
  * (or null for "no change"). Refuses a file with malformed entries when `strict` is set.
  */
 export function rewriteFile(abs: string, display: string, change: (file: ParsedFile) => ParsedFile | null, opts: { strict?: boolean } = {}): boolean {
-  return withFileLock(abs, () => {
+  return withFileLock(abs, (lock) => {
     const text = readForWrite(abs, display);
     if (text === null) throw new MemError('file not found', { where: { file: display } });
     const parsed = parseMemoryFile(text, display);
@@ -90,7 +90,7 @@ export function rewriteFile(abs: string, display: string, change: (file: ParsedF
     if (!next) return false;
     const out = serializeFile(next);
     if (out === text) return false;
-    writeFileAtomic(abs, out);
+    lock.replace(out);
     return true;
   }, display);
 }
@@ -115,9 +115,9 @@ export function editFiles(edits: FileEdit[]): string[] {
  */
 export function editFilesTogether(targets: { abs: string; path: string }[], plan: (parsed: ParsedFile[]) => (ParsedFile | null)[], opts: { hint?: string } = {}): string[] {
   const order = targets.map((_, i) => i).sort((a, b) => (targets[a].abs < targets[b].abs ? -1 : targets[a].abs > targets[b].abs ? 1 : 0));
-  const releases: (() => void)[] = [];
+  const locks: FileLock[] = [];
   try {
-    for (const i of order) releases.push(acquireLock(targets[i].abs, targets[i].path));
+    for (const i of order) locks[i] = acquireLock(targets[i].abs, targets[i].path);
     const texts: string[] = [];
     const parsed: ParsedFile[] = [];
     for (const t of targets) {
@@ -132,16 +132,16 @@ export function editFilesTogether(targets: { abs: string; path: string }[], plan
       parsed.push(p);
     }
     const next = plan(parsed);
-    const planned: { abs: string; path: string; text: string }[] = [];
+    const planned: { i: number; text: string }[] = [];
     next.forEach((n, i) => {
       if (!n) return;
       const out = serializeFile(n);
-      if (out !== texts[i]) planned.push({ abs: targets[i].abs, path: targets[i].path, text: out });
+      if (out !== texts[i]) planned.push({ i, text: out });
     });
-    for (const p of planned) writeFileAtomic(p.abs, p.text);
-    return planned.map((p) => p.path);
+    for (const p of planned) locks[p.i].replace(p.text);
+    return planned.map((p) => targets[p.i].path);
   } finally {
-    for (const r of releases.reverse()) r();
+    for (const i of [...order].reverse()) locks[i]?.release();
   }
 }
 
@@ -160,11 +160,11 @@ export interface Append {
  */
 export function appendTogether(appends: Append[], check?: (parsed: (ParsedFile | null)[]) => void): string[] {
   const order = appends.map((_, i) => i).sort((a, b) => (appends[a].abs < appends[b].abs ? -1 : appends[a].abs > appends[b].abs ? 1 : 0));
-  const releases: (() => void)[] = [];
+  const locks: FileLock[] = [];
   try {
     for (const i of order) {
       fs.mkdirSync(path.dirname(appends[i].abs), { recursive: true });
-      releases.push(acquireLock(appends[i].abs, appends[i].path));
+      locks[i] = acquireLock(appends[i].abs, appends[i].path);
     }
     const texts = appends.map((a) => readForWrite(a.abs, a.path));
     const parsed = texts.map((t, i) => {
@@ -186,11 +186,11 @@ export function appendTogether(appends: Append[], check?: (parsed: (ParsedFile |
         if (out !== '' && !out.endsWith('\n\n')) out += '\n';
         out += t;
       }
-      writeFileAtomic(a.abs, out);
+      locks[i].replace(out);
       written.push(a.path);
     });
     return written;
   } finally {
-    for (const r of releases.reverse()) r();
+    for (const i of [...order].reverse()) locks[i]?.release();
   }
 }

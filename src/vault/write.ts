@@ -1,5 +1,9 @@
 // Safe writes to the user's files: an exclusive lock per file (a hidden `.NAME.lock` beside it)
-// and atomic replacement (temp file in the same folder, fsync, rename).
+// and atomic replacement. A locked file is replaced through its lock: the new text is written
+// into the lock file, synced, and the lock file renamed over the file, so the write and the
+// release are one rename and no second file is created (creating a file is the slow part of a
+// write on many disks: ~0.5-0.9 ms each on the bench machine, where `mem compact` rewrites a
+// thousand files). A file with no lock (or none yet) is written through a temp file.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -15,11 +19,15 @@ function sleep(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
+/** A lock holding text that is not a pid is a replacement being written; that takes milliseconds. */
+const WRITING_STALE_MS = 30 * 1000;
+
 function isStale(lock: string): { stale: boolean; pid?: number } {
   try {
     const text = fs.readFileSync(lock, 'utf8');
-    const pid = Number.parseInt(text, 10);
     const age = Date.now() - fs.statSync(lock).mtimeMs;
+    if (text !== '' && !/^\d+\n?$/.test(text)) return { stale: age > WRITING_STALE_MS };
+    const pid = Number.parseInt(text, 10);
     if (age > STALE_MS) return { stale: true, pid };
     if (Number.isInteger(pid) && pid > 0) {
       try {
@@ -40,17 +48,24 @@ export function lockTimeoutMs(): number {
 }
 
 /** Run `fn` holding the write lock of `file`; waits up to the lock timeout for another writer. */
-export function withFileLock<T>(file: string, fn: () => T, displayName = file): T {
-  const release = acquireLock(file, displayName);
+export function withFileLock<T>(file: string, fn: (lock: FileLock) => T, displayName = file): T {
+  const lock = acquireLock(file, displayName);
   try {
-    return fn();
+    return fn(lock);
   } finally {
-    release();
+    lock.release();
   }
 }
 
-/** Take the write lock of `file` (waiting up to the lock timeout); returns the release function. */
-export function acquireLock(file: string, displayName = file): () => void {
+export interface FileLock {
+  /** Replace the file with `text` atomically, keeping its mode; the lock is released by it. */
+  replace(text: string): void;
+  /** Release the lock (nothing to do after replace). */
+  release(): void;
+}
+
+/** Take the write lock of `file` (waiting up to the lock timeout). */
+export function acquireLock(file: string, displayName = file): FileLock {
   const lock = lockPath(file);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const deadline = Date.now() + lockTimeoutMs();
@@ -78,9 +93,44 @@ export function acquireLock(file: string, displayName = file): () => void {
     }
   }
   const held = fd;
-  return () => {
+  let open = true;
+  const release = () => {
+    if (!open) return;
+    open = false;
     fs.closeSync(held);
     fs.rmSync(lock, { force: true });
+  };
+  return {
+    release,
+    replace(text: string): void {
+      if (!open) throw new Error(`the lock of ${displayName} is no longer held`);
+      let mode: number;
+      try {
+        mode = fs.statSync(file).mode & 0o7777;
+      } catch {
+        // A new file: the temp-file path gives it the usual mode (umask applied); then unlock.
+        writeFileAtomic(file, text);
+        release();
+        return;
+      }
+      try {
+        const buf = Buffer.from(text, 'utf8');
+        fs.ftruncateSync(held, 0);
+        for (let off = 0; off < buf.length; ) off += fs.writeSync(held, buf, off, buf.length - off, off);
+        fs.fchmodSync(held, mode);
+        fs.fsyncSync(held);
+        fs.closeSync(held);
+        open = false;
+        fs.renameSync(lock, file);
+      } catch (err) {
+        if (open) {
+          open = false;
+          fs.closeSync(held);
+        }
+        fs.rmSync(lock, { force: true });
+        throw new MemError(`cannot write ${displayName}: ${(err as Error).message}`, { cause: err });
+      }
+    },
   };
 }
 
