@@ -3,6 +3,7 @@
 
 import fs from 'node:fs';
 import { MemError, usageError } from '../errors.js';
+import { writeStdout } from './stdout.js';
 
 export interface GlobalOptions {
   root?: string;
@@ -27,21 +28,25 @@ export interface Ctx {
 }
 
 export function makeCtx(g: GlobalOptions): Ctx {
-  const stdoutTTY = Boolean(process.stdout.isTTY);
-  const stderrTTY = Boolean(process.stderr.isTTY);
-  const color = g.color !== false && !('NO_COLOR' in process.env && process.env.NO_COLOR !== '') && stdoutTTY;
   const quiet = Boolean(g.quiet);
+  // Asked only when needed (human output, spinners): asking creates Node's stdio streams.
   return {
     root: g.root,
     json: Boolean(g.json),
     quiet,
     debug: Boolean(g.debug),
-    color,
+    get color() {
+      return g.color !== false && !('NO_COLOR' in process.env && process.env.NO_COLOR !== '') && this.stdoutTTY;
+    },
     cwd: process.cwd(),
-    stdoutTTY,
-    stderrTTY,
+    get stdoutTTY() {
+      return Boolean(process.stdout.isTTY);
+    },
+    get stderrTTY() {
+      return Boolean(process.stderr.isTTY);
+    },
     out: (text) => {
-      process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+      writeStdout(text.endsWith('\n') ? text : `${text}\n`);
     },
     warn: (text) => {
       if (!quiet) process.stderr.write(`mem: warning: ${text}\n`);

@@ -3,6 +3,7 @@
 
 import { Command, CommanderError } from 'commander';
 import { EXIT_FAIL, EXIT_USAGE, MemError, formatWhere } from '../errors.js';
+import { writeStdout } from './stdout.js';
 
 type Register = (program: Command) => void;
 
@@ -53,6 +54,7 @@ async function buildProgram(argv: string[]): Promise<Command> {
     .configureHelp({ showGlobalOptions: true })
     .exitOverride()
     .configureOutput({
+      writeOut: writeStdout,
       outputError: (str, write) => write(`mem: ${str.replace(/^error: /, '').trimEnd()}\n`),
     })
     .addHelpText('after', `
@@ -90,9 +92,6 @@ function printError(err: unknown, debug: boolean): number {
 
 export async function main(argv: string[]): Promise<number> {
   const debug = argv.includes('--debug');
-  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE') process.exit(0);
-  });
   const program = await buildProgram(argv);
   try {
     await program.parseAsync(argv, { from: 'user' });

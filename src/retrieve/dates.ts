@@ -32,6 +32,8 @@ function month(y: number, m: number): DayRange {
 /** The day or month ranges a query names with a year; none for a bare "May" or "2023". */
 export function queryDates(query: string): DayRange[] {
   const q = query.toLowerCase();
+  // Every form has a four-digit year: without one, the month patterns need not even be compiled.
+  if (!/\d{4}/.test(q)) return [];
   const out: DayRange[] = [];
   const taken: [number, number][] = [];
   const scan = (re: RegExp, make: (m: RegExpExecArray) => DayRange | null) => {

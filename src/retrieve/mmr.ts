@@ -35,23 +35,40 @@ export interface MmrPick {
 /**
  * Greedy MMR selection of up to `limit` items. With `maxChars`, an item that does not fit the
  * remaining budget is skipped and selection goes on with the next best.
+ *
+ * Lazy greedy, the same picks as the plain loop: an item's similarity to the picks only grows,
+ * so its value computed against fewer picks is an upper bound; an item whose bound cannot beat
+ * the best value found so far is not compared (nor tokenised), and when items come best first,
+ * the scan stops at the first whose score alone cannot. A search compares a few dozen pairs, not
+ * every candidate with every pick.
  */
 export function selectMmr(items: MmrItem[], limit: number, maxChars?: number, lambda = MMR_LAMBDA): MmrPick[] {
   const n = items.length;
   if (n === 0 || limit <= 0) return [];
   const top = Math.max(...items.map((i) => i.score)) || 1;
+  let sorted = true;
+  for (let i = 1; i < n && sorted; i++) if (items[i].score > items[i - 1].score) sorted = false;
   const tokens: (Set<string> | undefined)[] = new Array(n);
   const tok = (i: number) => (tokens[i] ??= tokenSet(items[i].body));
   const maxSim = new Float64Array(n);
+  /** How many of the picks each item has been compared with. */
+  const seen = new Int32Array(n);
   const done = new Uint8Array(n);
   const picks: MmrPick[] = [];
+  const pickTokens: Set<string>[] = [];
   let budget = maxChars ?? Infinity;
   while (picks.length < limit) {
     let best = -1;
     let bestVal = -Infinity;
     for (let i = 0; i < n; i++) {
-      if (done[i]) continue;
-      const val = lambda * (items[i].score / top) - (1 - lambda) * maxSim[i];
+      const rel = lambda * (items[i].score / top);
+      if (sorted && rel <= bestVal) break;
+      if (done[i] || rel - (1 - lambda) * maxSim[i] <= bestVal) continue;
+      for (; seen[i] < pickTokens.length; seen[i]++) {
+        const s = jaccard(tok(i), pickTokens[seen[i]]);
+        if (s > maxSim[i]) maxSim[i] = s;
+      }
+      const val = rel - (1 - lambda) * maxSim[i];
       if (val > bestVal) {
         bestVal = val;
         best = i;
@@ -62,12 +79,7 @@ export function selectMmr(items: MmrItem[], limit: number, maxChars?: number, la
     if (items[best].size > budget) continue;
     budget -= items[best].size;
     picks.push({ index: best, mmr: bestVal });
-    const bt = tok(best);
-    for (let i = 0; i < n; i++) {
-      if (done[i]) continue;
-      const s = jaccard(tok(i), bt);
-      if (s > maxSim[i]) maxSim[i] = s;
-    }
+    pickTokens.push(tok(best));
   }
   return picks;
 }

@@ -8,6 +8,7 @@ import { selectMmr } from './mmr.js';
 import { POLICIES, type ScoreParts } from './policy.js';
 import { queryTerms } from './terms.js';
 import { inRanges, queryDates } from './dates.js';
+import { wordRegexes } from './wordchars.js';
 
 export interface SearchRequest {
   query: string;
@@ -116,19 +117,25 @@ export function lightStem(w: string): string {
   if (s.endsWith('ies')) s = `${s.slice(0, -3)}y`;
   else if (s.endsWith('sses')) s = s.slice(0, -2);
   else if (s.endsWith('s') && !s.endsWith('ss') && !s.endsWith('us')) s = s.slice(0, -1);
-  const m = /(?:ing|ed|ly)$/.exec(s);
-  if (m && s.length - m[0].length >= 3) s = s.slice(0, -m[0].length);
+  const cut = s.endsWith('ing') ? 3 : s.endsWith('ed') || s.endsWith('ly') ? 2 : 0;
+  if (cut > 0 && s.length - cut >= 3) s = s.slice(0, -cut);
   return s;
 }
 
 /** The share of `terms` an entry's own text contains (an identifier term: as a substring). */
 export function coverageOf(terms: string[]): (text: string) => number {
   if (terms.length < 2) return () => 0;
-  const words = terms.filter((t) => /^[\p{L}\p{N}]+$/u.test(t)).map(lightStem);
-  const idents = terms.filter((t) => !/^[\p{L}\p{N}]+$/u.test(t));
+  const isWord = (t: string) => wordRegexes(t).only.test(t);
+  const words = terms.filter(isWord).map(lightStem);
+  const idents = terms.filter((t) => !isWord(t));
+  const wanted = new Set(words);
   return (text) => {
     const lower = text.toLowerCase();
-    const own = new Set((lower.match(/[\p{L}\p{N}]+/gu) ?? []).map(lightStem));
+    const own = new Set<string>();
+    for (const w of lower.match(wordRegexes(lower).word) ?? []) {
+      const s = lightStem(w);
+      if (wanted.has(s)) own.add(s);
+    }
     let hit = 0;
     for (const w of words) if (own.has(w)) hit++;
     for (const t of idents) if (lower.includes(t)) hit++;

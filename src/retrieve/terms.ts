@@ -2,6 +2,7 @@
 // whole; every term quoted for FTS5 and OR-joined, so no user punctuation can raise.
 
 import { isStopword } from './stopwords.js';
+import { wordRegexes } from './wordchars.js';
 
 export interface QueryTerms {
   /** Terms in query order, deduplicated; identifiers keep their punctuation. */
@@ -15,13 +16,11 @@ export interface QueryTerms {
 }
 
 export const MAX_TERMS = 64;
-const WORD = /[\p{L}\p{N}]+/gu;
-// A token with inner punctuation that joins word parts: paths, dotted names, snake/kebab case.
-const IDENT = /^[\p{L}\p{N}]+(?:[._\/:-]+[\p{L}\p{N}]+)+$/u;
 
 /** Split text into lowercase word tokens (the same notion of "word" MMR and snippets use). */
 export function words(text: string): string[] {
-  return text.toLowerCase().match(WORD) ?? [];
+  const lower = text.toLowerCase();
+  return lower.match(wordRegexes(lower).word) ?? [];
 }
 
 export function queryTerms(query: string, maxTerms = MAX_TERMS): QueryTerms {
@@ -40,21 +39,23 @@ export function queryTerms(query: string, maxTerms = MAX_TERMS): QueryTerms {
   };
   for (const raw of query.split(/\s+/)) {
     if (truncated) break;
-    const token = raw.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '').toLowerCase().replace(/\u2019/g, "'");
+    const rx = wordRegexes(raw);
+    // A token with inner punctuation that joins word parts (a path, a dotted name) stays whole.
+    const token = raw.replace(rx.edges, '').toLowerCase().replace(/\u2019/g, "'");
     if (!token) continue;
     // A contraction that is a stopword as a whole ("won't", "they'd") is dropped whole, not split.
     if (token.includes("'") && isStopword(token)) {
       sawWord = true;
       continue;
     }
-    if (IDENT.test(token)) {
+    if (rx.ident.test(token)) {
       sawWord = true;
       add(token);
       continue;
     }
-    for (const w of token.match(WORD) ?? []) {
+    for (const w of token.match(rx.word) ?? []) {
       sawWord = true;
-      if (isStopword(w) || (w.length < 2 && !/\p{N}/u.test(w))) continue;
+      if (isStopword(w) || (w.length < 2 && !rx.digit.test(w))) continue;
       add(w);
     }
   }

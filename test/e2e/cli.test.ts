@@ -1,4 +1,5 @@
 // End to end: the built bin/mem.js in temporary vaults, real files, real SQLite.
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -284,5 +285,23 @@ describe('mem index --rebuild with the parse worker', () => {
     const touched = mem(['index'], { cwd: v.root, home: v.home });
     expect(touched.stdout).toMatch(/0 changed, 0 removed/);
     expect(dump()).toEqual(refreshed);
+  });
+});
+
+describe('standard output', () => {
+  it('carries big outputs whole through a pipe, and ends quietly when the reader goes away', async () => {
+    const { memAsync, BIN } = await import('../helpers.js');
+    const v = tempVault();
+    v.write('MEMORY.md', Array.from({ length: 1500 }, (_, i) => entry(`id-${i}`, `## Learning number ${i}\n\n${'A long body line that takes room in the output. '.repeat(6)}${i}`)).join(''));
+    const r = await memAsync(['list', '--limit', '100000', '--json'], { cwd: v.root, home: v.home });
+    expect(r.status).toBe(0);
+    expect(r.stdout.length).toBeGreaterThan(512 * 1024); // far more than a pipe holds at once
+    expect(r.json().entries).toHaveLength(1500);
+    // `mem … | head -1`: the pipe closes early; mem exits 0 without a word on stderr.
+    const sh = spawnSync('bash', ['-c', `"${process.execPath}" "${BIN}" list --limit 100000 | head -1; echo "status \${PIPESTATUS[0]}" >&2`], {
+      cwd: v.root, env: { ...process.env, MEM_HOME: v.home, MEM_ROOT: undefined, NO_COLOR: '1' }, encoding: 'utf8',
+    });
+    expect(sh.stdout.trim().split('\n')).toHaveLength(1);
+    expect(sh.stderr.trim()).toBe('status 0');
   });
 });

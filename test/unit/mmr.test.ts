@@ -27,4 +27,48 @@ describe('MMR and budget', () => {
     const items = Array.from({ length: 20 }, (_, i) => ({ score: 1 - i / 100, body: `doc ${i} unique${i}`, size: 1 }));
     expect(selectMmr(items, 5)).toHaveLength(5);
   });
+  it('picks exactly what the plain greedy loop picks (sorted or not, with or without a budget)', () => {
+    const plain = (items: { score: number; body: string; size: number }[], limit: number, maxChars?: number, lambda = 0.7) => {
+      const top = Math.max(...items.map((i) => i.score)) || 1;
+      const toks = items.map((i) => tokenSet(i.body));
+      const maxSim = new Float64Array(items.length);
+      const done = new Uint8Array(items.length);
+      const picks: { index: number; mmr: number }[] = [];
+      let budget = maxChars ?? Infinity;
+      while (picks.length < limit) {
+        let best = -1;
+        let bestVal = -Infinity;
+        for (let i = 0; i < items.length; i++) {
+          if (done[i]) continue;
+          const val = lambda * (items[i].score / top) - (1 - lambda) * maxSim[i];
+          if (val > bestVal) {
+            bestVal = val;
+            best = i;
+          }
+        }
+        if (best === -1) break;
+        done[best] = 1;
+        if (items[best].size > budget) continue;
+        budget -= items[best].size;
+        picks.push({ index: best, mmr: bestVal });
+        for (let i = 0; i < items.length; i++) if (!done[i]) maxSim[i] = Math.max(maxSim[i], jaccard(toks[i], toks[best]));
+      }
+      return picks;
+    };
+    let seed = 5;
+    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n);
+    const vocab = Array.from({ length: 30 }, (_, i) => `w${i}`);
+    for (let round = 0; round < 300; round++) {
+      const n = 1 + rand(70);
+      const items = Array.from({ length: n }, () => ({
+        score: rand(4) === 0 ? 0.5 : rand(1000) / 1000, // ties too
+        body: Array.from({ length: 1 + rand(12) }, () => vocab[rand(rand(2) ? 8 : 30)]).join(' '),
+        size: 1 + rand(400),
+      }));
+      if (round % 2 === 0) items.sort((a, b) => b.score - a.score);
+      const limit = 1 + rand(15);
+      const maxChars = rand(3) === 0 ? 500 + rand(2000) : undefined;
+      expect(selectMmr(items, limit, maxChars), `round ${round}`).toEqual(plain(items, limit, maxChars));
+    }
+  });
 });

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { withIndex } from '../../src/index/open.js';
 import { buildContext } from '../../src/retrieve/context.js';
-import { CONTEXT_ONLY_FACTOR, coverageOf, runSearch, type SearchRequest } from '../../src/retrieve/search.js';
+import { CONTEXT_ONLY_FACTOR, coverageOf, runSearch, type SearchRequest, lightStem } from '../../src/retrieve/search.js';
 import { DEFAULT_SCOPE_MULTIPLIERS } from '../../src/vault/scope.js';
 import { openVault } from '../../src/vault/vault.js';
 import { cleanup, entry, tempVault } from '../helpers.js';
@@ -147,5 +147,16 @@ describe('file prior', () => {
     for (const v of p.values()) expect(v).toBeLessThanOrEqual(1);
     const single = filePrior([row(1, 'x.md', -5), row(2, 'x.md', -2.5)], -5);
     expect([single.get(1), single.get(2)]).toEqual([1, 0.5]);
+  });
+});
+
+describe('lightStem', () => {
+  it('strips the usual suffixes symmetrically, and leaves short words alone', () => {
+    const cases: [string, string][] = [
+      ['studies', 'study'], ['classes', 'class'], ['tests', 'test'], ['testing', 'test'], ['tested', 'test'], ['quickly', 'quick'],
+      ['status', 'status'], ['glass', 'glass'], ['red', 'red'], ['shed', 'shed'], ['shredded', 'shredd'], ['sing', 'sing'], ['bring', 'bring'],
+      ['feeds', 'feed'], ['rings', 'ring'], ['fly', 'fly'], ['early', 'ear'], ['deployed', 'deploy'],
+    ];
+    for (const [w, s] of cases) expect(lightStem(w), w).toBe(s);
   });
 });

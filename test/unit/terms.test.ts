@@ -1,6 +1,7 @@
+import { wordRegexes } from '../../src/retrieve/wordchars.js';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { queryTerms } from '../../src/retrieve/terms.js';
+import { queryTerms, words } from '../../src/retrieve/terms.js';
 import { queryDates } from '../../src/retrieve/dates.js';
 
 describe('queryTerms', () => {
@@ -49,5 +50,28 @@ describe('queryTerms', () => {
     }
     const q = queryTerms('cafe resume');
     expect(db.prepare('SELECT count(*) AS n FROM t WHERE t MATCH ?').get(q.match)).toEqual({ n: 1 });
+  });
+});
+
+describe('word characters', () => {
+  it('the ASCII regexes give the Unicode ones\' answers on ASCII text', () => {
+    const ascii = wordRegexes('plain');
+    const uni = wordRegexes('ü');
+    expect(ascii).not.toBe(uni);
+    let seed = 11;
+    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n);
+    for (let i = 0; i < 2000; i++) {
+      const s = Array.from({ length: rand(24) }, () => String.fromCharCode(rand(128))).join('');
+      expect(s.match(ascii.word), JSON.stringify(s)).toEqual(s.match(uni.word));
+      expect(ascii.only.test(s), JSON.stringify(s)).toBe(uni.only.test(s));
+      expect(ascii.ident.test(s), JSON.stringify(s)).toBe(uni.ident.test(s));
+      expect(s.replace(ascii.edges, ''), JSON.stringify(s)).toBe(s.replace(uni.edges, ''));
+      expect(ascii.digit.test(s), JSON.stringify(s)).toBe(uni.digit.test(s));
+    }
+  });
+
+  it('non-ASCII queries still split on every script\'s letters', () => {
+    expect(queryTerms('Zürich café — naïve straße 東京').terms).toEqual(['zürich', 'café', 'naïve', 'straße', '東京']);
+    expect(words('Ärger über „Umlaute“')).toEqual(['ärger', 'über', 'umlaute']);
   });
 });

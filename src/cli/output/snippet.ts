@@ -1,6 +1,6 @@
 // A short excerpt of a hit's body around the query terms, with the matching words marked.
 
-const WORD = /[\p{L}\p{N}]+/gu;
+import { wordRegexes } from '../../retrieve/wordchars.js';
 
 function stemPrefix(term: string): string {
   return term.length <= 4 ? term : term.slice(0, Math.max(4, term.length - 3));
@@ -14,9 +14,9 @@ export interface Snippet {
 
 export function snippet(body: string, terms: string[], width = 220): Snippet {
   const text = body.replace(/\s+/g, ' ').trim();
-  const prefixes = terms.flatMap((t) => t.toLowerCase().match(WORD) ?? []).map(stemPrefix);
+  const prefixes = terms.flatMap((t) => t.toLowerCase().match(wordRegexes(t).word) ?? []).map(stemPrefix);
   const hits: [number, number][] = [];
-  for (const m of text.matchAll(WORD)) {
+  for (const m of text.matchAll(wordRegexes(text).word)) {
     const w = m[0].toLowerCase();
     if (prefixes.some((p) => w.startsWith(p))) hits.push([m.index!, m.index! + m[0].length]);
   }
