@@ -16,17 +16,16 @@ export function sha1Hex(data: string | Buffer): string {
 // versions; never stored in files. One loop per input kind: a per-element callback would cost
 // more than the hash.
 
-/** A hex digit's character code. */
-const digit = (x: number) => (x < 10 ? 48 + x : 87 + x);
+/** Two hex digits per byte value. */
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 
-/** Two 32-bit lanes as 16 hex digits (built in one call: Number#toString(16) costs ~0.4 µs per lane). */
+/**
+ * Two 32-bit lanes as 16 hex digits, a byte at a time from a table: Number#toString(16) costs
+ * ~0.35 µs a lane once the code is hot (0.2 s per 100k entries indexed), and this stays cheap in
+ * a short run too, where code runs unoptimised.
+ */
 function hex64(a: number, b: number): string {
-  return String.fromCharCode(
-    digit((a >>> 28) & 15), digit((a >>> 24) & 15), digit((a >>> 20) & 15), digit((a >>> 16) & 15),
-    digit((a >>> 12) & 15), digit((a >>> 8) & 15), digit((a >>> 4) & 15), digit(a & 15),
-    digit((b >>> 28) & 15), digit((b >>> 24) & 15), digit((b >>> 20) & 15), digit((b >>> 16) & 15),
-    digit((b >>> 12) & 15), digit((b >>> 8) & 15), digit((b >>> 4) & 15), digit(b & 15),
-  );
+  return HEX[a >>> 24] + HEX[(a >>> 16) & 255] + HEX[(a >>> 8) & 255] + HEX[a & 255] + HEX[b >>> 24] + HEX[(b >>> 16) & 255] + HEX[(b >>> 8) & 255] + HEX[b & 255];
 }
 
 /** A string's hash (entry text and metadata). */

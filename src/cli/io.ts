@@ -109,7 +109,8 @@ export function readStdin(): string {
 export function progressFactory(ctx: Ctx, label = 'indexing'): (total: number) => Promise<((done: number, total: number) => void) | undefined> {
   return async (total) => {
     // A pty with no size (columns 0) makes spinners redraw without end: no spinner there.
-    if (ctx.quiet || !ctx.stderrTTY || !(process.stderr.columns > 0) || total < 100) return undefined;
+    // The count first: asking about the terminal creates Node's stderr stream (3 ms).
+    if (total < 100 || ctx.quiet || !ctx.stderrTTY || !(process.stderr.columns > 0)) return undefined;
     const { default: ora } = await import('ora');
     const spinner = ora({ text: `${label} 0/${total} files`, stream: process.stderr }).start();
     return (done, all) => {

@@ -89,7 +89,11 @@ class Writer {
     this.insertFts = db.prepare('INSERT INTO entries_fts(rowid, title, body, context) VALUES (?, ?, ?, ?)');
   }
 
+  /** Whether a row written so far is racy (the stat digest is then '' whatever the others are). */
+  wroteRacy = false;
+
   touch(id: number, st: FileStat, racy: boolean): void {
+    if (racy) this.wroteRacy = true;
     this.updateFileStat.run(st.mtimeMs, st.ctimeMs, st.size, racy ? 1 : 0, id);
   }
 
@@ -129,6 +133,7 @@ class Writer {
 
   /** Write a file's entries; rows in `keep` (entry index → rowid) only get their metadata updated. */
   put(existingId: number | undefined, file: VaultFile, st: FileStat, hash: string, racy: boolean, prep: Prepared, keep: Map<number, OldRow>): number {
+    if (racy) this.wroteRacy = true;
     const row = {
       path: file.path, abs: file.abs, mtime_ms: st.mtimeMs, ctime_ms: st.ctimeMs, size: st.size, hash, racy: racy ? 1 : 0,
       scope: file.scope, learning_type: file.learningType, format: prep.format, entry_count: prep.entries.length, error: prep.error,
@@ -271,7 +276,7 @@ function applyPlan(db: Db, p: Plan, opts: RefreshOptions, started: number): Inde
         opts.onProgress(i + 1, total);
       }
     });
-    saveStatDigest(db);
+    saveStatDigest(db, writer.wroteRacy);
   });
   tx.immediate();
   return { files: p.files, changed, removed: p.removed.length, entries: countEntries(db), ms: Date.now() - started, diagnostics };
@@ -379,8 +384,15 @@ function digestFiles(vault: Vault, paths: string[]): { digest: StatDigest; probe
   return { digest: d, probed, stats: stats.subarray(0, 3 * n) };
 }
 
-/** Digest the files table after a write (see StatDigest); '' when a row is racy. */
-function saveStatDigest(db: Db): void {
+/**
+ * Digest the files table after a write (see StatDigest); '' when a row is racy. A write that
+ * just stored a racy row (an edit seconds old: the usual one-file refresh) knows that already.
+ */
+function saveStatDigest(db: Db, wroteRacy = false): void {
+  if (wroteRacy) {
+    db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('stat_digest', '')").run();
+    return;
+  }
   const rows = db.prepare('SELECT path, mtime_ms, ctime_ms, size, racy FROM files').raw().all() as [string, number, number, number, number][];
   const d = new StatDigest();
   let racy = false;
@@ -549,7 +561,7 @@ async function applyInParallel(db: Db, p: Plan, opts: RefreshOptions, started: n
       stash[i] = undefined as never;
       tick(i + 1 === stash.length ? p.work.length : Math.round((p.work.length * (i + 1)) / stash.length));
     });
-    saveStatDigest(db);
+    saveStatDigest(db, writer.wroteRacy);
     db.exec('COMMIT');
   } catch (err) {
     if (db.inTransaction) db.exec('ROLLBACK');
