@@ -168,7 +168,7 @@ function duplicateOf(l: Learning, known: { title: string; tokens: TokenSet }[], 
 
 /** An entry's title without mem's "[date] Type: " prefix or a cut-off last word. */
 function bareTitle(title: string): string {
-  return title.replace(/^\[[^\]]*\]\s*/, '').replace(/^\w+:\s*/, '').replace(/\s*\S*…$/, '').trim();
+  return title.replace(/^\[[^\]]*\]\s*/, '').replace(/^\w+:\s*/, '').replace(/\s*\S*\u2026$/, '').trim();
 }
 
 function knownOf(parsed: ParsedFile | null, vocab: TokenVocab): { title: string; tokens: TokenSet }[] {

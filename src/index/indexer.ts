@@ -131,7 +131,7 @@ class Writer {
     return keep;
   }
 
-  /** Write a file's entries; rows in `keep` (entry index → rowid) only get their metadata updated. */
+  /** Write a file's entries; rows in `keep` (entry index to rowid) only get their metadata updated. */
   put(existingId: number | undefined, file: VaultFile, st: FileStat, hash: string, racy: boolean, prep: Prepared, keep: Map<number, OldRow>): number {
     if (racy) this.wroteRacy = true;
     const row = {

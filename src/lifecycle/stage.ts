@@ -51,7 +51,7 @@ export interface Detection {
 /** The stage INTENT.md describes: an explicit `Stage: X` / `Phase: X` line wins, else keyword counts. */
 export function detectStage(text: string): Detection {
   const scores = Object.fromEntries(STAGES.map((s) => [s, 0])) as Record<Stage, number>;
-  const explicit = /^[\s>*#-]*(?:\*\*)?(?:current\s+)?(?:project\s+)?(?:stage|phase)(?:\*\*)?\s*[:=\-–]\s*\**\s*([A-Za-z]+)/im.exec(text);
+  const explicit = /^[\s>*#-]*(?:\*\*)?(?:current\s+)?(?:project\s+)?(?:stage|phase)(?:\*\*)?\s*[:=\-\u2013]\s*\**\s*([A-Za-z]+)/im.exec(text);
   if (explicit) {
     const s = normaliseStage(explicit[1]);
     if (s) return { stage: s, method: 'explicit', scores };

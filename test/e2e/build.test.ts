@@ -7,6 +7,13 @@ import { describe, expect, it } from 'vitest';
 import { REPO } from '../helpers.js';
 
 describe('the build', () => {
+  it('bundles ASCII only, so the launcher reads it without UTF-8 decoding', async () => {
+    const { isAscii } = await import('node:buffer');
+    const bytes = fs.readFileSync(path.join(REPO, 'dist', 'main.cjs'));
+    const line = bytes.toString('utf8').split('\n').findIndex((l) => /[^\x00-\x7f]/.test(l));
+    expect(isAscii(bytes), `dist/main.cjs line ${line + 1} has a non-ASCII character: escape it in the source (\\u…)`).toBe(true);
+  });
+
   it('writes a code cache tied to this bundle that this Node accepts', () => {
     const file = path.join(REPO, 'dist', 'main.cjs');
     const source = fs.readFileSync(file, 'utf8');
