@@ -186,6 +186,17 @@ export interface Plan {
   walkMemo?: string;
   /** The stat digest to save when a check found nothing to do but the stored one differed. */
   statDigest?: string;
+  /** The same plan made again from the index as it is now (see current()). */
+  recheck?: () => Plan;
+}
+
+/**
+ * The plan as it stands now, inside the write transaction: another process may have indexed
+ * some of its files since it was made (two `mem add`s at once), and writing a stale plan would
+ * insert a file twice. Made again from the same stats, it costs one read of the files table.
+ */
+function current(p: Plan): Plan {
+  return p.recheck ? { ...p.recheck(), dirCache: p.dirCache, walkMemo: p.walkMemo, statDigest: p.statDigest } : p;
 }
 
 /** What the refresh needs of a file's stat. */
@@ -223,15 +234,15 @@ function plan(db: Db, files: VaultFile[], stats?: Float64Array): Plan {
     for (const w of work) if (w.row) w.row.hash = hashOf.get(w.row.id) as string | null;
   }
   const removed = rows.filter((r) => !seen.has(r.path));
-  return { work, removed, files: seen.size };
+  return { work, removed, files: seen.size, recheck: () => plan(db, files, stats) };
 }
 
-function applyPlan(db: Db, p: Plan, opts: RefreshOptions, started: number): IndexReport {
+function applyPlan(db: Db, planned: Plan, opts: RefreshOptions, started: number): IndexReport {
   const diagnostics: Diagnostic[] = [];
   let changed = 0;
   const writer = new Writer(db);
   const now = Date.now();
-  const total = p.work.length;
+  let p = planned;
   let lastTick = 0;
   const read = (abs: string): Buffer | null => {
     try {
@@ -241,6 +252,8 @@ function applyPlan(db: Db, p: Plan, opts: RefreshOptions, started: number): Inde
     }
   };
   const tx = db.transaction(() => {
+    p = current(planned);
+    const total = p.work.length;
     saveCheckState(db, p);
     for (const r of p.removed) writer.remove(r.id);
     // Pass 1: which files really changed (hash); for changed files already in the index, parse
@@ -474,7 +487,15 @@ export async function refresh(db: Db, p: Plan, opts: RefreshOptions = {}): Promi
   }
 }
 
-async function applyInParallel(db: Db, p: Plan, opts: RefreshOptions, started: number, script: URL): Promise<IndexReport> {
+async function applyInParallel(db: Db, planned: Plan, opts: RefreshOptions, started: number, script: URL): Promise<IndexReport> {
+  db.exec('BEGIN IMMEDIATE');
+  let p: Plan;
+  try {
+    p = current(planned);
+  } catch (err) {
+    db.exec('ROLLBACK');
+    throw err;
+  }
   const batches: Plan['work'][] = [];
   for (let i = 0; i < p.work.length; i += BATCH) batches.push(p.work.slice(i, i + BATCH));
   // Loaded here, not at the top: the refresh before every search never needs it (3 ms).
@@ -529,7 +550,6 @@ async function applyInParallel(db: Db, p: Plan, opts: RefreshOptions, started: n
     writer.put(w.row?.id, w.file, w.st, hash, now - w.st.mtimeMs < RACY_MS, prep, keep);
     written++;
   };
-  db.exec('BEGIN IMMEDIATE');
   try {
     saveCheckState(db, p);
     for (const r of p.removed) writer.remove(r.id);
@@ -615,7 +635,6 @@ export async function rebuildIndex(vault: Vault, progressFor?: (total: number) =
 
 /** Index only the given files (after mem itself wrote them). */
 export function refreshFiles(db: Db, files: VaultFile[]): Promise<IndexReport> {
-  const p = plan(db, files);
-  p.removed = [];
-  return refresh(db, p);
+  const only = (): Plan => ({ ...plan(db, files), removed: [], recheck: only });
+  return refresh(db, only());
 }

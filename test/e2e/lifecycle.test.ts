@@ -249,3 +249,30 @@ describe('promote and consolidate through the CLI', () => {
     expect(changedLines(v)).toEqual([]);
   });
 });
+
+describe('concurrent writers', () => {
+  it('adds from several processes at once all land, in a file that parses, with no lock left behind', async () => {
+    const { memAsync } = await import('../helpers.js');
+    const v = tempVault();
+    v.write('MEMORY.md', `# Memory\n\n${entry('seed', 'The first learning.')}`);
+    const writers = Array.from({ length: 6 }, async (_, w) => {
+      const out: string[] = [];
+      for (let i = 0; i < 4; i++) {
+        const r = await memAsync(['add', `Writer ${w} learning ${i}: keep the queue ${w}-${i} drained.`, '--json'], { cwd: v.root, home: v.home });
+        expect(r.status, r.stderr).toBe(0);
+        out.push(r.json().id);
+      }
+      return out;
+    });
+    const ids = (await Promise.all(writers)).flat();
+    expect(new Set(ids).size).toBe(24);
+    const text = v.read('MEMORY.md');
+    for (const id of ids) expect(text).toContain(`id: ${id}`);
+    expect(text.startsWith('# Memory\n\n---\nid: seed')).toBe(true);
+    expect(fs.readdirSync(v.root).filter((f) => f.endsWith('.lock') || f.endsWith('.tmp'))).toEqual([]);
+    const lint = mem(['lint', '--json'], { cwd: v.root, home: v.home });
+    expect(lint.status).toBe(0);
+    const list = mem(['list', '--limit', '100', '--json'], { cwd: v.root, home: v.home });
+    expect(list.json().entries).toHaveLength(25);
+  }, 60_000);
+});

@@ -183,6 +183,26 @@ describe('indexer', () => {
     expect({ rows: dump(), harbour: ctx('harbour'), sunny: ctx('sunny'), bus: ctx('bus') }).toEqual(incremental);
   });
 
+  it('applies a plan made before another process indexed the same files: no duplicate, no constraint error', async () => {
+    const { vault } = await setup();
+    const a = openIndex(vault.dbPath).db;
+    const b = openIndex(vault.dbPath).db;
+    try {
+      const stale = planRefresh(a, vault);
+      expect(stale.work).toHaveLength(2);
+      applyRefresh(b, planRefresh(b, vault)); // the other process wins the race
+      const r = applyRefresh(a, stale);
+      expect(r.changed).toBe(0);
+      expect(rows(vault, 'SELECT entry_id FROM entries ORDER BY entry_id')).toEqual(
+        rows(vault, 'SELECT DISTINCT entry_id FROM entries ORDER BY entry_id'),
+      );
+      expect(rows(vault, 'SELECT count(*) AS n FROM files')).toEqual([{ n: 2 }]);
+    } finally {
+      a.close();
+      b.close();
+    }
+  });
+
   it('catches a same-size edit within the racy window', async () => {
     const { v, vault } = await setup();
     refresh(vault);
