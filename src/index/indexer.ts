@@ -214,6 +214,8 @@ function plan(db: Db, files: VaultFile[], stats?: Float64Array): Plan {
   const byPath = new Map(rows.map((r) => [r.path, r]));
   const work: Plan['work'] = [];
   const seen = new Set<string>();
+  // The stats taken here are kept for a recheck, which then need not take them again.
+  const taken = stats ?? new Float64Array(3 * files.length).fill(NaN);
   for (let i = 0; i < files.length; i++) {
     const file = files[i];
     let st: FileStat | undefined;
@@ -221,7 +223,12 @@ function plan(db: Db, files: VaultFile[], stats?: Float64Array): Plan {
       if (!Number.isNaN(stats[3 * i])) st = { mtimeMs: stats[3 * i], ctimeMs: stats[3 * i + 1], size: stats[3 * i + 2] };
     } else {
       const s = fs.statSync(file.abs, { throwIfNoEntry: false });
-      if (s && s.isFile()) st = s;
+      if (s && s.isFile()) {
+        st = s;
+        taken[3 * i] = s.mtimeMs;
+        taken[3 * i + 1] = s.ctimeMs;
+        taken[3 * i + 2] = s.size;
+      }
     }
     if (!st) continue;
     seen.add(file.path);
@@ -234,7 +241,7 @@ function plan(db: Db, files: VaultFile[], stats?: Float64Array): Plan {
     for (const w of work) if (w.row) w.row.hash = hashOf.get(w.row.id) as string | null;
   }
   const removed = rows.filter((r) => !seen.has(r.path));
-  return { work, removed, files: seen.size, recheck: () => plan(db, files, stats) };
+  return { work, removed, files: seen.size, recheck: () => plan(db, files, taken) };
 }
 
 function applyPlan(db: Db, planned: Plan, opts: RefreshOptions, started: number): IndexReport {
@@ -602,6 +609,7 @@ export async function rebuildIndex(vault: Vault, progressFor?: (total: number) =
     const cache = new DirCache(null);
     const paths = walkPaths(vault, cache.read);
     const p = plan(db, vaultFiles(vault, paths));
+    p.recheck = undefined; // a new private file: no other process writes to it
     p.dirCache = cache.serialize();
     p.walkMemo = cache.walkMemo(walkKey(vault), paths) ?? '';
     report = planIsEmpty(p) ? applyPlan(db, p, {}, started) : await refresh(db, p, { onProgress: await progressFor?.(p.work.length) });
@@ -635,6 +643,7 @@ export async function rebuildIndex(vault: Vault, progressFor?: (total: number) =
 
 /** Index only the given files (after mem itself wrote them). */
 export function refreshFiles(db: Db, files: VaultFile[]): Promise<IndexReport> {
-  const only = (): Plan => ({ ...plan(db, files), removed: [], recheck: only });
-  return refresh(db, only());
+  const p = plan(db, files);
+  const recheck = p.recheck!;
+  return refresh(db, { ...p, removed: [], recheck: () => ({ ...recheck(), removed: [] }) });
 }
