@@ -186,17 +186,26 @@ export interface Plan {
   walkMemo?: string;
   /** The stat digest to save when a check found nothing to do but the stored one differed. */
   statDigest?: string;
-  /** The same plan made again from the index as it is now (see current()). */
-  recheck?: () => Plan;
 }
 
 /**
  * The plan as it stands now, inside the write transaction: another process may have indexed
  * some of its files since it was made (two `mem add`s at once), and writing a stale plan would
- * insert a file twice. Made again from the same stats, it costs one read of the files table.
+ * insert a file twice. Each planned file's row is read again (a file that is now indexed with
+ * the stats this plan took is dropped), and only the removals whose rows are still there stay.
  */
-function current(p: Plan): Plan {
-  return p.recheck ? { ...p.recheck(), dirCache: p.dirCache, walkMemo: p.walkMemo, statDigest: p.statDigest } : p;
+function current(db: Db, p: Plan): Plan {
+  if (planIsEmpty(p)) return p;
+  const rowOf = db.prepare('SELECT id, path, mtime_ms, ctime_ms, size, racy, hash FROM files WHERE path = ?');
+  const work: Plan['work'] = [];
+  for (const w of p.work) {
+    const row = rowOf.get(w.file.path) as FileRow | undefined;
+    if (row && !row.racy && row.mtime_ms === w.st.mtimeMs && row.ctime_ms === w.st.ctimeMs && row.size === w.st.size) continue;
+    work.push({ ...w, row });
+  }
+  const stillThere = db.prepare('SELECT 1 FROM files WHERE id = ? AND path = ?').pluck();
+  const removed = p.removed.filter((r) => stillThere.get(r.id, r.path) !== undefined);
+  return { ...p, work, removed };
 }
 
 /** What the refresh needs of a file's stat. */
@@ -214,8 +223,6 @@ function plan(db: Db, files: VaultFile[], stats?: Float64Array): Plan {
   const byPath = new Map(rows.map((r) => [r.path, r]));
   const work: Plan['work'] = [];
   const seen = new Set<string>();
-  // The stats taken here are kept for a recheck, which then need not take them again.
-  const taken = stats ?? new Float64Array(3 * files.length).fill(NaN);
   for (let i = 0; i < files.length; i++) {
     const file = files[i];
     let st: FileStat | undefined;
@@ -223,12 +230,7 @@ function plan(db: Db, files: VaultFile[], stats?: Float64Array): Plan {
       if (!Number.isNaN(stats[3 * i])) st = { mtimeMs: stats[3 * i], ctimeMs: stats[3 * i + 1], size: stats[3 * i + 2] };
     } else {
       const s = fs.statSync(file.abs, { throwIfNoEntry: false });
-      if (s && s.isFile()) {
-        st = s;
-        taken[3 * i] = s.mtimeMs;
-        taken[3 * i + 1] = s.ctimeMs;
-        taken[3 * i + 2] = s.size;
-      }
+      if (s && s.isFile()) st = s;
     }
     if (!st) continue;
     seen.add(file.path);
@@ -241,7 +243,7 @@ function plan(db: Db, files: VaultFile[], stats?: Float64Array): Plan {
     for (const w of work) if (w.row) w.row.hash = hashOf.get(w.row.id) as string | null;
   }
   const removed = rows.filter((r) => !seen.has(r.path));
-  return { work, removed, files: seen.size, recheck: () => plan(db, files, taken) };
+  return { work, removed, files: seen.size };
 }
 
 function applyPlan(db: Db, planned: Plan, opts: RefreshOptions, started: number): IndexReport {
@@ -259,7 +261,7 @@ function applyPlan(db: Db, planned: Plan, opts: RefreshOptions, started: number)
     }
   };
   const tx = db.transaction(() => {
-    p = current(planned);
+    p = current(db, planned);
     const total = p.work.length;
     saveCheckState(db, p);
     for (const r of p.removed) writer.remove(r.id);
@@ -498,7 +500,7 @@ async function applyInParallel(db: Db, planned: Plan, opts: RefreshOptions, star
   db.exec('BEGIN IMMEDIATE');
   let p: Plan;
   try {
-    p = current(planned);
+    p = current(db, planned);
   } catch (err) {
     db.exec('ROLLBACK');
     throw err;
@@ -609,7 +611,6 @@ export async function rebuildIndex(vault: Vault, progressFor?: (total: number) =
     const cache = new DirCache(null);
     const paths = walkPaths(vault, cache.read);
     const p = plan(db, vaultFiles(vault, paths));
-    p.recheck = undefined; // a new private file: no other process writes to it
     p.dirCache = cache.serialize();
     p.walkMemo = cache.walkMemo(walkKey(vault), paths) ?? '';
     report = planIsEmpty(p) ? applyPlan(db, p, {}, started) : await refresh(db, p, { onProgress: await progressFor?.(p.work.length) });
@@ -643,7 +644,5 @@ export async function rebuildIndex(vault: Vault, progressFor?: (total: number) =
 
 /** Index only the given files (after mem itself wrote them). */
 export function refreshFiles(db: Db, files: VaultFile[]): Promise<IndexReport> {
-  const p = plan(db, files);
-  const recheck = p.recheck!;
-  return refresh(db, { ...p, removed: [], recheck: () => ({ ...recheck(), removed: [] }) });
+  return refresh(db, { ...plan(db, files), removed: [] });
 }
