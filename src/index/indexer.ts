@@ -12,7 +12,7 @@ import { checkWalkMemo, DirCache } from '../vault/dircache.js';
 import { absFromRoot, probedFiles, vaultFiles, walkKey, walkPaths, type Vault, type VaultFile } from '../vault/vault.js';
 import { prepare, prepareFile, type Prepared, type PreparedFile } from './prepare.js';
 import { bytesHash } from '../hash.js';
-import { createIndexAt, INDEXES, isBusy, openIndex, removeDbFiles, type Db } from './db.js';
+import { createIndexAt, DEFAULT_HASHSIZE, INDEXES, isBusy, openIndex, removeDbFiles, type Db } from './db.js';
 
 export interface IndexReport {
   files: number;
@@ -618,6 +618,7 @@ export async function rebuildIndex(vault: Vault, progressFor?: (total: number) =
     db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('built_at', ?)").run(new Date().toISOString());
     db.exec("INSERT INTO entries_fts(entries_fts) VALUES('optimize')");
     db.exec("INSERT INTO entries_fts(entries_fts, rank) VALUES('automerge', 4)");
+    db.exec(`INSERT INTO entries_fts(entries_fts, rank) VALUES('hashsize', ${DEFAULT_HASHSIZE})`);
     db.close();
   } catch (err) {
     db.close();
