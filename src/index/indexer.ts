@@ -18,6 +18,7 @@ export interface IndexReport {
   files: number;
   changed: number;
   removed: number;
+  /** Entries in the index after a rebuild; -1 after a refresh (not counted: mem index counts). */
   entries: number;
   ms: number;
   /** Time the freshness check took (finding what changed), when this was a refresh. */
@@ -301,7 +302,7 @@ function applyPlan(db: Db, planned: Plan, opts: RefreshOptions, started: number)
     saveStatDigest(db, writer.wroteRacy);
   });
   tx.immediate();
-  return { files: p.files, changed, removed: p.removed.length, entries: countEntries(db), ms: Date.now() - started, diagnostics };
+  return { files: p.files, changed, removed: p.removed.length, entries: -1, ms: Date.now() - started, diagnostics };
 }
 
 /**
@@ -598,7 +599,7 @@ async function applyInParallel(db: Db, planned: Plan, opts: RefreshOptions, star
   } finally {
     await worker.terminate();
   }
-  return { files: p.files, changed: written, removed: p.removed.length, entries: countEntries(db), ms: Date.now() - started, diagnostics };
+  return { files: p.files, changed: written, removed: p.removed.length, entries: -1, ms: Date.now() - started, diagnostics };
 }
 
 /** Build a complete new index beside the old one, then rename it into place. */
@@ -614,6 +615,7 @@ export async function rebuildIndex(vault: Vault, progressFor?: (total: number) =
     p.dirCache = cache.serialize();
     p.walkMemo = cache.walkMemo(walkKey(vault), paths) ?? '';
     report = planIsEmpty(p) ? applyPlan(db, p, {}, started) : await refresh(db, p, { onProgress: await progressFor?.(p.work.length) });
+    report.entries = countEntries(db);
     db.exec(INDEXES);
     db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('built_at', ?)").run(new Date().toISOString());
     db.exec("INSERT INTO entries_fts(entries_fts) VALUES('optimize')");

@@ -254,6 +254,6 @@ describe('indexer', () => {
     const msgs = r.diagnostics.map((d) => `${d.file}:${d.line ?? ''} ${d.message}`);
     expect(msgs).toContain('memory/bin.md: binary file (contains NUL bytes); skipped');
     expect(msgs).toContain('memory/latin1.md:3 not valid UTF-8; skipped');
-    expect(r.entries).toBe(4);
+    expect(rows(vault, 'SELECT count(*) AS n FROM entries')).toEqual([{ n: 4 }]);
   });
 });
