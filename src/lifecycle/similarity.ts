@@ -19,9 +19,10 @@ export function normTokens(text: string): string[] {
  * Token sets for the similarity searches: the distinct words of normTokens, as sorted small
  * integer ids from one vocabulary. The text is scanned once, hashing each word's characters
  * as it goes; the id comes from an open-addressing table keyed by two 32-bit hashes of the word
- * (a collision of both, among a million words, has a chance of about 1 in 10 million). No
- * string per word and no Map: on the 100k-entry bench vault, tokenising every body takes a
- * quarter of the time normTokens does, and the searches index arrays by the ids.
+ * (a collision of both, among a million distinct words, has a chance of about 1 in 30 million).
+ * No string per word and no Map: on the 100k-entry bench vault, 0.55 s for every body, where
+ * normTokens took 0.75 s and mapping its strings to ids another 0.5 s; and the searches index
+ * arrays by the ids.
  */
 export type TokenSet = Int32Array;
 
@@ -157,21 +158,27 @@ export class TokenVocab {
     return this.finish(k);
   }
 
-  /** The first k ids of the buffer, sorted and without repeats (insertion sort: sets are small). */
+  /** The first k ids of the buffer, sorted and without repeats. */
   private finish(k: number): TokenSet {
     const a = this.buf;
-    for (let i = 1; i < k; i++) {
-      const x = a[i];
-      let j = i - 1;
-      while (j >= 0 && a[j] > x) {
-        a[j + 1] = a[j];
-        j--;
-      }
-      a[j + 1] = x;
-    }
+    // Insertion sort for the usual few dozen words (no subarray to make); the library sort beyond.
+    if (k > 64) a.subarray(0, k).sort();
+    else insertionSort(a, k);
     let n = 0;
     for (let i = 0; i < k; i++) if (n === 0 || a[i] !== a[n - 1]) a[n++] = a[i];
     return a.slice(0, n);
+  }
+}
+
+function insertionSort(a: Int32Array, k: number): void {
+  for (let i = 1; i < k; i++) {
+    const x = a[i];
+    let j = i - 1;
+    while (j >= 0 && a[j] > x) {
+      a[j + 1] = a[j];
+      j--;
+    }
+    a[j + 1] = x;
   }
 }
 

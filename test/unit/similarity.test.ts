@@ -113,6 +113,9 @@ describe('TokenVocab', () => {
     const ids = many.map((w) => vocab.ofText(w)[0]);
     expect(new Set(ids).size).toBe(5000);
     expect(many.map((w) => vocab.ofText(w)[0])).toEqual(ids);
+    // A long text (more words than the small-set sort handles) gives the same set.
+    const long = Array.from({ length: 400 }, (_, i) => `w${(i * 37) % 150}`).join(' ');
+    expect([...vocab.ofText(long)]).toEqual([...new Set(normTokens(long).map((w) => vocab.ofText(w)[0]))].sort((x, y) => x - y));
     // Explicit token lists keep every token, stopwords and one-letter ones too.
     expect(tokenSets([['a', 'b', 'the', 'build']])[0].length).toBe(4);
   });
