@@ -21,14 +21,15 @@ function commandOf(argv) {
 
 // Bulk commands (compaction, evaluation, consolidation) allocate many short-lived strings; a
 // larger young generation saves them about a second per 100k entries (measured on `mem compact`).
-// V8 takes the size only at start-up, so they run in a child process started with it. (A
-// rebuild parses in a worker thread instead, where the flag only costs memory.)
+// V8 takes the size only at start-up, so they run in a child process started with it, and with
+// `gc` exposed, so that a command can collect one phase's garbage before the next (compaction).
+// (A rebuild parses in a worker thread instead, where the flag only costs memory.)
 const cmd = commandOf(args);
 const bulk = cmd === 'compact' || cmd === 'eval' || cmd === 'consolidate';
 if (bulk && !process.execArgv.some((a) => a.startsWith('--max-semi-space-size'))) {
   // Required here only: node:child_process costs ~5 ms of start-up that `mem search` never needs.
   const { spawnSync } = require('node:child_process');
-  const r = spawnSync(process.execPath, [...process.execArgv, '--max-semi-space-size=64', __filename, ...args], { stdio: 'inherit' });
+  const r = spawnSync(process.execPath, [...process.execArgv, '--max-semi-space-size=64', '--expose-gc', __filename, ...args], { stdio: 'inherit' });
   if (r.error) {
     process.stderr.write(`mem: cannot start: ${r.error.message}\n`);
     process.exit(1);
