@@ -498,19 +498,20 @@ export async function refresh(db: Db, p: Plan, opts: RefreshOptions = {}): Promi
 }
 
 async function applyInParallel(db: Db, planned: Plan, opts: RefreshOptions, started: number, script: URL): Promise<IndexReport> {
+  // Loaded here, not at the top: the refresh before every search never needs it (3 ms).
+  const { Worker } = await import('node:worker_threads');
   db.exec('BEGIN IMMEDIATE');
   let p: Plan;
+  let worker: InstanceType<typeof Worker>;
   try {
     p = current(db, planned);
+    worker = new Worker(script);
   } catch (err) {
     db.exec('ROLLBACK');
     throw err;
   }
   const batches: Plan['work'][] = [];
   for (let i = 0; i < p.work.length; i += BATCH) batches.push(p.work.slice(i, i + BATCH));
-  // Loaded here, not at the top: the refresh before every search never needs it (3 ms).
-  const { Worker } = await import('node:worker_threads');
-  const worker = new Worker(script);
   const waiting = new Map<number, { resolve: (r: PreparedFile[]) => void; reject: (e: Error) => void }>();
   const done = new Map<number, PreparedFile[]>();
   let failure: Error | null = null;

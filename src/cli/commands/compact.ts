@@ -59,8 +59,10 @@ async function compactCommand(ctx: Ctx, paths: string[], opts: CompactOptions): 
   // The compaction's parsed vault is garbage now; collecting it before the index refresh (which
   // holds every changed file's entries) keeps the two from adding up: peak 740 → 525 MB at 100k
   // entries. `gc` exists because bin/mem.js starts bulk commands with --expose-gc.
-  (globalThis as { gc?: () => void }).gc?.();
-  if (!opts.dryRun) await reindex(vault, targets.filter((t) => written.includes(t.path)));
+  if (!opts.dryRun) {
+    (globalThis as { gc?: () => void }).gc?.();
+    await reindex(vault, targets.filter((t) => written.includes(t.path)));
+  }
   if (ctx.json) {
     ctx.out(JSON.stringify({ dry_run: Boolean(opts.dryRun), files: considered, written, ...report }, null, 2));
     return;
