@@ -10,6 +10,14 @@ const Module = require('node:module');
 
 const args = process.argv.slice(2);
 
+// The shell launcher (bin/mem) starts offline commands without NODE_EXTRA_CA_CERTS, which costs
+// Node ~75 ms to read at start-up, and keeps the value here; any process mem starts gets it back.
+const movedCaCerts = process.env.MEM_NODE_EXTRA_CA_CERTS;
+if (movedCaCerts !== undefined) {
+  delete process.env.MEM_NODE_EXTRA_CA_CERTS;
+  if (process.env.NODE_EXTRA_CA_CERTS === undefined) process.env.NODE_EXTRA_CA_CERTS = movedCaCerts;
+}
+
 /** The command word: the first argument that is neither an option nor the value of --root. */
 function commandOf(argv) {
   for (let i = 0; i < argv.length; i++) {
@@ -29,7 +37,13 @@ const bulk = cmd === 'compact' || cmd === 'eval' || cmd === 'consolidate';
 if (bulk && !process.execArgv.some((a) => a.startsWith('--max-semi-space-size'))) {
   // Required here only: node:child_process costs ~5 ms of start-up that `mem search` never needs.
   const { spawnSync } = require('node:child_process');
-  const r = spawnSync(process.execPath, [...process.execArgv, '--max-semi-space-size=64', '--expose-gc', __filename, ...args], { stdio: 'inherit' });
+  // The same offline command: it starts without the certificates too.
+  const env = { ...process.env };
+  if (movedCaCerts !== undefined && env.NODE_EXTRA_CA_CERTS === movedCaCerts) {
+    delete env.NODE_EXTRA_CA_CERTS;
+    env.MEM_NODE_EXTRA_CA_CERTS = movedCaCerts;
+  }
+  const r = spawnSync(process.execPath, [...process.execArgv, '--max-semi-space-size=64', '--expose-gc', __filename, ...args], { stdio: 'inherit', env });
   if (r.error) {
     process.stderr.write(`mem: cannot start: ${r.error.message}\n`);
     process.exit(1);

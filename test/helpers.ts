@@ -1,4 +1,5 @@
-// Test helpers: temporary vaults on disk and running the built CLI (bin/mem.js) in them.
+// Test helpers: temporary vaults on disk and running the built CLI in them, as the `mem` command
+// npm installs (bin/mem, the launcher that runs bin/mem.js with the node on PATH).
 
 import { spawn, spawnSync, type SpawnSyncOptions } from 'node:child_process';
 import fs from 'node:fs';
@@ -8,6 +9,18 @@ import { fileURLToPath } from 'node:url';
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const BIN = path.join(REPO, 'bin', 'mem.js');
+/** The command npm installs: a shell launcher that runs BIN with the node on PATH. */
+export const LAUNCHER = path.join(REPO, 'bin', 'mem');
+
+/** The environment a test's mem runs in: this node first on PATH, so the launcher runs it. */
+function runEnv(opts: { cwd: string; home?: string; env?: Record<string, string | undefined> }): NodeJS.ProcessEnv {
+  const env: Record<string, string | undefined> = {
+    ...process.env, PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ''}`,
+    MEM_HOME: opts.home ?? path.join(opts.cwd, '..', 'home'), NO_COLOR: '1', MEM_ROOT: undefined, MEM_SESSION: undefined, ...opts.env,
+  };
+  for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
+  return env as NodeJS.ProcessEnv;
+}
 
 export interface TempVault {
   root: string;
@@ -61,11 +74,9 @@ export interface RunResult {
 }
 
 export function mem(args: string[], opts: { cwd: string; home?: string; env?: Record<string, string | undefined>; input?: string; spawn?: SpawnSyncOptions }): RunResult {
-  const env: Record<string, string | undefined> = { ...process.env, MEM_HOME: opts.home ?? path.join(opts.cwd, '..', 'home'), NO_COLOR: '1', MEM_ROOT: undefined, MEM_SESSION: undefined, ...opts.env };
-  for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
-  const r = spawnSync(process.execPath, [BIN, ...args], {
+  const r = spawnSync(LAUNCHER, args, {
     cwd: opts.cwd,
-    env: env as NodeJS.ProcessEnv,
+    env: runEnv(opts),
     input: opts.input ?? '',
     encoding: 'utf8',
     maxBuffer: 64 * 1024 * 1024,
@@ -83,11 +94,9 @@ export function mem(args: string[], opts: { cwd: string; home?: string; env?: Re
 
 /** Like mem(), without blocking the event loop: for tests that serve HTTP to the CLI from this process. */
 export function memAsync(args: string[], opts: { cwd: string; home?: string; env?: Record<string, string | undefined>; input?: string }): Promise<RunResult & { ms: number }> {
-  const env: Record<string, string | undefined> = { ...process.env, MEM_HOME: opts.home ?? path.join(opts.cwd, '..', 'home'), NO_COLOR: '1', MEM_ROOT: undefined, MEM_SESSION: undefined, ...opts.env };
-  for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
   const t0 = Date.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: opts.cwd, env: env as NodeJS.ProcessEnv });
+    const child = spawn(LAUNCHER, args, { cwd: opts.cwd, env: runEnv(opts) });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
