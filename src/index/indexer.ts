@@ -9,6 +9,7 @@ import type { Diagnostic } from '../errors.js';
 import { MemError } from '../errors.js';
 import { decodeVaultText, readVaultText } from '../vault/read.js';
 import { checkWalkMemo, DirCache } from '../vault/dircache.js';
+import { FILE, statInto } from '../vault/faststat.js';
 import { absFromRoot, probedFiles, vaultFiles, walkKey, walkPaths, type Vault, type VaultFile } from '../vault/vault.js';
 import { prepare, prepareFile, type Prepared, type PreparedFile } from './prepare.js';
 import { bytesHash } from '../hash.js';
@@ -385,14 +386,9 @@ function digestFiles(vault: Vault, paths: string[]): { digest: StatDigest; probe
   const stats = new Float64Array(3 * (probed.length + paths.length)).fill(NaN);
   let n = 0;
   const take = (file: string, abs: string) => {
-    const st = fs.statSync(abs, { throwIfNoEntry: false });
-    if (st && st.isFile()) {
-      d.add(file, st.mtimeMs, st.ctimeMs, st.size);
-      stats[3 * n] = st.mtimeMs;
-      stats[3 * n + 1] = st.ctimeMs;
-      stats[3 * n + 2] = st.size;
-    }
-    n++;
+    const at = 3 * n++;
+    if (statInto(abs, stats, at) === FILE) d.add(file, stats[at], stats[at + 1], stats[at + 2]);
+    else stats.fill(NaN, at, at + 3);
   };
   const seen = new Set<string>();
   for (const f of probed) {

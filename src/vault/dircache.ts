@@ -7,6 +7,7 @@
 // unchanged, it would find the same files, so the walk is skipped (see checkWalkMemo).
 
 import fs from 'node:fs';
+import { DIR, statInto } from './faststat.js';
 
 /** What the layout walk needs from a folder entry; fs.Dirent has it too. */
 export interface DirItem {
@@ -19,6 +20,9 @@ export interface DirItem {
 export type DirReader = (dir: string) => readonly DirItem[];
 
 const RACY_MS = 2000;
+
+/** Scratch for statInto: mtime, ctime, size. */
+const buf = new Float64Array(3);
 
 class CachedItem implements DirItem {
   constructor(readonly name: string, private readonly kind: string) {}
@@ -68,11 +72,13 @@ export class DirCache {
 
   /** A folder's entries, or none when it cannot be read (missing, not a folder, no permission). */
   readonly read: DirReader = (dir) => {
-    const st = fs.statSync(dir, { throwIfNoEntry: false });
-    if (!st || !st.isDirectory()) {
+    const st = { mtimeMs: 0, ctimeMs: 0 };
+    if (statInto(dir, buf, 0) !== DIR) {
       this.missing.add(dir);
       return [];
     }
+    st.mtimeMs = buf[0];
+    st.ctimeMs = buf[1];
     const hit = this.cached.get(dir);
     if (hit && hit.mtime === st.mtimeMs && hit.ctime === st.ctimeMs) {
       this.used.set(dir, hit);
@@ -137,12 +143,10 @@ export function checkWalkMemo(saved: string | null | undefined, key: string): st
   }
   if (memo.key !== key || !Array.isArray(memo.dirs) || !Array.isArray(memo.missing) || typeof memo.paths !== 'string') return null;
   for (const d of memo.dirs as [string, number, number][]) {
-    const st = fs.statSync(d[0], { throwIfNoEntry: false });
-    if (!st || !st.isDirectory() || st.mtimeMs !== d[1] || st.ctimeMs !== d[2]) return null;
+    if (statInto(d[0], buf, 0) !== DIR || buf[0] !== d[1] || buf[1] !== d[2]) return null;
   }
   for (const dir of memo.missing as string[]) {
-    const st = fs.statSync(dir, { throwIfNoEntry: false });
-    if (st && st.isDirectory()) return null;
+    if (statInto(dir, buf, 0) === DIR) return null;
   }
   return memo.paths === '' ? [] : memo.paths.split('\n');
 }

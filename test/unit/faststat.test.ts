@@ -1,0 +1,64 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DIR, FILE, MISSING, OTHER, statInto, usesBinding } from '../../src/vault/faststat.js';
+import { BIN, cleanup, entry, tempDir, tempVault } from '../helpers.js';
+
+afterEach(cleanup);
+
+function expected(p: string): [number, number[]] {
+  const s = fs.statSync(p, { throwIfNoEntry: false });
+  if (!s) return [MISSING, []];
+  return [s.isFile() ? FILE : s.isDirectory() ? DIR : OTHER, [s.mtimeMs, s.ctimeMs, s.size]];
+}
+
+describe('statInto', () => {
+  it('uses the fs binding on Node 20, where it was checked against fs.statSync', () => {
+    expect(usesBinding()).toBe(process.versions.node.startsWith('20.'));
+  });
+
+  it('gives exactly what fs.statSync gives, for every kind of path', () => {
+    const d = tempDir();
+    fs.writeFileSync(path.join(d, 'a.md'), 'some text\n');
+    fs.writeFileSync(path.join(d, 'empty.md'), '');
+    fs.mkdirSync(path.join(d, 'sub'));
+    fs.symlinkSync('a.md', path.join(d, 'to-file'));
+    fs.symlinkSync('sub', path.join(d, 'to-dir'));
+    fs.symlinkSync('nowhere', path.join(d, 'dangling'));
+    // Sub-millisecond mtimes: the float arithmetic must match fs.statSync's to the last bit.
+    fs.utimesSync(path.join(d, 'a.md'), 1_700_000_000.123456, 1_700_000_000.987654);
+    const fifo = spawnSync('mkfifo', [path.join(d, 'fifo')]).status === 0;
+    const paths = ['a.md', 'empty.md', 'sub', 'to-file', 'to-dir', 'dangling', 'missing', ...(fifo ? ['fifo'] : [])].map((n) => path.join(d, n));
+    const out = new Float64Array(6).fill(-1);
+    for (const p of [...paths, d]) {
+      const [kind, numbers] = expected(p);
+      const got = statInto(p, out, 3);
+      expect(got, p).toBe(kind);
+      if (kind !== MISSING) expect([...out.subarray(3)], p).toEqual(numbers);
+      expect([...out.subarray(0, 3)]).toEqual([-1, -1, -1]); // nothing written before `at`
+    }
+    if (fifo) expect(statInto(path.join(d, 'fifo'), out, 0)).toBe(OTHER);
+    // Below a file: an error, as from fs.statSync (which throws it too, throwIfNoEntry or not).
+    const below = path.join(d, 'a.md', 'below');
+    expect(() => fs.statSync(below, { throwIfNoEntry: false })).toThrow(/ENOTDIR/);
+    expect(() => statInto(below, out, 0)).toThrow(/ENOTDIR/);
+  });
+
+  it('refuses a path with a NUL, as fs.statSync does, instead of statting a shorter one', () => {
+    const d = tempDir();
+    fs.writeFileSync(path.join(d, 'a.md'), 'x');
+    expect(() => statInto(`${path.join(d, 'a.md')}\u0000.secret`, new Float64Array(3), 0)).toThrow(/null bytes|NUL|\\u0000/i);
+  });
+
+  it('prints no deprecation warning when Node is asked to show pending ones', () => {
+    const v = tempVault();
+    v.write('MEMORY.md', entry('m-1', 'Run the migrations first.'));
+    for (const env of [{ NODE_OPTIONS: '--pending-deprecation' }, { NODE_PENDING_DEPRECATION: '1' }]) {
+      const r = spawnSync(process.execPath, [BIN, 'search', 'migrations'], { cwd: v.root, encoding: 'utf8', env: { ...process.env, MEM_HOME: v.home, NO_COLOR: '1', ...env } });
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stderr).not.toMatch(/Deprecation/);
+      expect(r.stdout).toContain('migrations');
+    }
+  });
+});
