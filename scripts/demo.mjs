@@ -10,7 +10,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const bin = path.join(repo, 'bin', 'mem.js');
+// The `mem` command as npm installs it (a launcher that runs bin/mem.js with the node on PATH).
+const bin = path.join(repo, 'bin', 'mem');
 const keep = process.argv.includes('--keep');
 const base = fs.mkdtempSync(path.join(os.tmpdir(), 'mem-demo-'));
 const root = path.join(base, 'shopfront');
@@ -19,14 +20,14 @@ fs.cpSync(path.join(repo, 'examples', 'sample-vault'), root, { recursive: true }
 fs.mkdirSync(home);
 fs.cpSync(path.join(repo, 'examples', 'sessions'), path.join(base, 'sessions'), { recursive: true });
 
-const env = { ...process.env, MEM_HOME: home };
+const env = { ...process.env, MEM_HOME: home, PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ''}` };
 delete env.MEM_ROOT;
 delete env.MEM_SESSION;
 let failed = false;
 
 function run(args, note) {
   process.stdout.write(`\n\x1b[1m$ mem ${args.map((a) => (/\s/.test(a) ? JSON.stringify(a) : a)).join(' ')}\x1b[0m${note ? `   # ${note}` : ''}\n`);
-  const r = spawnSync(process.execPath, [bin, ...args], { cwd: root, env, stdio: 'inherit' });
+  const r = spawnSync(bin, args, { cwd: root, env, stdio: 'inherit' });
   if (r.status !== 0) failed = true;
 }
 
