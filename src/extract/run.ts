@@ -283,14 +283,14 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
     return result;
   }
   const { appendTogether } = await import('../vault/store.js');
-  const writtenPaths = appendTogether(appends, render);
+  const writtenPaths = await appendTogether(appends, render);
   const touched: VaultFile[] = slots.filter((s) => writtenPaths.includes(s.target.path)).map((s) => describeFile(vault, s.target.abs));
 
   // Compact what was written to.
   if (touched.length > 0) {
     const { compactFiles } = await import('../lifecycle/compact.js');
     const { editFilesTogether } = await import('../vault/store.js');
-    editFilesTogether(touched, (parsed) => {
+    await editFilesTogether(touched, (parsed) => {
       const res = compactFiles(parsed.map((p, i) => ({ path: touched[i].path, group: [touched[i].scope, touched[i].learningType, touched[i].job ?? '', touched[i].task ?? ''].join('|'), parsed: p })));
       result.compacted = res.report.retired.length + res.report.duplicates.reduce((s, d) => s + d.dropped.length, 0) + res.report.merges.reduce((s, m) => s + m.absorbed.length, 0);
       return touched.map((f) => res.files.get(f.path) ?? null);
@@ -313,7 +313,7 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
       const files = new Map<string, VaultFile>();
       for (const list of loc.found.values()) for (const f of list) files.set(f.abs, f);
       const idSet = new Set(loc.found.keys());
-      const written = editFiles([...files.values()].map((f) => ({
+      const written = await editFiles([...files.values()].map((f) => ({
         abs: f.abs, path: f.path,
         change: (parsed: ParsedFile) => {
           const r = reinforceFile(parsed, f.path, idSet, { today: opts.today, used });

@@ -9,7 +9,7 @@ import { DEFAULTS, KEY_ORDER } from './entry.js';
 import { parseMemoryFile, serializeFile, type ParsedFile } from './format.js';
 import { formatFrontmatter } from './frontmatter.js';
 import { readVaultText } from './read.js';
-import { acquireLock, withFileLock, type FileLock } from './write.js';
+import { acquireLock, replaceAll, withFileLock, type FileLock } from './write.js';
 
 export interface NewEntry {
   id?: string;
@@ -103,7 +103,7 @@ export interface FileEdit {
 }
 
 /** Edit several memory files as one step (see editFilesTogether). */
-export function editFiles(edits: FileEdit[]): string[] {
+export function editFiles(edits: FileEdit[]): Promise<string[]> {
   return editFilesTogether(edits, (parsed) => parsed.map((p, i) => edits[i].change(p)));
 }
 
@@ -113,7 +113,7 @@ export function editFiles(edits: FileEdit[]): string[] {
  * malformed entry stops the whole step before anything is written, so the vault is never left
  * half-changed. Returns the paths written.
  */
-export function editFilesTogether(targets: { abs: string; path: string }[], plan: (parsed: ParsedFile[]) => (ParsedFile | null)[], opts: { hint?: string } = {}): string[] {
+export async function editFilesTogether(targets: { abs: string; path: string }[], plan: (parsed: ParsedFile[]) => (ParsedFile | null)[], opts: { hint?: string } = {}): Promise<string[]> {
   const order = targets.map((_, i) => i).sort((a, b) => (targets[a].abs < targets[b].abs ? -1 : targets[a].abs > targets[b].abs ? 1 : 0));
   const locks: FileLock[] = [];
   try {
@@ -138,7 +138,7 @@ export function editFilesTogether(targets: { abs: string; path: string }[], plan
       const out = serializeFile(n);
       if (out !== texts[i]) planned.push({ i, text: out });
     });
-    for (const p of planned) locks[p.i].replace(p.text);
+    await replaceAll(planned.map((p) => ({ lock: locks[p.i], text: p.text })));
     return planned.map((p) => targets[p.i].path);
   } finally {
     for (const i of [...order].reverse()) locks[i]?.release();
@@ -158,7 +158,7 @@ export interface Append {
  * (a malformed entry or an unreadable file stops everything before a byte is written), then
  * each file written atomically. `check` sees the parsed files first and may drop texts (duplicates).
  */
-export function appendTogether(appends: Append[], check?: (parsed: (ParsedFile | null)[]) => void): string[] {
+export async function appendTogether(appends: Append[], check?: (parsed: (ParsedFile | null)[]) => void): Promise<string[]> {
   const order = appends.map((_, i) => i).sort((a, b) => (appends[a].abs < appends[b].abs ? -1 : appends[a].abs > appends[b].abs ? 1 : 0));
   const locks: FileLock[] = [];
   try {
@@ -178,6 +178,7 @@ export function appendTogether(appends: Append[], check?: (parsed: (ParsedFile |
     });
     check?.(parsed);
     const written: string[] = [];
+    const replacing: { lock: FileLock; text: string }[] = [];
     appends.forEach((a, i) => {
       if (a.texts.length === 0) return;
       let out = texts[i] ?? a.preamble;
@@ -186,9 +187,10 @@ export function appendTogether(appends: Append[], check?: (parsed: (ParsedFile |
         if (out !== '' && !out.endsWith('\n\n')) out += '\n';
         out += t;
       }
-      locks[i].replace(out);
+      replacing.push({ lock: locks[i], text: out });
       written.push(a.path);
     });
+    await replaceAll(replacing);
     return written;
   } finally {
     for (const i of [...order].reverse()) locks[i]?.release();

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { acquireLock, withFileLock } from '../../src/vault/write.js';
+import { acquireLock, replaceAll, withFileLock } from '../../src/vault/write.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -61,5 +61,42 @@ describe('locked writes', () => {
     }
     expect(fs.readFileSync(file, 'utf8')).toBe('taken over\n');
     expect(fs.existsSync(lockFile)).toBe(false);
+  });
+
+  it('replace many files as one step: staged, synced together, renamed; new files too', async () => {
+    const d = tempDir();
+    const files = Array.from({ length: 40 }, (_, i) => path.join(d, `f${i}.md`));
+    files.forEach((f, i) => {
+      fs.writeFileSync(f, `old ${i}\n`);
+      fs.chmodSync(f, i % 2 ? 0o600 : 0o644);
+    });
+    const fresh = path.join(d, 'sub', 'fresh.md');
+    const locks = [...files, fresh].map((f) => acquireLock(f));
+    await replaceAll(locks.map((lock, i) => ({ lock, text: `new ${i}\n`.repeat(i + 1) })));
+    files.forEach((f, i) => {
+      expect(fs.readFileSync(f, 'utf8')).toBe(`new ${i}\n`.repeat(i + 1));
+      expect(fs.statSync(f).mode & 0o777).toBe(i % 2 ? 0o600 : 0o644);
+    });
+    expect(fs.readFileSync(fresh, 'utf8')).toBe('new 40\n'.repeat(41));
+    for (const l of locks) l.release(); // all released already
+    expect(fs.readdirSync(d).filter((n) => n.startsWith('.'))).toEqual([]);
+    expect(fs.readdirSync(path.join(d, 'sub'))).toEqual(['fresh.md']);
+  });
+
+  it('change no file when one of a batch fails before the renames', async () => {
+    const d = tempDir();
+    const a = path.join(d, 'a.md');
+    const b = path.join(d, 'b.md');
+    fs.writeFileSync(a, 'a\n');
+    fs.writeFileSync(b, 'b\n');
+    const la = acquireLock(a);
+    const lb = acquireLock(b);
+    lb.release(); // no longer held: staging it throws, after a's text was staged
+    await expect(replaceAll([{ lock: la, text: 'A\n' }, { lock: lb, text: 'B\n' }])).rejects.toThrow(/no longer held/);
+    expect(fs.readFileSync(a, 'utf8')).toBe('a\n');
+    expect(fs.readFileSync(b, 'utf8')).toBe('b\n');
+    expect(fs.readdirSync(d).sort()).toEqual(['a.md', 'b.md']); // a's lock file, with A in it, is gone
+    withFileLock(a, (l) => l.replace('again\n')); // and a can be locked again
+    expect(fs.readFileSync(a, 'utf8')).toBe('again\n');
   });
 });

@@ -49,7 +49,7 @@ async function compactCommand(ctx: Ctx, paths: string[], opts: CompactOptions): 
   let considered = 0;
   // Every file is read and checked under its lock; a malformed entry anywhere stops the whole run.
   // Notes and legacy files have no entries mem can rewrite: they are left alone.
-  const written = editFilesTogether(targets, (parsed) => {
+  const written = await editFilesTogether(targets, (parsed) => {
     const idx = parsed.map((_, i) => i).filter((i) => parsed[i].format === 'entries' && parsed[i].entries.length > 0);
     considered = idx.length;
     const res = compactFiles(idx.map((i) => ({ path: targets[i].path, group: groupOf(targets[i]), parsed: parsed[i] })));

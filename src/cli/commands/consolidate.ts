@@ -67,7 +67,7 @@ async function consolidateCommand(ctx: Ctx, opts: { dryRun?: boolean }): Promise
   const affected = files.filter((f) => acting.some((d) => d.path === f.path));
   const date = today();
   if (!opts.dryRun && acting.length > 0) {
-    const written = editFiles(affected.map((f) => ({ abs: f.abs, path: f.path, change: (parsed) => applyDecisions(parsed, acting.filter((d) => d.path === f.path), date) })));
+    const written = await editFiles(affected.map((f) => ({ abs: f.abs, path: f.path, change: (parsed) => applyDecisions(parsed, acting.filter((d) => d.path === f.path), date) })));
     const at = new Date(nowMs()).toISOString();
     const log = path.join(vault.root, LOG);
     fs.mkdirSync(path.dirname(log), { recursive: true });

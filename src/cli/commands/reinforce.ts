@@ -82,7 +82,7 @@ async function reinforceCommand(ctx: Ctx, idArgs: string[], opts: ReinforceOptio
       return opts.dryRun ? null : r.file;
     },
   }));
-  const written = editFiles(edits);
+  const written = await editFiles(edits);
   if (!opts.dryRun) await reindex(vault, [...files.values()].filter((f) => written.includes(f.path)));
   if (ctx.json) {
     ctx.out(JSON.stringify({ dry_run: Boolean(opts.dryRun), decisions, unknown: loc.unknown }, null, 2));

@@ -170,7 +170,7 @@ async function retire(ctx: Ctx, vault: Vault, stage: Stage, opts: RetireOptions)
   const { reindex } = await import('../../lifecycle/vault-ops.js');
   const retired: Retired[] = [];
   const date = today();
-  const written = editFiles(files.map((f) => ({
+  const written = await editFiles(files.map((f) => ({
     abs: f.abs,
     path: f.path,
     change: (parsed) => {
