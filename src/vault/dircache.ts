@@ -72,13 +72,11 @@ export class DirCache {
 
   /** A folder's entries, or none when it cannot be read (missing, not a folder, no permission). */
   readonly read: DirReader = (dir) => {
-    const st = { mtimeMs: 0, ctimeMs: 0 };
     if (statInto(dir, buf, 0) !== DIR) {
       this.missing.add(dir);
       return [];
     }
-    st.mtimeMs = buf[0];
-    st.ctimeMs = buf[1];
+    const st = { mtimeMs: buf[0], ctimeMs: buf[1] };
     const hit = this.cached.get(dir);
     if (hit && hit.mtime === st.mtimeMs && hit.ctime === st.ctimeMs) {
       this.used.set(dir, hit);
@@ -142,11 +140,11 @@ export function checkWalkMemo(saved: string | null | undefined, key: string): st
     return null;
   }
   if (memo.key !== key || !Array.isArray(memo.dirs) || !Array.isArray(memo.missing) || typeof memo.paths !== 'string') return null;
-  for (const d of memo.dirs as [string, number, number][]) {
-    if (statInto(d[0], buf, 0) !== DIR || buf[0] !== d[1] || buf[1] !== d[2]) return null;
+  for (const d of memo.dirs as [unknown, number, number][]) {
+    if (typeof d[0] !== 'string' || statInto(d[0], buf, 0) !== DIR || buf[0] !== d[1] || buf[1] !== d[2]) return null;
   }
-  for (const dir of memo.missing as string[]) {
-    if (statInto(dir, buf, 0) === DIR) return null;
+  for (const dir of memo.missing as unknown[]) {
+    if (typeof dir !== 'string' || statInto(dir, buf, 0) === DIR) return null;
   }
   return memo.paths === '' ? [] : memo.paths.split('\n');
 }

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DirCache } from '../../src/vault/dircache.js';
+import { checkWalkMemo, DirCache } from '../../src/vault/dircache.js';
 import { cleanup, tempDir } from '../helpers.js';
 
 afterEach(cleanup);
@@ -68,5 +68,27 @@ describe('DirCache', () => {
     expect(Object.keys(JSON.parse(second.serialize()))).toHaveLength(1);
     fs.writeFileSync(path.join(dir, 'x.md'), 'x');
     expect(names(new DirCache('{not json', later).read(dir))).toEqual(['x.md']);
+  });
+
+  it('a walk memo holds while its folders are unchanged, and a damaged one is ignored', () => {
+    const dir = tempDir();
+    fs.mkdirSync(path.join(dir, 'sub'));
+    const cache = new DirCache(null, later);
+    cache.read(dir);
+    cache.read(path.join(dir, 'sub'));
+    const elsewhere = tempDir(); // not read by the walk: only the missing folder in it is
+    cache.read(path.join(elsewhere, 'missing'));
+    const memo = cache.walkMemo('k', ['a.md', 'sub/b.md'])!;
+    expect(checkWalkMemo(memo, 'k')).toEqual(['a.md', 'sub/b.md']);
+    expect(checkWalkMemo(memo, 'another key')).toBeNull();
+    const m = JSON.parse(memo);
+    expect(checkWalkMemo(JSON.stringify({ ...m, dirs: [[42, 0, 0]] }), 'k')).toBeNull();
+    expect(checkWalkMemo(JSON.stringify({ ...m, missing: [null] }), 'k')).toBeNull();
+    fs.mkdirSync(path.join(elsewhere, 'missing')); // a folder it found missing appeared
+    expect(checkWalkMemo(memo, 'k')).toBeNull();
+    fs.rmdirSync(path.join(elsewhere, 'missing'));
+    expect(checkWalkMemo(memo, 'k')).toEqual(['a.md', 'sub/b.md']);
+    fs.writeFileSync(path.join(dir, 'sub', 'c.md'), 'c'); // a name added in a folder it read
+    expect(checkWalkMemo(memo, 'k')).toBeNull();
   });
 });
