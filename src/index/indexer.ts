@@ -320,7 +320,7 @@ export function planRefresh(db: Db, vault: Vault, clock: () => number = Date.now
     const stored = meta.get('stat_digest') as string | undefined;
     const { digest, probed, stats } = digestFiles(vault, memoised);
     if (digest.toString() === stored) return { work: [], removed: [], files: digest.n };
-    const p = plan(db, vaultFiles(vault, memoised, probed), stats);
+    const p = plan(db, vaultFiles(vault, memoised === '' ? [] : memoised.split('\n'), probed), stats);
     // Nothing to do after all (a digest from an older mem, say): store the right one.
     if (planIsEmpty(p)) p.statDigest = digest.toString();
     return p;
@@ -378,12 +378,14 @@ class StatDigest {
  * the one stored at the index's last write when nothing changed since (the stored one is '' when
  * that write left racy rows, which must be re-checked).
  */
-function digestFiles(vault: Vault, paths: string[]): { digest: StatDigest; probed: VaultFile[]; stats: Float64Array } {
+function digestFiles(vault: Vault, joined: string): { digest: StatDigest; probed: VaultFile[]; stats: Float64Array } {
   const d = new StatDigest();
   const probed = probedFiles(vault);
+  let count = joined === '' ? 0 : 1;
+  for (let i = joined.indexOf('\n'); i >= 0; i = joined.indexOf('\n', i + 1)) count++;
   // Numbers only, in vaultFiles() order, so that a plan after a mismatch can reuse them: keeping
   // 10k fs.Stats objects alive through the check costs more in garbage collection than it saves.
-  const stats = new Float64Array(3 * (probed.length + paths.length)).fill(NaN);
+  const stats = new Float64Array(3 * (probed.length + count)).fill(NaN);
   let n = 0;
   const take = (file: string, abs: string) => {
     const at = 3 * n++;
@@ -396,9 +398,15 @@ function digestFiles(vault: Vault, paths: string[]): { digest: StatDigest; probe
     take(f.path, f.abs);
   }
   const absOf = absFromRoot(vault);
-  for (const posix of paths) {
+  // One path at a time out of the memo's text, not an array of them: 10k strings kept alive
+  // through the loop would be copied by every young-generation collection it triggers.
+  for (let start = 0; start < joined.length; ) {
+    let end = joined.indexOf('\n', start);
+    if (end < 0) end = joined.length;
+    const posix = joined.slice(start, end);
     const abs = absOf(posix);
     if (!seen.has(abs)) take(posix, abs);
+    start = end + 1;
   }
   return { digest: d, probed, stats: stats.subarray(0, 3 * n) };
 }

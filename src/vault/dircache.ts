@@ -127,11 +127,12 @@ export class DirCache {
 }
 
 /**
- * The paths a memoised walk found, if it would find the same now: same key (vault root, include
- * and exclude globs), every folder it read unchanged (mtime and ctime) and every folder it found
- * missing still missing. One stat per folder, instead of a walk. Null otherwise.
+ * The paths a memoised walk found (root-relative, one per line; '' for none), if it would find the
+ * same now: same key (vault root, include and exclude globs), every folder it read unchanged
+ * (mtime and ctime) and every folder it found missing still missing. One stat per folder, instead
+ * of a walk. Null otherwise.
  */
-export function checkWalkMemo(saved: string | null | undefined, key: string): string[] | null {
+export function checkWalkMemo(saved: string | null | undefined, key: string): string | null {
   if (!saved) return null;
   let memo: { key?: unknown; dirs?: unknown; missing?: unknown; paths?: unknown };
   try {
@@ -146,5 +147,5 @@ export function checkWalkMemo(saved: string | null | undefined, key: string): st
   for (const dir of memo.missing as unknown[]) {
     if (typeof dir !== 'string' || statInto(dir, buf, 0) === DIR) return null;
   }
-  return memo.paths === '' ? [] : memo.paths.split('\n');
+  return memo.paths;
 }
