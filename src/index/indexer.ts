@@ -213,6 +213,9 @@ function current(db: Db, p: Plan): Plan {
 /** What the refresh needs of a file's stat. */
 export type FileStat = Pick<fs.Stats, 'mtimeMs' | 'ctimeMs' | 'size'>;
 
+/** Scratch for statInto: mtime, ctime, size. */
+const scratch = new Float64Array(3);
+
 /**
  * `stats`, when given, holds the stats already taken, in `files` order: mtime, ctime and size
  * per file, NaN for a file that is missing or not a regular file.
@@ -230,9 +233,8 @@ function plan(db: Db, files: VaultFile[], stats?: Float64Array): Plan {
     let st: FileStat | undefined;
     if (stats) {
       if (!Number.isNaN(stats[3 * i])) st = { mtimeMs: stats[3 * i], ctimeMs: stats[3 * i + 1], size: stats[3 * i + 2] };
-    } else {
-      const s = fs.statSync(file.abs, { throwIfNoEntry: false });
-      if (s && s.isFile()) st = s;
+    } else if (statInto(file.abs, scratch, 0) === FILE) {
+      st = { mtimeMs: scratch[0], ctimeMs: scratch[1], size: scratch[2] };
     }
     if (!st) continue;
     seen.add(file.path);
