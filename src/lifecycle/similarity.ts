@@ -321,64 +321,19 @@ const BUCKET_ALL_PAIRS = 40;
 export function similarEdges(sets: TokenSet[], threshold: number, opts: { strict?: boolean; canPair?: (a: number, b: number) => boolean; exactLimit?: number } = {}): SimilarPair[] {
   if (sets.length <= (opts.exactLimit ?? EXACT_LIMIT)) return similarPairs(sets, threshold, opts);
   const ok = (j: number) => (opts.strict ? j > threshold : j >= threshold - 1e-9);
-  const ids = sets;
-  // One-permutation MinHash with optimal densification: each token lands in one of HASHES bins
-  // (keeping the smallest value per bin); an empty bin borrows from a bin chosen by a fixed hash
-  // sequence, the same for every set, so two sets collide in a bin with probability ≈ Jaccard.
-  // Token ids are distinct integers, so fmix32 (a bijection) hashes them without collisions.
-  let vocab = 0;
-  for (const s of sets) for (let i = 0; i < s.length; i++) if (s[i] >= vocab) vocab = s[i] + 1;
-  const tokBin = new Uint16Array(vocab);
-  const tokVal = new Uint32Array(vocab);
-  for (let id = 0; id < vocab; id++) {
-    const h = fmix32(Math.imul(id + 1, 0x9e3779b1));
-    tokBin[id] = fmix32(h) % HASHES;
-    tokVal[id] = fmix32(h ^ 0x5bd1e995);
-  }
-  const probes: Uint16Array[] = Array.from({ length: HASHES }, (_, i) => Uint16Array.from({ length: 4 * HASHES }, (_, k) => fmix32(Math.imul(i + 1, 0x9e3779b1) + k + 1) % HASHES));
   const n = sets.length;
-  // Band keys, one array per band: (band hash × 2^bits + item) sorts equal hashes together.
-  const ITEM_BITS = Math.max(17, Math.ceil(Math.log2(n + 1)));
-  const SCALE = 2 ** ITEM_BITS;
-  const bandKeys = Array.from({ length: BANDS }, () => new Float64Array(n));
-  const raw = new Uint32Array(HASHES);
-  const sig = new Uint32Array(HASHES);
-  const EMPTY = 0xffffffff;
-  for (let s = 0; s < n; s++) {
-    const set = ids[s];
-    raw.fill(EMPTY);
-    for (let t = 0; t < set.length; t++) {
-      const bin = tokBin[set[t]];
-      if (tokVal[set[t]] < raw[bin]) raw[bin] = tokVal[set[t]];
-    }
-    for (let i = 0; i < HASHES; i++) {
-      if (raw[i] !== EMPTY) {
-        sig[i] = raw[i];
-        continue;
-      }
-      const seq = probes[i];
-      let v = EMPTY;
-      for (let k = 0; k < seq.length && v === EMPTY; k++) v = raw[seq[k]];
-      if (v === EMPTY) for (let k = 0; k < HASHES && v === EMPTY; k++) v = raw[k];
-      sig[i] = v;
-    }
-    for (let b = 0; b < BANDS; b++) {
-      let h = b + 1;
-      for (let r = 0; r < ROWS; r++) h = fmix32((h ^ sig[b * ROWS + r]) + r);
-      // Empty sets get a unique key so they never pair.
-      bandKeys[b][s] = set.length === 0 ? -1 - s : (h >>> (ITEM_BITS > 21 ? ITEM_BITS - 21 : 0)) * SCALE + s;
-    }
-  }
+  const sketch = new Sketcher(sets);
+  // Band hashes, band-major: bands[b * n + s].
+  const bands = new Uint32Array(BANDS * n);
+  for (let s = 0; s < n; s++) sketch.bandsOf(sets[s], bands, s, n);
   const edges: SimilarPair[] = [];
-  const seen = new Set<number>();
+  const seen = new PairSet();
   const tryPair = (a: number, b: number): boolean => {
-    const x = Math.min(a, b);
-    const y = Math.max(a, b);
-    const key = x * n + y;
-    if (seen.has(key)) return false;
-    seen.add(key);
+    const x = a < b ? a : b;
+    const y = a < b ? b : a;
+    if (!seen.add(x, y)) return false;
     if (opts.canPair && !opts.canPair(x, y)) return false;
-    const j = jaccardSorted(ids[x], ids[y]);
+    const j = jaccardSorted(sets[x], sets[y]);
     if (!ok(j)) return false;
     edges.push({ a: x, b: y, jaccard: j });
     return true;
@@ -399,22 +354,131 @@ export function similarEdges(sets: TokenSet[], threshold: number, opts: { strict
       if (!joined && leaders.length < BUCKET_ALL_PAIRS) leaders.push(m);
     }
   };
-  for (const keys of bandKeys) {
-    keys.sort();
-    let prev = NaN;
-    members.length = 0;
-    for (let i = 0; i < n; i++) {
-      const k = keys[i];
-      if (k < 0) continue;
-      const bucket = Math.floor(k / SCALE);
-      if (bucket !== prev) {
-        flush();
-        members.length = 0;
-        prev = bucket;
+  // The items of each band's buckets (equal band hash), chained through an open-addressing table
+  // keyed by the hash, in item order: no sort of 24 key arrays (a third of the time before).
+  const cap = 1 << Math.ceil(Math.log2(2 * n + 2));
+  const slotKey = new Uint32Array(cap);
+  const slotHead = new Int32Array(cap);
+  const next = new Int32Array(n);
+  for (let b = 0; b < BANDS; b++) {
+    slotHead.fill(-1);
+    const base = b * n;
+    for (let s = n - 1; s >= 0; s--) {
+      if (sets[s].length === 0) continue; // empty sets never pair
+      const h = bands[base + s];
+      let i = fmix32(h) & (cap - 1);
+      while (slotHead[i] !== -1 && slotKey[i] !== h) i = (i + 1) & (cap - 1);
+      if (slotHead[i] === -1) {
+        slotKey[i] = h;
+        next[s] = -1;
+      } else {
+        next[s] = slotHead[i];
       }
-      members.push(k - bucket * SCALE);
+      slotHead[i] = s;
     }
-    flush();
+    for (let i = 0; i < cap; i++) {
+      const first = slotHead[i];
+      if (first === -1 || next[first] === -1) continue;
+      members.length = 0;
+      for (let s = first; s !== -1; s = next[s]) members.push(s);
+      flush();
+    }
   }
   return edges;
+}
+
+/**
+ * One-permutation MinHash with optimal densification, cut into BANDS band hashes: each token lands
+ * in one of HASHES bins (keeping the smallest value per bin); an empty bin borrows from the first
+ * non-empty bin of a fixed hash sequence, the same for every set, so two sets collide in a bin
+ * with probability ≈ Jaccard. Token ids are distinct integers, so fmix32 (a bijection) hashes
+ * them without collisions.
+ */
+class Sketcher {
+  private readonly tokBin: Uint16Array;
+  private readonly tokVal: Uint32Array;
+  /** Per bin, the fixed sequence of bins an empty bin borrows from. */
+  private readonly probes: Uint16Array;
+  private readonly raw = new Uint32Array(HASHES);
+  constructor(sets: TokenSet[]) {
+    let vocab = 0;
+    for (const s of sets) for (let i = 0; i < s.length; i++) if (s[i] >= vocab) vocab = s[i] + 1;
+    this.tokBin = new Uint16Array(vocab);
+    this.tokVal = new Uint32Array(vocab);
+    for (let id = 0; id < vocab; id++) {
+      const h = fmix32(Math.imul(id + 1, 0x9e3779b1));
+      this.tokBin[id] = fmix32(h) % HASHES;
+      this.tokVal[id] = fmix32(h ^ 0x5bd1e995);
+    }
+    this.probes = new Uint16Array(HASHES * PROBES);
+    for (let i = 0; i < HASHES; i++) for (let k = 0; k < PROBES; k++) this.probes[i * PROBES + k] = fmix32(Math.imul(i + 1, 0x9e3779b1) + k + 1) % HASHES;
+  }
+
+  /** The band hashes of a set into out[b * stride + at]. */
+  bandsOf(set: TokenSet, out: Uint32Array, at: number, stride: number): void {
+    const raw = this.raw;
+    const { tokBin, tokVal, probes } = this;
+    raw.fill(EMPTY);
+    for (let t = 0; t < set.length; t++) {
+      const bin = tokBin[set[t]];
+      const v = tokVal[set[t]];
+      if (v < raw[bin]) raw[bin] = v;
+    }
+    for (let b = 0; b < BANDS; b++) {
+      let h = b + 1;
+      for (let r = 0; r < ROWS; r++) {
+        const i = b * ROWS + r;
+        let v = raw[i];
+        if (v === EMPTY) {
+          const p = i * PROBES;
+          for (let k = 0; k < PROBES && v === EMPTY; k++) v = raw[probes[p + k]];
+          for (let k = 0; k < HASHES && v === EMPTY; k++) v = raw[k];
+        }
+        h = fmix32((h ^ v) + r);
+      }
+      out[b * stride + at] = h;
+    }
+  }
+}
+
+const PROBES = 4 * HASHES;
+const EMPTY = 0xffffffff;
+
+/** A set of item pairs (x < y) in open-addressing typed arrays. */
+class PairSet {
+  private xs = new Int32Array(1 << 16);
+  private ys = new Int32Array(1 << 16);
+  private count = 0;
+  /** False when the pair was there already. */
+  add(x: number, y: number): boolean {
+    let mask = this.xs.length - 1;
+    let i = fmix32(Math.imul(x + 1, 0x9e3779b1) ^ y) & mask;
+    for (;;) {
+      if (this.xs[i] === 0) break;
+      if (this.xs[i] === x + 1 && this.ys[i] === y) return false;
+      i = (i + 1) & mask;
+    }
+    if (++this.count * 2 > this.xs.length) {
+      this.grow();
+      mask = this.xs.length - 1;
+      i = fmix32(Math.imul(x + 1, 0x9e3779b1) ^ y) & mask;
+      while (this.xs[i] !== 0) i = (i + 1) & mask;
+    }
+    this.xs[i] = x + 1;
+    this.ys[i] = y;
+    return true;
+  }
+  private grow(): void {
+    const [xs, ys] = [this.xs, this.ys];
+    this.xs = new Int32Array(xs.length * 2);
+    this.ys = new Int32Array(xs.length * 2);
+    const mask = this.xs.length - 1;
+    for (let j = 0; j < xs.length; j++) {
+      if (xs[j] === 0) continue;
+      let i = fmix32(Math.imul(xs[j], 0x9e3779b1) ^ ys[j]) & mask;
+      while (this.xs[i] !== 0) i = (i + 1) & mask;
+      this.xs[i] = xs[j];
+      this.ys[i] = ys[j];
+    }
+  }
 }

@@ -80,6 +80,24 @@ describe('similarEdges (MinHash LSH above the exact limit)', () => {
     expect(norm(lsh)).toEqual(exact);
     for (const e of lsh) expect(e.jaccard).toBeGreaterThan(0.8);
   });
+
+  it('joins big buckets of copies, keeps to canPair and never pairs empty sets', () => {
+    const a = Array.from({ length: 20 }, (_, i) => `a${i}`);
+    const b = Array.from({ length: 25 }, (_, i) => `b${i}`);
+    // 150 copies of each text (far more than one bucket compares pair by pair), then empty sets.
+    const sets: string[][] = [];
+    for (let i = 0; i < 300; i++) sets.push(i % 2 === 0 ? a : b);
+    for (let i = 0; i < 50; i++) sets.push([]);
+    // Copies in the first and the second half may not pair with each other.
+    const canPair = (x: number, y: number) => x < 150 === y < 150;
+    const edges = similarEdges(tokenSets(sets), 0.8, { strict: true, exactLimit: 0, canPair });
+    const got = clusters(sets.length, edges).filter((c) => c.length > 1).map((c) => c.sort((x, y) => x - y));
+    const want = [0, 1, 150, 151].map((start) => Array.from({ length: 75 }, (_, k) => start + 2 * k));
+    expect(got.sort((x, y) => x[0] - y[0])).toEqual(want);
+    for (const e of edges) expect(canPair(e.a, e.b) && e.a < e.b && e.jaccard === 1).toBe(true);
+    // Every pair is tried at most once: far fewer edges than the 4 × 75·74/2 pairs.
+    expect(edges.length).toBeLessThan(4 * 75 * 37);
+  });
 });
 
 describe('TokenVocab', () => {
