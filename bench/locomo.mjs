@@ -102,13 +102,20 @@ const summary = {
     const list = rows.filter((r) => String(r.category) === c);
     return [`${c} ${name}`, { n: list.length, ...Object.fromEntries(KS.map((k) => [`R@${k}`, +mean(list, k).toFixed(1)])) }];
   })),
+  // How far one conversation is from another: the spread to expect on conversations not seen here.
+  conversations: Object.fromEntries(data.map((sample) => {
+    const list = rows.filter((r) => r.sample === sample.sample_id);
+    return [sample.sample_id, { n: list.length, ...Object.fromEntries(KS.map((k) => [`R@${k}`, +mean(list, k).toFixed(1)])) }];
+  })),
 };
 if (asJson) console.log(JSON.stringify(summary, null, 2));
 else {
   console.log(`LoCoMo retrieval (${summary.data}, ${summary.questions} questions, mem search --batch --limit 50, offline)`);
   console.log(`${'set'.padEnd(18)}${'n'.padStart(5)}${KS.map((k) => `R@${k}`.padStart(8)).join('')}`);
   console.log(`${'all'.padEnd(18)}${String(rows.length).padStart(5)}${KS.map((k) => summary.overall[`R@${k}`].toFixed(1).padStart(8)).join('')}`);
-  for (const [name, s] of Object.entries(summary.categories)) console.log(`${name.padEnd(18)}${String(s.n).padStart(5)}${KS.map((k) => s[`R@${k}`].toFixed(1).padStart(8)).join('')}`);
+  for (const [name, s] of [...Object.entries(summary.categories), ...Object.entries(summary.conversations)]) {
+    console.log(`${name.padEnd(18)}${String(s.n).padStart(5)}${KS.map((k) => s[`R@${k}`].toFixed(1).padStart(8)).join('')}`);
+  }
   console.log('reference: FTS5 BM25 baseline 54.9 / 63.3 / 71.7 / 77.3; DRAGON (paper) 56.7 / 66.2 / 76.7 / 82.7');
 }
 if (keep) console.error(`vaults kept in ${base}`);

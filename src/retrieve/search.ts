@@ -122,19 +122,24 @@ export function lightStem(w: string): string {
   return s;
 }
 
-/** The share of `terms` an entry's own text contains (an identifier term: as a substring). */
-export function coverageOf(terms: string[]): (text: string) => number {
+/**
+ * The share of `terms` an entry's own text contains (an identifier term: as a substring; a word:
+ * in any of its forms).
+ */
+export function coverageOf(terms: string[], forms: ReadonlyMap<string, readonly string[]> = new Map()): (text: string) => number {
   if (terms.length < 2) return () => 0;
   const isWord = (t: string) => wordRegexes(t).only.test(t);
-  const words = terms.filter(isWord).map(lightStem);
+  const words = terms.filter(isWord);
   const idents = terms.filter((t) => !isWord(t));
-  const wanted = new Set(words);
+  // Every form of a word stands for the word.
+  const wanted = new Map<string, string>();
+  for (const w of words) for (const f of [w, ...(forms.get(w) ?? [])]) if (!wanted.has(lightStem(f))) wanted.set(lightStem(f), w);
   return (text) => {
     const lower = text.toLowerCase();
     const own = new Set<string>();
     for (const w of lower.match(wordRegexes(lower).word) ?? []) {
-      const s = lightStem(w);
-      if (wanted.has(s)) own.add(s);
+      const term = wanted.get(lightStem(w));
+      if (term !== undefined) own.add(term);
     }
     let hit = 0;
     for (const w of words) if (own.has(w)) hit++;
@@ -184,7 +189,7 @@ export function runSearch(db: Db, req: SearchRequest): SearchResult {
   const live = rows.filter((r) => r.status !== 'retired' && (best < 0 ? r.bm25 / best : 1) >= MIN_RELEVANCE);
   // Entries that match only through their neighbours' text count for less than direct hits.
   const prior = filePrior(live, best);
-  const coverage = coverageOf(qt.terms);
+  const coverage = coverageOf(qt.terms, qt.forms);
   const covered = live.map((r) => prior.get(r.rowid)! * (1 + COVERAGE_WEIGHT * coverage(`${r.title}\n${r.body}`)));
   const top = Math.max(...covered) || 1;
   const scored = live.map((r, i) => {

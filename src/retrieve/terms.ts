@@ -1,13 +1,16 @@
 // Offline query terms (design §6.1): lowercase, drop stopwords, keep identifiers and paths
 // whole; every term quoted for FTS5 and OR-joined, so no user punctuation can raise.
 
+import { otherForms } from './irregular.js';
 import { isStopword } from './stopwords.js';
 import { wordRegexes } from './wordchars.js';
 
 export interface QueryTerms {
   /** Terms in query order, deduplicated; identifiers keep their punctuation. */
   terms: string[];
-  /** The FTS5 MATCH expression, or null when no term is left. */
+  /** Other forms of a term that the stemmer cannot join to it (won for win), by term. */
+  forms: Map<string, readonly string[]>;
+  /** The FTS5 MATCH expression (terms and their other forms), or null when no term is left. */
   match: string | null;
   /** True when the query had more distinct terms than `maxTerms` and was cut. */
   truncated: boolean;
@@ -59,8 +62,19 @@ export function queryTerms(query: string, maxTerms = MAX_TERMS): QueryTerms {
       add(w);
     }
   }
-  const match = terms.length === 0 ? null : terms.map(ftsQuote).join(' OR ');
-  return { terms, match, truncated, onlyStopwords: sawWord && terms.length === 0 };
+  const forms = new Map<string, readonly string[]>();
+  const alternatives: string[] = [];
+  for (const t of terms) {
+    const other = otherForms(t).filter((f) => !seen.has(f) && !isStopword(f));
+    if (other.length === 0) continue;
+    forms.set(t, other);
+    for (const f of other) {
+      seen.add(f);
+      alternatives.push(f);
+    }
+  }
+  const match = terms.length === 0 ? null : [...terms, ...alternatives].map(ftsQuote).join(' OR ');
+  return { terms, forms, match, truncated, onlyStopwords: sawWord && terms.length === 0 };
 }
 
 /** Quote one term as an FTS5 string (a phrase of its tokens). */

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { withIndex } from '../../src/index/open.js';
 import { buildContext } from '../../src/retrieve/context.js';
 import { CONTEXT_ONLY_FACTOR, coverageOf, runSearch, type SearchRequest, lightStem } from '../../src/retrieve/search.js';
+import { queryTerms } from '../../src/retrieve/terms.js';
 import { DEFAULT_SCOPE_MULTIPLIERS } from '../../src/vault/scope.js';
 import { openVault } from '../../src/vault/vault.js';
 import { cleanup, entry, tempVault } from '../helpers.js';
@@ -105,6 +106,10 @@ describe('runSearch', () => {
     expect(coverageOf(['caroline', 'painting'])('Caroline: I finished my paintings.')).toBe(1);
     expect(coverageOf(['caroline', 'src/index.ts'])('see src/index.ts')).toBe(0.5);
     expect(coverageOf(['one'])('one')).toBe(0);
+    // Another form of a word covers it.
+    const { terms, forms } = queryTerms('what trophy did the team win');
+    expect(coverageOf(terms, forms)('We even won a trophy!')).toBeCloseTo(2 / 3);
+    expect(coverageOf(terms)('We even won a trophy!')).toBeCloseTo(1 / 3);
   });
 
   it('packs --max-chars, skipping a result that does not fit', async () => {

@@ -6,9 +6,18 @@ import { queryDates } from '../../src/retrieve/dates.js';
 
 describe('queryTerms', () => {
   it('lowercases, drops stopwords, ORs quoted terms', () => {
-    const q = queryTerms('How do we run the Database migrations?');
-    expect(q.terms).toEqual(['run', 'database', 'migrations']);
-    expect(q.match).toBe('"run" OR "database" OR "migrations"');
+    const q = queryTerms('How do we deploy the Database migrations?');
+    expect(q.terms).toEqual(['deploy', 'database', 'migrations']);
+    expect(q.match).toBe('"deploy" OR "database" OR "migrations"');
+  });
+  it('adds the forms a stemmer cannot join (won for win), never a stopword or a repeat', () => {
+    const q = queryTerms('What did the children win? They won, and we wrote it down');
+    expect(q.terms).toEqual(['children', 'win', 'won', 'wrote']);
+    expect(q.match).toBe('"children" OR "win" OR "won" OR "wrote" OR "child" OR "write" OR "written"');
+    expect(Object.fromEntries(q.forms)).toEqual({ children: ['child'], wrote: ['write', 'written'] });
+    // went's other forms (go, gone) are stopwords; a word with another common meaning (saw) is left alone.
+    expect(queryTerms('where they went').match).toBe('"went"');
+    expect(queryTerms('what she saw').match).toBe('"saw"');
   });
   it('keeps identifiers and paths whole', () => {
     expect(queryTerms('fix src/index.ts and user_id in db.prepare').terms).toEqual(['fix', 'src/index.ts', 'user_id', 'db.prepare']);
