@@ -9,7 +9,7 @@ import type { Diagnostic } from '../errors.js';
 import { MemError } from '../errors.js';
 import { decodeVaultText, readVaultText } from '../vault/read.js';
 import { checkWalkMemo, DirCache } from '../vault/dircache.js';
-import { FILE, statInto } from '../vault/faststat.js';
+import { FILE, inFolder, statInto } from '../vault/faststat.js';
 import { absFromRoot, probedFiles, vaultFiles, walkKey, walkPaths, type Vault, type VaultFile } from '../vault/vault.js';
 import { prepare, prepareFile, type Prepared, type PreparedFile } from './prepare.js';
 import { bytesHash } from '../hash.js';
@@ -317,7 +317,7 @@ export function planRefresh(db: Db, vault: Vault, clock: () => number = Date.now
   const meta = db.prepare('SELECT value FROM meta WHERE key = ?').pluck();
   const key = walkKey(vault);
   const saved = meta.get('walk_memo') as string | undefined;
-  const memoised = checkWalkMemo(saved, key);
+  const memoised = checkWalkMemo(saved, key, vault.root);
   if (memoised) {
     const stored = meta.get('stat_digest') as string | undefined;
     const { digest, probed, stats } = digestFiles(vault, memoised);
@@ -400,16 +400,26 @@ function digestFiles(vault: Vault, joined: string): { digest: StatDigest; probed
     take(f.path, f.abs);
   }
   const absOf = absFromRoot(vault);
-  // One path at a time out of the memo's text, not an array of them: 10k strings kept alive
-  // through the loop would be copied by every young-generation collection it triggers.
-  for (let start = 0; start < joined.length; ) {
-    let end = joined.indexOf('\n', start);
-    if (end < 0) end = joined.length;
-    const posix = joined.slice(start, end);
-    const abs = absOf(posix);
-    if (!seen.has(abs)) take(posix, abs);
-    start = end + 1;
-  }
+  // The memo's paths are root-relative: on POSIX they are stat-ed as they are, from the root
+  // (see inFolder); a probed file (at the root, or home = root) is not counted twice.
+  const probedHere = new Set(probed.map((f) => f.abs).filter((abs) => abs.startsWith(absOf(''))).map((abs) => abs.slice(absOf('').length)));
+  inFolder(vault.root, (_here, moved) => {
+    const relative = moved && path.sep === '/';
+    // One path at a time out of the memo's text, not an array of them: 10k strings kept alive
+    // through the loop would be copied by every young-generation collection it triggers.
+    for (let start = 0; start < joined.length; ) {
+      let end = joined.indexOf('\n', start);
+      if (end < 0) end = joined.length;
+      const posix = joined.slice(start, end);
+      if (relative) {
+        if (!probedHere.has(posix)) take(posix, posix);
+      } else {
+        const abs = absOf(posix);
+        if (!seen.has(abs)) take(posix, abs);
+      }
+      start = end + 1;
+    }
+  });
   return { digest: d, probed, stats: stats.subarray(0, 3 * n) };
 }
 

@@ -7,7 +7,7 @@
 // unchanged, it would find the same files, so the walk is skipped (see checkWalkMemo).
 
 import fs from 'node:fs';
-import { DIR, statInto } from './faststat.js';
+import { DIR, inFolder, statInto } from './faststat.js';
 
 /** What the layout walk needs from a folder entry; fs.Dirent has it too. */
 export interface DirItem {
@@ -113,9 +113,19 @@ export class DirCache {
    */
   walkMemo(key: string, paths: string[]): string | undefined {
     if (!this.trusted) return undefined;
-    const dirs = [...this.used].map(([dir, l]) => [dir, l.mtime, l.ctime]);
-    // One string, not an array: parsing 10k small strings costs more than splitting one.
-    return JSON.stringify({ key, dirs, missing: [...this.missing], paths: paths.join('\n') });
+    const dirs = [...this.used.keys()];
+    if (dirs.some((d) => d.includes('\n'))) return undefined;
+    // Text and bytes rather than arrays: JSON.parse reads a few long strings much faster than
+    // thousands of small ones and numbers (3 → 1 ms at 3k folders and 10k files).
+    const times = new Float64Array(2 * dirs.length);
+    let i = 0;
+    for (const l of this.used.values()) {
+      times[i++] = l.mtime;
+      times[i++] = l.ctime;
+    }
+    return JSON.stringify({
+      key, dirs: dirs.join('\n'), times: Buffer.from(times.buffer).toString('base64'), missing: [...this.missing], paths: paths.join('\n'),
+    });
   }
 
   /** The listings used in this walk, for the next one. */
@@ -132,20 +142,33 @@ export class DirCache {
  * (mtime and ctime) and every folder it found missing still missing. One stat per folder, instead
  * of a walk. Null otherwise.
  */
-export function checkWalkMemo(saved: string | null | undefined, key: string): string | null {
+export function checkWalkMemo(saved: string | null | undefined, key: string, root?: string): string | null {
   if (!saved) return null;
-  let memo: { key?: unknown; dirs?: unknown; missing?: unknown; paths?: unknown };
+  let memo: { key?: unknown; dirs?: unknown; times?: unknown; missing?: unknown; paths?: unknown };
   try {
     memo = JSON.parse(saved);
   } catch {
     return null;
   }
-  if (memo.key !== key || !Array.isArray(memo.dirs) || !Array.isArray(memo.missing) || typeof memo.paths !== 'string') return null;
-  for (const d of memo.dirs as [unknown, number, number][]) {
-    if (typeof d[0] !== 'string' || statInto(d[0], buf, 0) !== DIR || buf[0] !== d[1] || buf[1] !== d[2]) return null;
-  }
-  for (const dir of memo.missing as unknown[]) {
-    if (typeof dir !== 'string' || statInto(dir, buf, 0) === DIR) return null;
-  }
-  return memo.paths;
+  const { dirs, times: encoded, missing, paths } = memo;
+  if (memo.key !== key || typeof dirs !== 'string' || typeof encoded !== 'string' || !Array.isArray(missing) || typeof paths !== 'string') return null;
+  const bytes = Buffer.from(encoded, 'base64');
+  // A copy: a Float64Array needs its offset aligned, which a decoded buffer's may not be.
+  const times = new Float64Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length - (bytes.length % 8)));
+  const unchanged = (here: (p: string) => string): boolean => {
+    let k = 0;
+    for (let start = 0; start < dirs.length; k += 2) {
+      let end = dirs.indexOf('\n', start);
+      if (end < 0) end = dirs.length;
+      if (k + 1 >= times.length || statInto(here(dirs.slice(start, end)), buf, 0) !== DIR || buf[0] !== times[k] || buf[1] !== times[k + 1]) return false;
+      start = end + 1;
+    }
+    if (k !== times.length) return false;
+    for (const dir of missing as unknown[]) {
+      if (typeof dir !== 'string' || statInto(here(dir), buf, 0) === DIR) return false;
+    }
+    return true;
+  };
+  // The folders are under the root: stat-ed from there (see inFolder).
+  return (root ? inFolder(root, unchanged) : unchanged((p) => p)) ? paths : null;
 }

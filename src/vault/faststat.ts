@@ -95,3 +95,36 @@ export function statInto(p: string, out: Float64Array, at: number): number {
 export function usesBinding(): boolean {
   return rawStat() !== null;
 }
+
+/**
+ * Run `fn` with the process's working folder at `dir`, put back afterwards whatever happens, so
+ * that the paths under `dir` can be stat-ed relative to it: the kernel walks fewer folders and no
+ * joined path string is built per file (13k stats at 10k files: 48 → 42 ms here). `fn` gets a
+ * function that turns a path under `dir` into one that works now (relative while the working
+ * folder is `dir`, else unchanged), and whether the folder was changed. mem names every file by its absolute path, and the check
+ * that uses this is synchronous, so no other file operation can see the changed folder. Where
+ * the folder cannot be changed (a worker thread, Windows, a folder that is gone), paths stay
+ * absolute.
+ */
+export function inFolder<T>(dir: string, fn: (here: (p: string) => string, moved: boolean) => T): T {
+  const prefix = dir.endsWith('/') ? dir : `${dir}/`;
+  let before: string | null = null;
+  if (process.platform !== 'win32') {
+    try {
+      before = process.cwd();
+      process.chdir(dir);
+    } catch {
+      before = null;
+    }
+  }
+  if (before === null) return fn((p) => p, false);
+  try {
+    return fn((p) => (p.startsWith(prefix) ? p.slice(prefix.length) : p === dir ? '.' : p), true);
+  } finally {
+    try {
+      process.chdir(before);
+    } catch {
+      // The folder we started in is gone; stay where we are (paths mem uses are absolute).
+    }
+  }
+}

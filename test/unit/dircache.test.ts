@@ -81,9 +81,20 @@ describe('DirCache', () => {
     const memo = cache.walkMemo('k', ['a.md', 'sub/b.md'])!;
     expect(checkWalkMemo(memo, 'k')).toBe('a.md\nsub/b.md');
     expect(checkWalkMemo(memo, 'another key')).toBeNull();
+    // Checked from the root (relative paths, the working folder put back) the answer is the same.
+    const cwd = process.cwd();
+    expect(checkWalkMemo(memo, 'k', dir)).toBe('a.md\nsub/b.md');
+    expect(process.cwd()).toBe(cwd);
     const m = JSON.parse(memo);
-    expect(checkWalkMemo(JSON.stringify({ ...m, dirs: [[42, 0, 0]] }), 'k')).toBeNull();
+    expect(checkWalkMemo(JSON.stringify({ ...m, dirs: [[42, 0, 0]] }), 'k')).toBeNull(); // the old shape
     expect(checkWalkMemo(JSON.stringify({ ...m, missing: [null] }), 'k')).toBeNull();
+    expect(checkWalkMemo(JSON.stringify({ ...m, times: m.times.slice(0, 8) }), 'k')).toBeNull(); // fewer times than folders
+    expect(checkWalkMemo(JSON.stringify({ ...m, dirs: `${m.dirs}\n${dir}` }), 'k')).toBeNull(); // more folders than times
+    const bytes = Buffer.from(m.times, 'base64');
+    const times = new Float64Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length));
+    expect(times.length).toBe(4); // the root and sub, mtime and ctime each
+    times[times.length - 1] += 1; // a folder's ctime moved
+    expect(checkWalkMemo(JSON.stringify({ ...m, times: Buffer.from(times.buffer).toString('base64') }), 'k', dir)).toBeNull();
     fs.mkdirSync(path.join(elsewhere, 'missing')); // a folder it found missing appeared
     expect(checkWalkMemo(memo, 'k')).toBeNull();
     fs.rmdirSync(path.join(elsewhere, 'missing'));

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DIR, FILE, MISSING, OTHER, statInto, usesBinding } from '../../src/vault/faststat.js';
+import { DIR, FILE, MISSING, OTHER, inFolder, statInto, usesBinding } from '../../src/vault/faststat.js';
 import { BIN, cleanup, entry, tempDir, tempVault } from '../helpers.js';
 
 afterEach(cleanup);
@@ -60,5 +60,31 @@ describe('statInto', () => {
       expect(r.stderr).not.toMatch(/Deprecation/);
       expect(r.stdout).toContain('migrations');
     }
+  });
+});
+
+describe('inFolder', () => {
+  it('stats paths under a folder from it, and always puts the working folder back', () => {
+    const dir = tempDir();
+    fs.mkdirSync(path.join(dir, 'sub'));
+    fs.writeFileSync(path.join(dir, 'sub', 'a.md'), 'a');
+    const cwd = process.cwd();
+    const out = new Float64Array(3);
+    const kinds = inFolder(dir, (here, moved) => {
+      expect(moved).toBe(process.platform !== 'win32');
+      expect(here(path.join(dir, 'sub', 'a.md'))).toBe(moved ? 'sub/a.md' : path.join(dir, 'sub', 'a.md'));
+      expect(here(dir)).toBe(moved ? '.' : dir);
+      expect(here('/elsewhere/x.md')).toBe('/elsewhere/x.md');
+      return [statInto(here(path.join(dir, 'sub', 'a.md')), out, 0), statInto(here(dir), out, 0), statInto(here(path.join(dir, 'nope')), out, 0)];
+    });
+    expect(kinds).toEqual([FILE, DIR, MISSING]);
+    expect(process.cwd()).toBe(cwd);
+    expect(() => inFolder(dir, () => {
+      throw new Error('boom');
+    })).toThrow('boom');
+    expect(process.cwd()).toBe(cwd);
+    // A folder that cannot be entered: paths stay as they are.
+    expect(inFolder(path.join(dir, 'gone'), (here, moved) => [moved, here(path.join(dir, 'gone', 'x'))])).toEqual([false, path.join(dir, 'gone', 'x')]);
+    expect(process.cwd()).toBe(cwd);
   });
 });
