@@ -9,7 +9,7 @@ import { DEFAULTS, KEY_ORDER } from './entry.js';
 import { parseMemoryFile, serializeFile, type ParsedFile } from './format.js';
 import { formatFrontmatter } from './frontmatter.js';
 import { readVaultText } from './read.js';
-import { acquireLock, replaceAll, withFileLock, type FileLock } from './write.js';
+import { acquireLock, acquireLockAsync, replaceAll, withFileLock, type FileLock } from './write.js';
 
 export interface NewEntry {
   id?: string;
@@ -116,11 +116,20 @@ export function editFiles(edits: FileEdit[]): Promise<string[]> {
 export async function editFilesTogether(targets: { abs: string; path: string }[], plan: (parsed: ParsedFile[]) => (ParsedFile | null)[], opts: { hint?: string } = {}): Promise<string[]> {
   const order = targets.map((_, i) => i).sort((a, b) => (targets[a].abs < targets[b].abs ? -1 : targets[a].abs > targets[b].abs ? 1 : 0));
   const locks: FileLock[] = [];
+  // Locks are taken in path order (so two writers never wait on each other in a circle), one
+  // after another; each file is read and parsed as soon as its lock is held, while the next lock
+  // file is being created on the thread pool.
+  let taking: Promise<FileLock> | null = null;
+  const take = (k: number) => (k < order.length ? acquireLockAsync(targets[order[k]].abs, targets[order[k]].path) : null);
   try {
-    for (const i of order) locks[i] = acquireLock(targets[i].abs, targets[i].path);
     const texts: string[] = [];
     const parsed: ParsedFile[] = [];
-    for (const t of targets) {
+    taking = take(0);
+    for (let k = 0; k < order.length; k++) {
+      const i = order[k];
+      locks[i] = await taking!;
+      taking = take(k + 1);
+      const t = targets[i];
       const text = readForWrite(t.abs, t.path);
       if (text === null) throw new MemError('file not found', { where: { file: t.path } });
       const p = parseMemoryFile(text, t.path);
@@ -128,8 +137,8 @@ export async function editFilesTogether(targets: { abs: string; path: string }[]
         const d = p.diagnostics[0];
         throw new MemError(`${d.message}; fix it before mem rewrites this file`, { where: { file: t.path, line: d.line }, hint: opts.hint });
       }
-      texts.push(text);
-      parsed.push(p);
+      texts[i] = text;
+      parsed[i] = p;
     }
     const next = plan(parsed);
     const planned: { i: number; text: string }[] = [];
@@ -141,6 +150,8 @@ export async function editFilesTogether(targets: { abs: string; path: string }[]
     await replaceAll(planned.map((p) => ({ lock: locks[p.i], text: p.text })));
     return planned.map((p) => targets[p.i].path);
   } finally {
+    // A lock still being taken when something failed is released once it is held.
+    if (taking) await taking.then((l) => l.release(), () => undefined);
     for (const i of [...order].reverse()) locks[i]?.release();
   }
 }

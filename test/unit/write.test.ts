@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { acquireLock, replaceAll, withFileLock } from '../../src/vault/write.js';
+import { acquireLock, acquireLockAsync, replaceAll, withFileLock } from '../../src/vault/write.js';
+import { editFilesTogether } from '../../src/vault/store.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -98,5 +99,61 @@ describe('locked writes', () => {
     expect(fs.readdirSync(d).sort()).toEqual(['a.md', 'b.md']); // a's lock file, with A in it, is gone
     withFileLock(a, (l) => l.replace('again\n')); // and a can be locked again
     expect(fs.readFileSync(a, 'utf8')).toBe('again\n');
+  });
+
+  it('take a lock asynchronously: wait for the holder, take over a dead writer\'s, give up at the timeout', async () => {
+    const d = tempDir();
+    const a = path.join(d, 'a.md');
+    fs.writeFileSync(a, 'a\n');
+    const first = await acquireLockAsync(a);
+    expect(fs.readFileSync(path.join(d, '.a.md.lock'), 'utf8')).toBe(`${process.pid}\n`);
+    setTimeout(() => first.release(), 150);
+    const t0 = Date.now();
+    const second = await acquireLockAsync(a); // waits for the release
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(100);
+    second.replace('A\n');
+    expect(fs.readFileSync(a, 'utf8')).toBe('A\n');
+    // A lock left by a process that is gone is taken over.
+    fs.writeFileSync(path.join(d, '.a.md.lock'), '2147483646\n');
+    (await acquireLockAsync(a)).release();
+    // A live holder past the timeout: a clear error, and its lock stays.
+    const held = acquireLock(a);
+    const before = process.env.MEM_LOCK_TIMEOUT_MS;
+    process.env.MEM_LOCK_TIMEOUT_MS = '120';
+    try {
+      await expect(acquireLockAsync(a, 'a.md')).rejects.toThrow(/^a\.md is locked by another writer \(pid \d+\)/);
+    } finally {
+      if (before === undefined) delete process.env.MEM_LOCK_TIMEOUT_MS;
+      else process.env.MEM_LOCK_TIMEOUT_MS = before;
+    }
+    expect(fs.existsSync(path.join(d, '.a.md.lock'))).toBe(true);
+    held.release();
+    expect(fs.readdirSync(d)).toEqual(['a.md']);
+  });
+
+  it('edit files together: a malformed file stops the step with no file changed and no lock left', async () => {
+    const d = tempDir();
+    const names = ['a', 'b', 'c', 'd'].map((n) => path.join(d, `${n}.md`));
+    const good = (id: string) => `---\nid: ${id}\n---\n## ${id}\n\nbody ${id}\n`;
+    for (const f of names) fs.writeFileSync(f, good(path.basename(f, '.md')));
+    fs.writeFileSync(names[1], '---\nid: [broken\n---\n## b\n\nbody\n');
+    const targets = names.map((abs) => ({ abs, path: path.basename(abs) }));
+    let planned = false;
+    await expect(editFilesTogether(targets, (parsed) => {
+      planned = true;
+      return parsed;
+    })).rejects.toMatchObject({ message: /malformed YAML/, where: { file: 'b.md' } });
+    expect(planned).toBe(false);
+    expect(fs.readdirSync(d).sort()).toEqual(['a.md', 'b.md', 'c.md', 'd.md']);
+    // The same step on good files plans with every file parsed, in the callers' order.
+    fs.writeFileSync(names[1], good('b'));
+    const seen: string[] = [];
+    const written = await editFilesTogether([...targets].reverse(), (parsed) => {
+      seen.push(...parsed.map((p) => p.entries[0].id));
+      return parsed.map(() => null);
+    });
+    expect(seen).toEqual(['d', 'c', 'b', 'a']);
+    expect(written).toEqual([]);
+    expect(fs.readdirSync(d).sort()).toEqual(['a.md', 'b.md', 'c.md', 'd.md']);
   });
 });
