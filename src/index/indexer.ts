@@ -331,7 +331,7 @@ export function planRefresh(db: Db, vault: Vault, clock: () => number = Date.now
   const paths = walkPaths(vault, cache.read);
   const p = plan(db, vaultFiles(vault, paths));
   if (cache.changed) p.dirCache = cache.serialize();
-  const memo = cache.walkMemo(key, paths) ?? '';
+  const memo = cache.walkMemo(key, paths, vault.root) ?? '';
   if (memo !== (saved ?? '')) p.walkMemo = memo;
   return p;
 }
@@ -630,7 +630,7 @@ export async function rebuildIndex(vault: Vault, progressFor?: (total: number) =
     const paths = walkPaths(vault, cache.read);
     const p = plan(db, vaultFiles(vault, paths));
     p.dirCache = cache.serialize();
-    p.walkMemo = cache.walkMemo(walkKey(vault), paths) ?? '';
+    p.walkMemo = cache.walkMemo(walkKey(vault), paths, vault.root) ?? '';
     report = planIsEmpty(p) ? applyPlan(db, p, {}, started) : await refresh(db, p, { onProgress: await progressFor?.(p.work.length) });
     report.entries = countEntries(db);
     db.exec(INDEXES);

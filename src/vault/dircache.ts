@@ -7,6 +7,7 @@
 // unchanged, it would find the same files, so the walk is skipped (see checkWalkMemo).
 
 import fs from 'node:fs';
+import path from 'node:path';
 import { DIR, inFolder, statInto } from './faststat.js';
 
 /** What the layout walk needs from a folder entry; fs.Dirent has it too. */
@@ -111,9 +112,12 @@ export class DirCache {
    * The memo of this walk (see checkWalkMemo): the folders it read with their times, the ones it
    * found missing, and what it found. Undefined when a folder changed too recently to be trusted.
    */
-  walkMemo(key: string, paths: string[]): string | undefined {
+  walkMemo(key: string, paths: string[], root?: string): string | undefined {
     if (!this.trusted) return undefined;
-    const dirs = [...this.used.keys()];
+    // Folders under the root are kept relative to it: the check stats them from there as they are.
+    const prefix = root === undefined ? null : root.endsWith(path.sep) ? root : root + path.sep;
+    const rel = (d: string) => (prefix === null ? d : d === root ? '.' : d.startsWith(prefix) ? d.slice(prefix.length) : d);
+    const dirs = [...this.used.keys()].map(rel);
     if (dirs.some((d) => d.includes('\n'))) return undefined;
     // Text and bytes rather than arrays: JSON.parse reads a few long strings much faster than
     // thousands of small ones and numbers (3 → 1 ms at 3k folders and 10k files).
@@ -124,7 +128,7 @@ export class DirCache {
       times[i++] = l.ctime;
     }
     return JSON.stringify({
-      key, dirs: dirs.join('\n'), times: Buffer.from(times.buffer).toString('base64'), missing: [...this.missing], paths: paths.join('\n'),
+      key, dirs: dirs.join('\n'), times: Buffer.from(times.buffer).toString('base64'), missing: [...this.missing].map(rel), paths: paths.join('\n'),
     });
   }
 
@@ -155,20 +159,22 @@ export function checkWalkMemo(saved: string | null | undefined, key: string, roo
   const bytes = Buffer.from(encoded, 'base64');
   // A copy: a Float64Array needs its offset aligned, which a decoded buffer's may not be.
   const times = new Float64Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length - (bytes.length % 8)));
-  const unchanged = (here: (p: string) => string): boolean => {
+  // Folders under the root are relative to it: as they are from the root (see inFolder), else
+  // joined to it.
+  const unchanged = (_here: unknown, moved: boolean): boolean => {
+    const at = (d: string) => (moved || path.isAbsolute(d) || root === undefined ? d : path.join(root, d));
     let k = 0;
     for (let start = 0; start < dirs.length; k += 2) {
       let end = dirs.indexOf('\n', start);
       if (end < 0) end = dirs.length;
-      if (k + 1 >= times.length || statInto(here(dirs.slice(start, end)), buf, 0) !== DIR || buf[0] !== times[k] || buf[1] !== times[k + 1]) return false;
+      if (k + 1 >= times.length || statInto(at(dirs.slice(start, end)), buf, 0) !== DIR || buf[0] !== times[k] || buf[1] !== times[k + 1]) return false;
       start = end + 1;
     }
     if (k !== times.length) return false;
     for (const dir of missing as unknown[]) {
-      if (typeof dir !== 'string' || statInto(here(dir), buf, 0) === DIR) return false;
+      if (typeof dir !== 'string' || statInto(at(dir), buf, 0) === DIR) return false;
     }
     return true;
   };
-  // The folders are under the root: stat-ed from there (see inFolder).
-  return (root ? inFolder(root, unchanged) : unchanged((p) => p)) ? paths : null;
+  return (root ? inFolder(root, unchanged) : unchanged(null, false)) ? paths : null;
 }

@@ -95,11 +95,37 @@ describe('DirCache', () => {
     expect(times.length).toBe(4); // the root and sub, mtime and ctime each
     times[times.length - 1] += 1; // a folder's ctime moved
     expect(checkWalkMemo(JSON.stringify({ ...m, times: Buffer.from(times.buffer).toString('base64') }), 'k', dir)).toBeNull();
+    // A memo made for a root keeps the folders under it relative; checked from the root, or (where
+    // the working folder cannot be changed) joined to it, the answer is the same.
+    const rooted = cache.walkMemo('k', ['a.md', 'sub/b.md'], dir)!;
+    expect(JSON.parse(rooted).dirs.split('\n')).toEqual(['.', 'sub']);
+    expect(JSON.parse(rooted).missing).toEqual([path.join(elsewhere, 'missing')]);
+    expect(checkWalkMemo(rooted, 'k', dir)).toBe('a.md\nsub/b.md');
+    const chdir = process.chdir;
+    const stuck = () => {
+      process.chdir = () => {
+        throw new Error('not here');
+      };
+    };
+    stuck();
+    try {
+      expect(checkWalkMemo(rooted, 'k', dir)).toBe('a.md\nsub/b.md');
+    } finally {
+      process.chdir = chdir;
+    }
     fs.mkdirSync(path.join(elsewhere, 'missing')); // a folder it found missing appeared
     expect(checkWalkMemo(memo, 'k')).toBeNull();
     fs.rmdirSync(path.join(elsewhere, 'missing'));
     expect(checkWalkMemo(memo, 'k')).toBe('a.md\nsub/b.md');
     fs.writeFileSync(path.join(dir, 'sub', 'c.md'), 'c'); // a name added in a folder it read
     expect(checkWalkMemo(memo, 'k')).toBeNull();
+    expect(checkWalkMemo(rooted, 'k', dir)).toBeNull();
+    stuck();
+    try {
+      expect(checkWalkMemo(rooted, 'k', dir)).toBeNull();
+    } finally {
+      process.chdir = chdir;
+    }
+    expect(process.cwd()).toBe(cwd);
   });
 });
