@@ -74,8 +74,11 @@ export function prepare(file: VaultFile, read: ReadResult, diags: Diagnostic[]):
   for (const d of parsed.diagnostics) diags.push({ ...d, severity: 'warning', message: `${d.message}; entry skipped` });
   // The FTS row's hash: its own text, and for a neighbours' context the hashes of the neighbours'
   // text it is cut from (a context is a function of those and this entry's body length). Hashing
-  // those instead of the context itself hashes each text once, not up to five times.
-  const texts = parsed.entries.map((e) => quickHash(`${e.titleFromHeading ? 1 : 0}\u0000${e.title}\u0000${e.body}`));
+  // those instead of the context itself hashes each text once, not up to five times. An entry's
+  // own text is its content hash (title and body; a title is one line, so `title\nbody` is
+  // unambiguous) and whether the title is a heading.
+  const content = parsed.entries.map((e) => quickHash(`${e.title}\n${e.body}`));
+  const texts = parsed.entries.map((e, i) => `${e.titleFromHeading ? 1 : 0}${content[i]}`);
   const fts = parsed.entries.map((e, i) => {
     const context = contextFor(parsed.entries, i);
     let from = context;
@@ -85,12 +88,12 @@ export function prepare(file: VaultFile, read: ReadResult, diags: Diagnostic[]):
     }
     return { context, hash: quickHash(`${texts[i]}\u0000${from}`) };
   });
-  const rows = parsed.entries.map((e) => {
+  const rows = parsed.entries.map((e, i) => {
     const learningType = typeof e.meta.learning_type === 'string' && LEARNING_TYPES.includes(e.meta.learning_type) ? e.meta.learning_type : file.learningType;
     const metadataJson = JSON.stringify(e.meta);
     // Everything but the position: when only the position changed, only the position is written.
     const rowHash = quickHash(`${file.path}\u0000${file.scope}\u0000${learningType}\u0000${e.kind}\u0000${e.title}\u0000${metadataJson}`);
-    return { learningType, metadataJson, rowHash, contentHash: quickHash(`${e.title}\n${e.body}`) };
+    return { learningType, metadataJson, rowHash, contentHash: content[i] };
   });
   return { entries: parsed.entries, format: parsed.format, error: parsed.diagnostics[0]?.message ?? null, fts, rows };
 }
