@@ -38,7 +38,12 @@ function nativeBinding(): string | undefined {
 
 export const SCHEMA_VERSION = '4';
 export const TOKENIZER = 'porter unicode61 remove_diacritics 2';
-export const CHUNKER_VERSION = '6';
+/**
+ * The version of what the index derives from the markdown: chunks, neighbour contexts, and the
+ * hashes that match indexed rows to entries. A new one rebuilds the index once, rather than
+ * letting each changed file re-add every row whose hash was computed another way.
+ */
+export const CHUNKER_VERSION = '7';
 
 /** Secondary indexes: a bulk load (rebuild) creates them after the rows are in, which is faster. */
 export const INDEXES = `
