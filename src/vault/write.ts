@@ -74,25 +74,24 @@ export interface FileLock {
 }
 
 /**
- * What to do when the lock file exists already: remove it and try again at once when its writer
- * is gone ('retry'), wait a little and try again ('wait'), or give up (throws) past the deadline.
+ * The outcome of one try at creating the lock file (`opened`: its descriptor, or why not): the
+ * lock, held; or how long to wait before the next try (0 when a lock left by a dead writer was
+ * just removed). Throws past the deadline, or when the lock file cannot be created at all.
  */
-function lockTaken(lock: string, deadline: number, displayName: string): 'retry' | 'wait' {
+function settle(file: string, lock: string, deadline: number, displayName: string, opened: number | Error): FileLock | number {
+  if (typeof opened === 'number') return heldLock(file, lock, opened, displayName);
+  if ((opened as NodeJS.ErrnoException).code !== 'EEXIST') throw new MemError(`cannot lock ${displayName}: ${opened.message}`, { cause: opened });
   const st = isStale(lock);
   if (st.stale) {
     fs.rmSync(lock, { force: true });
-    return 'retry';
+    return 0;
   }
   if (Date.now() >= deadline) {
     throw new MemError(`${displayName} is locked by another writer${st.pid ? ` (pid ${st.pid})` : ''}`, {
       hint: `wait for it to finish, or remove ${lock} if no mem process is running`,
     });
   }
-  return 'wait';
-}
-
-function lockFailed(err: unknown, displayName: string): MemError {
-  return new MemError(`cannot lock ${displayName}: ${(err as Error).message}`, { cause: err });
+  return 50;
 }
 
 /** Take the write lock of `file` (waiting up to the lock timeout). */
@@ -100,16 +99,17 @@ export function acquireLock(file: string, displayName = file): FileLock {
   const lock = lockPath(file);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const deadline = Date.now() + lockTimeoutMs();
-  for (;;) {
-    let fd: number;
+  const open = (): number | Error => {
     try {
-      fd = fs.openSync(lock, 'wx');
+      return fs.openSync(lock, 'wx');
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw lockFailed(err, displayName);
-      if (lockTaken(lock, deadline, displayName) === 'wait') sleep(50);
-      continue;
+      return err as Error;
     }
-    return heldLock(file, lock, fd, displayName);
+  };
+  for (;;) {
+    const r = settle(file, lock, deadline, displayName, open());
+    if (typeof r !== 'number') return r;
+    if (r > 0) sleep(r);
   }
 }
 
@@ -122,16 +122,11 @@ export async function acquireLockAsync(file: string, displayName = file): Promis
   const lock = lockPath(file);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const deadline = Date.now() + lockTimeoutMs();
+  const open = () => new Promise<number | Error>((resolve) => fs.open(lock, 'wx', (err, fd) => resolve(err ?? fd)));
   for (;;) {
-    let fd: number;
-    try {
-      fd = await new Promise<number>((resolve, reject) => fs.open(lock, 'wx', (err, n) => (err ? reject(err) : resolve(n))));
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw lockFailed(err, displayName);
-      if (lockTaken(lock, deadline, displayName) === 'wait') await new Promise((resolve) => setTimeout(resolve, 50));
-      continue;
-    }
-    return heldLock(file, lock, fd, displayName);
+    const r = settle(file, lock, deadline, displayName, await open());
+    if (typeof r !== 'number') return r;
+    if (r > 0) await new Promise((resolve) => setTimeout(resolve, r));
   }
 }
 
@@ -142,7 +137,7 @@ function heldLock(file: string, lock: string, fd: number, displayName: string): 
   } catch (err) {
     fs.closeSync(fd);
     fs.rmSync(lock, { force: true });
-    throw lockFailed(err, displayName);
+    throw new MemError(`cannot lock ${displayName}: ${(err as Error).message}`, { cause: err });
   }
   const held = fd;
   let open = true;
