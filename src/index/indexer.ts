@@ -402,8 +402,9 @@ function digestFiles(vault: Vault, joined: string): { digest: StatDigest; probed
   const absOf = absFromRoot(vault);
   // The memo's paths are root-relative: on POSIX they are stat-ed as they are, from the root
   // (see inFolder); a probed file (at the root, or home = root) is not counted twice.
-  const probedHere = new Set(probed.map((f) => f.abs).filter((abs) => abs.startsWith(absOf(''))).map((abs) => abs.slice(absOf('').length)));
-  inFolder(vault.root, (_here, moved) => {
+  const prefix = absOf('');
+  const probedHere = new Set(probed.map((f) => f.abs).filter((abs) => abs.startsWith(prefix)).map((abs) => abs.slice(prefix.length)));
+  inFolder(vault.root, (moved) => {
     const relative = moved && path.sep === '/';
     // One path at a time out of the memo's text, not an array of them: 10k strings kept alive
     // through the loop would be copied by every young-generation collection it triggers.

@@ -161,7 +161,7 @@ export function checkWalkMemo(saved: string | null | undefined, key: string, roo
   const times = new Float64Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length - (bytes.length % 8)));
   // Folders under the root are relative to it: as they are from the root (see inFolder), else
   // joined to it.
-  const unchanged = (_here: unknown, moved: boolean): boolean => {
+  const unchanged = (moved: boolean): boolean => {
     const at = (d: string) => (moved || path.isAbsolute(d) || root === undefined ? d : path.join(root, d));
     let k = 0;
     for (let start = 0; start < dirs.length; k += 2) {
@@ -176,5 +176,5 @@ export function checkWalkMemo(saved: string | null | undefined, key: string, roo
     }
     return true;
   };
-  return (root ? inFolder(root, unchanged) : unchanged(null, false)) ? paths : null;
+  return (root ? inFolder(root, unchanged) : unchanged(false)) ? paths : null;
 }
