@@ -3,7 +3,7 @@
 // text, so rewriting one entry leaves every other byte of the file as it was.
 
 import { sha1Hex } from '../hash.js';
-import type { Diagnostic } from '../errors.js';
+import { MemError, type Diagnostic } from '../errors.js';
 import { ENTRY_TYPES, fieldsFromMeta, type Entry } from './entry.js';
 import { parseFrontmatter, updateFrontmatter } from './frontmatter.js';
 import { lineStarts } from './lines.js';
@@ -235,7 +235,13 @@ export function serializeFile(file: ParsedFile): string {
 export function updateBlockMeta(block: Block, changes: Record<string, unknown>): Block {
   if (!block.header || !block.entry) throw new Error('updateBlockMeta: not a frontmatter entry');
   const { yaml, yamlStart, bodyStart } = block.header;
-  const newYaml = updateFrontmatter(yaml, changes);
+  let newYaml: string;
+  try {
+    newYaml = updateFrontmatter(yaml, changes);
+  } catch (err) {
+    if (!(err instanceof MemError)) throw err;
+    throw new MemError(`entry ${block.entry.id}: ${err.message}`, { exitCode: err.exitCode, hint: err.hint, where: { line: block.entry.line } });
+  }
   const raw = block.raw.slice(0, yamlStart) + newYaml + block.raw.slice(yamlStart + yaml.length);
   const delta = newYaml.length - yaml.length;
   const meta = { ...block.entry.meta };

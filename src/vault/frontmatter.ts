@@ -1,15 +1,16 @@
 // Entry frontmatter: a fast exact parser for the simple `key: scalar` lines mem itself writes,
-// falling back to the real YAML parser for anything else; and scalar serialization for rewrites.
+// falling back to the real YAML parser (with size caps) for anything else; values written so that
+// they always read back as themselves; and header edits that change only the keys they change.
 // The fast path must agree with `yaml` (YAML 1.2 core schema) on everything it accepts: a test
 // compares the two on generated inputs.
 
+import { MemError } from '../errors.js';
 import { yaml } from './yaml.js';
 
 export type FrontmatterResult =
   | { ok: true; data: Record<string, unknown>; simple: boolean }
   | { ok: false; error: string; line: number };
 
-const KEY_LINE = /^([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:(?:[ \t]+(.*?))?[ \t]*$/;
 const INT = /^[-+]?[0-9]+$/;
 const FLOAT = /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$/;
 const PLAIN = /^[A-Za-z0-9_.\/(~+$][^\t'"]*$/;
@@ -63,7 +64,7 @@ const isKeyChar = (c: number) => isKeyStart(c) || (c >= 48 && c <= 57) || c === 
 const isBlank = (c: number) => c === 32 || c === 9;
 
 /**
- * `key: scalar` lines, read by hand: the same lines KEY_LINE accepts (a key, blanks, a colon, then
+ * `key: scalar` lines, read by hand: the lines /^([A-Za-z_][\w-]*)[ \t]*:(?:[ \t]+(.*?))?[ \t]*$/ matches (a key, blanks, a colon, then
  * nothing or blanks and a value; trailing blanks dropped; no line or paragraph separator inside),
  * without a regex match and three substrings per line. Null for anything else.
  */
@@ -96,7 +97,7 @@ function fastParse(src: string): Record<string, unknown> | null {
     let j = end;
     while (j > i && isBlank(src.charCodeAt(j - 1))) j--;
     const v = src.slice(i, j);
-    // KEY_LINE's "." stops at \r, \u2028 and \u2029: such a line is left to the full parser.
+    // That regex's "." stops at \r, \u2028 and \u2029: such a line is left to the full parser.
     if (v.includes('\r') || v.includes('\u2028') || v.includes('\u2029')) return null;
     if (Object.prototype.hasOwnProperty.call(data, key) || key === '__proto__') return null;
     const value = v.startsWith('[') && v.endsWith(']') ? flowSeq(v) : scalar(v);
@@ -111,18 +112,83 @@ export function yamlMessage(message: string): string {
   return message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
 }
 
+/**
+ * The largest header mem reads, before and after YAML aliases are expanded. A header is a few
+ * hundred bytes; a big one is a mistake or an attack (a large value repeated by ~100 aliases
+ * grows a 1 MB file into 100 MB of JSON in the index), and is read as a broken entry instead.
+ */
+export const MAX_HEADER_CHARS = 64 * 1024;
+export const MAX_EXPANDED_CHARS = 64 * 1024;
+
+function kb(n: number): string {
+  return n >= 1024 * 1024 ? `${(n / (1024 * 1024)).toFixed(1)} MB` : `${Math.ceil(n / 1024)} KB`;
+}
+
+/**
+ * The size of `value` written out (strings by length, keys with their colon, one per item or
+ * other scalar), counting shared (aliased) parts every time they appear; stops once over `limit`,
+ * so a cycle or a huge expansion costs no more than `limit` steps. Never above the size of the
+ * YAML text for a header without aliases.
+ */
+function expandedSize(value: unknown, limit: number): number {
+  let size = 0;
+  const walk = (v: unknown): void => {
+    if (size > limit) return;
+    if (typeof v === 'string') size += v.length;
+    else if (Array.isArray(v)) {
+      size += 1;
+      for (const x of v) {
+        size += 1;
+        walk(x);
+        if (size > limit) return;
+      }
+    } else if (v !== null && typeof v === 'object') {
+      size += 1;
+      for (const [k, x] of Object.entries(v)) {
+        size += k.length + 1;
+        walk(x);
+        if (size > limit) return;
+      }
+    } else size += 1;
+  };
+  walk(value);
+  return size;
+}
+
+function lineOf(src: string, offset: number): number {
+  let line = 1;
+  for (let i = src.indexOf('\n'); i >= 0 && i < offset; i = src.indexOf('\n', i + 1)) line++;
+  return line;
+}
+
 /** Parse the text between two `---` lines. */
 export function parseFrontmatter(src: string): FrontmatterResult {
+  if (src.length > MAX_HEADER_CHARS) {
+    return { ok: false, error: `too large: ${kb(src.length)} (the limit is ${kb(MAX_HEADER_CHARS)})`, line: 1 };
+  }
   const fast = fastParse(src);
   if (fast) return { ok: true, data: fast, simple: true };
+  return fullParse(src);
+}
+
+function fullParse(src: string): FrontmatterResult {
+  const Y = yaml();
   try {
-    const doc = yaml().parseDocument(src, { uniqueKeys: true, logLevel: 'silent' });
+    const doc = Y.parseDocument(src, { uniqueKeys: true, logLevel: 'silent' });
     if (doc.errors.length > 0) {
       const e = doc.errors[0];
       const line = e.linePos?.[0]?.line ?? 1;
       return { ok: false, error: yamlMessage(e.message), line };
     }
     const data = doc.toJS({ maxAliasCount: 100 }) as unknown;
+    // Aliases share one JS value, so toJS stays small; the expansion happens later, when the
+    // entry is printed as JSON or stored in the index. Measure it here, where it is cheap.
+    if (expandedSize(data, MAX_EXPANDED_CHARS) > MAX_EXPANDED_CHARS) {
+      let alias: number | undefined;
+      Y.visit(doc, { Alias: (_, node) => ((alias = node.range?.[0]), Y.visit.BREAK) });
+      const why = alias === undefined ? '' : ' once its YAML aliases are expanded';
+      return { ok: false, error: `too large${why} (the limit is ${kb(MAX_EXPANDED_CHARS)})`, line: alias === undefined ? 1 : lineOf(src, alias) };
+    }
     if (data === null || typeof data !== 'object' || Array.isArray(data)) {
       return { ok: true, data: {}, simple: false };
     }
@@ -132,78 +198,264 @@ export function parseFrontmatter(src: string): FrontmatterResult {
   }
 }
 
+// ---- Writing ----------------------------------------------------------------------------------
+
 const DATE_KEYS = new Set(['last_reinforced', 'created_at', 'promoted_at', 'updated_at']);
 const PLAIN_SAFE = /^[A-Za-z0-9_][A-Za-z0-9_.\/-]*$/;
+const SIMPLE_KEY = /^[A-Za-z_][A-Za-z0-9_-]*$/;
+/**
+ * A character YAML does not take literally inside single quotes on one line: a line break (also
+ * U+0085, U+2028, U+2029), a control other than tab, a BOM, a lone surrogate, U+FFFE/U+FFFF.
+ */
+const NEEDS_ESCAPE = /[^\t\x20-\x7E\u00A0-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]|[\u2028\u2029\uFEFF]/u;
 
-/** One YAML scalar (or flow list) as mem writes it. Dates are single-quoted, as in the design. */
+function hex(code: number, width: number): string {
+  return code.toString(16).toUpperCase().padStart(width, '0');
+}
+
+/** A double-quoted YAML string: the one form that can hold any string on one line. */
+function doubleQuoted(s: string): string {
+  let out = '"';
+  for (const ch of s) {
+    const c = ch.codePointAt(0)!;
+    if (ch === '"') out += '\\"';
+    else if (ch === '\\') out += '\\\\';
+    else if (ch === '\n') out += '\\n';
+    else if (ch === '\t') out += '\\t';
+    else if (ch === '\r') out += '\\r';
+    else if (!NEEDS_ESCAPE.test(ch)) out += ch;
+    else if (c < 0x100) out += `\\x${hex(c, 2)}`;
+    else out += `\\u${hex(c, 4)}`; // also a lone surrogate: YAML reads \uD800 back as one
+  }
+  return `${out}"`;
+}
+
+function formatString(s: string, quoted: boolean): string {
+  if (!quoted && PLAIN_SAFE.test(s) && !/^\d{4}-\d{2}-\d{2}/.test(s) && scalar(s) === s) return s;
+  if (!NEEDS_ESCAPE.test(s)) return `'${s.replace(/'/g, "''")}'`;
+  return doubleQuoted(s);
+}
+
+function formatNumber(n: number): string {
+  if (Number.isNaN(n)) return '.nan';
+  if (n === Infinity) return '.inf';
+  if (n === -Infinity) return '-.inf';
+  return String(n);
+}
+
+/** A mapping key: plain when it is a simple word, quoted otherwise. */
+export function formatKey(key: string): string {
+  return SIMPLE_KEY.test(key) && scalar(key) === key ? key : formatString(key, true);
+}
+
+/**
+ * One YAML value as mem writes it, always on one line: plain when that reads back the same,
+ * else single-quoted, else double-quoted with escapes; lists and maps in flow style. Dates are
+ * single-quoted, as in the design. Whatever the value, it parses back (fast and full parser) to
+ * itself.
+ */
 export function formatValue(key: string, value: unknown): string {
   if (value === null || value === undefined) return 'null';
-  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : 'null';
+  if (typeof value === 'number') return formatNumber(value);
   if (typeof value === 'boolean') return String(value);
-  if (Array.isArray(value) && value.every((v) => typeof v === 'string' || typeof v === 'number')) {
-    return `[${value.map((v) => formatValue('', v)).join(', ')}]`;
+  if (typeof value === 'string') return formatString(value, DATE_KEYS.has(key));
+  if (Array.isArray(value)) return `[${value.map((v) => formatValue('', v)).join(', ')}]`;
+  if (typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+    const parts = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+    return `{${parts.map(([k, v]) => `${formatKey(k)}: ${formatValue(k, v)}`).join(', ')}}`;
   }
-  if (typeof value === 'string') {
-    const isDate = DATE_KEYS.has(key) || /^\d{4}-\d{2}-\d{2}/.test(value);
-    if (!isDate && PLAIN_SAFE.test(value) && scalar(value) === value) return value;
-    if (!value.includes('\n')) return `'${value.replace(/'/g, "''")}'`;
+  throw new MemError(`cannot write a ${typeof value} as "${key}" in an entry header`);
+}
+
+/** Deep equality of parsed YAML data (0 and -0 alike, NaN equal to itself, key order ignored). */
+export function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b || (Number.isNaN(a) && Number.isNaN(b))) return true;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => sameValue(x, b[i]));
   }
-  return yaml().stringify(value, { lineWidth: 0 }).trimEnd();
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  return ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && sameValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+}
+
+/** Throws unless `text` parses back to exactly `expected`: nothing unreadable is ever written. */
+function checkReadsBack(text: string, expected: Record<string, unknown>, what: string): void {
+  const back = parseFrontmatter(text);
+  if (!back.ok) throw new MemError(`${what}: the header would not read back (${back.error}); nothing was written`);
+  if (!sameValue(back.data, expected)) throw new MemError(`${what}: the header would read back differently; nothing was written`, { hint: 'edit the entry header by hand' });
 }
 
 /** Serialize a whole mapping as frontmatter lines, in the given key order. */
 export function formatFrontmatter(data: Record<string, unknown>): string {
   let out = '';
+  const expected: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(data)) {
     if (v === undefined) continue;
-    const f = formatValue(k, v);
-    out += f.includes('\n') ? `${k}:\n${f.replace(/^/gm, '  ')}\n` : `${k}: ${f}\n`;
+    out += `${formatKey(k)}: ${formatValue(k, v)}\n`;
+    expected[k] = v;
   }
+  checkReadsBack(out, expected, 'cannot write this entry');
   return out;
 }
 
-/**
- * Change some keys of an existing frontmatter text, keeping every other line as it was.
- * Simple `key: value` lines are edited in place; new keys are appended; anything else goes
- * through the YAML document model, which keeps key order, comments and quoting.
- */
-export function updateFrontmatter(src: string, changes: Record<string, unknown>): string {
-  const nl = src.includes('\r\n') ? '\r\n' : '\n';
-  const simple = fastParse(src) !== null;
-  if (simple) {
-    const lines = src.split('\n');
-    const trailing = lines.length > 0 && lines[lines.length - 1] === '' ? lines.pop() : undefined;
-    for (const [key, value] of Object.entries(changes)) {
-      const idx = lines.findIndex((l) => KEY_LINE.exec(l.replace(/\r$/, ''))?.[1] === key);
-      const formatted = formatValue(key, value);
-      if (value === undefined) {
-        if (idx >= 0) lines.splice(idx, 1);
-        continue;
-      }
-      if (formatted.includes('\n')) return updateViaDocument(src, changes);
-      const cr = nl === '\r\n' ? '\r' : '';
-      if (idx >= 0) lines[idx] = `${key}: ${formatted}${cr}`;
-      else lines.push(`${key}: ${formatted}${cr}`);
-    }
-    if (trailing !== undefined) lines.push(trailing);
-    return lines.join('\n');
-  }
-  return updateViaDocument(src, changes);
+/** Where a top-level key sits in a header: its whole lines, and the value text when it is one line. */
+interface KeySpan {
+  /** Offsets of the key's lines: from its line start to after the end of its value's last line. */
+  from: number;
+  to: number;
+  /** The key's line up to and including the colon, for a line rewritten whole. */
+  head?: string;
+  /** The value's own text on the key's line; equal ends: no value (`key:`), inserted after the colon. */
+  value?: [number, number];
 }
 
-function updateViaDocument(src: string, changes: Record<string, unknown>): string {
-  const nl = src.includes('\r\n') ? '\r\n' : '\n';
-  const doc = yaml().parseDocument(src);
-  for (const [key, value] of Object.entries(changes)) {
-    if (value === undefined) doc.delete(key);
+interface HeaderLayout {
+  keys: Map<string, KeySpan>;
+  /** Indentation of the top-level keys. */
+  indent: string;
+}
+
+const lineEnd = (src: string, at: number): number => {
+  const nl = src.indexOf('\n', at);
+  return nl < 0 ? src.length : nl + 1;
+};
+
+/** The layout of a header the fast parser accepts: one `key: value` line per key. */
+function simpleLayout(src: string): HeaderLayout {
+  const keys = new Map<string, KeySpan>();
+  for (let start = 0; start < src.length; ) {
+    const to = lineEnd(src, start);
+    let end = to;
+    if (end > start && src.charCodeAt(end - 1) === 10) end--;
+    if (end > start && src.charCodeAt(end - 1) === 13) end--;
+    const from = start;
+    start = to;
+    if (!isKeyStart(src.charCodeAt(from))) continue;
+    let i = from + 1;
+    while (i < end && isKeyChar(src.charCodeAt(i))) i++;
+    const key = src.slice(from, i);
+    while (i < end && isBlank(src.charCodeAt(i))) i++;
+    const colon = i;
+    i++;
+    while (i < end && isBlank(src.charCodeAt(i))) i++;
+    let j = end;
+    while (j > i && isBlank(src.charCodeAt(j - 1))) j--;
+    keys.set(key, { from, to, head: src.slice(from, colon + 1), value: i < j ? [i, j] : [colon + 1, colon + 1] });
+  }
+  return { keys, indent: '' };
+}
+
+/**
+ * Where a value's own text ends. A block collection's range runs on over the comments and blank
+ * lines after its last item (they belong to whatever follows); its last item's text does not.
+ */
+function contentEnd(node: unknown): number | undefined {
+  const Y = yaml();
+  if (Y.isCollection(node) && !node.flow && node.items.length > 0) {
+    const last = node.items[node.items.length - 1];
+    return Y.isPair(last) ? contentEnd(last.value) ?? contentEnd(last.key) : contentEnd(last);
+  }
+  return Y.isNode(node) ? node.range?.[1] : undefined;
+}
+
+/** The layout of any other header, from the positions the YAML parser records. */
+function documentLayout(src: string): HeaderLayout | null {
+  const Y = yaml();
+  const doc = Y.parseDocument(src, { uniqueKeys: true, logLevel: 'silent' });
+  const map = doc.contents;
+  if (doc.errors.length > 0 || !Y.isMap(map) || map.flow) return null;
+  const keys = new Map<string, KeySpan>();
+  let indent: string | null = null;
+  for (const pair of map.items) {
+    const k = pair.key;
+    if (!Y.isScalar(k) || !k.range) continue;
+    const name = String(k.value);
+    const from = src.lastIndexOf('\n', k.range[0] - 1) + 1;
+    const lead = src.slice(from, k.range[0]);
+    // Only a key that starts its own line can be edited by lines (not `? key` or `&a key`).
+    if (!/^[ \t]*$/.test(lead)) {
+      keys.set(name, { from: -1, to: -1 });
+      continue;
+    }
+    indent ??= lead;
+    const v = pair.value;
+    const vr = Y.isNode(v) ? v.range : undefined;
+    let end = Math.max(contentEnd(v) ?? 0, k.range[1]);
+    while (end > k.range[0] && /[ \t\r\n]/.test(src[end - 1])) end--;
+    const span: KeySpan = { from, to: lineEnd(src, end - 1) };
+    let colon = k.range[1];
+    while (colon < src.length && (src[colon] === ' ' || src[colon] === '\t')) colon++;
+    if (src[colon] === ':') {
+      span.head = src.slice(from, colon + 1);
+      const props = Y.isNode(v) && ((v as { anchor?: string }).anchor !== undefined || (v as { tag?: string }).tag !== undefined);
+      const oneLine = (a: number, b: number) => !src.slice(a, b).includes('\n');
+      if (!v || (Y.isScalar(v) && vr && vr[0] === vr[1] && v.value === null)) {
+        if (oneLine(colon, end)) span.value = [colon + 1, colon + 1];
+      } else if (vr && !props && (Y.isScalar(v) || Y.isAlias(v) || (Y.isCollection(v) && v.flow)) && oneLine(colon, vr[1])) {
+        span.value = [vr[0], vr[1]];
+      }
+    }
+    keys.set(name, span);
+  }
+  return { keys, indent: indent ?? '' };
+}
+
+/**
+ * Change some top-level keys of an existing header (undefined removes a key) and leave every
+ * other byte as it was: a one-line value has just its text replaced (indentation, spacing and a
+ * trailing comment stay), a value over several lines has exactly its key's lines replaced, a
+ * removed key loses exactly its lines, a new key becomes a new last line. The result must parse
+ * to the old data with only those keys changed; otherwise nothing is returned but a MemError.
+ */
+export function updateFrontmatter(src: string, changes: Record<string, unknown>): string {
+  const before = parseFrontmatter(src);
+  if (!before.ok) throw new MemError(`cannot edit a malformed entry header (${before.error})`);
+  const old = before.data;
+  const has = (k: string) => Object.prototype.hasOwnProperty.call(old, k);
+  const keys = Object.keys(changes).filter((k) => (changes[k] === undefined ? has(k) : !(has(k) && sameValue(old[k], changes[k]))));
+  if (keys.length === 0) return src;
+  const what = `cannot change ${keys.join(', ')} in place`;
+  const layout = before.simple ? simpleLayout(src) : documentLayout(src);
+  if (!layout) throw new MemError(`${what}: the header is not a plain YAML mapping; nothing was written`, { hint: 'edit the entry header by hand' });
+  const eol = src.includes('\r\n') ? '\r\n' : '\n';
+  const edits: { from: number; to: number; text: string }[] = [];
+  let added = '';
+  const expected: Record<string, unknown> = { ...old };
+  for (const key of keys) {
+    const value = changes[key];
+    const span = layout.keys.get(key);
+    if (span && span.from < 0) throw new MemError(`${what}: "${key}" is not a plain key line; nothing was written`, { hint: 'edit the entry header by hand' });
+    if (value === undefined) {
+      delete expected[key];
+      if (span) edits.push({ from: span.from, to: span.to, text: '' });
+      continue;
+    }
+    expected[key] = value;
+    const text = formatValue(key, value);
+    if (span?.value) {
+      const [a, b] = span.value;
+      edits.push({ from: a, to: b, text: a === b ? ` ${text}` : text });
+    } else if (span?.head !== undefined) {
+      const lineEol = src.slice(span.to - 2, span.to) === '\r\n' ? '\r\n' : src[span.to - 1] === '\n' ? '\n' : '';
+      edits.push({ from: span.from, to: span.to, text: `${span.head} ${text}${lineEol}` });
+    } else if (span) {
+      throw new MemError(`${what}: "${key}" is not a plain key line; nothing was written`, { hint: 'edit the entry header by hand' });
+    } else added += `${layout.indent}${formatKey(key)}: ${text}${eol}`;
+  }
+  if (added) {
+    // New keys go after the last line that holds anything, before trailing blank lines.
+    let at = src.length;
+    while (at > 0 && /[ \t\r\n]/.test(src[at - 1])) at--;
+    if (at === 0) edits.push({ from: 0, to: 0, text: added });
     else {
-      const node = doc.createNode(value);
-      if (typeof value === 'string' && DATE_KEYS.has(key) && yaml().isScalar(node)) node.type = 'QUOTE_SINGLE';
-      doc.set(key, node);
+      const to = lineEnd(src, at - 1);
+      edits.push({ from: to, to, text: src[to - 1] === '\n' ? added : eol + added });
     }
   }
-  let out = doc.toString({ lineWidth: 0 });
-  if (nl === '\r\n') out = out.replace(/\r?\n/g, '\r\n');
-  if (!src.endsWith('\n')) out = out.replace(/\r?\n$/, '');
+  edits.sort((x, y) => y.from - x.from || y.to - x.to);
+  let out = src;
+  for (const e of edits) out = out.slice(0, e.from) + e.text + out.slice(e.to);
+  checkReadsBack(out, expected, what);
   return out;
 }

@@ -95,7 +95,8 @@ async function addCommand(ctx: Ctx, textArgs: string[], opts: AddOptions): Promi
   const title = opts.title?.trim() || (parts.fromHeading ? parts.title : firstSentence(text));
   const body = parts.fromHeading ? parts.body : text.trim();
   const bodyOut = !opts.title && !parts.fromHeading && body.replace(/\s+/g, ' ') === title ? '' : body;
-  const tags = opts.tags?.split(',').map((t) => t.trim()).filter(Boolean);
+  // Commas and line breaks both separate tags (a pasted list, `$(cmd)` output): a tag never holds a line break.
+  const tags = opts.tags?.split(/[,\r\n\u0085\u2028\u2029]/).map((t) => t.trim()).filter(Boolean);
   const { id, text: entryText } = renderNewEntry({
     type, domain, importance, phase, title, body: bodyOut, date: today(),
     extra: { tags: tags && tags.length > 0 ? tags : undefined, session_id: sessionId, source: 'manual' },
