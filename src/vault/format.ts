@@ -100,9 +100,10 @@ function findHeaders(text: string, starts: number[]): HeaderSpan[] {
       i = j;
       continue;
     }
-    // Only a block that starts like YAML is reported as a broken header; otherwise the `---`
-    // lines are body text (a rule) and scanning goes on from the closing one.
-    if (/^\s*[A-Za-z_][\w-]*[ \t]*:/.test(yaml)) {
+    // Only a block that starts like YAML (after any comment lines) is reported as a broken
+    // header; otherwise the `---` lines are body text (a rule) and scanning goes on from the
+    // closing one.
+    if (/^(?:[ \t]*(?:#[^\r\n]*)?\r?\n)*[ \t]*[A-Za-z_][\w-]*[ \t]*:/.test(yaml)) {
       headers.push({ startLine: i, endLine: j, yaml, error: { message: parsed.error, line: i + 1 + parsed.line } });
     }
     i = j;

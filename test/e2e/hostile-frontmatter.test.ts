@@ -160,6 +160,8 @@ describe('alias amplification and huge headers: one broken entry, the vault stil
     'nested aliases (lists of lists)': () => `---\nid: bomb\na: &a [${'zzzzzzzzzzzzzzzzzzzz, '.repeat(5)}z]\nb: &b [${Array(9).fill('*a').join(', ')}]\nc: &c [${Array(9).fill('*b').join(', ')}]\nd: &d [${Array(9).fill('*c').join(', ')}]\ne: [${Array(9).fill('*d').join(', ')}]\n---\nZebras bomb body\n\n`,
     // A block list of aliases to a big map.
     'a block list of aliases to a map': () => `---\nid: bomb\nm: &m {k1: "${'y'.repeat(4000)}", k2: "${'w'.repeat(4000)}"}\nlist:\n${'  - *m\n'.repeat(40)}---\nZebras bomb body\n\n`,
+    // A comment line first: still read as a (broken) header, not as the previous entry's body.
+    'a comment line, then a big string under aliases': () => `---\n# generated\nid: bomb\nbig: &a ${'v'.repeat(8_000)}\nrefs:\n${'  - *a\n'.repeat(90)}---\nZebras bomb body\n\n`,
     // One 6 MB line, no alias at all.
     'one 6 MB line': () => `---\nid: bomb\nbig: ${'q'.repeat(6_000_000)}\n---\nZebras bomb body\n\n`,
   };
@@ -174,7 +176,7 @@ describe('alias amplification and huge headers: one broken entry, the vault stil
       expect(at).toBeGreaterThan(bombLine);
       expect(at).toBeLessThan(bombLine + 8);
       expect(s.stderr).not.toMatch(/TypeError|reading 'code'/);
-      const show = run(['show', 'good-2', '--json']);
+      const show = run(['show', 'good-1', '--json']);
       expect(show.status, show.stderr).toBe(0);
       expect(show.stdout.length).toBeLessThan(2000);
       expect(run(['show', 'bomb', '--json']).status).not.toBe(0);
