@@ -282,7 +282,7 @@ export function sameValue(a: unknown, b: unknown): boolean {
 /** Throws unless `text` parses back to exactly `expected`: nothing unreadable is ever written. */
 function checkReadsBack(text: string, expected: Record<string, unknown>, what: string): void {
   const back = parseFrontmatter(text);
-  if (!back.ok) throw new MemError(`${what}: the header would not read back (${back.error}); nothing was written`);
+  if (!back.ok) throw new MemError(`${what}: the header would not read back: ${back.error}; nothing was written`);
   if (!sameValue(back.data, expected)) throw new MemError(`${what}: the header would read back differently; nothing was written`, { hint: 'edit the entry header by hand' });
 }
 

@@ -187,6 +187,7 @@ describe('alias amplification and huge headers: one broken entry, the vault stil
       expect(lint.status).toBe(1);
       expect(lint.stdout + lint.stderr).toMatch(new RegExp(`MEMORY\\.md:\\d+.*(over|alias|limit)`));
       expect(fs.statSync(v.path('.memory.db')).size).toBeLessThan(1_000_000);
+      expect(run(['doctor']).stdout).toMatch(/broken files/);
       expect(v.read('MEMORY.md')).toBe(text);
     });
   }
@@ -232,6 +233,18 @@ describe('every value mem writes reads back as itself', () => {
     const c = run(['compact']);
     expect(c.status, c.stderr).toBe(0);
     expect(run(['lint']).status).toBe(0);
+  });
+
+  it('a value too large for a header is refused with one mem: line, nothing written', () => {
+    const { v, run } = vault();
+    expect(run(['add', 'First learning']).status).toBe(0);
+    const before = v.read('MEMORY.md');
+    for (const [args, env] of [[['--tags', 't'.repeat(70_000)], {}], [[], { MEM_SESSION: `s${'\u2028'.repeat(20_000)}` }]] as const) {
+      const r = run(['add', ...args, 'A learning with a huge value'], env);
+      expect(r.status).toBe(1);
+      expect(r.stderr).toMatch(/^mem: .*too large.*nothing was written$/m);
+      expect(v.read('MEMORY.md')).toBe(before);
+    }
   });
 
   it('a session id with a newline is stored as written and reads back', () => {
