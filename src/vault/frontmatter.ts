@@ -402,6 +402,20 @@ function documentLayout(src: string): HeaderLayout | null {
 }
 
 /**
+ * A new string value in the quoting style of the text it replaces (a hand-written plain date
+ * stays plain, a double-quoted word stays double-quoted), when that style reads back the same;
+ * otherwise mem's own form.
+ */
+function inStyleOf(old: string, value: unknown, text: string): string {
+  if (typeof value !== 'string' || NEEDS_ESCAPE.test(value)) return text;
+  const q = old.charCodeAt(0);
+  if (q === 34 /* " */) return /["\\]/.test(value) ? text : `"${value}"`;
+  if (q === 39 /* ' */) return `'${value.replace(/'/g, "''")}'`;
+  if (typeof scalar(old) === 'string' && PLAIN_SAFE.test(value) && scalar(value) === value) return value;
+  return text;
+}
+
+/**
  * Change some top-level keys of an existing header (undefined removes a key) and leave every
  * other byte as it was: a one-line value has just its text replaced (indentation, spacing and a
  * trailing comment stay), a value over several lines has exactly its key's lines replaced, a
@@ -435,7 +449,7 @@ export function updateFrontmatter(src: string, changes: Record<string, unknown>)
     const text = formatValue(key, value);
     if (span?.value) {
       const [a, b] = span.value;
-      edits.push({ from: a, to: b, text: a === b ? ` ${text}` : text });
+      edits.push({ from: a, to: b, text: a === b ? ` ${text}` : inStyleOf(src.slice(a, b), value, text) });
     } else if (span?.head !== undefined) {
       const lineEol = src.slice(span.to - 2, span.to) === '\r\n' ? '\r\n' : src[span.to - 1] === '\n' ? '\n' : '';
       edits.push({ from: span.from, to: span.to, text: `${span.head} ${text}${lineEol}` });

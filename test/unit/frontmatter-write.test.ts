@@ -255,3 +255,14 @@ describe('parseFrontmatter: size caps', () => {
     expect(performance.now() - t0).toBeLessThan(50);
   });
 });
+
+describe('updateFrontmatter keeps the quoting style of the value it replaces', () => {
+  it('plain stays plain, double stays double, single stays single, when it reads back the same', () => {
+    const src = "id: a\nlast_reinforced: 2026-01-01\nstatus: \"active\"\nphase: 'design'\ncount: 5\n";
+    expect(updateFrontmatter(src, { last_reinforced: '2026-11-26', status: 'retired', phase: 'review' }))
+      .toBe("id: a\nlast_reinforced: 2026-11-26\nstatus: \"retired\"\nphase: 'review'\ncount: 5\n");
+    // A value the old style cannot hold falls back to mem's own form.
+    expect(updateFrontmatter(src, { status: 'say "hi"\n', last_reinforced: '123', count: 'five' }))
+      .toBe("id: a\nlast_reinforced: '123'\nstatus: \"say \\\"hi\\\"\\n\"\nphase: 'design'\ncount: five\n");
+  });
+});
