@@ -111,6 +111,21 @@ describe('header rewrites change only the keys they change (git diff)', () => {
     expect(header).toEqual(['-status:    active    # spaced', '+status:    compacted    # spaced', '+compacted_from: [m2]']);
   });
 
+  it('mem consolidate: the decayed entry gets its new importance and superseded_by, nothing else', () => {
+    const { v, run, commit, diff } = vault();
+    const header = hostileHeader('old', { domain: 'domain: team', last: "last_reinforced: '2026-01-01'\ncreated_at: '2026-10-01'" });
+    v.write('MEMORY.md', `# Memory\n\n${fileText(header, 'Use npm to install packages in this repository.')}`
+      + entry('new', 'Never use npm to install packages in this repository; use pnpm.', { created_at: '2026-11-20' }));
+    commit();
+    const r = run(['consolidate', '--json']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.json().decisions).toMatchObject([{ id: 'old', by: 'new' }]);
+    const changed = diff();
+    expect(changed[0]).toBe('-importance: 0.80');
+    expect(changed[1]).toMatch(/^\+importance: 0\.\d+$/);
+    expect(changed.slice(2)).toEqual(['+superseded_by: new']);
+  });
+
   it('keeps CRLF headers CRLF, every other byte identical', () => {
     const { v, run } = vault();
     const header = hostileHeader('h5');
@@ -233,6 +248,22 @@ describe('every value mem writes reads back as itself', () => {
     const c = run(['compact']);
     expect(c.status, c.stderr).toBe(0);
     expect(run(['lint']).status).toBe(0);
+  });
+
+  it('mem promote copies hostile tags and session_task from hand-written entries; they read back the same', () => {
+    const { v, run } = vault();
+    const lesson = 'Always run the linter before committing changes to avoid failing builds.';
+    const tags = ['a\nb', '- x', 'c: d #e', "it's", '"q"', '\\', ' pad ', '', 'null', '0x1F', 'ls\u2028ls'];
+    const task = 'fix: the #1 bug\tnow\n  and "then" \\ more';
+    const head = (id: string) => ['---', `id: ${id}`, 'type: procedural', 'tags:', ...tags.map((t) => `  - ${JSON.stringify(t)}`), `session_task: ${JSON.stringify(task)}`, '---', lesson, '', ''].join('\n');
+    for (const j of ['j1', 'j2', 'j3']) v.write(`.mem/jobs/${j}/MEMORY.md`, head(`${j}-l`));
+    const r = run(['promote', '--json']);
+    expect(r.status, r.stderr).toBe(0);
+    const p = r.json().promoted;
+    expect(p).toHaveLength(1);
+    expect(run(['show', p[0].id, '--json']).json()).toMatchObject({ tags, session_task: task, scope: 'project' });
+    expect(run(['lint']).status).toBe(0);
+    expect(run(['compact']).status).toBe(0);
   });
 
   it('a value too large for a header is refused with one mem: line, nothing written', () => {
