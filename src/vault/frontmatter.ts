@@ -125,33 +125,27 @@ function kb(n: number): string {
 }
 
 /**
- * The size of `value` written out (strings by length, keys with their colon, one per item or
- * other scalar), counting shared (aliased) parts every time they appear; stops once over `limit`,
+ * The size of `value` written out (strings by length, keys with their colon, one per container
+ * or other scalar), counting shared (aliased) parts every time they appear; stops once over `limit`,
  * so a cycle or a huge expansion costs no more than `limit` steps. Never above the size of the
  * YAML text for a header without aliases.
  */
 function expandedSize(value: unknown, limit: number): number {
   let size = 0;
-  const walk = (v: unknown): void => {
-    if (size > limit) return;
-    if (typeof v === 'string') size += v.length;
-    else if (Array.isArray(v)) {
-      size += 1;
-      for (const x of v) {
-        size += 1;
-        walk(x);
-        if (size > limit) return;
-      }
-    } else if (v !== null && typeof v === 'object') {
-      size += 1;
+  // An explicit stack, not recursion: an alias to its own ancestor makes the data a cycle.
+  const todo: unknown[] = [value];
+  while (todo.length > 0 && size <= limit) {
+    const v = todo.pop();
+    size += 1;
+    if (typeof v === 'string') size += v.length - 1;
+    else if (Array.isArray(v)) for (const x of v) todo.push(x);
+    else if (v !== null && typeof v === 'object') {
       for (const [k, x] of Object.entries(v)) {
         size += k.length + 1;
-        walk(x);
-        if (size > limit) return;
+        todo.push(x);
       }
-    } else size += 1;
-  };
-  walk(value);
+    }
+  }
   return size;
 }
 

@@ -241,6 +241,14 @@ describe('parseFrontmatter: size caps', () => {
     expect(parseFrontmatter(block).ok).toBe(false);
   });
 
+  it('reads an alias to its own ancestor (a cycle) as too large, not as a crash', () => {
+    for (const src of ['id: a\nx: &a [1, *a]\n', 'id: a\nm: &m {k: *m, j: [*m]}\n']) {
+      const r = parseFrontmatter(src);
+      expect(r).toMatchObject({ ok: false, line: 2 });
+      if (!r.ok) expect(r.error).toMatch(/aliases/);
+    }
+  });
+
   it('accepts a few small aliases and a header just under the caps', () => {
     expect(parseFrontmatter('id: a\nx: &x hello\ny: *x\n')).toMatchObject({ ok: true, data: { y: 'hello' } });
     const near = `id: a\nbody: '${'z'.repeat(MAX_EXPANDED_CHARS - 100)}'\n`;
