@@ -273,11 +273,19 @@ export function sameValue(a: unknown, b: unknown): boolean {
   return ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && sameValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
 }
 
+const HAND_EDIT = 'edit the entry header by hand (mem lint checks it)';
+
+function readsBack(text: string, expected: Record<string, unknown>): boolean {
+  const back = parseFrontmatter(text);
+  return back.ok && sameValue(back.data, expected);
+}
+
 /** Throws unless `text` parses back to exactly `expected`: nothing unreadable is ever written. */
 function checkReadsBack(text: string, expected: Record<string, unknown>, what: string): void {
   const back = parseFrontmatter(text);
-  if (!back.ok) throw new MemError(`${what}: the header would not read back: ${back.error}; nothing was written`);
-  if (!sameValue(back.data, expected)) throw new MemError(`${what}: the header would read back differently; nothing was written`, { hint: 'edit the entry header by hand' });
+  const hint = HAND_EDIT;
+  if (!back.ok) throw new MemError(`${what}: the header would not read back: ${back.error}; nothing was written`, { hint });
+  if (!sameValue(back.data, expected)) throw new MemError(`${what}: the header would read back differently; nothing was written`, { hint });
 }
 
 /** Serialize a whole mapping as frontmatter lines, in the given key order. */
@@ -425,7 +433,7 @@ export function updateFrontmatter(src: string, changes: Record<string, unknown>)
   if (keys.length === 0) return src;
   const what = `cannot change ${keys.join(', ')} in place`;
   const layout = before.simple ? simpleLayout(src) : documentLayout(src);
-  if (!layout) throw new MemError(`${what}: the header is not a plain YAML mapping; nothing was written`, { hint: 'edit the entry header by hand' });
+  if (!layout) throw new MemError(`${what}: the header is not a plain YAML mapping; nothing was written`, { hint: HAND_EDIT });
   const eol = src.includes('\r\n') ? '\r\n' : '\n';
   const edits: { from: number; to: number; text: string }[] = [];
   let added = '';
@@ -433,7 +441,7 @@ export function updateFrontmatter(src: string, changes: Record<string, unknown>)
   for (const key of keys) {
     const value = changes[key];
     const span = layout.keys.get(key);
-    if (span && span.from < 0) throw new MemError(`${what}: "${key}" is not a plain key line; nothing was written`, { hint: 'edit the entry header by hand' });
+    if (span && span.from < 0) throw new MemError(`${what}: "${key}" is not a plain key line; nothing was written`, { hint: HAND_EDIT });
     if (value === undefined) {
       delete expected[key];
       if (span) edits.push({ from: span.from, to: span.to, text: '' });
@@ -448,22 +456,31 @@ export function updateFrontmatter(src: string, changes: Record<string, unknown>)
       const lineEol = src.slice(span.to - 2, span.to) === '\r\n' ? '\r\n' : src[span.to - 1] === '\n' ? '\n' : '';
       edits.push({ from: span.from, to: span.to, text: `${span.head} ${text}${lineEol}` });
     } else if (span) {
-      throw new MemError(`${what}: "${key}" is not a plain key line; nothing was written`, { hint: 'edit the entry header by hand' });
+      throw new MemError(`${what}: "${key}" is not a plain key line; nothing was written`, { hint: HAND_EDIT });
     } else added += `${layout.indent}${formatKey(key)}: ${text}${eol}`;
   }
-  if (added) {
-    // New keys go after the last line that holds anything, before trailing blank lines.
-    let at = src.length;
-    while (at > 0 && /[ \t\r\n]/.test(src[at - 1])) at--;
-    if (at === 0) edits.push({ from: 0, to: 0, text: added });
-    else {
-      const to = lineEnd(src, at - 1);
-      edits.push({ from: to, to, text: src[to - 1] === '\n' ? added : eol + added });
-    }
+  const apply = (all: typeof edits) => {
+    let out = src;
+    for (const e of [...all].sort((x, y) => y.from - x.from || y.to - x.to)) out = out.slice(0, e.from) + e.text + out.slice(e.to);
+    return out;
+  };
+  if (!added) {
+    const out = apply(edits);
+    checkReadsBack(out, expected, what);
+    return out;
   }
-  edits.sort((x, y) => y.from - x.from || y.to - x.to);
-  let out = src;
-  for (const e of edits) out = out.slice(0, e.from) + e.text + out.slice(e.to);
+  // New keys go after the last line that holds anything, before trailing blank lines; unless
+  // those blank lines belong to the value above (a `|+` block scalar): then after them.
+  let at = src.length;
+  while (at > 0 && /[ \t\r\n]/.test(src[at - 1])) at--;
+  const places = at === 0 ? [0] : [lineEnd(src, at - 1)];
+  if (places[0] < src.length) places.push(src.length);
+  const withAdded = (to: number) => apply([...edits, { from: to, to, text: to === 0 || src[to - 1] === '\n' ? added : eol + added }]);
+  for (const to of places.slice(0, -1)) {
+    const out = withAdded(to);
+    if (readsBack(out, expected)) return out;
+  }
+  const out = withAdded(places[places.length - 1]);
   checkReadsBack(out, expected, what);
   return out;
 }

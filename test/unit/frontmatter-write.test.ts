@@ -175,8 +175,8 @@ describe('updateFrontmatter: only the changed keys change', () => {
   it('refuses (MemError, nothing returned) an edit that would change another key', () => {
     // The anchored value is also read through the alias: changing it would change `alias` too.
     expect(() => updateFrontmatter('id: a\nanchor: &x one\nalias: *x\n', { anchor: 'two' })).toThrow(MemError);
-    // A new key cannot follow a keep-chomped block scalar without becoming part of it.
-    expect(() => updateFrontmatter('id: a\nblock: |+\n  text\n\n', { n: 1 })).toThrow(MemError);
+    // A keep-chomped block scalar owns the blank lines after it: a new key goes after them.
+    expect(updateFrontmatter('id: a\nblock: |+\n  text\n\n', { n: 1 })).toBe('id: a\nblock: |+\n  text\n\nn: 1\n');
     expect(() => updateFrontmatter('{id: a, n: 1}\n', { n: 2 })).toThrow(MemError);
   });
 
