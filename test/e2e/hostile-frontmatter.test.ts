@@ -220,7 +220,7 @@ describe('every value mem writes reads back as itself', () => {
 
   it('mem add with hostile --tags / --session / --phase: show --json returns them; lint and compact accept the file', () => {
     const { run } = vault();
-    const session = 's: #1\t"quoted" \'single\' \\ [x] {y} \u2028 after-ls \u0085 after-nel';
+    const session = 's: #1\t"quoted" \'single\' \\ [x] {y} \u2028 after-ls \u2029 after-ps';
     const r = run(['add', '--tags', HOSTILE_TAGS.join(','), '--session', session, '--phase', 'design', 'Hostile values learning'], {});
     expect(r.status, r.stderr).toBe(0);
     const id = r.stdout.trim();
@@ -253,8 +253,8 @@ describe('every value mem writes reads back as itself', () => {
   it('mem promote copies hostile tags and session_task from hand-written entries; they read back the same', () => {
     const { v, run } = vault();
     const lesson = 'Always run the linter before committing changes to avoid failing builds.';
-    const tags = ['a\nb', '- x', 'c: d #e', "it's", '"q"', '\\', ' pad ', '', 'null', '0x1F', 'ls\u2028ls'];
-    const task = 'fix: the #1 bug\tnow\n  and "then" \\ more';
+    const tags = ['a\nb', '- x', 'c: d #e', "it's", '"q"', '\\', ' pad ', '', 'null', '0x1F', 'ls\u2028ls', '\x1b[31mred', 'nel\u0085', 'bom\ufeff'];
+    const task = 'fix: the #1 bug\tnow\n  and "then" \\ more \x07';
     const head = (id: string) => ['---', `id: ${id}`, 'type: procedural', 'tags:', ...tags.map((t) => `  - ${JSON.stringify(t)}`), `session_task: ${JSON.stringify(task)}`, '---', lesson, '', ''].join('\n');
     for (const j of ['j1', 'j2', 'j3']) v.write(`.mem/jobs/${j}/MEMORY.md`, head(`${j}-l`));
     const r = run(['promote', '--json']);
@@ -262,6 +262,8 @@ describe('every value mem writes reads back as itself', () => {
     const p = r.json().promoted;
     expect(p).toHaveLength(1);
     expect(run(['show', p[0].id, '--json']).json()).toMatchObject({ tags, session_task: task, scope: 'project' });
+    // Controls are written as escapes, never as raw bytes in the file.
+    expect(v.read('MEMORY.md')).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\ufeff]/);
     expect(run(['lint']).status).toBe(0);
     expect(run(['compact']).status).toBe(0);
   });
