@@ -5,6 +5,7 @@
 // compares the two on generated inputs.
 
 import { MemError } from '../errors.js';
+import type * as Yaml from 'yaml';
 import { yaml } from './yaml.js';
 
 export type FrontmatterResult =
@@ -155,20 +156,22 @@ function lineOf(src: string, offset: number): number {
   return line;
 }
 
-/** Parse the text between two `---` lines. */
-export function parseFrontmatter(src: string): FrontmatterResult {
+/** Parse the text between two `---` lines (`keep.doc` receives the YAML document if one was made). */
+export function parseFrontmatter(src: string, keep?: { doc?: Yaml.Document.Parsed }): FrontmatterResult {
   if (src.length > MAX_HEADER_CHARS) {
     return { ok: false, error: `too large: ${kb(src.length)} (the limit is ${kb(MAX_HEADER_CHARS)})`, line: 1 };
   }
   const fast = fastParse(src);
   if (fast) return { ok: true, data: fast, simple: true };
-  return fullParse(src);
+  return fullParse(src, keep);
 }
 
-function fullParse(src: string): FrontmatterResult {
+/** The full parser; `keep.doc` receives the YAML document (the header editor reuses its positions). */
+function fullParse(src: string, keep?: { doc?: Yaml.Document.Parsed }): FrontmatterResult {
   const Y = yaml();
   try {
     const doc = Y.parseDocument(src, { uniqueKeys: true, logLevel: 'silent' });
+    if (keep) keep.doc = doc;
     if (doc.errors.length > 0) {
       const e = doc.errors[0];
       const line = e.linePos?.[0]?.line ?? 1;
@@ -362,9 +365,8 @@ function contentEnd(node: unknown): number | undefined {
 }
 
 /** The layout of any other header, from the positions the YAML parser records. */
-function documentLayout(src: string): HeaderLayout | null {
+function documentLayout(src: string, doc: Yaml.Document.Parsed): HeaderLayout | null {
   const Y = yaml();
-  const doc = Y.parseDocument(src, { uniqueKeys: true, logLevel: 'silent' });
   const map = doc.contents;
   if (doc.errors.length > 0 || !Y.isMap(map) || map.flow) return null;
   const keys = new Map<string, KeySpan>();
@@ -425,14 +427,15 @@ function inStyleOf(old: string, value: unknown, text: string): string {
  * to the old data with only those keys changed; otherwise nothing is returned but a MemError.
  */
 export function updateFrontmatter(src: string, changes: Record<string, unknown>): string {
-  const before = parseFrontmatter(src);
+  const keep: { doc?: Yaml.Document.Parsed } = {};
+  const before = parseFrontmatter(src, keep);
   if (!before.ok) throw new MemError(`cannot edit a malformed entry header (${before.error})`);
   const old = before.data;
   const has = (k: string) => Object.prototype.hasOwnProperty.call(old, k);
   const keys = Object.keys(changes).filter((k) => (changes[k] === undefined ? has(k) : !(has(k) && sameValue(old[k], changes[k]))));
   if (keys.length === 0) return src;
   const what = `cannot change ${keys.join(', ')} in place`;
-  const layout = before.simple ? simpleLayout(src) : documentLayout(src);
+  const layout = before.simple ? simpleLayout(src) : keep.doc ? documentLayout(src, keep.doc) : null;
   if (!layout) throw new MemError(`${what}: the header is not a plain YAML mapping; nothing was written`, { hint: HAND_EDIT });
   const eol = src.includes('\r\n') ? '\r\n' : '\n';
   const edits: { from: number; to: number; text: string }[] = [];
