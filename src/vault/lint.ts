@@ -1,5 +1,6 @@
-// Validation of memory files (`mem lint`): parse errors, unreadable files, field enums, ranges
-// and dates, and ids that are not unique across the vault — each with its file and line.
+// Validation of memory files (`mem lint`): parse errors (bad headers, invalid ids, NUL bytes),
+// unreadable files, field enums, ranges and dates, ids that are not unique across the vault, and
+// empty entries — each with its file and line.
 
 import { fixMeta, validateMeta } from './entry.js';
 import { parseMemoryFile, updateBlockMeta, type ParsedFile } from './format.js';
@@ -36,8 +37,15 @@ export function lintFiles(inputs: LintInput[]): LintFinding[] {
     const parsed = parseMemoryFile(input.read.text, input.path);
     if (!input.idsOnly) {
       for (const d of parsed.diagnostics) findings.push({ file: input.path, line: d.line ?? null, severity: 'error', message: d.message });
+      for (const d of parsed.warnings ?? []) findings.push({ file: input.path, line: d.line ?? null, severity: 'warning', message: d.message });
     }
     for (const b of parsed.blocks) {
+      // An empty entry's id is taken all the same: a second entry with it is still a duplicate.
+      if (b.empty) {
+        const list = ids.get(b.empty.id) ?? [];
+        list.push({ file: input.path, line: b.empty.line, linted: !input.idsOnly });
+        ids.set(b.empty.id, list);
+      }
       const e = b.entry;
       if (!e) continue;
       const list = ids.get(e.id) ?? [];
@@ -61,10 +69,16 @@ export function lintFiles(inputs: LintInput[]): LintFinding[] {
   return findings.sort((a, b) => a.file.localeCompare(b.file) || (a.line ?? 0) - (b.line ?? 0));
 }
 
-/** Apply lint --fix normalisations to a parsed file; null when nothing changes. */
-export function fixParsedFile(file: ParsedFile): { file: ParsedFile; fixes: number } | null {
+/**
+ * Apply lint --fix normalisations to a parsed file; null when nothing changes. Empty entries go
+ * only with `removeEmpty` (they hold an id someone may still refer to).
+ */
+export function fixParsedFile(file: ParsedFile, opts: { removeEmpty?: boolean } = {}): { file: ParsedFile; fixes: number; removed: number } | null {
   let fixes = 0;
-  const blocks = file.blocks.map((b) => {
+  let removed = 0;
+  const kept = opts.removeEmpty ? file.blocks.filter((b) => !b.empty) : file.blocks;
+  removed = file.blocks.length - kept.length;
+  const blocks = kept.map((b) => {
     if (!b.entry || b.entry.kind !== 'entry' || !b.header || b.broken) return b;
     const changes = fixMeta(b.entry.meta);
     const n = Object.keys(changes).length;
@@ -72,5 +86,5 @@ export function fixParsedFile(file: ParsedFile): { file: ParsedFile; fixes: numb
     fixes += n;
     return updateBlockMeta(b, changes);
   });
-  return fixes === 0 ? null : { file: { ...file, blocks }, fixes };
+  return fixes === 0 && removed === 0 ? null : { file: { ...file, blocks }, fixes, removed };
 }
