@@ -70,6 +70,11 @@ export function titleAndBody(md: string): { title: string; body: string; fromHea
   return { title, body: text, fromHeading: false };
 }
 
+/** Whether an entry's markdown holds any text: blank lines and rules (`---`, `***`) are none. */
+function hasText(md: string): boolean {
+  return md.split('\n').some((l) => l.trim() !== '' && !/^[ \t]*([-*_])([ \t]*\1){2,}[ \t]*\r?$/.test(l));
+}
+
 function shortHash(s: string): string {
   return sha1Hex(s).slice(0, 12);
 }
@@ -290,7 +295,7 @@ function parseEntries(text: string, relPath: string, starts: number[], headers: 
     }
     const meta = h.data ?? {};
     const { title, body, fromHeading } = titleAndBody(raw.slice(header.bodyStart));
-    if (title === '' && body === '') {
+    if (!hasText(raw.slice(header.bodyStart))) {
       const line = h.startLine + 1;
       warnings.push({ severity: 'warning', message: `empty entry "${h.id}": a header with no text (mem lint --fix --remove-empty removes it)`, file: relPath, line });
       blocks.push({ start, raw, header, empty: { id: h.id, line }, ...(bare && { bare }) });
