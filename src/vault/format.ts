@@ -295,7 +295,8 @@ function parseEntries(text: string, relPath: string, starts: number[], headers: 
     }
     const meta = h.data ?? {};
     const { title, body, fromHeading } = titleAndBody(raw.slice(header.bodyStart));
-    if (!hasText(raw.slice(header.bodyStart))) {
+    // A title means text; only a titleless body needs the closer look.
+    if (title === '' && !hasText(body)) {
       const line = h.startLine + 1;
       warnings.push({ severity: 'warning', message: `empty entry "${h.id}": a header with no text (mem lint --fix --remove-empty removes it)`, file: relPath, line });
       blocks.push({ start, raw, header, empty: { id: h.id, line }, ...(bare && { bare }) });
