@@ -246,7 +246,7 @@ function skipNulBlocks(file: ParsedFile, text: string, starts: number[], relPath
   const blocks = file.blocks.map((b): Block => {
     const at = b.raw.indexOf('\u0000');
     if (at !== -1 && !b.broken) {
-      report(b.start + at, b.entry || b.empty ? 'an entry; the entry is skipped' : 'the file');
+      report(b.start + at, b.entry || b.empty ? 'an entry' : 'the file');
       return { start: b.start, raw: b.raw, header: b.header, bare: b.bare, broken: 'contains a NUL byte' };
     }
     if (!b.entry) return b;

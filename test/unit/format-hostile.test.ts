@@ -127,7 +127,7 @@ describe('NUL bytes in a file', () => {
     const entries = `---\nid: a\n---\nalpha\n---\nid: b\n---\nbe\u0000ta\n---\nid: c\n---\ngamma\n`;
     const p = parseMemoryFile(entries, 'MEMORY.md');
     expect(p.entries.map((e) => [e.id, e.ordinal])).toEqual([['a', 0], ['c', 1]]);
-    expect(p.diagnostics).toMatchObject([{ line: 8, message: 'NUL byte in an entry; the entry is skipped' }]);
+    expect(p.diagnostics).toMatchObject([{ line: 8, message: 'NUL byte in an entry' }]);
     expect(serializeFile(p)).toBe(entries);
     const legacy = `# M\n\n## [2026-01-01] One\nx\n\n## [2026-01-02] Two\ny\u0000\n\n## [2026-01-03] Three\nz\n`;
     expect(parseMemoryFile(legacy, 'MEMORY.md').entries.map((e) => e.title)).toEqual(['One', 'Three']);
