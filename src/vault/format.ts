@@ -100,6 +100,7 @@ interface HeaderSpan {
 /** A `key:` line, the only kind a header without `---` lines may hold (besides indented ones). */
 const KEY_LINE = /^[A-Za-z_][\w-]*[ \t]*:(?:[ \t]|\r?$)/;
 const STARTS_LIKE_YAML = /^\s*[A-Za-z_][\w-]*[ \t]*:/;
+const isKeyStart = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95;
 
 /**
  * Find the entry headers of a file. A header is a `---` line, YAML with an `id:` key, and a
@@ -123,7 +124,10 @@ function findHeaders(text: string, starts: number[]): HeaderSpan[] {
   const n = starts.length;
   const line = (i: number) => lineAt(text, starts, i);
   const isRule = (i: number) => text.charCodeAt(starts[i]) === 45 /* - */ && RULE.test(line(i));
-  const isBlank = (i: number) => line(i).trim() === '';
+  const isBlank = (i: number) => {
+    const c = text.charCodeAt(starts[i]);
+    return c === 10 || (c === 13 && text.charCodeAt(starts[i] + 1) === 10) || Number.isNaN(c) || ((c === 32 || c === 9) && line(i).trim() === '');
+  };
   const slice = (a: number, b: number) => text.slice(starts[a] ?? text.length, starts[b] ?? text.length);
   /** The id of the YAML in lines [a, b), or why it has none; null when it is not a header at all. */
   const read = (a: number, b: number, bareRun: boolean): Pick<HeaderSpan, 'yaml' | 'data' | 'id' | 'error'> | null => {
@@ -136,10 +140,12 @@ function findHeaders(text: string, starts: number[]): HeaderSpan[] {
       if (bareRun || !STARTS_LIKE_YAML.test(yaml)) return null;
       return { yaml, error: { message: `malformed YAML in entry header: ${parsed.error}`, line: a + parsed.line } };
     }
-    const idLine = a + yaml.split('\n').findIndex((l) => /^id[ \t]*:/.test(l));
     if (!Object.prototype.hasOwnProperty.call(parsed.data, 'id')) return null;
     const r = entryId(parsed.data.id, yaml);
-    if ('problem' in r) return { yaml, data: parsed.data, error: { message: `invalid id in entry header: ${r.problem}`, line: idLine + 1 } };
+    if ('problem' in r) {
+      const idLine = a + yaml.split('\n').findIndex((l) => /^id[ \t]*:/.test(l));
+      return { yaml, data: parsed.data, error: { message: `invalid id in entry header: ${r.problem}`, line: idLine + 1 } };
+    }
     // Without `---` lines around it, only an id that looks like one (no blanks) makes a header:
     // a paragraph of prose such as `id: the user's login` stays body text.
     if (bareRun && /\s/.test(r.id)) return null;
@@ -160,7 +166,9 @@ function findHeaders(text: string, starts: number[]): HeaderSpan[] {
     for (;;) {
       let k = cur.bodyLine;
       while (k < n && isBlank(k)) k++;
-      if (k >= n || isRule(k)) return cur.bodyLine;
+      // Only a line that starts with a key can start a header (the common case, a `## [` heading
+      // or prose, stops here).
+      if (k >= n || !isKeyStart(text.charCodeAt(starts[k]))) return cur.bodyLine;
       const end = runEnd(k);
       const h = end === -1 ? null : read(k, end, true);
       if (!h) return cur.bodyLine;
