@@ -3,7 +3,7 @@
 // empty entries — each with its file and line.
 
 import { fixMeta, validateMeta } from './entry.js';
-import { parseMemoryFile, updateBlockMeta, type ParsedFile } from './format.js';
+import { parseMemoryFile, serializeFile, updateBlockMeta, type ParsedFile } from './format.js';
 import type { ReadResult } from './read.js';
 
 export interface LintFinding {
@@ -70,14 +70,19 @@ export function lintFiles(inputs: LintInput[]): LintFinding[] {
 }
 
 /**
- * Apply lint --fix normalisations to a parsed file; null when nothing changes. Empty entries go
- * only with `removeEmpty` (they hold an id someone may still refer to).
+ * Apply lint --fix normalisations to a parsed file; null when nothing changes. A NUL byte becomes
+ * a visible ␀ (U+2400), so the entry that held it can be read again. Empty entries go only with
+ * `removeEmpty` (they hold an id someone may still refer to).
  */
-export function fixParsedFile(file: ParsedFile, opts: { removeEmpty?: boolean } = {}): { file: ParsedFile; fixes: number; removed: number } | null {
+export function fixParsedFile(file: ParsedFile, opts: { removeEmpty?: boolean; path?: string } = {}): { file: ParsedFile; fixes: number; removed: number } | null {
   let fixes = 0;
-  let removed = 0;
+  if (file.preamble.includes('\u0000') || file.blocks.some((b) => b.raw.includes('\u0000'))) {
+    const text = serializeFile(file);
+    fixes += text.split('\u0000').length - 1;
+    file = parseMemoryFile(text.replace(/\u0000/g, '\u2400'), opts.path ?? file.diagnostics[0]?.file ?? 'MEMORY.md');
+  }
   const kept = opts.removeEmpty ? file.blocks.filter((b) => !b.empty) : file.blocks;
-  removed = file.blocks.length - kept.length;
+  const removed = file.blocks.length - kept.length;
   const blocks = kept.map((b) => {
     if (!b.entry || b.entry.kind !== 'entry' || !b.header || b.broken) return b;
     const changes = fixMeta(b.entry.meta);

@@ -20,7 +20,7 @@ export function registerLint(program: Command): void {
     .command('lint')
     .description('check memory files: YAML, unique ids, enums, ranges, dates (exit 1 on problems)')
     .argument('[files...]', 'files to check (default: every file of the vault)')
-    .option('--fix', 'normalise what can be normalised (case of enums, numbers given as text, date formats, ranges)')
+    .option('--fix', 'normalise what can be normalised (case of enums, numbers given as text, date formats, ranges; a NUL byte becomes a visible ␀)')
     .option('--remove-empty', 'with --fix: also remove empty entries (a header with no text, as the earlier teaparty system left them)')
     .option('--staged', 'check the versions staged in git (for a pre-commit hook)')
     .addHelpText('after', `
@@ -90,7 +90,7 @@ async function lintCommand(ctx: Ctx, files: string[], opts: LintOptions): Promis
       let changed = false;
       try {
         changed = rewriteFile(t.abs, t.path, (parsed) => {
-          const r = fixParsedFile(parsed, { removeEmpty: opts.removeEmpty });
+          const r = fixParsedFile(parsed, { removeEmpty: opts.removeEmpty, path: t.path });
           n = r?.fixes ?? 0;
           r0 = r?.removed ?? 0;
           return r?.file ?? null;
