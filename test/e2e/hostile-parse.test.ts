@@ -255,7 +255,7 @@ describe('item 7a: empty entries left by the teaparty system', () => {
 describe('item 17: BOM and line endings survive every write', () => {
   const BOM = '\ufeff';
   function crlfVault(withBom: boolean) {
-    const body = `# Memory\n\n${entry('b1', '## Kafka\nKafka consumers lag.', { last_reinforced: '2026-01-01', created_at: '2026-01-01' })}${entry('b2', '## Redis\nRedis eviction is allkeys-lru.', { importance: '0.50', created_at: '2026-01-01' })}${entry('b3', '## Retired\nOld retired note.', { status: 'retired', created_at: '2026-01-01' })}`.replace(/\n/g, '\r\n');
+    const body = `# Memory\n\n${entry('b1', '## Kafka\nKafka consumers lag.', { last_reinforced: '2026-01-01', created_at: '2026-01-01' })}${entry('b2', '## Redis\nRedis eviction is allkeys-lru.', { type: 'Corrective', created_at: '2026-01-01' })}${entry('b3', '## Retired\nOld retired note.', { status: 'retired', created_at: '2026-01-01' })}`.replace(/\n/g, '\r\n');
     return setup({ 'MEMORY.md': (withBom ? BOM : '') + body });
   }
   const check = (v: TempVault, withBom: boolean) => {
@@ -290,11 +290,16 @@ describe('item 17: BOM and line endings survive every write', () => {
       const fix = run(['lint', '--fix']);
       expect(fix.status, fix.stdout).toBe(0);
       check(v, withBom);
-      expect(v.read('MEMORY.md')).toContain('importance: 0.5\r\n');
+      const afterFix = v.read('MEMORY.md');
+      expect(diff(afterRe, afterFix)).toEqual(['type: Corrective']);
+      expect(afterFix).toContain('type: corrective\r\n');
       const compact = run(['compact']);
       expect(compact.status, compact.stderr).toBe(0);
       check(v, withBom);
-      expect(v.read('MEMORY.md')).not.toContain('Old retired note');
+      // The retired entry's block is gone; every other byte is as it was.
+      const b3 = afterFix.indexOf('---\r\nid: b3\r\n');
+      const next = afterFix.indexOf('---\r\nid: ', b3 + 5);
+      expect(v.read('MEMORY.md')).toBe(afterFix.slice(0, b3) + afterFix.slice(next));
       expect(ids(run(['search', 'kafka redis pnpm', '--json']))).toEqual(['b1', 'b2', n1].sort());
     });
   }
