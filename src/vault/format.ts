@@ -123,7 +123,15 @@ function findHeaders(text: string, starts: number[]): HeaderSpan[] {
   const headers: HeaderSpan[] = [];
   const n = starts.length;
   const line = (i: number) => lineAt(text, starts, i);
-  const isRule = (i: number) => text.charCodeAt(starts[i]) === 45 /* - */ && RULE.test(line(i));
+  // A stray NUL in a `---` line must cost only the entry it opens, not that one and the one
+  // before it (whose body its header would become): such a line is still a rule here, and the
+  // block is then skipped for its NUL.
+  const hasNul = text.includes('\u0000');
+  const isRule = (i: number) => {
+    const c = text.charCodeAt(starts[i]);
+    if (c === 45 /* - */ && RULE.test(line(i))) return true;
+    return hasNul && (c === 45 || c === 0) && RULE.test(line(i).replace(/\u0000/g, ''));
+  };
   const isBlank = (i: number) => {
     const c = text.charCodeAt(starts[i]);
     return c === 10 || (c === 13 && text.charCodeAt(starts[i] + 1) === 10) || Number.isNaN(c) || ((c === 32 || c === 9) && line(i).trim() === '');

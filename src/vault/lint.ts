@@ -79,7 +79,9 @@ export function fixParsedFile(file: ParsedFile, opts: { removeEmpty?: boolean; p
   if (file.preamble.includes('\u0000') || file.blocks.some((b) => b.raw.includes('\u0000'))) {
     const text = serializeFile(file);
     fixes += text.split('\u0000').length - 1;
-    file = parseMemoryFile(text.replace(/\u0000/g, '\u2400'), opts.path ?? file.diagnostics[0]?.file ?? 'MEMORY.md');
+    // In a `---` line the NUL goes (so the line stays the rule it was read as); elsewhere it shows.
+    const visible = text.replace(/^.*\u0000.*$/gm, (l) => (/^---[ \t]*\r?$/.test(l.replace(/\u0000/g, '')) ? l.replace(/\u0000/g, '') : l.replace(/\u0000/g, '\u2400')));
+    file = parseMemoryFile(visible, opts.path ?? file.diagnostics[0]?.file ?? 'MEMORY.md');
   }
   const kept = opts.removeEmpty ? file.blocks.filter((b) => !b.empty) : file.blocks;
   const removed = file.blocks.length - kept.length;

@@ -74,6 +74,7 @@ describe('item 1: NUL and other control characters', () => {
     ['NUL in a header', `# Memory\n\n${good('a1', '## Alpha\nAlpha kafka notes.')}---\nid: bad\ntype: proc\u0000edural\n---\nkafka body\n\n${good('c1', '## Gamma\nGamma kafka notes.')}`, 16],
     ['NUL in the preamble', `# Memory \u0000 notes\n\n${good('a1', '## Alpha\nAlpha kafka notes.')}${good('c1', '## Gamma\nGamma kafka notes.')}`, 1],
     ['NUL at byte 0', `\u0000# Memory\n\n${good('a1', '## Alpha\nAlpha kafka notes.')}${good('c1', '## Gamma\nGamma kafka notes.')}`, 1],
+    ['NUL at byte 0, in the first --- line', `\u0000${good('bad', '## Bad\nbad kafka entry')}${good('a1', '## Alpha\nAlpha kafka notes.')}${good('c1', '## Gamma\nGamma kafka notes.')}`, 1],
     ['NUL after 8 KB', `# Memory\n\n${good('a1', `## Alpha\nAlpha kafka notes.\n\n${filler}`)}${good('bad', '## Bad\nbroken \u0000\u0000 body kafka')}${good('c1', '## Gamma\nGamma kafka notes.')}`, null],
   ];
   for (const [name, text, line] of variants) {
@@ -110,7 +111,7 @@ describe('item 1: NUL and other control characters', () => {
       else expect(fix.status, fix.stdout).toBe(0);
       expect(fix.stdout).not.toMatch(/NUL/);
       const fixed = bytes(v, 'MEMORY.md').toString('utf8');
-      expect(fixed).toBe(after.toString('utf8').replace(/\u0000/g, '\u2400'));
+      expect(fixed).toBe(after.toString('utf8').replace(/\u0000---/, '---').replace(/\u0000/g, '\u2400'));
       const all = ids(run(['search', 'kafka', '--json', '-n', '20']));
       expect(all).toEqual((text.includes('id: bad') ? ['a1', 'bad', 'c1', new1] : ['a1', 'c1', new1]).sort());
     });

@@ -129,6 +129,16 @@ describe('NUL bytes in a file', () => {
     expect(p.entries.map((e) => [e.id, e.ordinal])).toEqual([['a', 0], ['c', 1]]);
     expect(p.diagnostics).toMatchObject([{ line: 8, message: 'NUL byte in an entry' }]);
     expect(serializeFile(p)).toBe(entries);
+    for (const rule of ['\u0000---', '---\u0000', '-\u0000--']) {
+      const t = `---\nid: a\n---\nalpha\n${rule}\nid: b\n---\nbeta\n---\nid: c\n---\ngamma\n`;
+      const q = parseMemoryFile(t, 'MEMORY.md');
+      expect(q.entries.map((e) => [e.id, e.body])).toEqual([['a', 'alpha'], ['c', 'gamma']]);
+      expect(q.diagnostics).toMatchObject([{ line: 5 }]);
+      expect(serializeFile(q)).toBe(t);
+    }
+    const start = parseMemoryFile(`\u0000---\nid: a\n---\nalpha\n---\nid: b\n---\nbeta\n`, 'MEMORY.md');
+    expect(start.entries.map((e) => e.id)).toEqual(['b']);
+    expect(start.diagnostics).toMatchObject([{ line: 1 }]);
     const legacy = `# M\n\n## [2026-01-01] One\nx\n\n## [2026-01-02] Two\ny\u0000\n\n## [2026-01-03] Three\nz\n`;
     expect(parseMemoryFile(legacy, 'MEMORY.md').entries.map((e) => e.title)).toEqual(['One', 'Three']);
     const notes = `# Notes\n\n## One\nx\n\n## Two\ny\u0000\n\n## Three\nz\n`;
