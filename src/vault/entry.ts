@@ -101,12 +101,35 @@ export function fieldsFromMeta(meta: Record<string, unknown>): Pick<Entry,
   };
 }
 
-/** Problems with an entry's frontmatter, as lint reports them. */
+/** Longer than this is not an id but text pasted into the wrong place. */
+export const MAX_ID_LENGTH = 200;
+const ID_LINE_VALUE = /^id[ \t]*:[ \t]*(.*?)\r?$/m;
+
+/**
+ * An entry's id as written in its header: a string is itself (trimmed); a plain scalar that YAML
+ * reads as a number or a boolean is its source text (`1e3` stays "1e3", `007` stays "007",
+ * never "1000" or "7"), so two ids are equal only when they are written alike. No id, an empty
+ * one, a list or mapping, a line break or control character, or an over-long id is a problem:
+ * the entry is broken, not silently merged into its neighbour.
+ */
+export function entryId(value: unknown, yaml: string): { id: string } | { problem: string } {
+  let id: string;
+  if (typeof value === 'string') id = value.trim();
+  else if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') {
+    const raw = ID_LINE_VALUE.exec(yaml)?.[1].replace(/[ \t]+#.*$/, '').trim();
+    if (!raw) return { problem: 'id must be written on the id: line' };
+    id = raw;
+  } else if (value === null || value === undefined) return { problem: 'id is empty' };
+  else return { problem: 'id must be one line of text, not a list or a mapping' };
+  if (id === '') return { problem: 'id is empty' };
+  if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(id)) return { problem: 'id contains a line break or a control character' };
+  if (id.length > MAX_ID_LENGTH) return { problem: `id is longer than ${MAX_ID_LENGTH} characters` };
+  return { id };
+}
+
+/** Problems with an entry's frontmatter, as lint reports them (the id is checked by entryId). */
 export function validateMeta(meta: Record<string, unknown>): string[] {
   const problems: string[] = [];
-  const id = meta.id;
-  if (typeof id !== 'string' && typeof id !== 'number') problems.push('id must be a string');
-  else if (String(id).trim() === '') problems.push('id is empty');
   const enumCheck = (key: string, allowed: readonly string[]) => {
     if (meta[key] === undefined) return;
     if (typeof meta[key] !== 'string' || !allowed.includes(meta[key] as string)) {

@@ -1,12 +1,13 @@
 // Memory files on disk: split a file into preamble + entry blocks (frontmatter entries, legacy
 // `## [` sections or plain-note chunks) and put it back together. Each block keeps its raw
-// text, so rewriting one entry leaves every other byte of the file as it was.
+// text, so rewriting one entry leaves every other byte of the file as it was. A block that cannot
+// be an entry (bad header, invalid id, a NUL byte) is kept verbatim and reported, never indexed.
 
 import { sha1Hex } from '../hash.js';
 import { MemError, type Diagnostic } from '../errors.js';
-import { ENTRY_TYPES, fieldsFromMeta, type Entry } from './entry.js';
+import { ENTRY_TYPES, entryId, fieldsFromMeta, type Entry } from './entry.js';
 import { parseFrontmatter, updateFrontmatter } from './frontmatter.js';
-import { lineStarts } from './lines.js';
+import { lineOfOffset, lineStarts } from './lines.js';
 import { splitNotes } from './notes.js';
 
 export type FileFormat = 'entries' | 'legacy' | 'notes';
@@ -20,6 +21,16 @@ export interface Block {
   entry?: Entry;
   /** A header that looked like an entry but did not parse; kept verbatim, never indexed. */
   broken?: string;
+  /**
+   * A header with no text under it (the earlier teaparty system wrote runs of them): its id counts
+   * for uniqueness, but it is not an entry to search or load; lint warns about it.
+   */
+  empty?: { id: string; line: number };
+  /**
+   * A header with no `---` line of its own: it only reads as a header right after the block it
+   * followed (`prev`, that block's start). If that block goes, serializeFile puts a rule back.
+   */
+  bare?: { prev: number };
 }
 
 export interface ParsedFile {
@@ -27,7 +38,10 @@ export interface ParsedFile {
   preamble: string;
   blocks: Block[];
   entries: Entry[];
+  /** Errors: each is a block that is skipped (and a file mem refuses to rewrite). */
   diagnostics: Diagnostic[];
+  /** Warnings that do not stop a rewrite (empty entries); only lint shows them. */
+  warnings?: Diagnostic[];
 }
 
 const RULE = /^---[ \t]*\r?$/;
@@ -56,57 +70,159 @@ export function titleAndBody(md: string): { title: string; body: string; fromHea
   return { title, body: text, fromHeading: false };
 }
 
+/** Whether an entry's markdown holds any text: blank lines and rules (`---`, `***`) are none. */
+function hasText(md: string): boolean {
+  return md.split('\n').some((l) => l.trim() !== '' && !/^[ \t]*([-*_])([ \t]*\1){2,}[ \t]*\r?$/.test(l));
+}
+
 function shortHash(s: string): string {
   return sha1Hex(s).slice(0, 12);
 }
 
 interface HeaderSpan {
+  /** First line of the block: its opening `---`, or a bare header's first line. */
   startLine: number;
-  endLine: number;
+  /** The YAML is lines [yamlLine, yamlEnd). */
+  yamlLine: number;
+  yamlEnd: number;
+  /** The header's closing `---` line, or -1 (a header that ends at a blank line or the end). */
+  closeLine: number;
+  /** First line of the body. */
+  bodyLine: number;
+  /** No `---` of its own (see Block.bare). */
+  bare?: boolean;
   yaml: string;
   data?: Record<string, unknown>;
+  id?: string;
   error?: { message: string; line: number };
 }
 
+/** A `key:` line, the only kind a header without `---` lines may hold (besides indented ones). */
+const KEY_LINE = /^[A-Za-z_][\w-]*[ \t]*:(?:[ \t]|\r?$)/;
+/** Blank and comment lines, then a key: a block that starts like YAML. */
+const STARTS_LIKE_YAML = /^(?:[ \t]*(?:#[^\r\n]*)?\r?\n)*[ \t]*[A-Za-z_][\w-]*[ \t]*:/;
+const isKeyStart = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95;
+
+/**
+ * Find the entry headers of a file. A header is a `---` line, YAML with an `id:` key, and a
+ * closing `---` line. The earlier teaparty system also left headers with no body whose next
+ * header follows at once, sharing one `---` line or none:
+ *
+ *   ---            ---            ---
+ *   id: a          id: a          id: a
+ *   ---            ---            (end of file)
+ *   id: b          id: b
+ *   ---            (blank line)
+ *   body of b      ---
+ *
+ * So a run of `key: value` lines with an `id:` where a body would start (right after a header,
+ * blank lines aside) is a header too, and so is one after a `---` that no `---` closes before a
+ * blank line or the end of the file. The `---` between two such headers goes to the second one,
+ * so that either can be removed and the rest still reads the same.
+ */
 function findHeaders(text: string, starts: number[]): HeaderSpan[] {
   const headers: HeaderSpan[] = [];
   const n = starts.length;
+  const line = (i: number) => lineAt(text, starts, i);
+  // A stray NUL in a `---` line must cost only the entry it opens, not that one and the one
+  // before it (whose body its header would become): such a line is still a rule here, and the
+  // block is then skipped for its NUL.
+  const hasNul = text.includes('\u0000');
+  const isRule = (i: number) => {
+    const c = text.charCodeAt(starts[i]);
+    if (c === 45 /* - */ && RULE.test(line(i))) return true;
+    return hasNul && (c === 45 || c === 0) && RULE.test(line(i).replace(/\u0000/g, ''));
+  };
+  const isBlank = (i: number) => {
+    const c = text.charCodeAt(starts[i]);
+    return c === 10 || (c === 13 && text.charCodeAt(starts[i] + 1) === 10) || Number.isNaN(c) || ((c === 32 || c === 9) && line(i).trim() === '');
+  };
+  const slice = (a: number, b: number) => text.slice(starts[a] ?? text.length, starts[b] ?? text.length);
+  /** The id of the YAML in lines [a, b), or why it has none; null when it is not a header at all. */
+  const read = (a: number, b: number, bareRun: boolean): Pick<HeaderSpan, 'yaml' | 'data' | 'id' | 'error'> | null => {
+    const yaml = slice(a, b);
+    if (!ID_LINE.test(yaml)) return null;
+    const parsed = parseFrontmatter(yaml);
+    if (!parsed.ok) {
+      // Only a block that starts like YAML is reported as a broken header; otherwise the `---`
+      // lines are body text (a rule).
+      if (bareRun || !STARTS_LIKE_YAML.test(yaml)) return null;
+      return { yaml, error: { message: `malformed YAML in entry header: ${parsed.error}`, line: a + parsed.line } };
+    }
+    if (!Object.prototype.hasOwnProperty.call(parsed.data, 'id')) return null;
+    const r = entryId(parsed.data.id, yaml);
+    if ('problem' in r) {
+      const idLine = a + yaml.split('\n').findIndex((l) => /^id[ \t]*:/.test(l));
+      return { yaml, data: parsed.data, error: { message: `invalid id in entry header: ${r.problem}`, line: idLine + 1 } };
+    }
+    // Without `---` lines around it, only an id that looks like one (no blanks) makes a header:
+    // a paragraph of prose such as `id: the user's login` stays body text.
+    if (bareRun && /\s/.test(r.id)) return null;
+    return { yaml, data: parsed.data, id: r.id };
+  };
+  /** End (exclusive) of a run of key lines from line a: the first blank or `---` line, or n. */
+  const runEnd = (a: number): number => {
+    let k = a;
+    while (k < n && k - a < MAX_HEADER_LINES && !isBlank(k) && !isRule(k)) {
+      const l = line(k);
+      if (!KEY_LINE.test(l) && !/^[ \t]/.test(l)) return -1;
+      k++;
+    }
+    return k - a >= MAX_HEADER_LINES || k === a ? -1 : k;
+  };
+  /** Bare headers at the start of `cur`'s body, one after another; returns where scanning goes on. */
+  const chain = (cur: HeaderSpan): number => {
+    for (;;) {
+      let k = cur.bodyLine;
+      while (k < n && isBlank(k)) k++;
+      // Only a line that starts with a key can start a header (the common case, a `## [` heading
+      // or prose, stops here).
+      if (k >= n || !isKeyStart(text.charCodeAt(starts[k]))) return cur.bodyLine;
+      const end = runEnd(k);
+      const h = end === -1 ? null : read(k, end, true);
+      if (!h) return cur.bodyLine;
+      const closed = end < n && isRule(end);
+      const next: HeaderSpan = { startLine: k, yamlLine: k, yamlEnd: end, closeLine: closed ? end : -1, bodyLine: closed ? end + 1 : end, ...h };
+      if (cur.closeLine !== -1) {
+        // The `---` that closed `cur` opens this one; `cur` has no body.
+        next.startLine = cur.closeLine;
+        cur.bodyLine = cur.closeLine;
+        cur.closeLine = -1;
+      } else next.bare = true;
+      headers.push(next);
+      cur = next;
+    }
+  };
   let i = 0;
   while (i < n) {
-    if (text.charCodeAt(starts[i]) !== 45 /* - */ || !RULE.test(lineAt(text, starts, i))) {
+    if (!isRule(i)) {
       i++;
       continue;
     }
     let j = i + 1;
     const limit = Math.min(n, i + 1 + MAX_HEADER_LINES);
-    while (j < limit && !(text.charCodeAt(starts[j]) === 45 && RULE.test(lineAt(text, starts, j)))) j++;
-    if (j >= limit) {
+    while (j < limit && !isRule(j)) j++;
+    let h: HeaderSpan | null = null;
+    if (j < limit) {
+      const r = read(i + 1, j, false);
+      if (!r) {
+        i = j;
+        continue;
+      }
+      h = { startLine: i, yamlLine: i + 1, yamlEnd: j, closeLine: j, bodyLine: j + 1, ...r };
+    } else {
+      // No closing `---`: a header that ends at a blank line or the end of the file.
+      const end = runEnd(i + 1);
+      const r = end === -1 ? null : read(i + 1, end, true);
+      if (r) h = { startLine: i, yamlLine: i + 1, yamlEnd: end, closeLine: -1, bodyLine: end, ...r };
+    }
+    if (!h) {
       i++;
       continue;
     }
-    const yaml = text.slice(starts[i + 1] ?? text.length, starts[j]);
-    if (!ID_LINE.test(yaml)) {
-      i = j;
-      continue;
-    }
-    const parsed = parseFrontmatter(yaml);
-    if (parsed.ok) {
-      const id = parsed.data.id;
-      if ((typeof id === 'string' && id.trim() !== '') || typeof id === 'number') {
-        headers.push({ startLine: i, endLine: j, yaml, data: parsed.data });
-        i = j + 1;
-        continue;
-      }
-      i = j;
-      continue;
-    }
-    // Only a block that starts like YAML (after any comment lines) is reported as a broken
-    // header; otherwise the `---` lines are body text (a rule) and scanning goes on from the
-    // closing one.
-    if (/^(?:[ \t]*(?:#[^\r\n]*)?\r?\n)*[ \t]*[A-Za-z_][\w-]*[ \t]*:/.test(yaml)) {
-      headers.push({ startLine: i, endLine: j, yaml, error: { message: parsed.error, line: i + 1 + parsed.line } });
-    }
-    i = j;
+    headers.push(h);
+    // A broken header's body is not looked into: it is kept verbatim with the header.
+    i = h.error ? h.bodyLine : chain(h);
   }
   return headers;
 }
@@ -117,6 +233,11 @@ function findHeaders(text: string, starts: number[]): HeaderSpan[] {
  */
 export function parseMemoryFile(text: string, relPath: string): ParsedFile {
   const starts = lineStarts(text);
+  const parsed = parseBlocks(text, relPath, starts);
+  return text.includes('\u0000') ? skipNulBlocks(parsed, text, starts, relPath) : parsed;
+}
+
+function parseBlocks(text: string, relPath: string, starts: number[]): ParsedFile {
   const headers = findHeaders(text, starts);
   if (headers.length > 0) return parseEntries(text, relPath, starts, headers);
   if (starts.some((s) => text.startsWith('## [', s))) return parseLegacy(text, relPath, starts);
@@ -124,6 +245,34 @@ export function parseMemoryFile(text: string, relPath: string): ParsedFile {
   // any other markdown is a plain note, indexed by sections.
   if (isMemoryFileName(relPath)) return { format: 'entries', preamble: text, blocks: [], entries: [], diagnostics: [] };
   return splitNotes(text, relPath, starts);
+}
+
+/**
+ * A NUL byte has no place in a memory file (mem never writes one); one that got in anyway costs
+ * only the block that holds it: that block is kept verbatim and reported with its line, and
+ * every other entry of the file stays searchable. One in the preamble is reported too.
+ */
+function skipNulBlocks(file: ParsedFile, text: string, starts: number[], relPath: string): ParsedFile {
+  const diagnostics = [...file.diagnostics];
+  const report = (offset: number, what: string) =>
+    diagnostics.push({ severity: 'error', message: `NUL byte in ${what}`, file: relPath, line: lineOfOffset(starts, offset) });
+  const nulInPreamble = file.preamble.indexOf('\u0000');
+  if (nulInPreamble !== -1) report(nulInPreamble, 'the text before the first entry');
+  let ordinal = 0;
+  const entries: Entry[] = [];
+  const blocks = file.blocks.map((b): Block => {
+    const at = b.raw.indexOf('\u0000');
+    if (at !== -1 && !b.broken) {
+      report(b.start + at, b.entry || b.empty ? 'an entry' : 'the file');
+      return { start: b.start, raw: b.raw, header: b.header, bare: b.bare, broken: 'contains a NUL byte' };
+    }
+    if (!b.entry) return b;
+    const entry = { ...b.entry, ordinal: ordinal++ };
+    entries.push(entry);
+    return { ...b, entry };
+  });
+  diagnostics.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
+  return { ...file, blocks, entries, diagnostics };
 }
 
 export function isMemoryFileName(relPath: string): boolean {
@@ -135,6 +284,7 @@ function parseEntries(text: string, relPath: string, starts: number[], headers: 
   const blocks: Block[] = [];
   const entries: Entry[] = [];
   const diagnostics: ParsedFile['diagnostics'] = [];
+  const warnings: Diagnostic[] = [];
   let preamble = text.slice(0, starts[headers[0].startLine]);
   // A legacy file that later got frontmatter entries appended (by mem add or mem extract): its
   // `## [` sections before the first header are still entries, not preamble.
@@ -147,21 +297,30 @@ function parseEntries(text: string, relPath: string, starts: number[], headers: 
       entries.push(...legacy.entries);
     }
   }
+  const offset = (line: number) => (line < starts.length ? starts[line] : text.length);
   headers.forEach((h, k) => {
     const start = starts[h.startLine];
     const end = k + 1 < headers.length ? starts[headers[k + 1].startLine] : text.length;
     const raw = text.slice(start, end);
-    const yamlStart = (starts[h.startLine + 1] ?? text.length) - start;
-    const bodyStart = (h.endLine + 1 < starts.length ? starts[h.endLine + 1] : text.length) - start;
-    if (h.error) {
-      diagnostics.push({ severity: 'error', message: `malformed YAML in entry header: ${h.error.message}`, file: relPath, line: h.error.line });
-      blocks.push({ start, raw, broken: h.error.message, header: { yaml: h.yaml, yamlStart, bodyStart } });
+    const header = { yaml: h.yaml, yamlStart: offset(h.yamlLine) - start, bodyStart: Math.min(offset(h.bodyLine), end) - start };
+    const bare = h.bare ? { prev: blocks.length > 0 ? blocks[blocks.length - 1].start : -1 } : undefined;
+    if (h.error || h.id === undefined) {
+      const error = h.error ?? { message: 'entry header without an id', line: h.startLine + 1 };
+      diagnostics.push({ severity: 'error', message: error.message, file: relPath, line: error.line });
+      blocks.push({ start, raw, broken: error.message, header, ...(bare && { bare }) });
       return;
     }
     const meta = h.data ?? {};
-    const { title, body, fromHeading } = titleAndBody(raw.slice(bodyStart));
+    const { title, body, fromHeading } = titleAndBody(raw.slice(header.bodyStart));
+    // A title means text; only a titleless body needs the closer look.
+    if (title === '' && !hasText(body)) {
+      const line = h.startLine + 1;
+      warnings.push({ severity: 'warning', message: `empty entry "${h.id}": a header with no text (mem lint --fix --remove-empty removes it)`, file: relPath, line });
+      blocks.push({ start, raw, header, empty: { id: h.id, line }, ...(bare && { bare }) });
+      return;
+    }
     const entry: Entry = {
-      id: String(meta.id).trim(),
+      id: h.id,
       kind: 'entry',
       ...fieldsFromMeta(meta),
       title,
@@ -173,9 +332,9 @@ function parseEntries(text: string, relPath: string, starts: number[], headers: 
       ordinal: entries.length,
     };
     entries.push(entry);
-    blocks.push({ start, raw, entry, header: { yaml: h.yaml, yamlStart, bodyStart } });
+    blocks.push({ start, raw, entry, header, ...(bare && { bare }) });
   });
-  return { format: 'entries', preamble, blocks, entries, diagnostics };
+  return { format: 'entries', preamble, blocks, entries, diagnostics, ...(warnings.length > 0 && { warnings }) };
 }
 
 function parseLegacy(text: string, relPath: string, starts: number[]): ParsedFile {
@@ -222,10 +381,18 @@ function parseLegacy(text: string, relPath: string, starts: number[]): ParsedFil
   return { format: 'legacy', preamble, blocks, entries, diagnostics: [] };
 }
 
-/** The file text for a parsed file: preamble and blocks, as they are now. */
+/**
+ * The file text for a parsed file: preamble and blocks, as they are now. A bare header whose
+ * block before it was removed gets a `---` line back, so it still reads as a header.
+ */
 export function serializeFile(file: ParsedFile): string {
   let out = file.preamble;
-  for (const b of file.blocks) out += b.raw;
+  let prev = -1;
+  for (const b of file.blocks) {
+    if (b.bare && b.bare.prev !== prev) out += b.raw.includes('\r\n') ? '---\r\n' : '---\n';
+    out += b.raw;
+    prev = b.start;
+  }
   return out;
 }
 

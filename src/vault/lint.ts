@@ -1,8 +1,9 @@
-// Validation of memory files (`mem lint`): parse errors, unreadable files, field enums, ranges
-// and dates, and ids that are not unique across the vault — each with its file and line.
+// Validation of memory files (`mem lint`): parse errors (bad headers, invalid ids, NUL bytes),
+// unreadable files, field enums, ranges and dates, ids that are not unique across the vault, and
+// empty entries — each with its file and line.
 
 import { fixMeta, validateMeta } from './entry.js';
-import { parseMemoryFile, updateBlockMeta, type ParsedFile } from './format.js';
+import { parseMemoryFile, serializeFile, updateBlockMeta, type ParsedFile } from './format.js';
 import type { ReadResult } from './read.js';
 
 export interface LintFinding {
@@ -36,8 +37,15 @@ export function lintFiles(inputs: LintInput[]): LintFinding[] {
     const parsed = parseMemoryFile(input.read.text, input.path);
     if (!input.idsOnly) {
       for (const d of parsed.diagnostics) findings.push({ file: input.path, line: d.line ?? null, severity: 'error', message: d.message });
+      for (const d of parsed.warnings ?? []) findings.push({ file: input.path, line: d.line ?? null, severity: 'warning', message: d.message });
     }
     for (const b of parsed.blocks) {
+      // An empty entry's id is taken all the same: a second entry with it is still a duplicate.
+      if (b.empty) {
+        const list = ids.get(b.empty.id) ?? [];
+        list.push({ file: input.path, line: b.empty.line, linted: !input.idsOnly });
+        ids.set(b.empty.id, list);
+      }
       const e = b.entry;
       if (!e) continue;
       const list = ids.get(e.id) ?? [];
@@ -61,10 +69,23 @@ export function lintFiles(inputs: LintInput[]): LintFinding[] {
   return findings.sort((a, b) => a.file.localeCompare(b.file) || (a.line ?? 0) - (b.line ?? 0));
 }
 
-/** Apply lint --fix normalisations to a parsed file; null when nothing changes. */
-export function fixParsedFile(file: ParsedFile): { file: ParsedFile; fixes: number } | null {
+/**
+ * Apply lint --fix normalisations to a parsed file; null when nothing changes. A NUL byte becomes
+ * a visible ␀ (U+2400), so the entry that held it can be read again. Empty entries go only with
+ * `removeEmpty` (they hold an id someone may still refer to).
+ */
+export function fixParsedFile(file: ParsedFile, opts: { removeEmpty?: boolean; path?: string } = {}): { file: ParsedFile; fixes: number; removed: number } | null {
   let fixes = 0;
-  const blocks = file.blocks.map((b) => {
+  if (file.preamble.includes('\u0000') || file.blocks.some((b) => b.raw.includes('\u0000'))) {
+    const text = serializeFile(file);
+    fixes += text.split('\u0000').length - 1;
+    // In a `---` line the NUL goes (so the line stays the rule it was read as); elsewhere it shows.
+    const visible = text.replace(/^.*\u0000.*$/gm, (l) => (/^---[ \t]*\r?$/.test(l.replace(/\u0000/g, '')) ? l.replace(/\u0000/g, '') : l.replace(/\u0000/g, '\u2400')));
+    file = parseMemoryFile(visible, opts.path ?? file.diagnostics[0]?.file ?? 'MEMORY.md');
+  }
+  const kept = opts.removeEmpty ? file.blocks.filter((b) => !b.empty) : file.blocks;
+  const removed = file.blocks.length - kept.length;
+  const blocks = kept.map((b) => {
     if (!b.entry || b.entry.kind !== 'entry' || !b.header || b.broken) return b;
     const changes = fixMeta(b.entry.meta);
     const n = Object.keys(changes).length;
@@ -72,5 +93,5 @@ export function fixParsedFile(file: ParsedFile): { file: ParsedFile; fixes: numb
     fixes += n;
     return updateBlockMeta(b, changes);
   });
-  return fixes === 0 ? null : { file: { ...file, blocks }, fixes };
+  return fixes === 0 && removed === 0 ? null : { file: { ...file, blocks }, fixes, removed };
 }

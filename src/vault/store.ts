@@ -1,5 +1,6 @@
 // Changing memory files: append a new entry, or rewrite some entries of a file, always under
-// the file's lock with an atomic write. Blocks that are not touched keep their exact bytes.
+// the file's lock with an atomic write. Blocks that are not touched keep their exact bytes, and
+// the file keeps its BOM and its line-ending style (new text is written in the file's style).
 
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
@@ -9,6 +10,7 @@ import { DEFAULTS, KEY_ORDER } from './entry.js';
 import { parseMemoryFile, serializeFile, type ParsedFile } from './format.js';
 import { formatFrontmatter } from './frontmatter.js';
 import { readVaultText } from './read.js';
+import { hasUnsafeControl, newlineOf, safeLine, safeText, withNewline } from './safetext.js';
 import { acquireLock, acquireLockAsync, replaceAll, withFileLock, type FileLock } from './write.js';
 
 export interface NewEntry {
@@ -28,7 +30,13 @@ function capitalize(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
-/** The text of a new entry: frontmatter in mem's key order, then a dated heading and the body. */
+/**
+ * The text of a new entry: frontmatter in mem's key order, then a dated heading and the body.
+ * Every writer's new entry goes through here, so this is where text from outside is made safe
+ * for a memory file (safetext.ts): no NUL or other control character, one kind of line break.
+ * Header values (tags, a session id) are kept as given: formatValue escapes any control
+ * character inside double quotes, so they read back as themselves and never appear raw.
+ */
 export function renderNewEntry(e: NewEntry): { id: string; text: string } {
   const id = e.id ?? randomUUID();
   const type = e.type ?? DEFAULTS.type;
@@ -44,32 +52,53 @@ export function renderNewEntry(e: NewEntry): { id: string; text: string } {
     created_at: e.date,
   };
   for (const [k, v] of Object.entries(e.extra ?? {})) if (!(KEY_ORDER as readonly string[]).includes(k) && v !== undefined) meta[k] = v;
-  const prefix = e.title.toLowerCase().startsWith(`${type}:`) ? '' : `${capitalize(type)}: `;
+  const title = safeLine(e.title);
+  const prefix = title.toLowerCase().startsWith(`${type}:`) ? '' : `${capitalize(type)}: `;
   // A body line that is only `---` could open an entry header; `* * *` is the same rule in markdown.
-  const body = e.body.replace(/^[ \t]*---+[ \t]*$/gm, '* * *').trim();
-  const title = e.title.replace(/\s+/g, ' ').trim();
-  const text = `---\n${formatFrontmatter(meta)}---\n## [${e.date}] ${prefix}${title}\n${body ? `\n${body}\n` : ''}`;
+  const body = safeText(e.body).replace(/^[ \t]*---+[ \t]*$/gm, '* * *').trim();
+  const text = `---\n${formatFrontmatter(meta)}---\n## [${safeLine(e.date)}] ${prefix}${title}\n${body ? `\n${body}\n` : ''}`;
+  // The id and the fixed fields come from mem itself; a control character here is a bug, and
+  // must not reach the file.
+  if (hasUnsafeControl(text)) throw new Error(`renderNewEntry: unsafe control character in entry ${JSON.stringify(id)}`);
   return { id, text };
 }
 
-function readForWrite(abs: string, display: string): string | null {
+/** A file's text as read for a write: without its BOM, which goes back on when it is written. */
+interface FileText {
+  text: string;
+  bom: boolean;
+  nl: '\n' | '\r\n';
+}
+
+function readForWrite(abs: string, display: string): FileText | null {
   if (!fs.existsSync(abs)) return null;
   const r = readVaultText(abs);
   if ('error' in r) throw new MemError(`${r.error}; not writing to it`, { where: { file: display, line: r.line } });
-  return r.text;
+  return { text: r.text, bom: r.bom === true, nl: newlineOf(r.text) };
+}
+
+/** The bytes to write for `out`, the new text of a file read as `f` (its BOM put back). */
+function encoded(f: FileText | null, out: string): string {
+  return f?.bom ? `\ufeff${out}` : out;
+}
+
+/** `texts` (mem's LF text) appended to a file's text, a blank line apart, in the file's style. */
+function appended(current: FileText | null, preamble: string, texts: string[]): string {
+  const nl = current?.nl ?? '\n';
+  let out = current?.text ?? preamble;
+  for (const t of texts) {
+    if (out !== '' && !out.endsWith('\n')) out += nl;
+    if (out !== '' && !/\n(\r?\n)$/.test(out)) out += nl;
+    out += withNewline(t, nl);
+  }
+  return out;
 }
 
 /** Append entries to a memory file (creating it with `preamble` if needed). */
 export function appendEntries(abs: string, display: string, texts: string[], preamble = ''): void {
   withFileLock(abs, (lock) => {
     const current = readForWrite(abs, display);
-    let out = current ?? preamble;
-    for (const t of texts) {
-      if (out !== '' && !out.endsWith('\n')) out += '\n';
-      if (out !== '' && !out.endsWith('\n\n')) out += '\n';
-      out += t;
-    }
-    lock.replace(out);
+    lock.replace(encoded(current, appended(current, preamble, texts)));
   }, display);
 }
 
@@ -79,8 +108,9 @@ export function appendEntries(abs: string, display: string, texts: string[], pre
  */
 export function rewriteFile(abs: string, display: string, change: (file: ParsedFile) => ParsedFile | null, opts: { strict?: boolean } = {}): boolean {
   return withFileLock(abs, (lock) => {
-    const text = readForWrite(abs, display);
-    if (text === null) throw new MemError('file not found', { where: { file: display } });
+    const read = readForWrite(abs, display);
+    if (read === null) throw new MemError('file not found', { where: { file: display } });
+    const text = read.text;
     const parsed = parseMemoryFile(text, display);
     if (opts.strict && parsed.diagnostics.length > 0) {
       const d = parsed.diagnostics[0];
@@ -90,7 +120,7 @@ export function rewriteFile(abs: string, display: string, change: (file: ParsedF
     if (!next) return false;
     const out = serializeFile(next);
     if (out === text) return false;
-    lock.replace(out);
+    lock.replace(encoded(read, out));
     return true;
   }, display);
 }
@@ -122,7 +152,7 @@ export async function editFilesTogether(targets: { abs: string; path: string }[]
   let taking: Promise<FileLock> | null = null;
   const take = (k: number) => (k < order.length ? acquireLockAsync(targets[order[k]].abs, targets[order[k]].path) : null);
   try {
-    const texts: string[] = [];
+    const texts: FileText[] = [];
     const parsed: ParsedFile[] = [];
     taking = take(0);
     for (let k = 0; k < order.length; k++) {
@@ -132,7 +162,7 @@ export async function editFilesTogether(targets: { abs: string; path: string }[]
       const t = targets[i];
       const text = readForWrite(t.abs, t.path);
       if (text === null) throw new MemError('file not found', { where: { file: t.path } });
-      const p = parseMemoryFile(text, t.path);
+      const p = parseMemoryFile(text.text, t.path);
       if (p.diagnostics.length > 0) {
         const d = p.diagnostics[0];
         throw new MemError(`${d.message}; fix it before mem rewrites this file`, { where: { file: t.path, line: d.line }, hint: opts.hint });
@@ -145,7 +175,7 @@ export async function editFilesTogether(targets: { abs: string; path: string }[]
     next.forEach((n, i) => {
       if (!n) return;
       const out = serializeFile(n);
-      if (out !== texts[i]) planned.push({ i, text: out });
+      if (out !== texts[i].text) planned.push({ i, text: encoded(texts[i], out) });
     });
     await replaceAll(planned.map((p) => ({ lock: locks[p.i], text: p.text })));
     return planned.map((p) => targets[p.i].path);
@@ -180,7 +210,7 @@ export async function appendTogether(appends: Append[], check?: (parsed: (Parsed
     const texts = appends.map((a) => readForWrite(a.abs, a.path));
     const parsed = texts.map((t, i) => {
       if (t === null) return null;
-      const p = parseMemoryFile(t, appends[i].path);
+      const p = parseMemoryFile(t.text, appends[i].path);
       if (p.diagnostics.length > 0) {
         const d = p.diagnostics[0];
         throw new MemError(`${d.message}; fix it before mem adds to this file`, { where: { file: appends[i].path, line: d.line }, hint: 'nothing was written; fix the file (mem lint shows every problem) and run the command again' });
@@ -192,13 +222,7 @@ export async function appendTogether(appends: Append[], check?: (parsed: (Parsed
     const replacing: { lock: FileLock; text: string }[] = [];
     appends.forEach((a, i) => {
       if (a.texts.length === 0) return;
-      let out = texts[i] ?? a.preamble;
-      for (const t of a.texts) {
-        if (out !== '' && !out.endsWith('\n')) out += '\n';
-        if (out !== '' && !out.endsWith('\n\n')) out += '\n';
-        out += t;
-      }
-      replacing.push({ lock: locks[i], text: out });
+      replacing.push({ lock: locks[i], text: encoded(texts[i], appended(texts[i], a.preamble, a.texts)) });
       written.push(a.path);
     });
     await replaceAll(replacing);

@@ -11,6 +11,7 @@ import { makeCtx, type Ctx } from '../io.js';
 
 interface LintOptions {
   fix?: boolean;
+  removeEmpty?: boolean;
   staged?: boolean;
 }
 
@@ -19,12 +20,14 @@ export function registerLint(program: Command): void {
     .command('lint')
     .description('check memory files: YAML, unique ids, enums, ranges, dates (exit 1 on problems)')
     .argument('[files...]', 'files to check (default: every file of the vault)')
-    .option('--fix', 'normalise what can be normalised (case of enums, numbers given as text, date formats, ranges)')
+    .option('--fix', 'normalise what can be normalised (case of enums, numbers given as text, date formats, ranges; a NUL byte becomes a visible ␀)')
+    .option('--remove-empty', 'with --fix: also remove empty entries (a header with no text, as the earlier teaparty system left them)')
     .option('--staged', 'check the versions staged in git (for a pre-commit hook)')
     .addHelpText('after', `
 Examples:
   $ mem lint
   $ mem lint MEMORY.md --fix
+  $ mem lint --fix --remove-empty
   $ mem lint --staged          # in .git/hooks/pre-commit`)
     .action(async (files: string[], opts: LintOptions, command: Command) => {
       await lintCommand(makeCtx(globals(command)), files, opts);
@@ -71,34 +74,47 @@ async function inputs(vault: Vault, ctx: Ctx, files: string[], opts: LintOptions
 
 async function lintCommand(ctx: Ctx, files: string[], opts: LintOptions): Promise<void> {
   if (opts.fix && opts.staged) throw usageError('--fix works on the files on disk, not on staged versions', 'run mem lint --fix, then git add');
+  if (opts.removeEmpty && !opts.fix) throw usageError('--remove-empty is a kind of --fix', 'run mem lint --fix --remove-empty');
   const vault = await vaultFor(ctx);
   const { lintFiles, fixParsedFile } = await import('../../vault/lint.js');
   let { list, targets } = await inputs(vault, ctx, files, opts);
   let fixed = 0;
   let fixedFiles = 0;
+  let removed = 0;
   if (opts.fix) {
     const { rewriteFile } = await import('../../vault/store.js');
     for (const t of targets) {
       let n = 0;
-      const changed = rewriteFile(t.abs, t.path, (parsed) => {
-        const r = fixParsedFile(parsed);
-        n = r?.fixes ?? 0;
-        return r?.file ?? null;
-      });
+      let r0 = 0;
+      // A file mem cannot read or parse cleanly is left as it is; lint reports why below.
+      let changed = false;
+      try {
+        changed = rewriteFile(t.abs, t.path, (parsed) => {
+          const r = fixParsedFile(parsed, { removeEmpty: opts.removeEmpty, path: t.path });
+          n = r?.fixes ?? 0;
+          r0 = r?.removed ?? 0;
+          return r?.file ?? null;
+        });
+      } catch (err) {
+        if (!(err instanceof MemError)) throw err;
+        ctx.warn(err.message + (err.where?.file ? ` (${err.where.file}${err.where.line ? `:${err.where.line}` : ''})` : ''));
+      }
       if (changed) {
         fixed += n;
+        removed += r0;
         fixedFiles++;
       }
     }
-    if (fixed > 0) ({ list, targets } = await inputs(vault, ctx, files, opts));
+    if (fixed + removed > 0) ({ list, targets } = await inputs(vault, ctx, files, opts));
   }
   const findings: LintFinding[] = lintFiles(list);
   const errors = findings.filter((f) => f.severity === 'error').length;
   if (ctx.json) {
-    ctx.out(JSON.stringify({ files: targets.length, problems: findings.map((f) => ({ ...f })), fixed }, null, 2));
+    ctx.out(JSON.stringify({ files: targets.length, problems: findings.map((f) => ({ ...f })), fixed, removed }, null, 2));
   } else {
     for (const f of findings) ctx.out(`${f.file}${f.line ? `:${f.line}` : ''}: ${f.severity === 'warning' ? 'warning: ' : ''}${f.message}`);
     if (fixed > 0) ctx.info(`fixed ${fixed} problem${fixed === 1 ? '' : 's'} in ${fixedFiles} file${fixedFiles === 1 ? '' : 's'}`);
+    if (removed > 0) ctx.info(`removed ${removed} empty entr${removed === 1 ? 'y' : 'ies'}`);
     if (findings.length > 0) ctx.info(`${findings.length} problem${findings.length === 1 ? '' : 's'} in ${new Set(findings.map((f) => f.file)).size} file(s)`);
     else ctx.info(`${targets.length} file${targets.length === 1 ? '' : 's'} checked, no problems`);
   }
