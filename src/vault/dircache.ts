@@ -8,6 +8,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
+import { staysInside } from './boundary.js';
 import { DIR, inFolder, statInto } from './faststat.js';
 
 /** What the layout walk needs from a folder entry; fs.Dirent has it too. */
@@ -18,7 +19,12 @@ export interface DirItem {
   isSymbolicLink(): boolean;
 }
 
-export type DirReader = (dir: string) => readonly DirItem[];
+/**
+ * Lists a folder; a folder that exists but cannot be listed (no permission) is told to `onError`
+ * and reads as empty. `links`, when the reader has it, collects the symlinks a walk kept (root-
+ * relative): a memoised walk checks again that they still stay inside the vault.
+ */
+export type DirReader = ((dir: string, onError?: (err: NodeJS.ErrnoException) => void) => readonly DirItem[]) & { links?: string[] };
 
 const RACY_MS = 2000;
 
@@ -71,8 +77,13 @@ export class DirCache {
     }
   }
 
+  /** The symlinks the walk kept (see DirReader). */
+  private readonly links: string[] = [];
+
   /** A folder's entries, or none when it cannot be read (missing, not a folder, no permission). */
-  readonly read: DirReader = (dir) => {
+  readonly read: DirReader = Object.assign((dir: string, onError?: (err: NodeJS.ErrnoException) => void): readonly DirItem[] => this.list(dir, onError), { links: this.links });
+
+  private list(dir: string, onError?: (err: NodeJS.ErrnoException) => void): readonly DirItem[] {
     if (statInto(dir, buf, 0) !== DIR) {
       this.missing.add(dir);
       return [];
@@ -87,8 +98,10 @@ export class DirCache {
     let list: fs.Dirent[];
     try {
       list = fs.readdirSync(dir, { withFileTypes: true });
-    } catch {
+    } catch (err) {
+      // Not trusted: a folder that cannot be listed is walked (and reported) again next time.
       this.trusted = false;
+      onError?.(err as NodeJS.ErrnoException);
       return [];
     }
     const now = this.clock();
@@ -101,7 +114,7 @@ export class DirCache {
       if (hit) this.dirty = true;
     }
     return list;
-  };
+  }
 
   /** True when the cache to save differs from the one loaded (new listings, or folders gone). */
   get changed(): boolean {
@@ -129,6 +142,7 @@ export class DirCache {
     }
     return JSON.stringify({
       key, dirs: dirs.join('\n'), times: Buffer.from(times.buffer).toString('base64'), missing: [...this.missing].map(rel), paths: paths.join('\n'),
+      ...(this.links.length > 0 ? { links: this.links } : {}),
     });
   }
 
@@ -148,7 +162,7 @@ export class DirCache {
  */
 export function checkWalkMemo(saved: string | null | undefined, key: string, root?: string): string | null {
   if (!saved) return null;
-  let memo: { key?: unknown; dirs?: unknown; times?: unknown; missing?: unknown; paths?: unknown };
+  let memo: { key?: unknown; dirs?: unknown; times?: unknown; missing?: unknown; paths?: unknown; links?: unknown };
   try {
     memo = JSON.parse(saved);
   } catch {
@@ -176,5 +190,14 @@ export function checkWalkMemo(saved: string | null | undefined, key: string, roo
     }
     return true;
   };
-  return (root ? inFolder(root, unchanged) : unchanged(false)) ? paths : null;
+  if (!(root ? inFolder(root, unchanged) : unchanged(false))) return null;
+  // A kept symlink may now lead elsewhere with no folder of the walk changed (a link further down
+  // its chain was retargeted): each is followed again. Only links pay this; most vaults have none.
+  if (memo.links !== undefined) {
+    if (!Array.isArray(memo.links) || root === undefined) return null;
+    for (const rel of memo.links as unknown[]) {
+      if (typeof rel !== 'string' || !staysInside(path.join(root, rel), root).inside) return null;
+    }
+  }
+  return paths;
 }

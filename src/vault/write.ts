@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { MemError } from '../errors.js';
+import { writeTarget } from './boundary.js';
 
 const STALE_MS = 10 * 60 * 1000;
 
@@ -95,7 +96,9 @@ function settle(file: string, lock: string, deadline: number, displayName: strin
 }
 
 /** Take the write lock of `file` (waiting up to the lock timeout). */
-export function acquireLock(file: string, displayName = file): FileLock {
+export function acquireLock(target: string, displayName = target): FileLock {
+  // A link inside the vault is written through (its target locked and replaced, the link kept).
+  const file = writeTarget(target, displayName);
   const lock = lockPath(file);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const deadline = Date.now() + lockTimeoutMs();
@@ -118,7 +121,8 @@ export function acquireLock(file: string, displayName = file): FileLock {
  * and parse the file it locked before) while the disk creates it: creating a file is the slow
  * part of taking a lock, about a millisecond on a busy disk, where `mem compact` takes a thousand.
  */
-export async function acquireLockAsync(file: string, displayName = file): Promise<FileLock> {
+export async function acquireLockAsync(target: string, displayName = target): Promise<FileLock> {
+  const file = writeTarget(target, displayName);
   const lock = lockPath(file);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const deadline = Date.now() + lockTimeoutMs();
@@ -240,7 +244,8 @@ export async function replaceAll(items: { lock: FileLock; text: string }[]): Pro
 }
 
 /** Replace `file` with `text` atomically, keeping the file's mode. */
-export function writeFileAtomic(file: string, text: string): void {
+export function writeFileAtomic(target: string, text: string): void {
+  const file = writeTarget(target);
   const dir = path.dirname(file);
   fs.mkdirSync(dir, { recursive: true });
   const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${Date.now().toString(36)}.tmp`);

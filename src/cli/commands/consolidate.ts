@@ -70,8 +70,8 @@ async function consolidateCommand(ctx: Ctx, opts: { dryRun?: boolean }): Promise
     const written = await editFiles(affected.map((f) => ({ abs: f.abs, path: f.path, change: (parsed) => applyDecisions(parsed, acting.filter((d) => d.path === f.path), date) })));
     const at = new Date(nowMs()).toISOString();
     const log = path.join(vault.root, LOG);
-    fs.mkdirSync(path.dirname(log), { recursive: true });
-    fs.appendFileSync(log, acting.map((d) => JSON.stringify({ at, ...d })).join('\n') + '\n');
+    const { appendConfined } = await import('../../vault/boundary.js');
+    appendConfined(log, acting.map((d) => JSON.stringify({ at, ...d })).join('\n') + '\n', LOG, vault.root);
     await reindex(vault, affected.filter((f) => written.includes(f.path)));
   }
   if (ctx.json) {
