@@ -8,7 +8,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { staysInside } from './boundary.js';
+import { resolveReal } from './boundary.js';
 import { DIR, inFolder, statInto } from './faststat.js';
 
 /** What the layout walk needs from a folder entry; fs.Dirent has it too. */
@@ -21,10 +21,11 @@ export interface DirItem {
 
 /**
  * Lists a folder; a folder that exists but cannot be listed (no permission) is told to `onError`
- * and reads as empty. `links`, when the reader has it, collects the symlinks a walk kept (root-
- * relative): a memoised walk checks again that they still stay inside the vault.
+ * and reads as empty. `links`, when the reader has it, collects the symlinks a walk met (root-
+ * relative path → the real path it leads to, '' when none can be told): the walk's decisions about
+ * them (kept, skipped, read once) hold only while each still leads there.
  */
-export type DirReader = ((dir: string, onError?: (err: NodeJS.ErrnoException) => void) => readonly DirItem[]) & { links?: string[] };
+export type DirReader = ((dir: string, onError?: (err: NodeJS.ErrnoException) => void) => readonly DirItem[]) & { links?: Map<string, string> };
 
 const RACY_MS = 2000;
 
@@ -77,8 +78,8 @@ export class DirCache {
     }
   }
 
-  /** The symlinks the walk kept (see DirReader). */
-  private readonly links: string[] = [];
+  /** The symlinks the walk met (see DirReader). */
+  private readonly links = new Map<string, string>();
 
   /** A folder's entries, or none when it cannot be read (missing, not a folder, no permission). */
   readonly read: DirReader = Object.assign((dir: string, onError?: (err: NodeJS.ErrnoException) => void): readonly DirItem[] => this.list(dir, onError), { links: this.links });
@@ -142,7 +143,7 @@ export class DirCache {
     }
     return JSON.stringify({
       key, dirs: dirs.join('\n'), times: Buffer.from(times.buffer).toString('base64'), missing: [...this.missing].map(rel), paths: paths.join('\n'),
-      ...(this.links.length > 0 ? { links: this.links } : {}),
+      ...(this.links.size > 0 ? { links: Object.fromEntries(this.links) } : {}),
     });
   }
 
@@ -191,12 +192,12 @@ export function checkWalkMemo(saved: string | null | undefined, key: string, roo
     return true;
   };
   if (!(root ? inFolder(root, unchanged) : unchanged(false))) return null;
-  // A kept symlink may now lead elsewhere with no folder of the walk changed (a link further down
-  // its chain was retargeted): each is followed again. Only links pay this; most vaults have none.
+  // A symlink may now lead elsewhere with no folder of the walk changed (a link further down its
+  // chain was retargeted): each is followed again. Only links pay this; most vaults have none.
   if (memo.links !== undefined) {
-    if (!Array.isArray(memo.links) || root === undefined) return null;
-    for (const rel of memo.links as unknown[]) {
-      if (typeof rel !== 'string' || !staysInside(path.join(root, rel), root).inside) return null;
+    if (typeof memo.links !== 'object' || memo.links === null || root === undefined) return null;
+    for (const [rel, real] of Object.entries(memo.links as Record<string, unknown>)) {
+      if (typeof real !== 'string' || (resolveReal(path.join(root, rel)) ?? '') !== real) return null;
     }
   }
   return paths;

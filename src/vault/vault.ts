@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { MemError } from '../errors.js';
-import { confineWritesTo, staysInside } from './boundary.js';
+import { confineWritesTo, realRoot, staysInside } from './boundary.js';
 import { DEFAULT_CONFIG, loadConfig, type VaultConfig } from './config.js';
 import { globBase, globToRegExp } from './glob.js';
 import { classifyPath, type ScopeInfo } from './scope.js';
@@ -144,6 +144,8 @@ interface Walk {
   read: DirReader;
   root: string;
   skip: SkipReport;
+  /** The links kept, root-relative → real path. */
+  kept: Map<string, string>;
 }
 
 /** The listing of the folder `rel` (root-relative), with a folder it cannot list noted. */
@@ -164,6 +166,7 @@ function listBase(w: Walk, rel: string): readonly DirItem[] {
   const { inside, real } = staysInside(path.join(w.root, rel), w.root);
   if (inside) return items;
   w.skip.links.set(rel, real);
+  w.read.links?.set(rel, real ?? '');
   return [];
 }
 
@@ -175,11 +178,12 @@ function listBase(w: Walk, rel: string): readonly DirItem[] {
 function linkInside(w: Walk, rel: string): boolean {
   const abs = path.join(w.root, rel);
   const { inside, real } = staysInside(abs, w.root);
-  if (!inside) {
+  w.read.links?.set(rel, real ?? '');
+  if (!inside || real === null) {
     w.skip.links.set(rel, real);
     return false;
   }
-  w.read.links?.push(rel);
+  w.kept.set(rel, real);
   return true;
 }
 
@@ -299,7 +303,7 @@ export function walkPaths(vault: Vault, read: DirReader = readDir): string[] {
   const excludes = excludeRegExps(vault);
   const seen = new Set<string>();
   const out: string[] = [];
-  const w: Walk = { read, root: vault.root, skip: skipReport(vault) };
+  const w: Walk = { read, root: vault.root, skip: skipReport(vault), kept: new Map() };
   for (const rel of [...layoutFiles(w), ...includeFiles(w, vault.config.include)]) {
     const posix = toPosix(rel);
     if (seen.has(posix)) continue;
@@ -307,7 +311,39 @@ export function walkPaths(vault: Vault, read: DirReader = readDir): string[] {
     if (excludes.length > 0 && excludes.some((re) => re.test(posix))) continue;
     out.push(posix);
   }
-  return out;
+  return w.kept.size > 0 || hasRootLinks(vault) ? readOnce(vault, w, out) : out;
+}
+
+/** Whether a memory file probed at the root is a symlink (one lstat each; the walk runs rarely). */
+function hasRootLinks(vault: Vault): boolean {
+  return ROOT_FILES.some((name) => fs.lstatSync(path.join(vault.root, name), { throwIfNoEntry: false })?.isSymbolicLink());
+}
+
+/**
+ * A file reached both by a link inside the vault and by its own name is read once: its entries
+ * would otherwise be indexed twice, and a rewrite would lock the same file twice. A walked link to
+ * a file found anyway is dropped; a walked file that a root file (MEMORY.md -> docs/memory.md)
+ * links to is left to the root file, the name mem writes it through.
+ */
+function readOnce(vault: Vault, w: Walk, paths: string[]): string[] {
+  const real = realRoot(vault.root);
+  const rootTargets = new Set<string>();
+  for (const name of ROOT_FILES) {
+    const abs = path.join(vault.root, name);
+    if (!fs.lstatSync(abs, { throwIfNoEntry: false })?.isSymbolicLink()) continue;
+    const { inside, real: target } = staysInside(abs, vault.root);
+    w.read.links?.set(name, target ?? '');
+    if (inside && target !== null) rootTargets.add(target);
+  }
+  const regular = new Set(paths.filter((p) => !w.kept.has(p)).map((p) => path.join(real, p)));
+  const taken = new Set(rootTargets);
+  return paths.filter((p) => {
+    const target = w.kept.get(p);
+    if (target === undefined) return !rootTargets.has(path.join(real, p));
+    if (regular.has(target) || taken.has(target)) return false;
+    taken.add(target);
+    return true;
+  });
 }
 
 /** Root-relative posix path → absolute path; runs before every search: plain string work. */

@@ -141,6 +141,30 @@ describe('symlinks out of the vault are never read', () => {
   });
 });
 
+describe('links inside the vault keep working, each file read once', () => {
+  it('a note linked to another note, and MEMORY.md linked to an included file: one copy of each entry; rewrites work', () => {
+    const { v, run } = setup();
+    v.write('memory/real.md', entry('r1', '## Deploy real\nThe real deploy note.'));
+    link(v, 'memory/alias.md', 'real.md');
+    link(v, 'memory/alias2.md', '../memory/real.md');
+    v.write('docs/memory.md', `# Memory\n\n${entry('m1', '## Deploy main\nMain deploy memory.')}`);
+    link(v, 'MEMORY.md', 'docs/memory.md');
+    v.write('.mem/config.yaml', 'include:\n  - "docs/*.md"\n');
+    const ids = run(['search', 'deploy', '--ids', '--limit', '50']).stdout.split('\n').filter(Boolean);
+    expect(ids.filter((id) => id === 'r1')).toHaveLength(1);
+    expect(ids.filter((id) => id === 'm1')).toHaveLength(1);
+    const hit = run(['search', 'main deploy memory', '--json']).json().results.find((h: { id: string }) => h.id === 'm1');
+    expect(hit.path).toBe('MEMORY.md');
+    // A rewrite of every file (lock each once, replace through the link) neither hangs nor unlinks.
+    const r = run(['compact'], { env: { MEM_LOCK_TIMEOUT_MS: '2000' } });
+    expect(r.status, r.stderr).toBe(0);
+    expect(run(['reinforce', 'm1']).status).toBe(0);
+    expect(fs.lstatSync(v.path('MEMORY.md')).isSymbolicLink()).toBe(true);
+    expect(fs.lstatSync(v.path('memory/alias.md')).isSymbolicLink()).toBe(true);
+    expect(v.read('docs/memory.md')).toContain('reinforcement_count: 1');
+  });
+});
+
 describe('include: globs stay inside the root', () => {
   for (const glob of ['../outside/*.md', '../outside/**/*.md', 'docs/../../outside/creds.md', '/etc/*.conf', '~/secrets/*.md', '..\\\\outside\\\\creds.md']) {
     it(`refuses ${glob} with a clear error naming include:`, () => {
@@ -230,6 +254,23 @@ describe('writes never go through a link out of the vault', () => {
     fs.symlinkSync('../logs-here', v.path('.mem/sessions'));
     expect(run(['search', 'deploy', '--session', 'S4']).status).toBe(0);
     expect(fs.existsSync(v.path('logs-here/S4/retrieved.jsonl'))).toBe(true);
+  });
+
+  it('mem init with .gitignore (or MEMORY.md) linked out copies nothing into or out of the vault', () => {
+    const { v, outside } = setup();
+    const gi = path.join(outside, 'credentials');
+    const before = fs.readFileSync(gi, 'utf8');
+    link(v, '.gitignore', gi);
+    const r = mem(['init'], { cwd: v.root, home: v.home });
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toMatch(/^mem: refusing to write \.gitignore/m);
+    expect(fs.readFileSync(gi, 'utf8')).toBe(before);
+    expect(fs.lstatSync(v.path('.gitignore')).isSymbolicLink()).toBe(true);
+    fs.rmSync(v.path('.gitignore'));
+    fs.rmSync(v.path('MEMORY.md'), { force: true });
+    link(v, 'MEMORY.md', path.join(outside, 'fresh.md'));
+    expect(mem(['init'], { cwd: v.root, home: v.home }).status).not.toBe(0);
+    expect(fs.existsSync(path.join(outside, 'fresh.md'))).toBe(false);
   });
 
   it('.mem/jobs linked out: mem add --scope session is refused, nothing created outside', () => {
