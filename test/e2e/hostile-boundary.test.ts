@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanup, entry, mem, tempDir, tempVault, type TempVault } from '../helpers.js';
+import { cleanup, entry, mem, REPO, tempDir, tempVault, type TempVault } from '../helpers.js';
 
 afterEach(cleanup);
 
@@ -271,6 +271,30 @@ describe('writes never go through a link out of the vault', () => {
     link(v, 'MEMORY.md', path.join(outside, 'fresh.md'));
     expect(mem(['init'], { cwd: v.root, home: v.home }).status).not.toBe(0);
     expect(fs.existsSync(path.join(outside, 'fresh.md'))).toBe(false);
+  });
+
+  it('mem extract: a target or the ledger linked out is refused before anything is written', () => {
+    const sample = path.join(REPO, 'examples', 'sessions', 'fix-checkout-tests.jsonl');
+    const offline = { ANTHROPIC_API_KEY: undefined, OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined, MEM_PROVIDER: undefined };
+    {
+      const { v, outside } = setup();
+      link(v, 'MEMORY.md', path.join(outside, 'creds.md'));
+      const before = fs.readFileSync(path.join(outside, 'creds.md'), 'utf8');
+      const r = mem(['extract', sample, '--json'], { cwd: v.root, home: v.home, env: offline });
+      expect(r.status).not.toBe(0);
+      expect(r.stderr).toMatch(/^mem: refusing MEMORY\.md: it is a symlink out of the vault/m);
+      expect(fs.readFileSync(path.join(outside, 'creds.md'), 'utf8')).toBe(before);
+      expect(fs.existsSync(v.path('.mem/extracted.jsonl'))).toBe(false);
+    }
+    {
+      const { v, outside } = setup();
+      link(v, '.mem/extracted.jsonl', path.join(outside, 'ledger.jsonl'));
+      const r = mem(['extract', sample, '--json'], { cwd: v.root, home: v.home, env: offline });
+      expect(r.stderr).toMatch(/^mem: refusing to write \.mem\/extracted\.jsonl/m);
+      expect(fs.existsSync(path.join(outside, 'ledger.jsonl'))).toBe(false);
+      expect(r.status).not.toBe(0);
+      expect(fs.existsSync(v.path('MEMORY.md'))).toBe(false);
+    }
   });
 
   it('.mem/jobs linked out: mem add --scope session is refused, nothing created outside', () => {
