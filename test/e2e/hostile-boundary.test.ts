@@ -397,7 +397,7 @@ describe('a memory folder mem cannot list', () => {
     expect(run(['search', 'deploy', '--ids']).stdout.split('\n')).toContain('pv1');
     fs.chmodSync(v.path('memory/private'), 0o000);
     try {
-      for (const args of [['search', 'deploy'], ['context', 'deploy']]) {
+      for (const args of [['search', 'deploy'], ['context', 'deploy'], ['list'], ['index'], ['index', '--rebuild']]) {
         const r = run(args);
         expect(r.status, r.stderr).toBe(0);
         expect(r.stderr.match(/mem: warning: cannot list memory\/private\/ \(permission denied\)/g)).toHaveLength(1);
