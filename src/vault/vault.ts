@@ -195,12 +195,10 @@ function walkMarkdown(w: Walk, rel: string, out: string[], allowDot: boolean, it
     if (d.isDirectory()) {
       if (SKIP_DIRS.has(name) || (!allowDot && name.startsWith('.'))) continue;
       walkMarkdown(w, childRel, out, allowDot);
-    } else if (d.isSymbolicLink()) {
-      // Linked folders are not walked (loops, files found twice); a link that leaves the vault is
-      // reported whatever it names.
-      if (linkInside(w, childRel) && /\.(md|markdown)$/i.test(name)) out.push(childRel);
-    } else if (d.isFile() && /\.(md|markdown)$/i.test(name)) {
-      out.push(childRel);
+    } else if (/\.(md|markdown)$/i.test(name)) {
+      // A linked folder is never walked (loops, files found twice), so only a link with a markdown
+      // name is followed: when it stays inside the vault.
+      if (d.isFile() || (d.isSymbolicLink() && linkInside(w, childRel))) out.push(childRel);
     }
   }
 }

@@ -63,7 +63,7 @@ export function renderContextMd(res: ContextResult): string {
   out.push('', '### Learnings that may bear on it', '');
   if (res.learnings.length === 0) out.push('_No relevant learnings found._', '');
   for (const h of res.learnings) {
-    out.push(`#### ${oneLine(h.title) || '(untitled)'}`, `_${h.type} · ${h.scope} · ${oneLine(h.path)}:${h.line}_`, '');
+    out.push(`#### ${oneLine(h.title) || '(untitled)'}`, `_${oneLine(h.type)} · ${oneLine(h.scope)} · ${oneLine(h.path)}:${h.line}_`, '');
     const quoted = quoteBody(h.body);
     if (quoted.length > 0) out.push(...quoted, '');
   }

@@ -79,5 +79,5 @@ export function renderMd(query: string, hits: RankedHit[], heading = 'Background
 /** One hit: mem's heading and provenance line, then the body quoted (see quote.ts). */
 export function hitMd(h: RankedHit): string[] {
   const quoted = quoteBody(h.body);
-  return [`### ${oneLine(h.title) || '(untitled)'}`, `_${h.type} · ${h.scope} · ${oneLine(h.path)}:${h.line} · id ${oneLine(h.id)}_`, '', ...quoted, ...(quoted.length > 0 ? [''] : [])];
+  return [`### ${oneLine(h.title) || '(untitled)'}`, `_${oneLine(h.type)} · ${oneLine(h.scope)} · ${oneLine(h.path)}:${h.line} · id ${oneLine(h.id)}_`, '', ...quoted, ...(quoted.length > 0 ? [''] : [])];
 }
