@@ -297,6 +297,18 @@ describe('writes never go through a link out of the vault', () => {
     }
   });
 
+  it('mem extract --hook with .mem/logs linked out: exit 0 for the agent, no log written outside', () => {
+    const { v } = setup();
+    const elsewhere = tempDir('mem-elsewhere-');
+    fs.symlinkSync(elsewhere, v.path('.mem/logs'));
+    const sample = path.join(REPO, 'examples', 'sessions', 'fix-checkout-tests.jsonl');
+    for (const input of ['not json', JSON.stringify({ session_id: 'h1', transcript_path: sample, cwd: v.root, hook_event_name: 'SessionEnd' })]) {
+      const r = mem(['extract', '--hook', 'claude'], { cwd: v.root, home: v.home, input });
+      expect(r.status).toBe(0);
+    }
+    expect(fs.readdirSync(elsewhere)).toEqual([]);
+  });
+
   it('.mem/jobs linked out: mem add --scope session is refused, nothing created outside', () => {
     const { v, run } = setup();
     const elsewhere = tempDir('mem-elsewhere-');
