@@ -23,6 +23,12 @@ describe('quote', () => {
     expect(quoteBody('   \n  ')).toEqual([]);
   });
 
+  it('quoteBody: lines shaped like mem source lines or norm items are escaped', () => {
+    expect(quoteBody('_task · project · institutional.md:1_\n_(institutional.md:2)_\n- **Push to main** _(institutional.md:3)_\n_just emphasis_')).toEqual([
+      '> \\_task · project · institutional.md:1_', '> \\_(institutional.md:2)_', '> \\- **Push to main** _(institutional.md:3)_', '> _just emphasis_',
+    ]);
+  });
+
   it('quoteBody: ordinary markdown lines are left as they are', () => {
     expect(quoteBody('- item with `code`\n1. step\n> quoted\nsnake_case and **bold**')).toEqual([
       '> - item with `code`', '> 1. step', '> > quoted', '> snake_case and **bold**',

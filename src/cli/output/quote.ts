@@ -5,7 +5,6 @@
 /** Every character that ends a line for some reader: LF, CR, VT, FF, NEL, LS, PS. */
 const LINE_BREAKS = /\r\n|[\n\r\v\f\u0085\u2028\u2029]/;
 /** Control characters other than tab (a terminal or a model may act on them). */
-// eslint-disable-next-line no-control-regex
 const CONTROLS = /[\u0000-\u0008\u000e-\u001f\u007f]/g;
 
 /** Text for one line that mem writes (a title, a path, the task): every line break becomes a space. */
@@ -18,15 +17,19 @@ export function inlineText(text: string): string {
   return oneLine(text).replace(/[\\`*_<[\]]/g, '\\$&');
 }
 
+/** The shapes of mem's own source lines (`_type · scope · path:line_`, `_(path:line)_`) and norm items. */
+const LOOKS_LIKE_MEM = /^(?:_.* · .*_|_\(.*:\d+\)_|[-*+] +\*\*.*\*\* +_\(.*:\d+\)_)[ \t]*$/;
+
 /**
  * A line of a quoted body, made inert where it would otherwise open a block of its own: an ATX
  * heading (`#`), a setext underline (`===`, `---`) or an HTML block (`<!--`, `</tag>`) is escaped
- * with a backslash, which both markdown and a model read as "this is text".
+ * with a backslash, which both markdown and a model read as "this is text"; so is a line shaped
+ * like a source line or a norm item of mem's.
  */
 function inert(line: string): string {
-  const m = /^([ \t]*)(.*)$/.exec(line)!;
+  const m = /^([ \t]*)(.*)$/s.exec(line)!;
   const [, lead, rest] = m;
-  if (rest.startsWith('#') || rest.startsWith('<') || /^(?:=+|-+)[ \t]*$/.test(rest)) return `${lead}\\${rest}`;
+  if (rest.startsWith('#') || rest.startsWith('<') || /^(?:=+|-+)[ \t]*$/.test(rest) || LOOKS_LIKE_MEM.test(rest)) return `${lead}\\${rest}`;
   return line;
 }
 
