@@ -236,7 +236,7 @@ function layoutFiles(w: Walk): string[] {
   for (const proj of listBase(w, 'projects')) {
     if (!proj.isDirectory()) continue;
     const sessions = `projects/${proj.name}/.sessions`;
-    for (const ts of list(w, sessions)) {
+    for (const ts of listBase(w, sessions)) {
       if (!ts.isDirectory()) continue;
       const found: string[] = [];
       walkMarkdown(w, `${sessions}/${ts.name}`, found, true);

@@ -76,6 +76,10 @@ describe('symlinks out of the vault are never read', () => {
     const { v, outside, run } = setup();
     link(v, 'memory/ext', path.join(outside, 'notes'));
     link(v, 'memory/root', '/');
+    // A legacy session folder, named rather than found, linked out.
+    fs.mkdirSync(path.join(outside, 'ts1'));
+    fs.writeFileSync(path.join(outside, 'ts1', 'MEMORY.md'), entry('leak5', `## Deploy session\n${SECRET} deploy`));
+    link(v, 'projects/p/.sessions', outside);
     expectNoLeak(run);
     // The walk's starting folders themselves linked out.
     fs.rmSync(v.path('memory'), { recursive: true });
