@@ -291,9 +291,13 @@ function excludeRegExps(vault: Vault): RegExp[] {
   return vault.config.exclude.map((g) => globToRegExp(g.replace(/^\.\//, '')));
 }
 
-/** What a walk's result depends on besides the folders it reads (see checkWalkMemo). */
+/**
+ * What a walk's result depends on besides the folders it reads (see checkWalkMemo). The first
+ * number is the walk's rules: 2 since links out of the vault are skipped, so that a memo of an
+ * older walk (which kept them) is not trusted after an upgrade.
+ */
 export function walkKey(vault: Vault): string {
-  return JSON.stringify([1, vault.root, vault.config.include, vault.config.exclude]);
+  return JSON.stringify([2, vault.root, vault.config.include, vault.config.exclude]);
 }
 
 /** The root-relative (posix) paths of the vault's memory files under the root, excludes applied. */

@@ -2,6 +2,7 @@
 // through (notes, MEMORY.md, folders, include globs, chains, dangling links, .mem/ paths), links
 // inside keep working, entry bodies cannot forge the structure of `mem context`, and a folder mem
 // cannot list is reported rather than silently dropped.
+import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -108,6 +109,25 @@ describe('symlinks out of the vault are never read', () => {
     // Retarget the link further down the chain: memory/ does not change, the memo must not hold.
     fs.rmSync(v.path('docs/shared.md'));
     fs.symlinkSync(path.join(outside, 'creds.md'), v.path('docs/shared.md'));
+    expectNoLeak(run);
+  });
+
+  it('an index built by an older mem (whose walk kept links out) is not trusted after the upgrade', async () => {
+    const { v, outside, run } = setup();
+    link(v, 'memory/aws.md', path.join(outside, 'creds.md'));
+    // Folders old enough for the walk to be memoised.
+    await new Promise((r) => setTimeout(r, 2200));
+    expectNoLeak(run);
+    // What an older mem left: a walk memo (rules version 1) listing the link, trusted as is.
+    const db = new Database(v.path('.memory.db'));
+    const get = db.prepare('SELECT value FROM meta WHERE key = ?').pluck();
+    const memo = JSON.parse(get.get('walk_memo') as string);
+    memo.key = JSON.stringify([1, ...JSON.parse(memo.key).slice(1)]);
+    memo.paths = `${memo.paths}\nmemory/aws.md`;
+    delete memo.links;
+    db.prepare("UPDATE meta SET value = ? WHERE key = 'walk_memo'").run(JSON.stringify(memo));
+    db.prepare("DELETE FROM meta WHERE key = 'stat_digest'").run();
+    db.close();
     expectNoLeak(run);
   });
 
