@@ -333,6 +333,18 @@ describe('writes never go through a link out of the vault', () => {
     expect(fs.readdirSync(elsewhere)).toEqual([]);
   });
 
+  it('.mem/current-stage linked out: mem stage set is refused, the outside file untouched', () => {
+    const { v, outside, run } = setup();
+    const target = path.join(outside, 'credentials');
+    const before = fs.readFileSync(target, 'utf8');
+    link(v, '.mem/current-stage', target);
+    const r = run(['stage', 'set', 'review']);
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toMatch(/^mem: refusing to write \.mem\/current-stage/m);
+    expect(fs.readFileSync(target, 'utf8')).toBe(before);
+    expect(fs.lstatSync(v.path('.mem/current-stage')).isSymbolicLink()).toBe(true);
+  });
+
   it('.mem/jobs linked out: mem add --scope session is refused, nothing created outside', () => {
     const { v, run } = setup();
     const elsewhere = tempDir('mem-elsewhere-');
