@@ -18,7 +18,7 @@ export function inlineText(text: string): string {
 }
 
 /** The shapes of mem's own source lines (`_type · scope · path:line_`, `_(path:line)_`) and norm items. */
-const LOOKS_LIKE_MEM = /^(?:_.* · .*_|_\(.*:\d+\)_|[-*+] +\*\*.*\*\* +_\(.*:\d+\)_)[ \t]*$/;
+const LOOKS_LIKE_MEM = /^(?:_.* \u00b7 .*_|_\(.*:\d+\)_|[-*+] +\*\*.*\*\* +_\(.*:\d+\)_)[ \t]*$/;
 
 /**
  * A line of a quoted body, made inert where it would otherwise open a block of its own: an ATX
