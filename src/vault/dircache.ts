@@ -56,6 +56,16 @@ function kindOf(d: fs.Dirent): string {
   return d.isDirectory() ? 'd' : d.isFile() ? 'f' : d.isSymbolicLink() ? 'l' : 'o';
 }
 
+/**
+ * A folder's entries, when it can be both listed and searched: the names of a folder that can be
+ * read but not searched (mode r without x) cannot be opened nor stat-ed, so none is returned.
+ */
+export function listSearchable(dir: string): fs.Dirent[] {
+  const list = fs.readdirSync(dir, { withFileTypes: true });
+  if (list.length > 0) fs.accessSync(dir, fs.constants.X_OK);
+  return list;
+}
+
 export class DirCache {
   private readonly cached: Map<string, Listing>;
   private readonly used = new Map<string, Listing>();
@@ -85,7 +95,16 @@ export class DirCache {
   readonly read: DirReader = Object.assign((dir: string, onError?: (err: NodeJS.ErrnoException) => void): readonly DirItem[] => this.list(dir, onError), { links: this.links });
 
   private list(dir: string, onError?: (err: NodeJS.ErrnoException) => void): readonly DirItem[] {
-    if (statInto(dir, buf, 0) !== DIR) {
+    let kind: number;
+    try {
+      kind = statInto(dir, buf, 0);
+    } catch (err) {
+      // A folder inside one that cannot be searched: not even its times can be read.
+      this.trusted = false;
+      onError?.(err as NodeJS.ErrnoException);
+      return [];
+    }
+    if (kind !== DIR) {
       this.missing.add(dir);
       return [];
     }
@@ -98,7 +117,7 @@ export class DirCache {
     }
     let list: fs.Dirent[];
     try {
-      list = fs.readdirSync(dir, { withFileTypes: true });
+      list = listSearchable(dir);
     } catch (err) {
       // Not trusted: a folder that cannot be listed is walked (and reported) again next time.
       this.trusted = false;
@@ -178,18 +197,23 @@ export function checkWalkMemo(saved: string | null | undefined, key: string, roo
   // joined to it.
   const unchanged = (moved: boolean): boolean => {
     const at = (d: string) => (moved || path.isAbsolute(d) || root === undefined ? d : path.join(root, d));
-    let k = 0;
-    for (let start = 0; start < dirs.length; k += 2) {
-      let end = dirs.indexOf('\n', start);
-      if (end < 0) end = dirs.length;
-      if (k + 1 >= times.length || statInto(at(dirs.slice(start, end)), buf, 0) !== DIR || buf[0] !== times[k] || buf[1] !== times[k + 1]) return false;
-      start = end + 1;
+    // A folder that can no longer be searched makes a stat throw: the walk runs (and says so).
+    try {
+      let k = 0;
+      for (let start = 0; start < dirs.length; k += 2) {
+        let end = dirs.indexOf('\n', start);
+        if (end < 0) end = dirs.length;
+        if (k + 1 >= times.length || statInto(at(dirs.slice(start, end)), buf, 0) !== DIR || buf[0] !== times[k] || buf[1] !== times[k + 1]) return false;
+        start = end + 1;
+      }
+      if (k !== times.length) return false;
+      for (const dir of missing as unknown[]) {
+        if (typeof dir !== 'string' || statInto(at(dir), buf, 0) === DIR) return false;
+      }
+      return true;
+    } catch {
+      return false;
     }
-    if (k !== times.length) return false;
-    for (const dir of missing as unknown[]) {
-      if (typeof dir !== 'string' || statInto(at(dir), buf, 0) === DIR) return false;
-    }
-    return true;
   };
   if (!(root ? inFolder(root, unchanged) : unchanged(false))) return null;
   // A symlink may now lead elsewhere with no folder of the walk changed (a link further down its

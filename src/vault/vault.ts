@@ -9,7 +9,7 @@ import { confineWritesTo, realRoot, staysInside } from './boundary.js';
 import { DEFAULT_CONFIG, loadConfig, type VaultConfig } from './config.js';
 import { globBase, globToRegExp } from './glob.js';
 import { classifyPath, type ScopeInfo } from './scope.js';
-import type { DirItem, DirReader } from './dircache.js';
+import { listSearchable, type DirItem, type DirReader } from './dircache.js';
 
 export interface Vault {
   root: string;
@@ -132,7 +132,7 @@ function isFileInside(abs: string, base: string, name: string, skip: SkipReport)
 /** A folder's entries, or none when it cannot be read (missing, not a folder, no permission: told to `onError`). */
 export function readDir(dir: string, onError?: (err: NodeJS.ErrnoException) => void): fs.Dirent[] {
   try {
-    return fs.readdirSync(dir, { withFileTypes: true });
+    return listSearchable(dir);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT' && (err as NodeJS.ErrnoException).code !== 'ENOTDIR') onError?.(err as NodeJS.ErrnoException);
     return [];
