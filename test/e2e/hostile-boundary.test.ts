@@ -155,13 +155,21 @@ describe('symlinks out of the vault are never read', () => {
     expectNoLeak(run);
   });
 
-  it('a file named on the command line that links out is refused (lint)', () => {
+  it('a file named on the command line that links out is refused (lint, add --file, compact, retire-stage)', () => {
     const { v, outside, run } = setup();
     link(v, 'memory/aws.md', path.join(outside, 'creds.md'));
     const lint = run(['lint', 'memory/aws.md']);
     expect(lint.status).not.toBe(0);
     expect(lint.stderr).toMatch(/^mem: refusing memory\/aws\.md: it is a symlink out of the vault/m);
     expect(lint.stdout + lint.stderr).not.toContain(SECRET);
+    const before = fs.readFileSync(path.join(outside, 'creds.md'), 'utf8');
+    for (const args of [['add', 'A deploy rule.', '--file', 'memory/aws.md'], ['compact', 'memory/aws.md'], ['retire-stage', 'review', '--files', 'memory/aws.md']]) {
+      const r = run(args);
+      expect(r.status, args.join(' ')).not.toBe(0);
+      expect(r.stderr).toMatch(/^mem: (refusing memory\/aws\.md|not a memory file of this vault)/m);
+      expect(r.stdout + r.stderr).not.toContain(SECRET);
+    }
+    expect(fs.readFileSync(path.join(outside, 'creds.md'), 'utf8')).toBe(before);
   });
 });
 
