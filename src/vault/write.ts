@@ -96,9 +96,9 @@ function settle(file: string, lock: string, deadline: number, displayName: strin
 }
 
 /** Take the write lock of `file` (waiting up to the lock timeout). */
-export function acquireLock(target: string, displayName = target): FileLock {
+export function acquireLock(file: string, displayName = file): FileLock {
   // A link inside the vault is written through (its target locked and replaced, the link kept).
-  const file = writeTarget(target, displayName);
+  file = writeTarget(file, displayName);
   const lock = lockPath(file);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const deadline = Date.now() + lockTimeoutMs();
@@ -121,8 +121,8 @@ export function acquireLock(target: string, displayName = target): FileLock {
  * and parse the file it locked before) while the disk creates it: creating a file is the slow
  * part of taking a lock, about a millisecond on a busy disk, where `mem compact` takes a thousand.
  */
-export async function acquireLockAsync(target: string, displayName = target): Promise<FileLock> {
-  const file = writeTarget(target, displayName);
+export async function acquireLockAsync(file: string, displayName = file): Promise<FileLock> {
+  file = writeTarget(file, displayName);
   const lock = lockPath(file);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const deadline = Date.now() + lockTimeoutMs();
@@ -244,8 +244,8 @@ export async function replaceAll(items: { lock: FileLock; text: string }[]): Pro
 }
 
 /** Replace `file` with `text` atomically, keeping the file's mode. */
-export function writeFileAtomic(target: string, text: string): void {
-  const file = writeTarget(target);
+export function writeFileAtomic(file: string, text: string): void {
+  file = writeTarget(file);
   const dir = path.dirname(file);
   fs.mkdirSync(dir, { recursive: true });
   const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${Date.now().toString(36)}.tmp`);
