@@ -187,6 +187,25 @@ function linkInside(w: Walk, rel: string): boolean {
   return true;
 }
 
+/**
+ * A link with another name is not followed; one to a folder out of the vault (`memory/ext -> /`)
+ * is reported all the same, so the user learns what mem left out. Links to other files (a tool's
+ * binary) are none of mem's business.
+ */
+function noteFolderLinkOut(w: Walk, rel: string): void {
+  const { inside, real } = staysInside(path.join(w.root, rel), w.root);
+  if (inside || real === null) return;
+  let isDir = false;
+  try {
+    isDir = fs.statSync(real).isDirectory();
+  } catch {
+    isDir = false;
+  }
+  if (!isDir) return;
+  w.skip.links.set(rel, real);
+  w.read.links?.set(rel, real);
+}
+
 /** Every `.md` under `dir` (relative to root), skipping VCS and dependency folders. */
 function walkMarkdown(w: Walk, rel: string, out: string[], allowDot: boolean, items = list(w, rel)): void {
   for (const d of items) {
@@ -199,6 +218,8 @@ function walkMarkdown(w: Walk, rel: string, out: string[], allowDot: boolean, it
       // A linked folder is never walked (loops, files found twice), so only a link with a markdown
       // name is followed: when it stays inside the vault.
       if (d.isFile() || (d.isSymbolicLink() && linkInside(w, childRel))) out.push(childRel);
+    } else if (d.isSymbolicLink()) {
+      noteFolderLinkOut(w, childRel);
     }
   }
 }

@@ -81,7 +81,13 @@ describe('symlinks out of the vault are never read', () => {
     fs.mkdirSync(path.join(outside, 'ts1'));
     fs.writeFileSync(path.join(outside, 'ts1', 'MEMORY.md'), entry('leak5', `## Deploy session\n${SECRET} deploy`));
     link(v, 'projects/p/.sessions', outside);
+    link(v, 'memory/tool', '/bin/sh');
     expectNoLeak(run);
+    const doc = run(['doctor']).stdout;
+    expect(doc).toMatch(/skipped .*memory\/ext: a symlink out of the vault/);
+    expect(doc).toMatch(/skipped .*memory\/root: a symlink out of the vault \(to \/\)/);
+    expect(doc).toMatch(/skipped .*projects\/p\/\.sessions: a symlink out of the vault/);
+    expect(doc).not.toContain('memory/tool');
     // The walk's starting folders themselves linked out.
     fs.rmSync(v.path('memory'), { recursive: true });
     link(v, 'memory', path.join(outside, 'notes'));
