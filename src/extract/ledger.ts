@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { withFileLock } from '../vault/write.js';
+import { appendConfined } from '../vault/boundary.js';
 import type { TranscriptMessage } from './transcript.js';
 
 export const LEDGER_PATH = '.mem/extracted.jsonl';
@@ -69,6 +70,5 @@ export function resumePoint(records: LedgerRecord[], key: string, sessionId: str
 
 export function appendLedger(root: string, rec: LedgerRecord): void {
   const file = path.join(root, LEDGER_PATH);
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  withFileLock(file, () => fs.appendFileSync(file, `${JSON.stringify(rec)}\n`), LEDGER_PATH);
+  withFileLock(file, () => appendConfined(file, `${JSON.stringify(rec)}\n`, LEDGER_PATH, root), LEDGER_PATH);
 }

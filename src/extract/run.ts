@@ -10,9 +10,10 @@ import { TokenVocab, jaccardSorted, type TokenSet } from '../lifecycle/similarit
 import type { ParsedFile } from '../vault/format.js';
 import { renderNewEntry, type Append } from '../vault/store.js';
 import { describeFile, type Vault, type VaultFile } from '../vault/vault.js';
+import { staysInside, writeTarget } from '../vault/boundary.js';
 import { condense, isHumanText } from './condense.js';
 import { heuristicLearnings } from './heuristic.js';
-import { appendLedger, messagesHash, readLedger, resumePoint } from './ledger.js';
+import { appendLedger, LEDGER_PATH, messagesHash, readLedger, resumePoint } from './ledger.js';
 import { learningSchema, validateLearnings, type Learning } from './learning.js';
 import { EXTRACTION_SCOPES, scopeByName, targetPath, type ExtractionScopeName } from './scopes.js';
 import type { LoadedTranscript } from './source.js';
@@ -111,6 +112,8 @@ function preambleFor(kind: string, job?: string, task?: string): string {
 }
 
 function resolveTargets(vault: Vault, scopes: ExtractionScopeName[], where: { job?: string; task?: string }) {
+  // The ledger is written last: a link out of the vault is refused now, before any entry is written.
+  writeTarget(path.join(vault.root, LEDGER_PATH), LEDGER_PATH);
   const targets = new Map<ExtractionScopeName, Target>();
   const skipped: { scope: string; reason: string }[] = [];
   for (const name of scopes) {
@@ -125,7 +128,8 @@ function resolveTargets(vault: Vault, scopes: ExtractionScopeName[], where: { jo
       skipped.push({ scope: name, reason: def.target === 'team' ? 'needs --task (and --job or a session id)' : 'needs --job or a session id' });
       continue;
     }
-    targets.set(name, { abs: path.join(vault.root, rel), path: rel, preamble: preambleFor(def.target, where.job, where.task) });
+    // describeFile refuses a target that links out of the vault: its text would reach the prompt.
+    targets.set(name, { abs: describeFile(vault, path.join(vault.root, rel)).abs, path: rel, preamble: preambleFor(def.target, where.job, where.task) });
   }
   return { targets, skipped };
 }
@@ -217,7 +221,7 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
       try {
         const llm = opts.llm ?? (await createProvider(opts.provider, opts.client));
         const intentFile = path.join(vault.root, 'INTENT.md');
-        const intent = active.includes('intent-alignment') && fs.existsSync(intentFile) ? fs.readFileSync(intentFile, 'utf8') : undefined;
+        const intent = active.includes('intent-alignment') && fs.existsSync(intentFile) && staysInside(intentFile, vault.root).inside ? fs.readFileSync(intentFile, 'utf8') : undefined;
         const condensed = condense(fresh, opts.budget);
         const prompt = buildPrompt(condensed.text, active, { task, intent, known: existingTitles(targets.values()) });
         const res = await llm.complete({ system: SYSTEM, prompt, schema: learningSchema(active), schemaName: 'record_learnings', maxTokens: 4096 });

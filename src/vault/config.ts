@@ -47,6 +47,26 @@ function strings(v: unknown, key: string, file: string): string[] {
   return arr as string[];
 }
 
+/**
+ * An `include:` glob names files under the vault root: one that is absolute, starts at a home
+ * folder (`~`) or climbs out with `..` would index (and `mem context` print) files from anywhere,
+ * so it is refused. Links under the root that lead out are skipped by the walk instead.
+ */
+export function checkInsideRoot(glob: string): void {
+  const why = /^(?:[\\/]|[A-Za-z]:)/.test(glob)
+    ? 'is an absolute path'
+    : glob.startsWith('~')
+      ? 'starts at a home folder'
+      : glob.split(/[\\/]/).includes('..')
+        ? 'climbs out with ".."'
+        : null;
+  if (why === null) return;
+  throw new MemError(`include: "${glob}" ${why}; include globs must stay inside the vault root`, {
+    where: { file: CONFIG_PATH },
+    hint: 'write it relative to the vault root (e.g. docs/**/*.md), or copy the files into the vault',
+  });
+}
+
 async function parseYaml(text: string): Promise<unknown> {
   const { yaml } = await import('./yaml.js');
   const doc = yaml().parseDocument(text, { logLevel: 'silent' });
@@ -156,6 +176,7 @@ export async function loadConfig(root: string): Promise<VaultConfig> {
   }
   const cfg = structuredClone(DEFAULT_CONFIG);
   cfg.include = strings(raw.include, 'include', CONFIG_PATH);
+  for (const glob of cfg.include) checkInsideRoot(glob);
   cfg.exclude = strings(raw.exclude, 'exclude', CONFIG_PATH);
   const sm = (raw.scope_multipliers ?? {}) as Record<string, unknown>;
   for (const s of Object.keys(cfg.scopeMultipliers) as Scope[]) {

@@ -8,6 +8,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
+import { resolveReal } from './boundary.js';
 import { DIR, inFolder, statInto } from './faststat.js';
 
 /** What the layout walk needs from a folder entry; fs.Dirent has it too. */
@@ -18,7 +19,13 @@ export interface DirItem {
   isSymbolicLink(): boolean;
 }
 
-export type DirReader = (dir: string) => readonly DirItem[];
+/**
+ * Lists a folder; a folder that exists but cannot be listed (no permission) is told to `onError`
+ * and reads as empty. `links`, when the reader has it, collects the symlinks a walk met (root-
+ * relative path → the real path it leads to, '' when none can be told): the walk's decisions about
+ * them (kept, skipped, read once) hold only while each still leads there.
+ */
+export type DirReader = ((dir: string, onError?: (err: NodeJS.ErrnoException) => void) => readonly DirItem[]) & { links?: Map<string, string> };
 
 const RACY_MS = 2000;
 
@@ -49,6 +56,16 @@ function kindOf(d: fs.Dirent): string {
   return d.isDirectory() ? 'd' : d.isFile() ? 'f' : d.isSymbolicLink() ? 'l' : 'o';
 }
 
+/**
+ * A folder's entries, when it can be both listed and searched: the names of a folder that can be
+ * read but not searched (mode r without x) cannot be opened nor stat-ed, so none is returned.
+ */
+export function listSearchable(dir: string): fs.Dirent[] {
+  const list = fs.readdirSync(dir, { withFileTypes: true });
+  if (list.length > 0) fs.accessSync(dir, fs.constants.X_OK);
+  return list;
+}
+
 export class DirCache {
   private readonly cached: Map<string, Listing>;
   private readonly used = new Map<string, Listing>();
@@ -71,9 +88,23 @@ export class DirCache {
     }
   }
 
+  /** The symlinks the walk met (see DirReader). */
+  private readonly links = new Map<string, string>();
+
   /** A folder's entries, or none when it cannot be read (missing, not a folder, no permission). */
-  readonly read: DirReader = (dir) => {
-    if (statInto(dir, buf, 0) !== DIR) {
+  readonly read: DirReader = Object.assign((dir: string, onError?: (err: NodeJS.ErrnoException) => void): readonly DirItem[] => this.list(dir, onError), { links: this.links });
+
+  private list(dir: string, onError?: (err: NodeJS.ErrnoException) => void): readonly DirItem[] {
+    let kind: number;
+    try {
+      kind = statInto(dir, buf, 0);
+    } catch (err) {
+      // A folder inside one that cannot be searched: not even its times can be read.
+      this.trusted = false;
+      onError?.(err as NodeJS.ErrnoException);
+      return [];
+    }
+    if (kind !== DIR) {
       this.missing.add(dir);
       return [];
     }
@@ -86,9 +117,11 @@ export class DirCache {
     }
     let list: fs.Dirent[];
     try {
-      list = fs.readdirSync(dir, { withFileTypes: true });
-    } catch {
+      list = listSearchable(dir);
+    } catch (err) {
+      // Not trusted: a folder that cannot be listed is walked (and reported) again next time.
       this.trusted = false;
+      onError?.(err as NodeJS.ErrnoException);
       return [];
     }
     const now = this.clock();
@@ -101,7 +134,7 @@ export class DirCache {
       if (hit) this.dirty = true;
     }
     return list;
-  };
+  }
 
   /** True when the cache to save differs from the one loaded (new listings, or folders gone). */
   get changed(): boolean {
@@ -129,6 +162,7 @@ export class DirCache {
     }
     return JSON.stringify({
       key, dirs: dirs.join('\n'), times: Buffer.from(times.buffer).toString('base64'), missing: [...this.missing].map(rel), paths: paths.join('\n'),
+      ...(this.links.size > 0 ? { links: Object.fromEntries(this.links) } : {}),
     });
   }
 
@@ -148,7 +182,7 @@ export class DirCache {
  */
 export function checkWalkMemo(saved: string | null | undefined, key: string, root?: string): string | null {
   if (!saved) return null;
-  let memo: { key?: unknown; dirs?: unknown; times?: unknown; missing?: unknown; paths?: unknown };
+  let memo: { key?: unknown; dirs?: unknown; times?: unknown; missing?: unknown; paths?: unknown; links?: unknown };
   try {
     memo = JSON.parse(saved);
   } catch {
@@ -163,18 +197,32 @@ export function checkWalkMemo(saved: string | null | undefined, key: string, roo
   // joined to it.
   const unchanged = (moved: boolean): boolean => {
     const at = (d: string) => (moved || path.isAbsolute(d) || root === undefined ? d : path.join(root, d));
-    let k = 0;
-    for (let start = 0; start < dirs.length; k += 2) {
-      let end = dirs.indexOf('\n', start);
-      if (end < 0) end = dirs.length;
-      if (k + 1 >= times.length || statInto(at(dirs.slice(start, end)), buf, 0) !== DIR || buf[0] !== times[k] || buf[1] !== times[k + 1]) return false;
-      start = end + 1;
+    // A folder that can no longer be searched makes a stat throw: the walk runs (and says so).
+    try {
+      let k = 0;
+      for (let start = 0; start < dirs.length; k += 2) {
+        let end = dirs.indexOf('\n', start);
+        if (end < 0) end = dirs.length;
+        if (k + 1 >= times.length || statInto(at(dirs.slice(start, end)), buf, 0) !== DIR || buf[0] !== times[k] || buf[1] !== times[k + 1]) return false;
+        start = end + 1;
+      }
+      if (k !== times.length) return false;
+      for (const dir of missing as unknown[]) {
+        if (typeof dir !== 'string' || statInto(at(dir), buf, 0) === DIR) return false;
+      }
+      return true;
+    } catch {
+      return false;
     }
-    if (k !== times.length) return false;
-    for (const dir of missing as unknown[]) {
-      if (typeof dir !== 'string' || statInto(at(dir), buf, 0) === DIR) return false;
-    }
-    return true;
   };
-  return (root ? inFolder(root, unchanged) : unchanged(false)) ? paths : null;
+  if (!(root ? inFolder(root, unchanged) : unchanged(false))) return null;
+  // A symlink may now lead elsewhere with no folder of the walk changed (a link further down its
+  // chain was retargeted): each is followed again. Only links pay this; most vaults have none.
+  if (memo.links !== undefined) {
+    if (typeof memo.links !== 'object' || memo.links === null || root === undefined) return null;
+    for (const [rel, real] of Object.entries(memo.links as Record<string, unknown>)) {
+      if (typeof real !== 'string' || (resolveReal(path.join(root, rel)) ?? '') !== real) return null;
+    }
+  }
+  return paths;
 }

@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { usageError } from '../errors.js';
+import { appendConfined } from './boundary.js';
 
 export function checkSessionId(id: string): string {
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(id)) {
@@ -25,8 +26,8 @@ export interface RetrievalRecord {
 export function appendRetrieval(root: string, sessionId: string, records: RetrievalRecord[]): void {
   if (records.length === 0) return;
   const file = retrievalLogPath(root, sessionId);
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.appendFileSync(file, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  // Never through a link out of the vault (a cloned repository's `.mem/sessions -> ~/x`).
+  appendConfined(file, records.map((r) => JSON.stringify(r)).join('\n') + '\n', path.relative(root, file), root);
 }
 
 export function readRetrievalIds(root: string, sessionId: string): string[] {

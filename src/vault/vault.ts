@@ -5,16 +5,27 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { MemError } from '../errors.js';
+import { confineWritesTo, realRoot, staysInside } from './boundary.js';
 import { DEFAULT_CONFIG, loadConfig, type VaultConfig } from './config.js';
 import { globBase, globToRegExp } from './glob.js';
 import { classifyPath, type ScopeInfo } from './scope.js';
-import type { DirReader } from './dircache.js';
+import { listSearchable, type DirItem, type DirReader } from './dircache.js';
 
 export interface Vault {
   root: string;
   home: string;
   dbPath: string;
   config: VaultConfig;
+  /** What the last walk or probe left out and why (see skipNotices). */
+  skipped?: SkipReport;
+}
+
+/** Files and folders a walk left out: links that leave the vault, folders it cannot list. */
+export interface SkipReport {
+  /** Vault path → where the link really leads (null: nowhere that can be told, e.g. a loop). */
+  links: Map<string, string | null>;
+  /** Vault path → why it cannot be listed. */
+  unreadable: Map<string, string>;
 }
 
 export interface VaultFile extends ScopeInfo {
@@ -78,14 +89,39 @@ export function homeDir(env: NodeJS.ProcessEnv = process.env): string {
 export async function openVault(opts: VaultOptions = {}): Promise<Vault> {
   const root = resolveRoot(opts);
   const config = opts.noConfig ? structuredClone(DEFAULT_CONFIG) : await loadConfig(root);
-  return { root, home: homeDir(opts.env), dbPath: path.join(root, '.memory.db'), config };
+  const home = homeDir(opts.env);
+  // Every write of this command stays inside the root (project files) or the global folder.
+  confineWritesTo([root, home]);
+  return { root, home, dbPath: path.join(root, '.memory.db'), config };
 }
 
 function toPosix(p: string): string {
   return path.sep === '/' ? p : p.split(path.sep).join('/');
 }
 
-function isFile(abs: string): boolean {
+function skipReport(vault: Vault): SkipReport {
+  vault.skipped ??= { links: new Map(), unreadable: new Map() };
+  return vault.skipped;
+}
+
+/**
+ * A regular file that stays inside `base` (the root, or the global folder for global files): one
+ * lstat, and for a symlink only, where it really leads. A link out is noted in `skip`, not read.
+ */
+function isFileInside(abs: string, base: string, name: string, skip: SkipReport): boolean {
+  let st: fs.Stats | undefined;
+  try {
+    st = fs.lstatSync(abs, { throwIfNoEntry: false });
+  } catch {
+    return false;
+  }
+  if (!st) return false;
+  if (!st.isSymbolicLink()) return st.isFile();
+  const { inside, real } = staysInside(abs, base);
+  if (!inside) {
+    skip.links.set(name, real);
+    return false;
+  }
   try {
     return fs.statSync(abs).isFile();
   } catch {
@@ -93,63 +129,138 @@ function isFile(abs: string): boolean {
   }
 }
 
-/** A folder's entries, or none when it cannot be read (missing, not a folder, no permission). */
-export function readDir(dir: string): fs.Dirent[] {
+/** A folder's entries, or none when it cannot be read (missing, not a folder, no permission: told to `onError`). */
+export function readDir(dir: string, onError?: (err: NodeJS.ErrnoException) => void): fs.Dirent[] {
   try {
-    return fs.readdirSync(dir, { withFileTypes: true });
-  } catch {
+    return listSearchable(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT' && (err as NodeJS.ErrnoException).code !== 'ENOTDIR') onError?.(err as NodeJS.ErrnoException);
     return [];
   }
 }
 
+/** What one walk needs besides the folder it is in: how to list, where the root really is, what it left out. */
+interface Walk {
+  read: DirReader;
+  root: string;
+  skip: SkipReport;
+  /** The links kept, root-relative → real path. */
+  kept: Map<string, string>;
+}
+
+/** The listing of the folder `rel` (root-relative), with a folder it cannot list noted. */
+function list(w: Walk, rel: string): readonly DirItem[] {
+  return w.read(path.join(w.root, rel), (err) => {
+    w.skip.unreadable.set(rel, err.code === 'EACCES' || err.code === 'EPERM' ? 'permission denied' : err.code ?? err.message);
+  });
+}
+
+/**
+ * The listing of a folder the walk starts from (`memory`, `.mem/jobs`, an include's base): it is
+ * named, not found, so it may be (or lie under) a link; when that leaves the vault, nothing in it
+ * counts. It is listed all the same, so that the walk's memo notices when the link changes.
+ */
+function listBase(w: Walk, rel: string): readonly DirItem[] {
+  const items = list(w, rel);
+  if (items.length === 0) return items;
+  const { inside, real } = staysInside(path.join(w.root, rel), w.root);
+  if (inside) return items;
+  w.skip.links.set(rel, real);
+  w.read.links?.set(rel, real ?? '');
+  return [];
+}
+
+/**
+ * A symlink met in a walked folder: kept when it stays inside the root (and told to the reader, so
+ * a memoised walk checks it again), noted as skipped otherwise. Only links pay this check: a
+ * regular file costs the walk nothing more.
+ */
+function linkInside(w: Walk, rel: string): boolean {
+  const abs = path.join(w.root, rel);
+  const { inside, real } = staysInside(abs, w.root);
+  w.read.links?.set(rel, real ?? '');
+  if (!inside || real === null) {
+    w.skip.links.set(rel, real);
+    return false;
+  }
+  w.kept.set(rel, real);
+  return true;
+}
+
+/**
+ * A link with another name is not followed; one to a folder out of the vault (`memory/ext -> /`)
+ * is reported all the same, so the user learns what mem left out. Links to other files (a tool's
+ * binary) are none of mem's business.
+ */
+function noteFolderLinkOut(w: Walk, rel: string): void {
+  const { inside, real } = staysInside(path.join(w.root, rel), w.root);
+  if (inside || real === null) return;
+  let isDir = false;
+  try {
+    isDir = fs.statSync(real).isDirectory();
+  } catch {
+    isDir = false;
+  }
+  if (!isDir) return;
+  w.skip.links.set(rel, real);
+  w.read.links?.set(rel, real);
+}
+
 /** Every `.md` under `dir` (relative to root), skipping VCS and dependency folders. */
-function walkMarkdown(read: DirReader, root: string, rel: string, out: string[], allowDot: boolean): void {
-  for (const d of read(path.join(root, rel))) {
+function walkMarkdown(w: Walk, rel: string, out: string[], allowDot: boolean, items = list(w, rel)): void {
+  for (const d of items) {
     const name = d.name;
     const childRel = rel ? `${rel}/${name}` : name;
     if (d.isDirectory()) {
       if (SKIP_DIRS.has(name) || (!allowDot && name.startsWith('.'))) continue;
-      walkMarkdown(read, root, childRel, out, allowDot);
-    } else if ((d.isFile() || d.isSymbolicLink()) && /\.(md|markdown)$/i.test(name)) {
-      out.push(childRel);
+      walkMarkdown(w, childRel, out, allowDot);
+    } else if (/\.(md|markdown)$/i.test(name)) {
+      // A linked folder is never walked (loops, files found twice), so only a link with a markdown
+      // name is followed: when it stays inside the vault.
+      if (d.isFile() || (d.isSymbolicLink() && linkInside(w, childRel))) out.push(childRel);
+    } else if (d.isSymbolicLink()) {
+      noteFolderLinkOut(w, childRel);
     }
   }
 }
 
 /** MEMORY.md / institutional.md directly in `rel` (one readdir, no stat per name). */
-function memoryFilesIn(read: DirReader, root: string, rel: string, out: string[], entries = read(path.join(root, rel))): void {
-  for (const d of entries) if (MEMORY_NAMES.has(d.name) && (d.isFile() || d.isSymbolicLink())) out.push(`${rel}/${d.name}`);
+function memoryFilesIn(w: Walk, rel: string, out: string[], entries = list(w, rel)): void {
+  for (const d of entries) {
+    if (!MEMORY_NAMES.has(d.name)) continue;
+    if (d.isFile() || (d.isSymbolicLink() && linkInside(w, `${rel}/${d.name}`))) out.push(`${rel}/${d.name}`);
+  }
 }
 
 /** Files of the layouts mem knows: ours (.mem/jobs), seed 001's (.teaparty/jobs) and legacy. */
-function layoutFiles(read: DirReader, root: string): string[] {
+function layoutFiles(w: Walk): string[] {
   // The files at the root itself are probed one by one (rootFiles), not listed: the root holds
   // .memory.db, whose journal files come and go with every run, so its listing never stays put.
   const out: string[] = [];
-  walkMarkdown(read, root, 'memory', out, false);
+  walkMarkdown(w, 'memory', out, false, listBase(w, 'memory'));
   for (const base of ['.mem/jobs', '.teaparty/jobs']) {
-    for (const job of read(path.join(root, base))) {
+    for (const job of listBase(w, base)) {
       if (!job.isDirectory()) continue;
       const jobRel = `${base}/${job.name}`;
-      const inJob = read(path.join(root, jobRel));
-      memoryFilesIn(read, root, jobRel, out, inJob);
+      const inJob = list(w, jobRel);
+      memoryFilesIn(w, jobRel, out, inJob);
       if (!inJob.some((d) => d.name === 'tasks' && d.isDirectory())) continue;
-      for (const task of read(path.join(root, jobRel, 'tasks'))) {
+      for (const task of list(w, `${jobRel}/tasks`)) {
         if (!task.isDirectory()) continue;
         const taskRel = `${jobRel}/tasks/${task.name}`;
-        const inTask = read(path.join(root, taskRel));
-        memoryFilesIn(read, root, taskRel, out, inTask);
-        if (inTask.some((d) => d.name === 'worktree' && d.isDirectory())) memoryFilesIn(read, root, `${taskRel}/worktree`, out);
+        const inTask = list(w, taskRel);
+        memoryFilesIn(w, taskRel, out, inTask);
+        if (inTask.some((d) => d.name === 'worktree' && d.isDirectory())) memoryFilesIn(w, `${taskRel}/worktree`, out);
       }
     }
   }
-  for (const proj of read(path.join(root, 'projects'))) {
+  for (const proj of listBase(w, 'projects')) {
     if (!proj.isDirectory()) continue;
     const sessions = `projects/${proj.name}/.sessions`;
-    for (const ts of read(path.join(root, sessions))) {
+    for (const ts of listBase(w, sessions)) {
       if (!ts.isDirectory()) continue;
       const found: string[] = [];
-      walkMarkdown(read, root, `${sessions}/${ts.name}`, found, true);
+      walkMarkdown(w, `${sessions}/${ts.name}`, found, true);
       for (const f of found) if (MEMORY_NAMES.has(f.slice(f.lastIndexOf('/') + 1))) out.push(f);
     }
   }
@@ -160,7 +271,7 @@ function isGlob(pattern: string): boolean {
   return /[*?[{]/.test(pattern);
 }
 
-function includeFiles(read: DirReader, root: string, globs: string[]): string[] {
+function includeFiles(w: Walk, globs: string[]): string[] {
   const out: string[] = [];
   for (const glob of globs) {
     const clean = glob.replace(/^\.\//, '');
@@ -168,7 +279,8 @@ function includeFiles(read: DirReader, root: string, globs: string[]): string[] 
     if (!isGlob(clean)) continue;
     const re = globToRegExp(clean);
     const found: string[] = [];
-    walkMarkdown(read, root, globBase(clean), found, /(^|\/)\./.test(clean));
+    const base = globBase(clean);
+    walkMarkdown(w, base, found, /(^|\/)\./.test(clean), base === '' ? list(w, base) : listBase(w, base));
     for (const f of found) if (re.test(f)) out.push(f);
   }
   return out;
@@ -180,15 +292,17 @@ function includeFiles(read: DirReader, root: string, globs: string[]): string[] 
  */
 export function probedFiles(vault: Vault, excludes: RegExp[] = excludeRegExps(vault)): VaultFile[] {
   const sameAsRoot = path.resolve(vault.home) === path.resolve(vault.root);
+  const skip = skipReport(vault);
   const out: VaultFile[] = [];
   for (const name of MEMORY_NAMES) {
     const abs = path.join(vault.home, name);
-    if (isFile(abs)) out.push({ abs, path: sameAsRoot ? name : abs, isGlobal: true, ...classifyPath(name, true) });
+    // The global files are the user's own: they may lead anywhere inside the global folder.
+    if (isFileInside(abs, vault.home, abs, skip)) out.push({ abs, path: sameAsRoot ? name : abs, isGlobal: true, ...classifyPath(name, true) });
   }
   const plain = vault.config.include.map((g) => g.replace(/^\.\//, '')).filter((g) => !isGlob(g));
   for (const name of [...ROOT_FILES, ...plain]) {
     const abs = path.join(vault.root, name);
-    if (out.some((f) => f.abs === abs) || excludes.some((re) => re.test(name)) || !isFile(abs)) continue;
+    if (out.some((f) => f.abs === abs) || excludes.some((re) => re.test(name)) || !isFileInside(abs, vault.root, name, skip)) continue;
     out.push({ abs, path: name, isGlobal: false, ...classifyPath(name) });
   }
   return out;
@@ -198,9 +312,13 @@ function excludeRegExps(vault: Vault): RegExp[] {
   return vault.config.exclude.map((g) => globToRegExp(g.replace(/^\.\//, '')));
 }
 
-/** What a walk's result depends on besides the folders it reads (see checkWalkMemo). */
+/**
+ * What a walk's result depends on besides the folders it reads (see checkWalkMemo). The first
+ * number is the walk's rules: 2 since links out of the vault are skipped, so that a memo of an
+ * older walk (which kept them) is not trusted after an upgrade.
+ */
 export function walkKey(vault: Vault): string {
-  return JSON.stringify([1, vault.root, vault.config.include, vault.config.exclude]);
+  return JSON.stringify([2, vault.root, vault.config.include, vault.config.exclude]);
 }
 
 /** The root-relative (posix) paths of the vault's memory files under the root, excludes applied. */
@@ -208,14 +326,47 @@ export function walkPaths(vault: Vault, read: DirReader = readDir): string[] {
   const excludes = excludeRegExps(vault);
   const seen = new Set<string>();
   const out: string[] = [];
-  for (const rel of [...layoutFiles(read, vault.root), ...includeFiles(read, vault.root, vault.config.include)]) {
+  const w: Walk = { read, root: vault.root, skip: skipReport(vault), kept: new Map() };
+  for (const rel of [...layoutFiles(w), ...includeFiles(w, vault.config.include)]) {
     const posix = toPosix(rel);
     if (seen.has(posix)) continue;
     seen.add(posix);
     if (excludes.length > 0 && excludes.some((re) => re.test(posix))) continue;
     out.push(posix);
   }
-  return out;
+  return w.kept.size > 0 || hasRootLinks(vault) ? readOnce(vault, w, out) : out;
+}
+
+/** Whether a memory file probed at the root is a symlink (one lstat each; the walk runs rarely). */
+function hasRootLinks(vault: Vault): boolean {
+  return ROOT_FILES.some((name) => fs.lstatSync(path.join(vault.root, name), { throwIfNoEntry: false })?.isSymbolicLink());
+}
+
+/**
+ * A file reached both by a link inside the vault and by its own name is read once: its entries
+ * would otherwise be indexed twice, and a rewrite would lock the same file twice. A walked link to
+ * a file found anyway is dropped; a walked file that a root file (MEMORY.md -> docs/memory.md)
+ * links to is left to the root file, the name mem writes it through.
+ */
+function readOnce(vault: Vault, w: Walk, paths: string[]): string[] {
+  const real = realRoot(vault.root);
+  const rootTargets = new Set<string>();
+  for (const name of ROOT_FILES) {
+    const abs = path.join(vault.root, name);
+    if (!fs.lstatSync(abs, { throwIfNoEntry: false })?.isSymbolicLink()) continue;
+    const { inside, real: target } = staysInside(abs, vault.root);
+    w.read.links?.set(name, target ?? '');
+    if (inside && target !== null) rootTargets.add(target);
+  }
+  const regular = new Set(paths.filter((p) => !w.kept.has(p)).map((p) => path.join(real, p)));
+  const taken = new Set(rootTargets);
+  return paths.filter((p) => {
+    const target = w.kept.get(p);
+    if (target === undefined) return !rootTargets.has(path.join(real, p));
+    if (regular.has(target) || taken.has(target)) return false;
+    taken.add(target);
+    return true;
+  });
 }
 
 /** Root-relative posix path → absolute path; runs before every search: plain string work. */
@@ -253,10 +404,36 @@ export function describeFile(vault: Vault, file: string, cwd = process.cwd()): V
   const isGlobal = path.dirname(abs) === path.resolve(vault.home) && MEMORY_NAMES.has(path.basename(abs));
   const rel = toPosix(path.relative(vault.root, abs));
   if (isGlobal) {
+    refuseLinkOut(abs, vault.home, abs);
     const sameAsRoot = path.resolve(vault.home) === path.resolve(vault.root);
     return { abs, path: sameAsRoot ? rel : abs, isGlobal: true, ...classifyPath(rel, true) };
   }
   const inside = rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
+  if (inside) refuseLinkOut(abs, vault.root, rel);
   const key = inside ? rel : abs;
   return { abs, path: key, isGlobal: false, ...classifyPath(key) };
+}
+
+/** A file named by the user that lies in the vault but is a link out of it is neither read nor written. */
+function refuseLinkOut(abs: string, base: string, shown: string): void {
+  const { inside, real } = staysInside(abs, base);
+  if (inside) return;
+  throw new MemError(`refusing ${shown}: it is a symlink out of the vault${real ? ` (to ${real})` : ''}`, {
+    hint: 'mem never follows a link that leaves the vault; copy the file in if it belongs here',
+  });
+}
+
+/**
+ * One line per thing the walks and probes of this command left out (links out of the vault,
+ * folders that cannot be listed), then forgotten: the CLI prints them once on stderr.
+ */
+export function skipNotices(vault: Vault): string[] {
+  const s = vault.skipped;
+  if (!s) return [];
+  const out: string[] = [];
+  for (const [p, real] of s.links) out.push(`skipped ${p}: a symlink out of the vault${real ? ` (to ${real})` : ''}; mem never follows it`);
+  for (const [p, why] of s.unreadable) out.push(`cannot list ${p}/ (${why}): the memory files in it are left out of the index`);
+  s.links.clear();
+  s.unreadable.clear();
+  return out;
 }

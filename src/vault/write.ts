@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { MemError } from '../errors.js';
+import { writeTarget } from './boundary.js';
 
 const STALE_MS = 10 * 60 * 1000;
 
@@ -96,6 +97,8 @@ function settle(file: string, lock: string, deadline: number, displayName: strin
 
 /** Take the write lock of `file` (waiting up to the lock timeout). */
 export function acquireLock(file: string, displayName = file): FileLock {
+  // A link inside the vault is written through (its target locked and replaced, the link kept).
+  file = writeTarget(file, displayName);
   const lock = lockPath(file);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const deadline = Date.now() + lockTimeoutMs();
@@ -119,6 +122,7 @@ export function acquireLock(file: string, displayName = file): FileLock {
  * part of taking a lock, about a millisecond on a busy disk, where `mem compact` takes a thousand.
  */
 export async function acquireLockAsync(file: string, displayName = file): Promise<FileLock> {
+  file = writeTarget(file, displayName);
   const lock = lockPath(file);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const deadline = Date.now() + lockTimeoutMs();
@@ -241,6 +245,7 @@ export async function replaceAll(items: { lock: FileLock; text: string }[]): Pro
 
 /** Replace `file` with `text` atomically, keeping the file's mode. */
 export function writeFileAtomic(file: string, text: string): void {
+  file = writeTarget(file);
   const dir = path.dirname(file);
   fs.mkdirSync(dir, { recursive: true });
   const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${Date.now().toString(36)}.tmp`);

@@ -67,11 +67,13 @@ async function consolidateCommand(ctx: Ctx, opts: { dryRun?: boolean }): Promise
   const affected = files.filter((f) => acting.some((d) => d.path === f.path));
   const date = today();
   if (!opts.dryRun && acting.length > 0) {
+    const { appendConfined, writeTarget } = await import('../../vault/boundary.js');
+    // The log is written after the files: a log that links out of the vault is refused first.
+    writeTarget(path.join(vault.root, LOG), LOG, vault.root);
     const written = await editFiles(affected.map((f) => ({ abs: f.abs, path: f.path, change: (parsed) => applyDecisions(parsed, acting.filter((d) => d.path === f.path), date) })));
     const at = new Date(nowMs()).toISOString();
     const log = path.join(vault.root, LOG);
-    fs.mkdirSync(path.dirname(log), { recursive: true });
-    fs.appendFileSync(log, acting.map((d) => JSON.stringify({ at, ...d })).join('\n') + '\n');
+    appendConfined(log, acting.map((d) => JSON.stringify({ at, ...d })).join('\n') + '\n', LOG, vault.root);
     await reindex(vault, affected.filter((f) => written.includes(f.path)));
   }
   if (ctx.json) {

@@ -62,9 +62,12 @@ async function doctorCommand(ctx: Ctx): Promise<void> {
     checks.push({ name: 'vault', status: 'fail', detail: (err as Error).message, hint: (err as { hint?: string }).hint });
   }
   if (vault) {
-    const { discoverFiles } = await import('../../vault/vault.js');
+    const { discoverFiles, skipNotices } = await import('../../vault/vault.js');
     const files = discoverFiles(vault);
     checks.push({ name: 'files', status: files.length > 0 ? 'ok' : 'warn', detail: `${files.length} memory files`, hint: files.length > 0 ? undefined : 'run mem init, or mem add' });
+    // The vault's edges: links out of it that the walk skipped, folders it could not list.
+    const skipped = skipNotices(vault);
+    if (skipped.length > 0) checks.push({ name: 'skipped', status: 'warn', detail: skipped.join('; '), hint: skipped.some((n) => n.startsWith('cannot list')) ? 'give mem read access to the folders it cannot list' : 'mem never follows a link out of the vault' });
     if (!fs.existsSync(vault.dbPath)) {
       checks.push({ name: 'index', status: 'warn', detail: 'no .memory.db yet', hint: 'run mem index (mem search builds it too)' });
     } else {

@@ -10,6 +10,7 @@ import type { Command } from 'commander';
 import { MemError, usageError } from '../../errors.js';
 import type { ExtractResult } from '../../extract/run.js';
 import { SCOPE_NAMES, type ExtractionScopeName } from '../../extract/scopes.js';
+import { appendConfined, writeTarget } from '../../vault/boundary.js';
 import { globals, vaultFor } from '../common.js';
 import { makeCtx, parseIntOption, readStdin, today, type Ctx } from '../io.js';
 
@@ -264,9 +265,7 @@ function findCodexRollout(threadId: string): string | undefined {
 
 function logLine(root: string, line: string): void {
   try {
-    const dir = path.join(root, '.mem', 'logs');
-    fs.mkdirSync(dir, { recursive: true });
-    fs.appendFileSync(path.join(dir, 'extract.log'), `${new Date().toISOString()} ${line}\n`);
+    appendConfined(path.join(root, '.mem', 'logs', 'extract.log'), `${new Date().toISOString()} ${line}\n`, '.mem/logs/extract.log', root);
   } catch {
     // nowhere to log; the agent must still not fail
   }
@@ -299,9 +298,10 @@ async function hookCommand(ctx: Ctx, agent: string, arg: string | undefined): Pr
     const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'mem.js');
     const args = [bin, 'extract', transcript, '--root', root];
     if (p.sessionId && /^[A-Za-z0-9._:-]{1,200}$/.test(p.sessionId)) args.push('--session', p.sessionId);
-    const logDir = path.join(root, '.mem', 'logs');
-    fs.mkdirSync(logDir, { recursive: true });
-    const log = fs.openSync(path.join(logDir, 'extract.log'), 'a');
+    // Never through a link out of the vault: the log's real place, checked, then its folder made.
+    const logFile = writeTarget(path.join(root, '.mem', 'logs', 'extract.log'), '.mem/logs/extract.log', root);
+    fs.mkdirSync(path.dirname(logFile), { recursive: true });
+    const log = fs.openSync(logFile, 'a');
     fs.writeSync(log, `${new Date().toISOString()} ${agent} hook${p.event ? ` (${p.event})` : ''}: extracting ${transcript}\n`);
     const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', log, log], cwd: root, env: { ...process.env, NO_COLOR: '1' } });
     child.on('error', (err) => logLine(root, `cannot start the extraction: ${err.message}`));

@@ -38,6 +38,8 @@ async function indexCommand(ctx: Ctx, opts: { rebuild?: boolean }): Promise<void
       return { ...r, entries: countEntries(ix.db) };
     });
   }
+  // Links out of the vault and folders that cannot be listed, skipped by the walk: said once.
+  for (const n of (await import('../../vault/vault.js')).skipNotices(vault)) ctx.warn(n);
   if (ctx.json) {
     ctx.out(JSON.stringify({
       files: report.files, changed: report.changed, removed: report.removed, entries: report.entries, ms: report.ms,

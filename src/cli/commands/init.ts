@@ -41,6 +41,8 @@ async function initCommand(ctx: Ctx): Promise<void> {
   const root = initRoot(ctx);
   const { template } = await import('../../vault/templates.js');
   const { writeFileAtomic, withFileLock } = await import('../../vault/write.js');
+  // No write of init goes through a link out of the project (a cloned `.gitignore -> ~/x`).
+  (await import('../../vault/boundary.js')).confineWritesTo([root]);
   const created: string[] = [];
   const updated: string[] = [];
   fs.mkdirSync(path.join(root, '.mem'), { recursive: true });

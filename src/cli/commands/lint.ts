@@ -78,6 +78,8 @@ async function lintCommand(ctx: Ctx, files: string[], opts: LintOptions): Promis
   const vault = await vaultFor(ctx);
   const { lintFiles, fixParsedFile } = await import('../../vault/lint.js');
   let { list, targets } = await inputs(vault, ctx, files, opts);
+  // Links out of the vault the walk skipped, folders it could not list: said, never silent.
+  for (const n of (await import('../../vault/vault.js')).skipNotices(vault)) ctx.warn(n);
   let fixed = 0;
   let fixedFiles = 0;
   let removed = 0;

@@ -40,7 +40,10 @@ async function showCommand(ctx: Ctx, id: string, opts: { refresh?: boolean }): P
   const { parseMemoryFile } = await import('../../vault/format.js');
   const { readVaultText } = await import('../../vault/read.js');
   const abs = path.isAbsolute(row.path) ? row.path : path.join(vault.root, row.path);
-  const read = fs.existsSync(abs) ? readVaultText(abs) : { error: 'file is gone' };
+  // Never through a link out of the vault (an index older than the link shows its own copy).
+  const { staysInside } = await import('../../vault/boundary.js');
+  const inside = staysInside(abs, path.isAbsolute(row.path) ? vault.home : vault.root).inside;
+  const read = fs.existsSync(abs) && inside ? readVaultText(abs) : { error: 'file is gone' };
   const parsed = 'text' in read ? parseMemoryFile(read.text, row.path) : null;
   const block = parsed?.blocks.find((b) => b.entry?.id === row.entry_id && b.entry.ordinal === row.ordinal)
     ?? parsed?.blocks.find((b) => b.entry?.id === row.entry_id);
