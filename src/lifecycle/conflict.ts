@@ -78,7 +78,10 @@ const TYPE_PREFIX = new RegExp(`^(?:${ENTRY_TYPES.join('|')})\\s*:\\s*`, 'i');
 export function factText(e: Pick<Entry, 'title' | 'body' | 'titleFromHeading'>): string {
   if (!e.titleFromHeading) return e.body || e.title;
   const title = e.title.replace(TYPE_PREFIX, '');
-  return e.body ? `${title}\n${e.body}` : title;
+  // A title that is the body's first sentence adds nothing (and would count its numbers twice).
+  const flat = (t: string) => t.replace(/\s+/g, ' ').trim();
+  if (!e.body || flat(e.body).replace(/^[#>*\s-]+/, '').startsWith(flat(title).replace(/…$/, ''))) return e.body || title;
+  return `${title}\n${e.body}`;
 }
 
 export function factProfile(text: string): FactProfile {
@@ -203,7 +206,8 @@ export function conflictBetween(x: FactProfile, y: FactProfile): Conflict | null
     for (const t of h.b) if (t.cls === NUM) numB.push(t.text);
   }
   if (numA.length > 0 || numB.length > 0) {
-    return { kind: 'number', reason: `differ in a number: ${numA.join(', ') || '(none)'} vs ${numB.join(', ') || '(none)'}` };
+    const list = (ns: string[]) => [...new Set(ns)].join(', ') || '(none)';
+    return { kind: 'number', reason: `differ in a number: ${list(numA)} vs ${list(numB)}` };
   }
   for (const h of hs) {
     const wa = h.a.filter((t) => t.cls === WORD);
