@@ -96,7 +96,10 @@ export function factProfile(text: string): FactProfile {
       continue;
     }
     if (NUMERIC.test(low)) {
-      toks.push({ key: `#${low.replace(/^v(?=\p{N})/u, '')}`, text: low, cls: NUM, name: true });
+      // A version range or bound keeps its operator: "^1.2" and "~1.2", ">=18" and "18" differ.
+      const op = /[~^<>=]*$/.exec(text.slice(Math.max(0, (m.index ?? 0) - 2), m.index))![0];
+      const v = `${op}${low}`;
+      toks.push({ key: `#${op}${low.replace(/^v(?=\p{N})/u, '')}`, text: v, cls: NUM, name: true });
       continue;
     }
     if (STOPWORDS.has(low)) continue;

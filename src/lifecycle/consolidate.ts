@@ -10,7 +10,7 @@ import { dateMs } from '../vault/entry.js';
 import { updateBlockMeta, type ParsedFile } from '../vault/format.js';
 import { isStopword } from '../retrieve/stopwords.js';
 import { MERGE_THRESHOLD } from './compact.js';
-import { conflictBetween, factProfile, factText, type Conflict, type ConflictKind } from './conflict.js';
+import { conflictBetween, factProfile, factText, type Conflict, type ConflictKind, type FactProfile } from './conflict.js';
 import { TokenVocab, similarEdges, similarPairs, tokenSets } from './similarity.js';
 
 export const TOPIC_SIMILARITY = 0.4;
@@ -73,7 +73,7 @@ const quote = (ws: string[]) => ws.map((w) => `"${w}"`).join(', ');
 
 /** The topic rule: one negates what the other states, or the same statement with other numbers. */
 function topicConflict(pa: ReturnType<typeof profile>, pb: ReturnType<typeof profile>, jaccard: number): Conflict | null {
-  if (pa.negated !== pb.negated) return { kind: 'negation', reason: `negation: ${quote(pa.negated ? pa.cues : pb.cues)} in one only` };
+  if (pa.negated !== pb.negated) return { kind: 'negation', reason: `negation: ${quote([...new Set(pa.negated ? pa.cues : pb.cues)])} in one only` };
   const onlyA = [...pa.numbers].filter((n) => !pb.numbers.has(n));
   const onlyB = [...pb.numbers].filter((n) => !pa.numbers.has(n));
   if (jaccard >= 0.6 && onlyA.length > 0 && onlyB.length > 0) return { kind: 'number', reason: `differ in a number: ${onlyA.join(', ')} vs ${onlyB.join(', ')}` };
@@ -91,13 +91,19 @@ function topicConflict(pa: ReturnType<typeof profile>, pb: ReturnType<typeof pro
 export function planConsolidation(items: ConsolidateItem[], alreadyDecayed: Set<string>): Decision[] {
   const liveItems = items.filter((i) => i.entry.kind === 'entry' && i.entry.status !== 'retired');
   const canPair = (a: number, b: number) => liveItems[a].group === liveItems[b].group && liveItems[a].entry.id !== liveItems[b].entry.id;
-  const found = new Map<string, { a: number; b: number; similarity: number; conflict: Conflict }>();
+  const found = new Map<string, { a: number; b: number; similarity: number; conflict: Conflict; near?: boolean }>();
   // Near-duplicates first: their reason is the more precise one.
   const vocab = new TokenVocab();
   const near = similarEdges(liveItems.map((i) => vocab.ofText(i.entry.body || i.entry.title)), MERGE_THRESHOLD, { strict: true, canPair });
+  const facts = new Map<number, FactProfile>();
+  const factOf = (i: number) => {
+    let f = facts.get(i);
+    if (!f) facts.set(i, (f = factProfile(factText(liveItems[i].entry))));
+    return f;
+  };
   for (const { a, b, jaccard } of near) {
-    const conflict = conflictBetween(factProfile(factText(liveItems[a].entry)), factProfile(factText(liveItems[b].entry)));
-    if (conflict) found.set(`${a},${b}`, { a, b, similarity: jaccard, conflict });
+    const conflict = conflictBetween(factOf(a), factOf(b));
+    if (conflict) found.set(`${a},${b}`, { a, b, similarity: jaccard, conflict, near: true });
   }
   const profiles = liveItems.map((i) => profile(`${i.entry.title}\n${i.entry.body}`));
   for (const { a, b, jaccard } of similarPairs(tokenSets(profiles.map((p) => p.topic)), TOPIC_SIMILARITY, { canPair })) {
@@ -108,8 +114,11 @@ export function planConsolidation(items: ConsolidateItem[], alreadyDecayed: Set<
   const pairs = [...found.values()].sort((x, y) => y.similarity - x.similarity || x.a - y.a || x.b - y.b);
   const decisions: Decision[] = [];
   const decided = new Set<string>();
-  for (const { a, b, similarity, conflict } of pairs) {
-    const [older, newer] = ageKey(liveItems[a].entry) <= ageKey(liveItems[b].entry) ? [liveItems[a], liveItems[b]] : [liveItems[b], liveItems[a]];
+  for (const { a, b, similarity, near: isNear, conflict: found1 } of pairs) {
+    const swap = ageKey(liveItems[a].entry) > ageKey(liveItems[b].entry);
+    const [older, newer] = swap ? [liveItems[b], liveItems[a]] : [liveItems[a], liveItems[b]];
+    // The reason reads older first ("18 vs 20").
+    const conflict = swap ? ((isNear ? conflictBetween(factOf(b), factOf(a)) : topicConflict(profiles[b], profiles[a], similarity)) ?? found1) : found1;
     const days = Math.round((ageKey(newer.entry) - ageKey(older.entry)) / 86_400_000);
     const base = {
       id: older.entry.id, path: older.path, line: older.entry.line, by: newer.entry.id, by_path: newer.path, by_line: newer.entry.line,

@@ -96,7 +96,7 @@ describe('mem compact keeps learnings that state different facts', () => {
     expect(bodies).toMatch(/Use npm/);
   });
 
-  it('true near-duplicates still merge: case, punctuation, whitespace, an added or reworded clause', () => {
+  it('true near-duplicates still merge (case, punctuation, whitespace, an added or reworded clause); a changed number beside them stays', () => {
     const { v, run, ids } = vault();
     const base = 'Run the integration tests against a fresh database before every release of the billing service and the invoicing worker';
     const variants = [
@@ -109,10 +109,13 @@ describe('mem compact keeps learnings that state different facts', () => {
     ];
     v.write('MEMORY.md', `# Memory\n\n${variants.map((t, i) => entry(`v${i}`, t, { importance: i === 0 ? 0.9 : 0.5 })).join('')}`
       + entry('r1', 'Keep the test fixtures small so the whole suite stays under a minute on a laptop, in the CI runners and in the nightly release job of the monorepo.', { importance: 0.9 })
-      + entry('r2', 'Keep the test fixtures small, which keeps the whole suite under a minute on a laptop, in the CI runners and in the nightly release job of the monorepo.'));
+      + entry('r2', 'Keep the test fixtures small, which keeps the whole suite under a minute on a laptop, in the CI runners and in the nightly release job of the monorepo.')
+      + entry('x2', `${base.replace('fresh', '2nd fresh')}.`));
     const rep = run(['compact', '--json']).json();
-    expect(rep.kept ?? []).toEqual([]);
-    expect(ids()).toEqual(['r1', 'v0']);
+    expect(ids()).toEqual(['r1', 'v0', 'x2']);
+    expect(rep.kept.length).toBeGreaterThan(0);
+    for (const k of rep.kept) expect([k.a.id, k.b.id]).toContain('x2');
+    expect(rep.kept[0].reason).toBe('differ in a number: (none) vs 2nd');
   });
 });
 
@@ -144,7 +147,7 @@ describe('mem consolidate flags the pairs compact keeps apart', () => {
   });
 
   it('different days: the older decays, superseded by the newer, with the reason', () => {
-    for (const [, a, b, why] of [DIFFERENT[0], DIFFERENT[5], DIFFERENT[8]]) {
+    for (const [, a, b, why] of [DIFFERENT[8], DIFFERENT[0], DIFFERENT[5]]) {
       const { v, run, add } = vault();
       const older = add(a, { MEM_NOW: '2026-11-02' });
       const newer = add(b, { MEM_NOW: '2026-11-20' });
@@ -160,12 +163,15 @@ describe('mem consolidate flags the pairs compact keeps apart', () => {
     }
   });
 
-  it('true duplicates are not reported as conflicts', () => {
+  it('true duplicates are not reported as conflicts, a changed name beside them is', () => {
     const { run, add } = vault();
-    add('Run the integration tests against a fresh database before every release of the billing service.');
-    add('run the integration tests against a fresh database, before every release of the billing service!');
-    const out = run(['consolidate', '--json']).json();
-    expect(out.conflicts).toEqual([]);
+    add('Run the integration tests against a fresh database before every release of the billing service and its nightly jobs.');
+    add('run the integration tests against a fresh database, before every release of the billing service and its nightly jobs!');
     expect(run(['consolidate', '--check']).status).toBe(0);
+    const x = add('Run the integration tests against a fresh database before every release of the invoicing service and its nightly jobs.');
+    const out = run(['consolidate', '--json']).json();
+    expect(out.conflicts.map((c: Flag) => c.reason)).toEqual(['differ in a name: billing vs invoicing; same date, newer unknown: review by hand',
+      'differ in a name: billing vs invoicing; same date, newer unknown: review by hand']);
+    expect(out.conflicts.every((c: Flag) => c.b.id === x)).toBe(true);
   });
 });

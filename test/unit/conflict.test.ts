@@ -116,3 +116,30 @@ describe('factText', () => {
     expect(factText({ title: 'Node 18 for CI.', body: 'Node 18 for CI.', titleFromHeading: false })).toBe('Node 18 for CI.');
   });
 });
+
+describe('conflictBetween: more variants', () => {
+  it('version ranges, percentages, sizes and times', () => {
+    expect(kind('Pin the client to ^1.2.3 in package.json for the web app.', 'Pin the client to ~1.2.3 in package.json for the web app.')).toBe('number');
+    expect(kind('Roll the canary out to 5% of the traffic first.', 'Roll the canary out to 25% of the traffic first.')).toBe('number');
+    expect(kind('Give the build container 4GB of memory on CI.', 'Give the build container 8GB of memory on CI.')).toBe('number');
+    expect(kind('The nightly backup runs at 02:00 UTC on the primary.', 'The nightly backup runs at 03:30 UTC on the primary.')).toBe('number');
+  });
+  it('a name that ends in digits is a name', () => {
+    expect(kind('Build the images with node18 as the base for every service.', 'Build the images with node20 as the base for every service.')).toBe('name');
+    expect(kind('Store the artifacts in S3 with a lifecycle rule on the bucket.', 'Store the artifacts in GCS with a lifecycle rule on the bucket.')).toBe('name');
+  });
+  it('one capitalised name for two', () => {
+    expect(kind('Run the deploy pipeline on CircleCI for every tagged release of the app.', 'Run the deploy pipeline on GitHub Actions for every tagged release of the app.')).toBe('name');
+  });
+  it('negation by "none", "without", "avoid", "stop"', () => {
+    expect(kind('All of the tests need the database container running.', 'None of the tests need the database container running.')).toBe('negation');
+    expect(kind('Start the API with the feature flags file loaded.', 'Start the API without the feature flags file loaded.')).toBe('negation');
+    expect(kind('Avoid yarn to install packages in this repository.', 'Use yarn to install packages in this repository.')).toBe('negation');
+    expect(kind('Stop using yarn to install packages in this repository.', 'Use yarn to install packages in this repository.')).toBe('negation');
+  });
+  it('the type word of a heading title is no difference', () => {
+    const a = factText({ title: 'Procedural: Run the linter before pushing to the shared branch', body: '', titleFromHeading: true });
+    const b = factText({ title: 'Directive: Run the linter before pushing to the shared branch', body: '', titleFromHeading: true });
+    expect(textsConflict(a, b)).toBe(null);
+  });
+});
