@@ -213,11 +213,12 @@ export function compactFiles(input: CompactFile[]): { files: Map<string, ParsedF
 const MAX_CROSS_CHECKS = 2500;
 
 /**
- * Clusters of near-duplicates (joined by `pairs`) in which no two members conflict. Edges are
- * taken most similar first; an edge whose two entries conflict is dropped, and so is one that
- * would put a conflicting pair into one cluster through a third entry ("Node 18 …" and
- * "Node 20 …" both close to "Node … "). Members with the same meaningful tokens never conflict,
- * so each cluster is checked by its distinct texts only, and only when an edge joins two clusters.
+ * Clusters of near-duplicates (joined by `pairs`) in which no two members conflict. An edge whose
+ * two entries conflict is dropped; an entry close to two conflicting entries joins no cluster;
+ * the other edges are taken most similar first, and one that would still put a conflicting pair
+ * into one cluster (through a chain of entries) is dropped. Members with the same meaningful
+ * tokens never conflict, so each cluster is checked by its distinct texts only, and only when an
+ * edge joins two clusters.
  */
 function safeClusters(n: number, pairs: SimilarPair[], tokens: TokenSet[], profileOf: (i: number) => FactProfile,
   onConflict: (a: number, b: number, jaccard: number, c: Conflict) => void): number[][] {
@@ -240,13 +241,48 @@ function safeClusters(n: number, pairs: SimilarPair[], tokens: TokenSet[], profi
     reported.add(k);
     onConflict(x, y, jaccardSorted(tokens[x], tokens[y]), c);
   };
-  const sorted = [...pairs].sort((p, q) => q.jaccard - p.jaccard || p.a - q.a || p.b - q.b);
-  for (const { a, b } of sorted) {
-    const direct = conflictBetween(profileOf(a), profileOf(b));
-    if (direct) {
-      report(a, b, direct);
+  const ok: SimilarPair[] = [];
+  for (const p of pairs) {
+    const direct = conflictBetween(profileOf(p.a), profileOf(p.b));
+    if (direct) report(p.a, p.b, direct);
+    else ok.push(p);
+  }
+  // An entry close to two entries that conflict ("Use it …" beside "Use yarn …" and "Use npm …")
+  // could belong to either: it merges with neither. Merging it into one would give that survivor
+  // its text, and a second run could then merge the other fact away.
+  const near = new Map<number, number[]>();
+  const link = (x: number, y: number) => {
+    const l = near.get(x);
+    if (l) l.push(y);
+    else near.set(x, [y]);
+  };
+  for (const { a, b } of ok) {
+    link(a, b);
+    link(b, a);
+  }
+  const ambiguous = new Set<number>();
+  for (const [v, list] of near) {
+    if (list.length < 2) continue;
+    const reps = new Map<string, number>();
+    for (const u of list) if (!reps.has(profileOf(u).key)) reps.set(profileOf(u).key, u);
+    const arr = [...reps.values()];
+    if (arr.length * arr.length > MAX_CROSS_CHECKS) {
+      ambiguous.add(v);
       continue;
     }
+    for (let i = 0; i < arr.length && !ambiguous.has(v); i++) {
+      for (let j = i + 1; j < arr.length; j++) {
+        const c = conflictBetween(profileOf(arr[i]), profileOf(arr[j]));
+        if (c) {
+          report(arr[i], arr[j], c);
+          ambiguous.add(v);
+          break;
+        }
+      }
+    }
+  }
+  const sorted = ok.filter((p) => !ambiguous.has(p.a) && !ambiguous.has(p.b)).sort((p, q) => q.jaccard - p.jaccard || p.a - q.a || p.b - q.b);
+  for (const { a, b } of sorted) {
     const ra = find(a);
     const rb = find(b);
     if (ra === rb) continue;

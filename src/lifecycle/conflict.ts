@@ -97,7 +97,8 @@ export function factProfile(text: string): FactProfile {
     }
     if (NUMERIC.test(low)) {
       // A version range or bound keeps its operator: "^1.2" and "~1.2", ">=18" and "18" differ.
-      const op = /[~^<>=]*$/.exec(text.slice(Math.max(0, (m.index ?? 0) - 2), m.index))![0];
+      const at = m.index ?? 0;
+      const op = at > 0 && '~^<>='.includes(text[at - 1]) ? /[~^<>=]*$/.exec(text.slice(Math.max(0, at - 2), at))![0] : '';
       const v = `${op}${low}`;
       toks.push({ key: `#${op}${low.replace(/^v(?=\p{N})/u, '')}`, text: v, cls: NUM, name: true });
       continue;

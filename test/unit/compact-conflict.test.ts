@@ -39,12 +39,27 @@ describe('compactFiles keeps conflicting near-duplicates apart', () => {
     const again = compact(compact(text).text);
     expect(again.report.merges).toEqual([]);
   });
-  it('a third entry close to both never merges the two', () => {
+  it('a third entry close to both never merges the two, even when it is the longest', () => {
     const tail = 'to install packages for the web app, the docs site, the CLI tools and the shared component library.';
-    const { ids } = compact(entry('y', `Use yarn ${tail}`, { importance: 0.9 }) + entry('n', `Use npm ${tail}`, { importance: 0.8 }) + entry('v', `Use it ${tail}`));
-    expect(ids).toHaveLength(2);
-    expect(ids).toContain('y');
-    expect(ids).toContain('n');
+    for (const vague of ['Use it', 'Use the package manager of the README']) {
+      const once = compact(entry('y', `Use yarn ${tail}`, { importance: 0.9 }) + entry('n', `Use npm ${tail}`, { importance: 0.8 }) + entry('v', `${vague} ${tail}`));
+      expect(once.ids).toEqual(['y', 'n', 'v']);
+      expect(once.report.kept).toMatchObject([{ a: { id: 'y' }, b: { id: 'n' }, kind: 'name' }]);
+      expect(compact(once.text).text).toBe(once.text);
+    }
+  });
+  it('a chain of entries never joins two conflicting ends', () => {
+    const words = 'alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa';
+    // a ~ b ~ c ~ d, each step one word added or dropped; a and d differ in a number.
+    const a = `Port 5432 ${words}`;
+    const b = `Port 5432 ${words} quebec`;
+    const c = `Port ${words} quebec`;
+    const d = `Port 6543 ${words} quebec`;
+    const once = compact(entry('a', a) + entry('b', b) + entry('c', c) + entry('d', d));
+    const bodies = parseMemoryFile(once.text, 'MEMORY.md').entries.map((e) => e.body).join('\n');
+    expect(bodies).toContain('5432');
+    expect(bodies).toContain('6543');
+    expect(compact(once.text).text).toBe(once.text);
   });
   it('plain duplicates still merge, beside a conflicting one that stays', () => {
     const { ids } = compact(entry('a', `Use Node 18 ${LONG}.`, { importance: 0.9 }) + entry('b', `use node 18 ${LONG.toUpperCase()}!`) + entry('c', `Use   Node 18\n${LONG}`)
