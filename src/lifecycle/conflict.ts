@@ -4,7 +4,6 @@
 
 import { STOPWORDS } from '../retrieve/stopwords.js';
 import { ENTRY_TYPES, type Entry } from '../vault/entry.js';
-import { lightStem } from './words.js';
 
 export type ConflictKind = 'negation' | 'number' | 'name';
 
@@ -72,6 +71,22 @@ function sentenceStart(text: string, at: number): boolean {
   return true;
 }
 
+/**
+ * A word's key for comparison: endings that only inflect ("runs", "running", "configured",
+ * "retries", "uses") come off, so a change of ending is never read as another word.
+ */
+function wordKey(w: string): string {
+  let s = w;
+  if (s.length > 4 && s.endsWith('ies')) s = `${s.slice(0, -3)}y`;
+  else if (s.length > 4 && s.endsWith('ing')) s = s.slice(0, -3);
+  else if (s.length > 3 && s.endsWith('ed')) s = s.slice(0, -1);
+  else if (s.length > 3 && s.endsWith('s') && !s.endsWith('ss')) s = s.slice(0, -1);
+  if (s.length >= 3 && s.endsWith('e')) s = s.slice(0, -1);
+  const last = s[s.length - 1];
+  if (s.length > 3 && last === s[s.length - 2] && !'aeiou'.includes(last)) s = s.slice(0, -1);
+  return s;
+}
+
 const TYPE_PREFIX = new RegExp(`^(?:${ENTRY_TYPES.join('|')})\\s*:\\s*`, 'i');
 
 /** The text a learning states: its heading title (without the "Procedural:" type word) and body. */
@@ -107,7 +122,7 @@ export function factProfile(text: string): FactProfile {
     const at = m.index ?? 0;
     const before = at > 0 ? text[at - 1] : '';
     const name = JOINED.test(low) || before === '`' || before === '-' || UPPER.test(raw.slice(1)) || (UPPER.test(raw[0]) && !sentenceStart(text, at));
-    toks.push({ key: lightStem(low.replace(/['._/:-]/g, '')), text: low, cls: WORD, name });
+    toks.push({ key: wordKey(low.replace(/['._/:-]/g, '')), text: low, cls: WORD, name });
   }
   return { toks, negations, key: toks.map((t) => t.key).join(' ') };
 }

@@ -143,3 +143,13 @@ describe('conflictBetween: more variants', () => {
     expect(textsConflict(a, b)).toBe(null);
   });
 });
+
+describe('conflictBetween: word endings are no difference', () => {
+  const base = 'the deploy script for the staging cluster before the release train leaves on friday';
+  it.each([['runs', 'run'], ['running', 'runs'], ['configured', 'configure'], ['used', 'uses'], ['using', 'use'], ['retries', 'retry'], ['fixes', 'fixed'], ['pinned', 'pins']])('%s / %s', (x, y) => {
+    expect(textsConflict(`The team ${x} ${base}.`, `The team ${y} ${base}.`)).toBe(null);
+  });
+  it('but another word is', () => {
+    expect(kind(`The team runs ${base}.`, `The team skips ${base}.`)).toBe('name');
+  });
+});
