@@ -37,7 +37,7 @@ export interface FactProfile {
 
 // Words (with inner apostrophes), numbers and versions ("v1.2.3", "3.11", "2026-11-25", "10:30"),
 // paths and identifiers ("src/app.ts", "us-east-1", "node.js") are each one token.
-const TOKEN = /[\p{L}\p{N}]+(?:['’][\p{L}]+|[._/:-]+[\p{L}\p{N}]+)*/gu;
+const TOKEN = /[\p{L}\p{N}]+(?:['\u2019][\p{L}]+|[._/:-]+[\p{L}\p{N}]+)*/gu;
 const JOINED = /[._/:-]/;
 /**
  * Numbers, versions, dates, sizes, times, regions: a token that starts with a digit (or "v" and a
@@ -66,7 +66,7 @@ function sentenceStart(text: string, at: number): boolean {
   for (let i = at - 1; i >= 0; i--) {
     const c = text[i];
     if (c === '\n' || c === '.' || c === '!' || c === '?' || c === ':' || c === ';') return true;
-    if (!/[\s*_#>"'“‘(\[-]/.test(c)) return false;
+    if (!/[\s*_#>"'\u201c\u2018(\[-]/.test(c)) return false;
   }
   return true;
 }
@@ -95,7 +95,7 @@ export function factText(e: Pick<Entry, 'title' | 'body' | 'titleFromHeading'>):
   const title = e.title.replace(TYPE_PREFIX, '');
   // A title that is the body's first sentence adds nothing (and would count its numbers twice).
   const flat = (t: string) => t.replace(/\s+/g, ' ').trim();
-  if (!e.body || flat(e.body).replace(/^[#>*\s-]+/, '').startsWith(flat(title).replace(/…$/, ''))) return e.body || title;
+  if (!e.body || flat(e.body).replace(/^[#>*\s-]+/, '').startsWith(flat(title).replace(/\u2026$/, ''))) return e.body || title;
   return `${title}\n${e.body}`;
 }
 
@@ -104,7 +104,7 @@ export function factProfile(text: string): FactProfile {
   let negations = 0;
   for (const m of text.matchAll(TOKEN)) {
     const raw = m[0];
-    const low = raw.toLowerCase().replace(/’/g, "'");
+    const low = raw.toLowerCase().replace(/\u2019/g, "'");
     if (isNegation(low)) {
       negations++;
       toks.push({ key: `!${low}`, text: low, cls: NEG, name: false });
