@@ -204,13 +204,16 @@ const quote = (ws: string[]) => ws.map((w) => `"${w}"`).join(', ');
  * A cue moved elsewhere ("not npm" / "not yarn") is a negation conflict too; two different cues
  * in different places with the same count ("to avoid broken builds" / "so builds don't break") are not.
  */
-export function conflictBetween(x: FactProfile, y: FactProfile): Conflict | null {
+export function conflictBetween(x: FactProfile, y: FactProfile, opts: { only?: boolean } = {}): Conflict | null {
   if (x.key === y.key) return null;
+  const hs = !opts.only && x.negations !== y.negations ? [] : hunks(x.toks, y.toks);
+  // `only`: every change must be one of the kinds below — the same statement but for a number, a
+  // name or a negation, which says so even for short texts that share few words.
+  if (opts.only && !hs.every(explained)) return null;
   if (x.negations !== y.negations) {
     const more = x.negations > y.negations ? extraCues(x, y) : extraCues(y, x);
     return { kind: 'negation', reason: `negation: ${quote(more)} in one only` };
   }
-  const hs = hunks(x.toks, y.toks);
   // The same cue taken out in one place and put back in another: "Use yarn, not npm" / "Use npm, not yarn".
   const removed = new Map<string, number>();
   hs.forEach((h, i) => h.a.forEach((t) => t.cls === NEG && removed.set(t.key, i)));
@@ -229,15 +232,32 @@ export function conflictBetween(x: FactProfile, y: FactProfile): Conflict | null
     return { kind: 'number', reason: `differ in a number: ${list(numA)} vs ${list(numB)}` };
   }
   for (const h of hs) {
-    const wa = h.a.filter((t) => t.cls === WORD);
-    const wb = h.b.filter((t) => t.cls === WORD);
-    if (wa.length === 0 || wb.length === 0) continue;
-    const swapped = wa.length === wb.length && wa.length <= 3;
-    if (swapped || (wa.some((t) => t.name) && wb.some((t) => t.name))) {
-      return { kind: 'name', reason: `differ in a name: ${wa.map((t) => t.text).join(' ')} vs ${wb.map((t) => t.text).join(' ')}` };
+    if (nameSwap(h)) {
+      const words = (ts: Tok[]) => ts.filter((t) => t.cls === WORD).map((t) => t.text).join(' ');
+      return { kind: 'name', reason: `differ in a name: ${words(h.a)} vs ${words(h.b)}` };
     }
   }
   return null;
+}
+
+/** 1 to 3 content words replaced by as many, or a name on both sides of the change. */
+function nameSwap(h: Hunk): boolean {
+  const wa = h.a.filter((t) => t.cls === WORD);
+  const wb = h.b.filter((t) => t.cls === WORD);
+  if (wa.length === 0 || wb.length === 0) return false;
+  return (wa.length === wb.length && wa.length <= 3) || (wa.some((t) => t.name) && wb.some((t) => t.name));
+}
+
+/**
+ * A change that is only a negation added or dropped, a number added, as many tokens put in place
+ * of as many (1 to 3, number for number, word for word), or names for names.
+ */
+function explained(h: Hunk): boolean {
+  const a = h.a.filter((t) => t.cls !== NEG);
+  const b = h.b.filter((t) => t.cls !== NEG);
+  if (a.length === 0 || b.length === 0) return [...a, ...b].every((t) => t.cls === NUM);
+  if (a.length === b.length && a.length <= 3) return a.every((t, i) => t.cls === b[i].cls);
+  return a.every((t) => t.name) && b.every((t) => t.name);
 }
 
 /** conflictBetween over two texts. */

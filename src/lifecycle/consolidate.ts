@@ -3,7 +3,8 @@
 // older, it is retired. Offline, a contradiction is two entries on the same topic where one
 // negates what the other states, or where the same statement carries a different number; and
 // every pair compaction keeps apart (near-duplicates that differ in a number, a name or a
-// negation, conflict.ts). A pair of the same age is flagged for a person, never decayed.
+// negation, conflict.ts). A pair of the same age, or one that differs in a name, is flagged for
+// a person, never decayed.
 
 import type { Entry } from '../vault/entry.js';
 import { dateMs } from '../vault/entry.js';
@@ -87,6 +88,9 @@ function topicConflict(pa: ReturnType<typeof profile>, pb: ReturnType<typeof pro
  * state different facts. A pair with the same date (and no time to tell them apart) cannot say
  * which is newer: it is flagged, never decayed, since guessing from file order could decay the
  * learning that is true now (entries arrive out of order through merges, extraction and edits).
+ * A name put in place of another is flagged too, whatever the dates: "yarn" → "pnpm" replaces,
+ * but "billing service" / "invoicing service" are two facts that both hold, and offline there
+ * is no telling them apart. Negations and numbers keep the decay of the design.
  */
 export function planConsolidation(items: ConsolidateItem[], alreadyDecayed: Set<string>): Decision[] {
   const liveItems = items.filter((i) => i.entry.kind === 'entry' && i.entry.status !== 'retired');
@@ -108,7 +112,7 @@ export function planConsolidation(items: ConsolidateItem[], alreadyDecayed: Set<
   const profiles = liveItems.map((i) => profile(`${i.entry.title}\n${i.entry.body}`));
   for (const { a, b, jaccard } of similarPairs(tokenSets(profiles.map((p) => p.topic)), TOPIC_SIMILARITY, { canPair })) {
     if (found.has(`${a},${b}`)) continue;
-    const conflict = topicConflict(profiles[a], profiles[b], jaccard);
+    const conflict = topicConflict(profiles[a], profiles[b], jaccard) ?? conflictBetween(factOf(a), factOf(b), { only: true });
     if (conflict) found.set(`${a},${b}`, { a, b, similarity: jaccard, conflict });
   }
   const pairs = [...found.values()].sort((x, y) => y.similarity - x.similarity || x.a - y.a || x.b - y.b);
@@ -118,16 +122,19 @@ export function planConsolidation(items: ConsolidateItem[], alreadyDecayed: Set<
     const swap = ageKey(liveItems[a].entry) > ageKey(liveItems[b].entry);
     const [older, newer] = swap ? [liveItems[b], liveItems[a]] : [liveItems[a], liveItems[b]];
     // The reason reads older first ("18 vs 20").
-    const conflict = swap ? ((isNear ? conflictBetween(factOf(b), factOf(a)) : topicConflict(profiles[b], profiles[a], similarity)) ?? found1) : found1;
+    const flip = () => (isNear ? conflictBetween(factOf(b), factOf(a)) : (topicConflict(profiles[b], profiles[a], similarity) ?? conflictBetween(factOf(b), factOf(a), { only: true })));
+    const conflict = swap ? (flip() ?? found1) : found1;
     const days = Math.round((ageKey(newer.entry) - ageKey(older.entry)) / 86_400_000);
     const base = {
       id: older.entry.id, path: older.path, line: older.entry.line, by: newer.entry.id, by_path: newer.path, by_line: newer.entry.line,
       kind: conflict.kind, reason: conflict.reason, similarity, importance_before: older.entry.importance, days_apart: days,
     };
-    if (ageKey(older.entry) === ageKey(newer.entry)) {
+    const sameAge = ageKey(older.entry) === ageKey(newer.entry);
+    if (sameAge || conflict.kind === 'name') {
       // Already settled by hand or by an earlier run: one points at the other.
       if (older.entry.meta.superseded_by === newer.entry.id || newer.entry.meta.superseded_by === older.entry.id) continue;
-      decisions.push({ ...base, action: 'flag', reason: `${conflict.reason}; same date, newer unknown: review by hand`, importance_after: older.entry.importance });
+      const why = sameAge ? 'same date, newer unknown' : 'another name may be a replacement or a second thing';
+      decisions.push({ ...base, action: 'flag', reason: `${conflict.reason}; ${why}: review by hand`, importance_after: older.entry.importance });
       continue;
     }
     if (decided.has(older.entry.id)) continue;

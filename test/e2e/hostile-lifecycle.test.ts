@@ -147,8 +147,22 @@ describe('mem consolidate flags the pairs compact keeps apart', () => {
     }
   });
 
-  it('different days: the older decays, superseded by the newer, with the reason', () => {
-    for (const [, a, b, why] of [DIFFERENT[8], DIFFERENT[0], DIFFERENT[5]]) {
+  it('different days, a name changed: flagged older first, nothing written', () => {
+    for (const [, a, b, why] of [DIFFERENT[8], DIFFERENT[7]]) {
+      const { v, run, add } = vault();
+      const older = add(a, { MEM_NOW: '2026-11-02' });
+      const newer = add(b, { MEM_NOW: '2026-11-20' });
+      const before = v.read('MEMORY.md');
+      const out = run(['consolidate', '--json']).json();
+      expect(out.decisions).toEqual([]);
+      expect(out.conflicts).toMatchObject([{ action: 'flag', kind: 'name', a: { id: older }, b: { id: newer } }]);
+      expect(out.conflicts[0].reason).toMatch(why);
+      expect(v.read('MEMORY.md')).toBe(before);
+    }
+  });
+
+  it('different days, a number or a negation changed: the older decays, superseded by the newer, with the reason', () => {
+    for (const [, a, b, why] of [DIFFERENT[2], DIFFERENT[0], DIFFERENT[5]]) {
       const { v, run, add } = vault();
       const older = add(a, { MEM_NOW: '2026-11-02' });
       const newer = add(b, { MEM_NOW: '2026-11-20' });

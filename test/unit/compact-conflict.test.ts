@@ -79,9 +79,17 @@ describe('planConsolidation on near-duplicates', () => {
     const d = planConsolidation(items(entry('late', `Use Node 20 ${LONG}.`, { created_at: '2026-11-20T15:00:00Z' }) + entry('early', `Use Node 18 ${LONG}.`, { created_at: '2026-11-20T09:00:00Z' })), new Set());
     expect(d).toMatchObject([{ action: 'decay', id: 'early', by: 'late', kind: 'number', reason: 'differ in a number: 18 vs 20' }]);
   });
-  it('a name swapped on different days: the older decays', () => {
-    const d = planConsolidation(items(entry('old', `Use yarn ${LONG}.`, { created_at: '2026-10-01' }) + entry('new', `Use pnpm ${LONG}.`, { created_at: '2026-11-20' })), new Set());
-    expect(d).toMatchObject([{ action: 'decay', id: 'old', by: 'new', kind: 'name', reason: 'differ in a name: yarn vs pnpm' }]);
+  it('a name swapped on different days: flagged, older first, never decayed', () => {
+    const d = planConsolidation(items(entry('new', `Use pnpm ${LONG}.`, { created_at: '2026-11-20' }) + entry('old', `Use yarn ${LONG}.`, { created_at: '2026-10-01' })), new Set());
+    expect(d).toMatchObject([{ action: 'flag', id: 'old', by: 'new', kind: 'name', importance_after: 0.5 }]);
+    expect(d[0].reason).toMatch(/^differ in a name: yarn vs pnpm; another name may be a replacement or a second thing: review by hand$/);
+  });
+  it('short statements that differ only in a name, a number or a negation', () => {
+    const d = planConsolidation(items(entry('a', 'Use yarn for installs.', { created_at: '2026-11-01' }) + entry('b', 'Use pnpm for installs.', { created_at: '2026-11-02' })
+      + entry('c', 'Builds need 4 cores.', { created_at: '2026-11-01' }) + entry('d', 'Builds need 8 cores.', { created_at: '2026-11-02' })
+      + entry('e', 'Cache the lockfile.', { created_at: '2026-11-20' }) + entry('f', 'Never cache the lockfile.', { created_at: '2026-11-20' })), new Set());
+    expect(d.map((x) => [x.action, x.id, x.by, x.kind])).toEqual(expect.arrayContaining([['flag', 'a', 'b', 'name'], ['decay', 'c', 'd', 'number'], ['flag', 'e', 'f', 'negation']]));
+    expect(d).toHaveLength(3);
   });
   it('a pair already settled by superseded_by is not flagged again; an unsettled one is', () => {
     const d = planConsolidation(items(entry('a', `Use yarn ${LONG}.`, { created_at: '2026-11-20', superseded_by: 'b' }) + entry('b', `Never use yarn ${LONG}.`, { created_at: '2026-11-20' })

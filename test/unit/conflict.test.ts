@@ -1,7 +1,7 @@
 // The rule that keeps two nearly identical learnings apart when they state different facts
 // (src/lifecycle/conflict.ts): numbers, versions, negations and names that stand in for another.
 import { describe, expect, it } from 'vitest';
-import { factText, textsConflict } from '../../src/lifecycle/conflict.js';
+import { conflictBetween, factProfile, factText, textsConflict } from '../../src/lifecycle/conflict.js';
 
 const kind = (a: string, b: string) => textsConflict(a, b)?.kind ?? null;
 
@@ -151,5 +151,20 @@ describe('conflictBetween: word endings are no difference', () => {
   });
   it('but another word is', () => {
     expect(kind(`The team runs ${base}.`, `The team skips ${base}.`)).toBe('name');
+  });
+});
+
+describe('conflictBetween with only: the same statement but for one change', () => {
+  const only = (a: string, b: string) => conflictBetween(factProfile(a), factProfile(b), { only: true })?.kind ?? null;
+  it('short statements', () => {
+    expect(only('Use yarn for installs.', 'Use pnpm for installs.')).toBe('name');
+    expect(only('Builds need 4 cores.', 'Builds need 8 cores.')).toBe('number');
+    expect(only('Cache the lockfile.', "Don't cache the lockfile.")).toBe('negation');
+    expect(only('Deploy to Heroku.', 'Deploy to AWS Elastic Beanstalk.')).toBe('name');
+  });
+  it('but not two statements that share a topic', () => {
+    expect(only('Use Node 18 for the build of the web app.', 'Deploy with helm for the build of the web app.')).toBe(null);
+    expect(only('Never cache the lockfile in CI.', 'Cache the node_modules folder in CI to save time.')).toBe(null);
+    expect(only('Use yarn for installs.', 'Use yarn for installs and pnpm for the docs site.')).toBe(null);
   });
 });

@@ -23,8 +23,9 @@ their words) and one negates what the other states ("never", "don't", "no longer
 same statement carries different numbers ("Node 18" / "Node 20"); and two near-duplicates that
 compact keeps apart because they differ in a number, a version, a name ("yarn" / "pnpm") or a
 negation. An entry decays at most once; the older entry gets superseded_by: <newer id>.
-Decisions are appended to ${LOG}. Two entries of the same date cannot say which is newer: the
-pair is flagged (action "flag") for you to settle, and nothing is written.
+Decisions are appended to ${LOG}. Two entries of the same date cannot say which is newer, and
+another name may be a replacement or a second thing: such pairs are flagged (action "flag") for
+you to settle, and nothing is written for them. --check exits 1 on any decision or flag.
 
 When to run it: after extraction, or weekly.
 
