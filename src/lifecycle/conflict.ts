@@ -194,8 +194,8 @@ const quote = (ws: string[]) => ws.map((w) => `"${w}"`).join(', ');
 /**
  * Whether two learnings that read almost the same state different facts:
  * - negation: one has more negation cues than the other ("Use yarn" / "Never use yarn", "Do not …");
- * - number: a changed run of words holds a number, version, date, port or other token with a digit
- *   ("Node 18" / "Node 20", "v1.2.3" / "v1.3", "5432" / "6543");
+ * - number: a changed run of words holds a number, version, date, port, size or region (NUMERIC)
+ *   ("Node 18" / "Node 20", "v1.2.3" / "v1.3", "5432" / "6543"), added, dropped or replaced;
  * - name: a word stands in for another at the same place ("yarn" / "pnpm", "main" / "master":
  *   a run of 1 to 3 content words replaced by as many), or both sides of a change hold a name
  *   (a code span, a path or dotted identifier, a capitalised word inside a sentence).
