@@ -1,11 +1,14 @@
 // Compaction (design §7): drop retired entries, de-duplicate by id (the higher-importance copy
 // wins), and merge near-duplicates (Jaccard > 0.8 over normalised body tokens) within a group of
-// files of the same scope. Repeated to a fixed point, so a second run changes nothing.
+// files of the same scope. Repeated to a fixed point, so a second run changes nothing. Two
+// near-duplicates that state different facts (conflict.ts: a number, a name, a negation) are kept
+// apart, and no merged cluster holds two such entries.
 
 import type { Entry } from '../vault/entry.js';
 import { dateMs } from '../vault/entry.js';
 import { updateBlockMeta, type Block, type ParsedFile } from '../vault/format.js';
-import { TokenVocab, clusters, similarEdges } from './similarity.js';
+import { conflictBetween, factProfile, factText, type Conflict, type ConflictKind, type FactProfile } from './conflict.js';
+import { TokenVocab, jaccardSorted, similarEdges, type SimilarPair, type TokenSet } from './similarity.js';
 
 export const MERGE_THRESHOLD = 0.8;
 
@@ -22,10 +25,21 @@ export interface Where {
   line: number;
 }
 
+/** Two near-duplicates left unmerged because they state different facts. */
+export interface KeptApart {
+  a: Where;
+  b: Where;
+  jaccard: number;
+  kind: ConflictKind;
+  reason: string;
+}
+
 export interface CompactReport {
   retired: Where[];
   duplicates: { kept: Where; dropped: Where[] }[];
   merges: { survivor: Where; absorbed: (Where & { jaccard: number })[] }[];
+  /** Near-duplicates kept apart; present only when there are some. */
+  kept?: KeptApart[];
 }
 
 interface Item {
@@ -74,6 +88,7 @@ function markdownOf(b: Block): { md: string; trailing: string } {
 export function compactFiles(input: CompactFile[]): { files: Map<string, ParsedFile>; report: CompactReport } {
   const files = input.map((f) => ({ ...f, parsed: { ...f.parsed, blocks: [...f.parsed.blocks] } }));
   const report: CompactReport = { retired: [], duplicates: [], merges: [] };
+  const kept: KeptApart[] = [];
   const removed = files.map(() => new Set<number>());
   const touched = new Set<number>();
   let order = 0;
@@ -127,9 +142,18 @@ export function compactFiles(input: CompactFile[]): { files: Map<string, ParsedF
       canPair: (a, b) => files[live[a].fileIdx].group === files[live[b].fileIdx].group,
     });
     const jac = new Map(pairs.map((p) => [`${p.a},${p.b}`, p.jaccard]));
+    const profiles = new Map<number, FactProfile>();
+    const profileOf = (i: number) => {
+      let p = profiles.get(i);
+      if (!p) profiles.set(i, (p = factProfile(factText(live[i].entry))));
+      return p;
+    };
+    const groups = safeClusters(live.length, pairs, tokens, profileOf, (a, b, j, c) => {
+      kept.push({ a: where(files, live[a]), b: where(files, live[b]), jaccard: j, kind: c.kind, reason: c.reason });
+    });
     const next: Item[] = [];
     const gone = new Set<number>();
-    for (const cluster of clusters(live.length, pairs)) {
+    for (const cluster of groups) {
       if (cluster.length === 1) continue;
       const members = cluster.map((i) => live[i]);
       const survivor = members.reduce(better);
@@ -175,6 +199,7 @@ export function compactFiles(input: CompactFile[]): { files: Map<string, ParsedF
     live = next;
   }
 
+  if (kept.length > 0) report.kept = kept;
   const out = new Map<string, ParsedFile>();
   for (const i of touched) {
     const f = files[i];
@@ -182,4 +207,113 @@ export function compactFiles(input: CompactFile[]): { files: Map<string, ParsedF
     out.set(f.path, { ...f.parsed, blocks, entries: blocks.flatMap((b) => (b.entry ? [b.entry] : [])) });
   }
   return { files: out, report };
+}
+
+/** Past this many pairs of distinct texts to compare, two clusters are left apart rather than checked. */
+const MAX_CROSS_CHECKS = 2500;
+
+/**
+ * Clusters of near-duplicates (joined by `pairs`) in which no two members conflict. An edge whose
+ * two entries conflict is dropped; an entry close to two conflicting entries joins no cluster;
+ * the other edges are taken most similar first, and one that would still put a conflicting pair
+ * into one cluster (through a chain of entries) is dropped. Members with the same meaningful
+ * tokens never conflict, so each cluster is checked by its distinct texts only, and only when an
+ * edge joins two clusters.
+ */
+function safeClusters(n: number, pairs: SimilarPair[], tokens: TokenSet[], profileOf: (i: number) => FactProfile,
+  onConflict: (a: number, b: number, jaccard: number, c: Conflict) => void): number[][] {
+  const parent = Int32Array.from({ length: n }, (_, i) => i);
+  const find = (i: number): number => {
+    while (parent[i] !== i) {
+      parent[i] = parent[parent[i]];
+      i = parent[i];
+    }
+    return i;
+  };
+  // Per cluster root: one member for each distinct text key.
+  const variants = new Map<number, Map<string, number>>();
+  const variantsOf = (r: number) => variants.get(r) ?? new Map([[profileOf(r).key, r]]);
+  const reported = new Set<string>();
+  const report = (a: number, b: number, c: Conflict) => {
+    const [x, y] = a < b ? [a, b] : [b, a];
+    const k = `${x},${y}`;
+    if (reported.has(k)) return;
+    reported.add(k);
+    onConflict(x, y, jaccardSorted(tokens[x], tokens[y]), c);
+  };
+  const ok: SimilarPair[] = [];
+  for (const p of pairs) {
+    const direct = conflictBetween(profileOf(p.a), profileOf(p.b));
+    if (direct) report(p.a, p.b, direct);
+    else ok.push(p);
+  }
+  // An entry close to two entries that conflict ("Use it …" beside "Use yarn …" and "Use npm …")
+  // could belong to either: it merges with neither. Merging it into one would give that survivor
+  // its text, and a second run could then merge the other fact away.
+  const near = new Map<number, number[]>();
+  const link = (x: number, y: number) => {
+    const l = near.get(x);
+    if (l) l.push(y);
+    else near.set(x, [y]);
+  };
+  for (const { a, b } of ok) {
+    link(a, b);
+    link(b, a);
+  }
+  const ambiguous = new Set<number>();
+  for (const [v, list] of near) {
+    if (list.length < 2) continue;
+    const reps = new Map<string, number>();
+    for (const u of list) if (!reps.has(profileOf(u).key)) reps.set(profileOf(u).key, u);
+    const arr = [...reps.values()];
+    if (arr.length * arr.length > MAX_CROSS_CHECKS) {
+      ambiguous.add(v);
+      continue;
+    }
+    for (let i = 0; i < arr.length && !ambiguous.has(v); i++) {
+      for (let j = i + 1; j < arr.length; j++) {
+        const c = conflictBetween(profileOf(arr[i]), profileOf(arr[j]));
+        if (c) {
+          report(arr[i], arr[j], c);
+          ambiguous.add(v);
+          break;
+        }
+      }
+    }
+  }
+  const sorted = ok.filter((p) => !ambiguous.has(p.a) && !ambiguous.has(p.b)).sort((p, q) => q.jaccard - p.jaccard || p.a - q.a || p.b - q.b);
+  for (const { a, b } of sorted) {
+    const ra = find(a);
+    const rb = find(b);
+    if (ra === rb) continue;
+    const va = variantsOf(ra);
+    const vb = variantsOf(rb);
+    if (va.size * vb.size > MAX_CROSS_CHECKS) continue;
+    let blocked = false;
+    for (const [ka, x] of va) {
+      for (const [kb, y] of vb) {
+        if (ka === kb) continue;
+        const c = conflictBetween(profileOf(x), profileOf(y));
+        if (c) {
+          report(x, y, c);
+          blocked = true;
+        }
+      }
+    }
+    if (blocked) continue;
+    const [root, child] = ra < rb ? [ra, rb] : [rb, ra];
+    parent[child] = root;
+    const merged = new Map(va);
+    for (const [k, i] of vb) if (!merged.has(k)) merged.set(k, i);
+    variants.set(root, merged);
+    variants.delete(child);
+  }
+  const groups = new Map<number, number[]>();
+  for (let i = 0; i < n; i++) {
+    const r = find(i);
+    const g = groups.get(r);
+    if (g) g.push(i);
+    else groups.set(r, [i]);
+  }
+  return [...groups.values()];
 }

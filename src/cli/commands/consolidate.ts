@@ -1,5 +1,6 @@
 // `mem consolidate`: settle contradicting learnings — the older one decays, or retires when
 // it is 90 days or more older — with every decision logged to .mem/consolidation-log.jsonl.
+// Pairs of the same age are flagged (shown, never changed).
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -15,18 +16,23 @@ export function registerConsolidate(program: Command): void {
     .command('consolidate')
     .description('settle contradicting learnings: the older decays (importance × 0.7) or retires (≥ 90 days older)')
     .option('--dry-run', 'show the decisions, write nothing')
+    .option('--check', 'write nothing; exit 1 when a contradiction is found (CI)')
     .addHelpText('after', `
 Offline, two entries of the same scope contradict when they share a topic (Jaccard ≥ 0.4 over
 their words) and one negates what the other states ("never", "don't", "no longer", …), or the
-same statement carries different numbers ("Node 18" / "Node 20"). An entry decays at most once;
-the older entry gets superseded_by: <newer id>. Decisions are appended to ${LOG}.
+same statement carries different numbers ("Node 18" / "Node 20"); and two near-duplicates that
+compact keeps apart because they differ in a number, a version, a name ("yarn" / "pnpm") or a
+negation. An entry decays at most once; the older entry gets superseded_by: <newer id>.
+Decisions are appended to ${LOG}. Two entries of the same date cannot say which is newer, and
+another name may be a replacement or a second thing: such pairs are flagged (action "flag") for
+you to settle, and nothing is written for them. --check exits 1 on any decision or flag.
 
 When to run it: after extraction, or weekly.
 
 Examples:
   $ mem consolidate --dry-run
   $ mem consolidate --json`)
-    .action(async (opts: { dryRun?: boolean }, command: Command) => {
+    .action(async (opts: { dryRun?: boolean; check?: boolean }, command: Command) => {
       await consolidateCommand(makeCtx(globals(command)), opts);
     });
 }
@@ -50,10 +56,10 @@ function loggedDecays(root: string): Set<string> {
   return ids;
 }
 
-async function consolidateCommand(ctx: Ctx, opts: { dryRun?: boolean }): Promise<void> {
+async function consolidateCommand(ctx: Ctx, opts: { dryRun?: boolean; check?: boolean }): Promise<void> {
   const vault = await vaultFor(ctx);
   const { selectFiles, loadFiles, reindex } = await import('../../lifecycle/vault-ops.js');
-  const { planConsolidation, applyDecisions } = await import('../../lifecycle/consolidate.js');
+  const { planConsolidation, applyDecisions, acting: actingOf } = await import('../../lifecycle/consolidate.js');
   const { editFiles } = await import('../../vault/store.js');
   const files = selectFiles(vault, [], ctx.cwd);
   const { loaded, problems } = loadFiles(files);
@@ -63,10 +69,12 @@ async function consolidateCommand(ctx: Ctx, opts: { dryRun?: boolean }): Promise
     .filter((l) => !broken.has(l.file.path))
     .flatMap((l) => l.parsed.entries.map((entry) => ({ path: l.file.path, entry, group: [l.file.scope, l.file.job ?? '', l.file.task ?? ''].join('|') })));
   const decisions: Decision[] = planConsolidation(items, loggedDecays(vault.root));
-  const acting = decisions.filter((d) => d.action !== 'skip');
+  const acting = actingOf(decisions);
   const affected = files.filter((f) => acting.some((d) => d.path === f.path));
   const date = today();
-  if (!opts.dryRun && acting.length > 0) {
+  const dry = Boolean(opts.dryRun || opts.check);
+  if (opts.check && decisions.some((d) => d.action !== 'skip')) process.exitCode = 1;
+  if (!dry && acting.length > 0) {
     const { appendConfined, writeTarget } = await import('../../vault/boundary.js');
     // The log is written after the files: a log that links out of the vault is refused first.
     writeTarget(path.join(vault.root, LOG), LOG, vault.root);
@@ -77,12 +85,22 @@ async function consolidateCommand(ctx: Ctx, opts: { dryRun?: boolean }): Promise
     await reindex(vault, affected.filter((f) => written.includes(f.path)));
   }
   if (ctx.json) {
-    ctx.out(JSON.stringify({ dry_run: Boolean(opts.dryRun), decisions }, null, 2));
+    // decisions: what was (or would be) done; conflicts: every contradicting pair found, flagged
+    // same-date pairs included, with the reason.
+    const conflicts = decisions.map((d) => ({
+      action: d.action, kind: d.kind, reason: d.reason, similarity: d.similarity,
+      a: { id: d.id, path: d.path, line: d.line }, b: { id: d.by, path: d.by_path, line: d.by_line },
+    }));
+    ctx.out(JSON.stringify({ dry_run: dry, decisions: decisions.filter((d) => d.action !== 'flag'), conflicts }, null, 2));
     return;
   }
   for (const d of decisions) {
+    if (d.action === 'flag') {
+      ctx.out(`${'conflict'.padEnd(22)} ${d.id} (${d.path}:${d.line}) vs ${d.by} (${d.by_path}:${d.by_line}): ${d.reason}`);
+      continue;
+    }
     const what = d.action === 'decay' ? `decay ${d.importance_before} → ${d.importance_after}` : d.action === 'retire' ? 'retire' : 'skip';
-    ctx.out(`${(opts.dryRun && d.action !== 'skip' ? `would ${what}` : what).padEnd(22)} ${d.id} (${d.path}:${d.line}), superseded by ${d.by}: ${d.reason}`);
+    ctx.out(`${(dry && d.action !== 'skip' ? `would ${what}` : what).padEnd(22)} ${d.id} (${d.path}:${d.line}), superseded by ${d.by} (${d.by_path}:${d.by_line}): ${d.reason}`);
   }
   if (decisions.length === 0) ctx.info('no contradicting learnings found');
 }
