@@ -220,7 +220,7 @@ const MAX_CROSS_CHECKS = 2500;
  * tokens never conflict, so each cluster is checked by its distinct texts only, and only when an
  * edge joins two clusters.
  */
-function safeClusters(n: number, pairs: SimilarPair[], tokens: TokenSet[], profileOf: (i: number) => FactProfile,
+export function safeClusters(n: number, pairs: SimilarPair[], tokens: TokenSet[], profileOf: (i: number) => FactProfile,
   onConflict: (a: number, b: number, jaccard: number, c: Conflict) => void): number[][] {
   const parent = Int32Array.from({ length: n }, (_, i) => i);
   const find = (i: number): number => {

@@ -4,7 +4,9 @@
 
 import type { Entry } from '../vault/entry.js';
 import type { VaultFile } from '../vault/vault.js';
-import { TokenVocab, clusters, similarPairs, type TokenSet } from './similarity.js';
+import { safeClusters } from './compact.js';
+import { factProfile, factText, type FactProfile } from './conflict.js';
+import { TokenVocab, similarPairs, type TokenSet } from './similarity.js';
 
 export const PROMOTE_SIMILARITY = 0.8;
 export const MIN_SOURCES = 3;
@@ -72,7 +74,15 @@ function planRecurring(cands: Candidate[], source: (c: Candidate) => string, exi
   const thereTokens = there.map((c) => vocab.ofText(c.entry.body || c.entry.title));
   const promote: Promotion[] = [];
   const skipped: Skipped[] = [];
-  for (const cluster of clusters(cands.length, pairs)) {
+  // Entries that state different facts ("Use Node 18 …" / "Use Node 20 …") are not one recurring
+  // learning: the same conflict-safe clustering as compaction.
+  const profiles = new Map<number, FactProfile>();
+  const profileOf = (i: number) => {
+    let p = profiles.get(i);
+    if (!p) profiles.set(i, (p = factProfile(factText(cands[i].entry))));
+    return p;
+  };
+  for (const cluster of safeClusters(cands.length, pairs, tokens, profileOf, () => undefined)) {
     if (cluster.length < MIN_SOURCES) continue;
     const members = cluster.map((i) => cands[i]);
     const srcs = [...new Set(members.map(source))];

@@ -190,3 +190,24 @@ describe('mem consolidate flags the pairs compact keeps apart', () => {
     expect(out.conflicts.every((c: Flag) => c.b.id === x)).toBe(true);
   });
 });
+
+describe('promote: facts that differ are not one recurring lesson', () => {
+  it('three jobs that each name another version promote nothing; the same lesson in three jobs still promotes', () => {
+    const v = tempVault({ git: true });
+    const run = (args: string[]) => mem(args, { cwd: v.root, home: v.home, env: { MEM_NOW: '2026-11-25' } });
+    const lesson = (n: string) => `Use Node ${n} for the release build of the billing service and its nightly jobs.`;
+    v.write('.mem/jobs/j1/MEMORY.md', entry('j1-a', lesson('18')));
+    v.write('.mem/jobs/j2/MEMORY.md', entry('j2-a', lesson('20')));
+    v.write('.mem/jobs/j3/MEMORY.md', entry('j3-a', lesson('22')));
+    const none = run(['promote', '--json']);
+    expect(none.status, none.stderr).toBe(0);
+    expect(none.json().promoted).toEqual([]);
+    // Two agree, one differs: still only two sources for "Node 20", below the three needed.
+    v.write('.mem/jobs/j1/MEMORY.md', entry('j1-a', lesson('20')));
+    expect(run(['promote', '--json']).json().promoted).toEqual([]);
+    v.write('.mem/jobs/j3/MEMORY.md', entry('j3-a', lesson('20')));
+    const one = run(['promote', '--json']).json().promoted;
+    expect(one).toHaveLength(1);
+    expect([...one[0].from].sort()).toEqual(['j1-a', 'j2-a', 'j3-a']);
+  });
+});
