@@ -12,6 +12,7 @@ import { renderNewEntry, type Append } from '../vault/store.js';
 import { describeFile, type Vault, type VaultFile } from '../vault/vault.js';
 import { condense, isHumanText } from './condense.js';
 import { heuristicLearnings } from './heuristic.js';
+import { checkSessionId, printable, usableSessionId } from './session-id.js';
 import { appendLedger, messagesHash, readLedger, resumePoint } from './ledger.js';
 import { learningSchema, validateLearnings, type Learning } from './learning.js';
 import { EXTRACTION_SCOPES, scopeByName, targetPath, type ExtractionScopeName } from './scopes.js';
@@ -68,6 +69,10 @@ export interface ExtractResult {
   not_global: { title: string; reason: string }[];
   compacted: number;
   reinforced: number;
+  /** The transcript's own session id when it could not be used as a name (see usableSessionId). */
+  session_id_from_transcript: string | null;
+  /** Set when the index could not be updated after the write (the entries are written). */
+  index_warning: string | null;
 }
 
 /** Scopes whose learnings belong to the work at hand (domain: task, retired with its stage); the rest are durable (team). */
@@ -187,7 +192,11 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
       hint: 'check the file, or force the format with --format claude|codex|gemini|messages|text',
     });
   }
-  const sessionId = opts.sessionId ?? t.sessionId;
+  // A session id names folders (.mem/sessions/<id>/, a job) and ledger records: one given by the
+  // caller must be valid; one read from the transcript is made valid, before anything is written.
+  if (opts.sessionId !== undefined) checkSessionId(opts.sessionId);
+  const own = usableSessionId(t.sessionId);
+  const sessionId = opts.sessionId ?? own;
   const key = loaded.path !== '-' ? loaded.path : `stdin:${sessionId ?? messagesHash(t.messages, 3)}`;
   const from = opts.force ? 0 : resumePoint(readLedger(vault.root), key, sessionId, t.messages);
   const fresh = t.messages.slice(from);
@@ -198,6 +207,8 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
     up_to_date: fresh.length === 0, dry_run: opts.dryRun,
     provider: { name: opts.provider.name, model: opts.provider.model, source: opts.provider.source }, usage: null, fallback: null,
     scopes: opts.scopes, skipped_scopes: [], invalid_learnings: 0, written: [], duplicates: [], not_global: [], compacted: 0, reinforced: 0,
+    session_id_from_transcript: opts.sessionId === undefined && own !== undefined && own !== t.sessionId ? printable(t.sessionId!) : null,
+    index_warning: null,
   };
   if (fresh.length === 0) return result;
 
@@ -324,13 +335,14 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
       for (const f of files.values()) if (written.includes(f.path)) reindexFiles.set(f.abs, f);
     }
   }
-  if (reindexFiles.size > 0) {
-    const { reindex } = await import('../lifecycle/vault-ops.js');
-    await reindex(vault, [...reindexFiles.values()]);
-  }
+  // The markdown is written: record it in the ledger before anything that could still go wrong.
   appendLedger(vault.root, {
     transcript: key, session_id: sessionId, format: t.format, messages: t.messages.length, hash: messagesHash(t.messages, t.messages.length),
     at: new Date().toISOString(), provider: source, written: result.written.map((w) => w.id),
   });
+  if (reindexFiles.size > 0) {
+    const { reindex } = await import('../lifecycle/vault-ops.js');
+    result.index_warning = (await reindex(vault, [...reindexFiles.values()])) ?? null;
+  }
   return result;
 }

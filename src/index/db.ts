@@ -107,14 +107,71 @@ export function busyTimeoutMs(): number {
   return Number.isFinite(v) && v >= 0 ? v : 5000;
 }
 
+/**
+ * The `code` of an error (SQLite's `SQLITE_…` or the system's `E…`), or of the first error in its
+ * `cause` chain that has one; '' when none does. Never throws, whatever was thrown.
+ */
+export function errorCode(err: unknown): string {
+  let e: unknown = err;
+  for (let depth = 0; depth < 8 && e !== null && typeof e === 'object'; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && code !== '') return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return '';
+}
+
 function isCorruption(err: unknown): boolean {
-  const code = (err as { code?: string }).code ?? '';
+  const code = errorCode(err);
   return code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB';
 }
 
 export function isBusy(err: unknown): boolean {
-  const code = (err as { code?: string }).code ?? '';
+  const code = errorCode(err);
   return code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED');
+}
+
+/**
+ * Why the index file cannot be used as the writable index, when that is why `err` was thrown:
+ * another process holds its write lock, it cannot be written (permissions, a read-only disk),
+ * it is corrupt, or it cannot be opened at all (a folder in its place, a full disk, I/O errors).
+ * Null for anything else (a bug, a problem with the markdown).
+ */
+export type IndexFault = 'locked' | 'read-only' | 'corrupt' | 'unusable';
+
+export function indexFault(err: unknown): IndexFault | null {
+  const code = errorCode(err);
+  if (code === '') return null;
+  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) return 'locked';
+  if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') return 'corrupt';
+  if (code.startsWith('SQLITE_READONLY') || code === 'SQLITE_PERM' || code === 'SQLITE_AUTH' || ['EACCES', 'EPERM', 'EROFS'].includes(code)) return 'read-only';
+  if (code.startsWith('SQLITE_CANTOPEN') || code.startsWith('SQLITE_IOERR') || code === 'SQLITE_FULL' || code === 'SQLITE_NOLFS' || code === 'SQLITE_NOMEM') return 'unusable';
+  if (['EISDIR', 'ENOTDIR', 'ENOSPC', 'EIO', 'ELOOP', 'ENAMETOOLONG', 'EEXIST', 'ENOENT', 'EDQUOT', 'EBUSY'].includes(code)) return 'unusable';
+  return null;
+}
+
+/** One line saying why the index at `dbPath` could not be used (see indexFault). */
+export function describeIndexFault(dbPath: string, err: unknown): string {
+  const name = path.basename(dbPath);
+  let kind = '';
+  try {
+    const st = fs.statSync(dbPath);
+    if (st.isDirectory()) return `${name} is a folder, not an index file`;
+    if (!st.isFile()) kind = ' (not a regular file)';
+  } catch {
+    // missing: the error says why it could not be created
+  }
+  const detail = err instanceof Error ? err.message.split('\n')[0] : String(err);
+  switch (indexFault(err)) {
+    case 'locked':
+      return `the index ${name} is locked by another process`;
+    case 'read-only':
+      return `the index ${name} cannot be written${kind} (${detail})`;
+    case 'corrupt':
+      return `the index ${name} is corrupt${kind} (${detail})`;
+    default:
+      return `the index ${name} cannot be used${kind} (${detail})`;
+  }
 }
 
 export function removeDbFiles(dbPath: string): void {
@@ -158,11 +215,153 @@ function connect(dbPath: string, readonly: boolean): Db {
 }
 
 /**
- * Open (creating or rebuilding as needed) the index. A version mismatch or a corrupt file
- * yields a fresh empty index, reported in `recreated` so the caller refills it.
+ * An index in memory, for a read whose .memory.db cannot be written: a copy of the file at
+ * `copyOf` when it can be read and has this mem's format, else empty (the caller fills it).
  */
-export function openIndex(dbPath: string): OpenResult {
+export function openMemoryIndex(copyOf: string | null): Db {
+  if (copyOf !== null) {
+    try {
+      const ro = new Database(copyOf, { readonly: true, fileMustExist: true, nativeBinding: nativeBinding() });
+      try {
+        // Short: a copy is an optimisation; when the file is held, the index is built from nothing.
+        ro.pragma('busy_timeout = 200');
+        if (versionMismatch(ro) === null) {
+          const image = ro.serialize();
+          // The file is in WAL mode (header bytes 18-19 = 2); an in-memory database cannot be.
+          image[18] = 1;
+          image[19] = 1;
+          return new Database(image, { nativeBinding: nativeBinding() });
+        }
+      } finally {
+        ro.close();
+      }
+    } catch {
+      // unreadable, corrupt, a folder: build from nothing
+    }
+  }
+  const db = new Database(':memory:', { nativeBinding: nativeBinding() });
+  createSchema(db);
+  return db;
+}
+
+/** A leftover of `mem index --rebuild`: the file it builds into, named after its process id. */
+export interface RebuildLeftover {
+  file: string;
+  pid: number;
+  bytes: number;
+  /** Its process still runs (and wrote to it lately): a rebuild in progress, not a leftover. */
+  live: boolean;
+}
+
+/** A rebuild writes its file without pause; one untouched this long is abandoned even if its pid was reused. */
+const ABANDONED_MS = 15 * 60 * 1000;
+
+function pidAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return errorCode(err) === 'EPERM';
+  }
+}
+
+/** The rebuild files (and their journals) beside the index at `dbPath`. */
+export function rebuildLeftovers(dbPath: string): RebuildLeftover[] {
+  const dir = path.dirname(dbPath);
+  const prefix = `${path.basename(dbPath)}.rebuild-`;
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const out: RebuildLeftover[] = [];
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const m = /^(\d{1,10})(-wal|-shm|-journal)?$/.exec(name.slice(prefix.length));
+    if (!m) continue;
+    const file = path.join(dir, name);
+    let st: fs.Stats;
+    try {
+      st = fs.lstatSync(file);
+    } catch {
+      continue;
+    }
+    if (!st.isFile()) continue;
+    const pid = Number(m[1]);
+    out.push({ file, pid, bytes: st.size, live: pidAlive(pid) && Date.now() - st.mtimeMs < ABANDONED_MS });
+  }
+  return out;
+}
+
+/**
+ * Delete what killed rebuilds left beside the index (up to the size of a whole index each);
+ * a rebuild still running is left alone. Returns the files removed.
+ */
+export function removeRebuildLeftovers(dbPath: string): RebuildLeftover[] {
+  const removed: RebuildLeftover[] = [];
+  for (const l of rebuildLeftovers(dbPath)) {
+    if (l.live) continue;
+    try {
+      fs.rmSync(l.file, { force: true });
+      removed.push(l);
+    } catch {
+      // a read-only folder: doctor keeps reporting it
+    }
+  }
+  return removed;
+}
+
+function fileSize(p: string): number {
+  try {
+    return fs.statSync(p).size;
+  } catch {
+    return -1;
+  }
+}
+
+/**
+ * Signs that the last writer did not close the index cleanly: a rollback journal (mem writes in
+ * WAL mode, so one is left only by an interrupted writer) or a WAL with frames in it (the last
+ * connection to close folds it away; one is left by a killed writer, or belongs to a connection
+ * open right now). Either way, the index is verified before it is trusted.
+ */
+function uncleanSigns(dbPath: string): boolean {
+  return fileSize(`${dbPath}-journal`) > 0 || fileSize(`${dbPath}-wal`) > 0;
+}
+
+/** SQLite's structural check of the whole file; 'ok' or the first problem found. */
+export function quickCheck(db: Db): string {
+  const rows = db.pragma('quick_check(1)', { simple: false }) as Record<string, unknown>[];
+  const first = rows[0] ? Object.values(rows[0])[0] : 'ok';
+  return typeof first === 'string' ? first : String(first);
+}
+
+function fresh(dbPath: string): Db {
+  const db = connect(dbPath, false);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  createSchema(db);
+  return db;
+}
+
+export interface OpenOptions {
+  /** Run SQLite's quick_check now, whatever the signs (mem index does; it costs ~30 ms per 10k entries). */
+  verify?: boolean;
+}
+
+/**
+ * Open (creating or rebuilding as needed) the index. A version mismatch, a corrupt file, or
+ * one that fails its quick_check (run after an unclean shutdown, or when asked) yields a fresh
+ * empty index, reported in `recreated` so the caller refills it from the markdown. Rebuild
+ * leftovers of dead processes are removed on the way. Failures are MemErrors whose cause is
+ * SQLite's (see indexFault).
+ */
+export function openIndex(dbPath: string, opts: OpenOptions = {}): OpenResult {
   const existed = fs.existsSync(dbPath);
+  let verify = existed && (opts.verify || uncleanSigns(dbPath));
+  removeRebuildLeftovers(dbPath);
   let db: Db | undefined;
   try {
     db = connect(dbPath, false);
@@ -177,32 +376,54 @@ export function openIndex(dbPath: string): OpenResult {
     if (mismatch) {
       db.close();
       removeDbFiles(dbPath);
-      db = connect(dbPath, false);
-      db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = NORMAL');
-      createSchema(db);
+      db = fresh(dbPath);
       return { db, recreated: 'version', note: `index format changed (${mismatch}); rebuilding .memory.db` };
+    }
+    if (verify) {
+      verify = false;
+      const problem = quickCheck(db);
+      if (problem !== 'ok') {
+        db.close();
+        removeDbFiles(dbPath);
+        db = fresh(dbPath);
+        return { db, recreated: 'corrupt', note: `.memory.db failed its integrity check (${problem.split('\n')[0]}); rebuilding it from the markdown` };
+      }
     }
     db.pragma('synchronous = NORMAL');
     return { db };
   } catch (err) {
-    db?.close();
+    if (db?.open) db.close();
     if (isCorruption(err) && existed) {
-      removeDbFiles(dbPath);
-      const fresh = connect(dbPath, false);
-      fresh.pragma('journal_mode = WAL');
-      fresh.pragma('synchronous = NORMAL');
-      createSchema(fresh);
-      return { db: fresh, recreated: 'corrupt', note: '.memory.db was corrupt; rebuilding it from the markdown' };
+      try {
+        removeDbFiles(dbPath);
+        return { db: fresh(dbPath), recreated: 'corrupt', note: '.memory.db was corrupt; rebuilding it from the markdown' };
+      } catch (again) {
+        throw indexError(dbPath, again);
+      }
     }
-    if (isBusy(err)) {
-      throw new MemError('the index .memory.db is locked by another process', {
-        hint: 'another mem command is writing; try again in a moment',
-        cause: err,
-      });
-    }
-    throw new MemError(`cannot open the index .memory.db: ${(err as Error).message}`, { cause: err });
+    throw indexError(dbPath, err);
   }
+}
+
+function notAFile(p: string): boolean {
+  try {
+    return !fs.statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** The MemError for an index that cannot be opened or written (see indexFault), with the cause kept. */
+export function indexError(dbPath: string, err: unknown): MemError {
+  if (err instanceof MemError && indexFault(err) !== null) return err;
+  const fault = indexFault(err);
+  const hint =
+    fault === 'locked' ? 'another mem command is writing; try again in a moment'
+    : fault === 'read-only' ? `check the permissions of ${path.basename(dbPath)} and its folder`
+    : fault === 'corrupt' ? 'run mem index --rebuild'
+    : notAFile(dbPath) ? `move it away: mem keeps its index there (${path.basename(dbPath)} is derived from the markdown)`
+    : undefined;
+  return new MemError(describeIndexFault(dbPath, err), { hint, cause: err });
 }
 
 /**

@@ -13,7 +13,7 @@ import { FILE, inFolder, statInto } from '../vault/faststat.js';
 import { absFromRoot, probedFiles, vaultFiles, walkKey, walkPaths, type Vault, type VaultFile } from '../vault/vault.js';
 import { prepare, prepareFile, type Prepared, type PreparedFile } from './prepare.js';
 import { bytesHash } from '../hash.js';
-import { createIndexAt, DEFAULT_HASHSIZE, INDEXES, isBusy, openIndex, removeDbFiles, type Db } from './db.js';
+import { createIndexAt, DEFAULT_HASHSIZE, indexFault, INDEXES, isBusy, openIndex, removeDbFiles, type Db } from './db.js';
 
 export interface IndexReport {
   files: number;
@@ -472,7 +472,8 @@ export function applyRefresh(db: Db, p: Plan, opts: RefreshOptions = {}): IndexR
       try {
         saveCheckState(db, p);
       } catch (err) {
-        if (!isBusy(err) && !String((err as { code?: string }).code).startsWith('SQLITE_READONLY')) throw err;
+        const fault = indexFault(err);
+        if (fault === null || fault === 'corrupt') throw err;
       }
     }
     return { files: p.files, changed: 0, removed: 0, entries: -1, ms: 0, diagnostics: [] };
@@ -544,9 +545,11 @@ async function applyInParallel(db: Db, planned: Plan, opts: RefreshOptions, star
       w.resolve(results);
     } else done.set(id, results);
   });
-  worker.on('error', fail);
+  // A file that cannot be parsed is skipped inside the worker (prepare.ts); what reaches here
+  // stopped the worker itself (out of memory, say).
+  worker.on('error', (err: unknown) => fail(new MemError(`the index worker failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err })));
   worker.on('exit', (code) => {
-    if (code !== 0) fail(new Error(`the index worker stopped (exit code ${code})`));
+    if (code !== 0) fail(new MemError(`the index worker stopped (exit code ${code})`));
   });
   const send = (id: number) => worker.postMessage({ id, files: batches[id].map((w) => w.file), known: batches[id].map((w) => w.row?.hash ?? null) });
   const result = (id: number) =>
