@@ -333,9 +333,9 @@ function uncleanSigns(dbPath: string): boolean {
 
 /** SQLite's structural check of the whole file; 'ok' or the first problem found. */
 export function quickCheck(db: Db): string {
-  const rows = db.pragma('quick_check(1)', { simple: false }) as Record<string, unknown>[];
-  const first = rows[0] ? Object.values(rows[0])[0] : 'ok';
-  return typeof first === 'string' ? first : String(first);
+  const rows = db.pragma('quick_check(3)', { simple: false }) as Record<string, unknown>[];
+  const lines = rows.flatMap((r) => String(Object.values(r)[0]).split('\n')).filter((l) => l !== '' && !l.startsWith('***'));
+  return lines.length === 0 ? 'ok' : lines[0];
 }
 
 function fresh(dbPath: string): Db {
@@ -386,7 +386,7 @@ export function openIndex(dbPath: string, opts: OpenOptions = {}): OpenResult {
         db.close();
         removeDbFiles(dbPath);
         db = fresh(dbPath);
-        return { db, recreated: 'corrupt', note: `.memory.db failed its integrity check (${problem.split('\n')[0]}); rebuilding it from the markdown` };
+        return { db, recreated: 'corrupt', note: `.memory.db failed its integrity check (${problem}); rebuilding it from the markdown` };
       }
     }
     db.pragma('synchronous = NORMAL');
