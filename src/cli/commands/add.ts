@@ -115,5 +115,6 @@ async function addCommand(ctx: Ctx, textArgs: string[], opts: AddOptions): Promi
     ctx.out(id);
     ctx.info(`added to ${file.path}${row ? `:${row.line}` : ''} (${file.scope})`);
   }
+  for (const n of indexed.notes) ctx.warn(n);
   if (indexed.warning) ctx.warn(indexed.warning);
 }

@@ -84,9 +84,9 @@ async function doctorCommand(ctx: Ctx): Promise<void> {
       checks.push({ name: 'index', status: 'warn', detail: 'no .memory.db yet', hint: 'run mem index (mem search builds it too)' });
     } else {
       try {
-        const { SCHEMA_VERSION, openDatabase } = await import('../../index/db.js');
+        const { SCHEMA_VERSION, openDatabase, quickCheck } = await import('../../index/db.js');
         const db = openDatabase(vault.dbPath, { readonly: true });
-        const qc = (db.pragma('quick_check', { simple: true }) as string) ?? 'ok';
+        const qc = quickCheck(db);
         const ver = (db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string } | undefined)?.value;
         const n = (db.prepare('SELECT count(*) AS n FROM entries').get() as { n: number }).n;
         const broken = (db.prepare('SELECT count(*) AS n FROM files WHERE error IS NOT NULL').get() as { n: number }).n;
