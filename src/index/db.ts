@@ -322,13 +322,41 @@ function fileSize(p: string): number {
 }
 
 /**
- * Signs that the last writer did not close the index cleanly: a rollback journal (mem writes in
- * WAL mode, so one is left only by an interrupted writer) or a WAL with frames in it (the last
- * connection to close folds it away; one is left by a killed writer, or belongs to a connection
- * open right now). Either way, the index is verified before it is trusted.
+ * A rollback journal beside the index: mem writes in WAL mode, so one is left only by an
+ * interrupted writer of another kind (or one mid-write now). The index is verified first.
  */
-function uncleanSigns(dbPath: string): boolean {
-  return fileSize(`${dbPath}-journal`) > 0 || fileSize(`${dbPath}-wal`) > 0;
+function hotJournal(dbPath: string): boolean {
+  return fileSize(`${dbPath}-journal`) > 0;
+}
+
+/**
+ * The "writing" marker: a refresh that writes records its pid in meta (committed on its own)
+ * before its transaction, and the transaction deletes it on commit. A marker whose process is
+ * gone means a writer was killed mid-write: SQLite's WAL rolls its transaction back, and the
+ * next open runs quick_check before trusting the file (cheap insurance against a torn disk).
+ * Concurrent readers and a long-lived connection leave no marker, so they cost no check.
+ */
+export function beginWrite(db: Db): void {
+  db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('writing', ?)").run(String(process.pid));
+}
+
+/** Inside the write transaction: the write is complete once it commits. */
+export function endWrite(db: Db): void {
+  db.prepare("DELETE FROM meta WHERE key = 'writing'").run();
+}
+
+/** After a failed write (rolled back): this process is alive, so no check is owed. */
+export function abandonWrite(db: Db): void {
+  try {
+    endWrite(db);
+  } catch {
+    // read-only or locked: the marker names a live pid until this process ends
+  }
+}
+
+function killedWriter(db: Db): boolean {
+  const pid = Number(db.prepare("SELECT value FROM meta WHERE key = 'writing'").pluck().get() ?? NaN);
+  return Number.isInteger(pid) && pid > 0 && !pidAlive(pid);
 }
 
 /** SQLite's structural check of the whole file; 'ok' or the first problem found. */
@@ -360,7 +388,7 @@ export interface OpenOptions {
  */
 export function openIndex(dbPath: string, opts: OpenOptions = {}): OpenResult {
   const existed = fs.existsSync(dbPath);
-  let verify = existed && (opts.verify || uncleanSigns(dbPath));
+  let verify = existed && (opts.verify || hotJournal(dbPath));
   removeRebuildLeftovers(dbPath);
   let db: Db | undefined;
   try {
@@ -379,7 +407,8 @@ export function openIndex(dbPath: string, opts: OpenOptions = {}): OpenResult {
       db = fresh(dbPath);
       return { db, recreated: 'version', note: `index format changed (${mismatch}); rebuilding .memory.db` };
     }
-    if (verify) {
+    const killed = killedWriter(db);
+    if (verify || killed) {
       verify = false;
       const problem = quickCheck(db);
       if (problem !== 'ok') {
@@ -388,6 +417,7 @@ export function openIndex(dbPath: string, opts: OpenOptions = {}): OpenResult {
         db = fresh(dbPath);
         return { db, recreated: 'corrupt', note: `.memory.db failed its integrity check (${problem}); rebuilding it from the markdown` };
       }
+      if (killed) abandonWrite(db);
     }
     db.pragma('synchronous = NORMAL');
     return { db };

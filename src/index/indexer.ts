@@ -13,7 +13,7 @@ import { FILE, inFolder, statInto } from '../vault/faststat.js';
 import { absFromRoot, probedFiles, vaultFiles, walkKey, walkPaths, type Vault, type VaultFile } from '../vault/vault.js';
 import { prepare, prepareFile, type Prepared, type PreparedFile } from './prepare.js';
 import { bytesHash } from '../hash.js';
-import { createIndexAt, DEFAULT_HASHSIZE, indexFault, INDEXES, isBusy, openIndex, removeDbFiles, type Db } from './db.js';
+import { abandonWrite, beginWrite, createIndexAt, DEFAULT_HASHSIZE, endWrite, indexFault, INDEXES, isBusy, openIndex, removeDbFiles, type Db } from './db.js';
 
 export interface IndexReport {
   files: number;
@@ -303,8 +303,15 @@ function applyPlan(db: Db, planned: Plan, opts: RefreshOptions, started: number)
       }
     });
     saveStatDigest(db, writer.wroteRacy);
+    endWrite(db);
   });
-  tx.immediate();
+  beginWrite(db);
+  try {
+    tx.immediate();
+  } catch (err) {
+    abandonWrite(db);
+    throw err;
+  }
   return { files: p.files, changed, removed: p.removed.length, entries: -1, ms: Date.now() - started, diagnostics };
 }
 
@@ -518,6 +525,7 @@ export async function refresh(db: Db, p: Plan, opts: RefreshOptions = {}): Promi
 async function applyInParallel(db: Db, planned: Plan, opts: RefreshOptions, started: number, script: URL): Promise<IndexReport> {
   // Loaded here, not at the top: the refresh before every search never needs it (3 ms).
   const { Worker } = await import('node:worker_threads');
+  beginWrite(db);
   db.exec('BEGIN IMMEDIATE');
   let p: Plan;
   let worker: InstanceType<typeof Worker>;
@@ -526,6 +534,7 @@ async function applyInParallel(db: Db, planned: Plan, opts: RefreshOptions, star
     worker = new Worker(script);
   } catch (err) {
     db.exec('ROLLBACK');
+    abandonWrite(db);
     throw err;
   }
   const batches: Plan['work'][] = [];
@@ -613,9 +622,11 @@ async function applyInParallel(db: Db, planned: Plan, opts: RefreshOptions, star
       tick(i + 1 === stash.length ? p.work.length : Math.round((p.work.length * (i + 1)) / stash.length));
     });
     saveStatDigest(db, writer.wroteRacy);
+    endWrite(db);
     db.exec('COMMIT');
   } catch (err) {
     if (db.inTransaction) db.exec('ROLLBACK');
+    abandonWrite(db);
     throw err;
   } finally {
     await worker.terminate();

@@ -568,8 +568,11 @@ describe('16: special files as transcripts, and init where no vault can live', (
   for (const [name, root, message] of refused) {
     it.skipIf(process.platform !== 'linux')(`mem --root ${name} init: one clear line, non-zero, fast`, () => {
       const cwd = tempDir();
+      // As an unprivileged user: a mem that failed to refuse could not write into / or /proc.
+      if (AS_ROOT) spawnSync('chown', ['65534:65534', cwd]);
+      const as = AS_ROOT ? { uid: 65534, gid: 65534 } : {};
       const t0 = Date.now();
-      const r = mem(['--root', root(), 'init'], { cwd, spawn: quick });
+      const r = mem(['--root', root(), 'init'], { cwd, home: cwd, spawn: { ...as, ...quick } });
       expect(Date.now() - t0).toBeLessThan(5000);
       expect(r.status).toBe(1);
       expect(r.stderr.split('\n')[0]).toMatch(message);
