@@ -152,6 +152,8 @@ export function indexFault(err: unknown): IndexFault | null {
 
 /** One line saying why the index at `dbPath` could not be used (see indexFault). */
 export function describeIndexFault(dbPath: string, err: unknown): string {
+  // Already described (an indexError on its way up).
+  if (err instanceof MemError && indexFault(err) !== null) return err.message;
   const name = path.basename(dbPath);
   let kind = '';
   try {

@@ -21,6 +21,8 @@ const POSIX = process.platform !== 'win32';
 /** No crash text: no TypeError, no "bug in mem" hint, no stack frames. */
 function clean(stderr: string): void {
   expect(stderr).not.toMatch(/TypeError|Cannot read properties|bug in mem|^\s+at /m);
+  // A cause is described once, not wrapped in itself.
+  expect(stderr).not.toMatch(/\(the index/);
 }
 
 function warnings(stderr: string): string[] {
@@ -158,6 +160,30 @@ describe('7: a write whose markdown is saved succeeds whatever state the index i
       expect(again.json().up_to_date).toBe(true);
     });
   }
+});
+
+describe('7: other commands that write markdown, then index it', () => {
+  it('reinforce and retire-stage with a folder or locked index: the edit is kept, exit 0, a warning', () => {
+    for (const state of ['folder', 'locked'] as const) {
+      const v = vaultWithEntries();
+      v.write('MEMORY.md', `${v.read('MEMORY.md')}${entry('task1', 'The login form uses the mock API for now.', { domain: 'task', phase: 'implementation' })}`);
+      const broken = breakIndex(v, state);
+      let r, st;
+      try {
+        r = mem(['reinforce', 'good1'], { cwd: v.root, home: v.home, env: broken.env });
+        st = mem(['retire-stage', 'implementation'], { cwd: v.root, home: v.home, env: broken.env });
+      } finally {
+        broken.release();
+      }
+      expect(r.status, r.stderr).toBe(0);
+      clean(r.stderr);
+      expect(v.read('MEMORY.md')).toMatch(/id: good1[\s\S]*reinforcement_count: 1/);
+      expect(warnings(r.stderr).some((w) => /the markdown is written/.test(w))).toBe(true);
+      expect(st.status, st.stderr).toBe(0);
+      clean(st.stderr);
+      expect(v.read('MEMORY.md')).toMatch(/id: task1[\s\S]*status: retired/);
+    }
+  });
 });
 
 describe('8: read commands answer on an index they cannot write, and errors keep their real cause', () => {

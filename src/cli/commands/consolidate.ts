@@ -72,7 +72,8 @@ async function consolidateCommand(ctx: Ctx, opts: { dryRun?: boolean }): Promise
     const log = path.join(vault.root, LOG);
     fs.mkdirSync(path.dirname(log), { recursive: true });
     fs.appendFileSync(log, acting.map((d) => JSON.stringify({ at, ...d })).join('\n') + '\n');
-    await reindex(vault, affected.filter((f) => written.includes(f.path)));
+    const lag = await reindex(vault, affected.filter((f) => written.includes(f.path)));
+    if (lag) ctx.warn(lag);
   }
   if (ctx.json) {
     ctx.out(JSON.stringify({ dry_run: Boolean(opts.dryRun), decisions }, null, 2));
