@@ -13,7 +13,7 @@ import { FILE, inFolder, statInto } from '../vault/faststat.js';
 import { absFromRoot, probedFiles, vaultFiles, walkKey, walkPaths, type Vault, type VaultFile } from '../vault/vault.js';
 import { prepare, prepareFile, type Prepared, type PreparedFile } from './prepare.js';
 import { bytesHash } from '../hash.js';
-import { abandonWrite, beginWrite, createIndexAt, DEFAULT_HASHSIZE, endWrite, indexFault, INDEXES, isBusy, openIndex, removeDbFiles, type Db } from './db.js';
+import { abandonWrite, beginWrite, createIndexAt, DEFAULT_HASHSIZE, endWrite, indexError, indexFault, INDEXES, isBusy, openIndex, removeDbFiles, type Db } from './db.js';
 
 export interface IndexReport {
   files: number;
@@ -637,8 +637,13 @@ async function applyInParallel(db: Db, planned: Plan, opts: RefreshOptions, star
 /** Build a complete new index beside the old one, then rename it into place. */
 export async function rebuildIndex(vault: Vault, progressFor?: (total: number) => Promise<IndexProgress | undefined>): Promise<IndexReport> {
   const started = Date.now();
-  const tmp = path.join(path.dirname(vault.dbPath), `.memory.db.rebuild-${process.pid}`);
-  const db = createIndexAt(tmp);
+  const tmp = `${vault.dbPath}.rebuild-${process.pid}`;
+  let db: Db;
+  try {
+    db = createIndexAt(tmp);
+  } catch (err) {
+    throw indexError(vault.dbPath, err);
+  }
   let report: IndexReport;
   try {
     const cache = new DirCache(null);
@@ -669,8 +674,14 @@ export async function rebuildIndex(vault: Vault, progressFor?: (total: number) =
   } catch {
     // A corrupt or locked old index is simply replaced.
   }
-  for (const suffix of ['-wal', '-shm']) fs.rmSync(vault.dbPath + suffix, { force: true });
-  fs.renameSync(tmp, vault.dbPath);
+  try {
+    for (const suffix of ['-wal', '-shm']) fs.rmSync(vault.dbPath + suffix, { force: true });
+    fs.renameSync(tmp, vault.dbPath);
+  } catch (err) {
+    // A folder in the index's place, a read-only folder: the old index stays as it was.
+    removeDbFiles(tmp);
+    throw indexError(vault.dbPath, err);
+  }
   const fresh = openIndex(vault.dbPath).db;
   fresh.pragma('journal_mode = WAL');
   fresh.close();

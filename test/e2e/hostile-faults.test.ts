@@ -245,6 +245,13 @@ describe('8: read commands answer on an index they cannot write, and errors keep
     expect(ix.status).toBe(1);
     expect(ix.stderr.split('\n')[0]).toBe('mem: .memory.db is a folder, not an index file');
     clean(ix.stderr);
+    const rb = mem(['index', '--rebuild'], { cwd: v.root, home: v.home });
+    expect(rb.status).toBe(1);
+    expect(rb.stderr.split('\n')[0]).toBe('mem: .memory.db is a folder, not an index file');
+    clean(rb.stderr);
+    expect(leftovers(v)).toEqual([]);
+    const doc = mem(['doctor', '--json'], { cwd: v.root, home: v.home });
+    expect(doc.json().checks.find((c: { name: string }) => c.name === 'index')).toMatchObject({ status: 'fail', detail: '.memory.db is a folder, not an index file', hint: expect.stringMatching(/^move it away/) });
   });
 
   it('a corrupt index (garbage, or a valid header over garbage pages) is rebuilt as a file', () => {

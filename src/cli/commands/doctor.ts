@@ -102,9 +102,10 @@ async function doctorCommand(ctx: Ctx): Promise<void> {
         else checks.push({ name: 'index', status: stale > 0 ? 'warn' : 'ok', detail: `${n} entries${stale > 0 ? `, ${stale} files changed since indexing` : ', up to date'}`, hint: stale > 0 ? 'run mem index' : undefined });
         if (broken > 0) checks.push({ name: 'broken files', status: 'warn', detail: `${broken} file(s) skipped or partly skipped`, hint: 'run mem lint to see where' });
       } catch (err) {
-        const { describeIndexFault, indexFault } = await import('../../index/db.js');
-        const detail = indexFault(err) !== null ? describeIndexFault(vault.dbPath, err) : err instanceof Error ? err.message.split('\n')[0] : String(err);
-        checks.push({ name: 'index', status: 'fail', detail, hint: indexFault(err) === 'corrupt' ? 'run mem index (it rebuilds the index from the markdown)' : 'run mem index --rebuild' });
+        const { indexError, indexFault } = await import('../../index/db.js');
+        const e = indexFault(err) !== null ? indexError(vault.dbPath, err) : undefined;
+        const detail = e ? e.message : err instanceof Error ? err.message.split('\n')[0] : String(err);
+        checks.push({ name: 'index', status: 'fail', detail, hint: indexFault(err) === 'corrupt' ? 'run mem index (it rebuilds the index from the markdown)' : e?.hint ?? 'run mem index --rebuild' });
       }
     }
     const gi = path.join(vault.root, '.gitignore');
