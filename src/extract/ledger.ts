@@ -5,7 +5,9 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { MemError } from '../errors.js';
 import { withFileLock } from '../vault/write.js';
+import { readRegular } from './source.js';
 import type { TranscriptMessage } from './transcript.js';
 
 export const LEDGER_PATH = '.mem/extracted.jsonl';
@@ -33,12 +35,8 @@ export function messagesHash(messages: readonly TranscriptMessage[], n: number):
 }
 
 export function readLedger(root: string): LedgerRecord[] {
-  let text: string;
-  try {
-    text = fs.readFileSync(path.join(root, LEDGER_PATH), 'utf8');
-  } catch {
-    return [];
-  }
+  const text = readRegular(path.join(root, LEDGER_PATH));
+  if (text === null) return [];
   const out: LedgerRecord[] = [];
   for (const line of text.split('\n')) {
     if (!line.trim()) continue;
@@ -67,8 +65,26 @@ export function resumePoint(records: LedgerRecord[], key: string, sessionId: str
   return 0;
 }
 
+/**
+ * Refuse, before anything is written, a ledger that is not a regular file (a FIFO would block the
+ * append forever; a folder would fail it after the entries were written).
+ */
+export function checkLedger(root: string): void {
+  const st = fs.statSync(path.join(root, LEDGER_PATH), { throwIfNoEntry: false });
+  if (st && !st.isFile()) throw new MemError(`${LEDGER_PATH} is not a regular file`, { hint: 'move it away; mem keeps its extraction record there' });
+}
+
 export function appendLedger(root: string, rec: LedgerRecord): void {
   const file = path.join(root, LEDGER_PATH);
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  withFileLock(file, () => fs.appendFileSync(file, `${JSON.stringify(rec)}\n`), LEDGER_PATH);
+  withFileLock(file, () => {
+    // Non-blocking: a FIFO put there since checkLedger fails at once instead of waiting for a reader.
+    const fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | (fs.constants.O_NONBLOCK ?? 0), 0o644);
+    try {
+      if (!fs.fstatSync(fd).isFile()) throw new MemError(`${LEDGER_PATH} is not a regular file`);
+      fs.writeFileSync(fd, `${JSON.stringify(rec)}\n`);
+    } finally {
+      fs.closeSync(fd);
+    }
+  }, LEDGER_PATH);
 }

@@ -2,7 +2,6 @@
 // heuristics) → duplicates dropped → appended under locks → touched files compacted → the
 // session's retrieved entries reinforced (usage-aware) → index refreshed → ledger record.
 
-import fs from 'node:fs';
 import path from 'node:path';
 import { MemError } from '../errors.js';
 import { createProvider, ProviderError, type ClientOptions, type LlmProvider, type ProviderConfig } from '../llm/provider.js';
@@ -13,10 +12,10 @@ import { describeFile, type Vault, type VaultFile } from '../vault/vault.js';
 import { condense, isHumanText } from './condense.js';
 import { heuristicLearnings } from './heuristic.js';
 import { checkSessionId, printable, usableSessionId } from './session-id.js';
-import { appendLedger, messagesHash, readLedger, resumePoint } from './ledger.js';
+import { appendLedger, checkLedger, messagesHash, readLedger, resumePoint } from './ledger.js';
 import { learningSchema, validateLearnings, type Learning } from './learning.js';
 import { EXTRACTION_SCOPES, scopeByName, targetPath, type ExtractionScopeName } from './scopes.js';
-import type { LoadedTranscript } from './source.js';
+import { readRegular, type LoadedTranscript } from './source.js';
 import type { Transcript, TranscriptMessage } from './transcript.js';
 
 export interface ExtractOptions {
@@ -139,12 +138,8 @@ function resolveTargets(vault: Vault, scopes: ExtractionScopeName[], where: { jo
 function existingTitles(targets: Iterable<Target>): string[] {
   const titles: string[] = [];
   for (const t of targets) {
-    let text: string;
-    try {
-      text = fs.readFileSync(t.abs, 'utf8');
-    } catch {
-      continue;
-    }
+    const text = readRegular(t.abs);
+    if (text === null) continue;
     for (const m of text.matchAll(/^## (?:\[[^\]]*\] )?(?:\w+: )?(.+)$/gm)) titles.push(m[1].trim());
   }
   return [...new Set(titles)].slice(-60);
@@ -228,7 +223,7 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
       try {
         const llm = opts.llm ?? (await createProvider(opts.provider, opts.client));
         const intentFile = path.join(vault.root, 'INTENT.md');
-        const intent = active.includes('intent-alignment') && fs.existsSync(intentFile) ? fs.readFileSync(intentFile, 'utf8') : undefined;
+        const intent = active.includes('intent-alignment') ? readRegular(intentFile) ?? undefined : undefined;
         const condensed = condense(fresh, opts.budget);
         const prompt = buildPrompt(condensed.text, active, { task, intent, known: existingTitles(targets.values()) });
         const res = await llm.complete({ system: SYSTEM, prompt, schema: learningSchema(active), schemaName: 'record_learnings', maxTokens: 4096 });
@@ -290,9 +285,13 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
 
   if (opts.dryRun) {
     const { parseMemoryFile } = await import('../vault/format.js');
-    render(slots.map((s) => (fs.existsSync(s.target.abs) ? parseMemoryFile(fs.readFileSync(s.target.abs, 'utf8'), s.target.path) : null)));
+    render(slots.map((s) => {
+      const text = readRegular(s.target.abs);
+      return text === null ? null : parseMemoryFile(text, s.target.path);
+    }));
     return result;
   }
+  checkLedger(vault.root);
   const { appendTogether } = await import('../vault/store.js');
   const writtenPaths = await appendTogether(appends, render);
   const touched: VaultFile[] = slots.filter((s) => writtenPaths.includes(s.target.path)).map((s) => describeFile(vault, s.target.abs));

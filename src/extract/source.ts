@@ -35,6 +35,26 @@ function fromText(text: string, label: string, format?: TranscriptFormat): Trans
   return readTranscript(text, format);
 }
 
+/**
+ * The text of a regular file, or null (missing, unreadable, or a FIFO or device, which would
+ * block or never end: checked on the open file, opened without blocking).
+ */
+export function readRegular(abs: string): string | null {
+  let fd: number;
+  try {
+    fd = fs.openSync(abs, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
+  } catch {
+    return null;
+  }
+  try {
+    return fs.fstatSync(fd).isFile() ? fs.readFileSync(fd, 'utf8') : null;
+  } catch {
+    return null;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /** What kind of special file this is, for messages: "a FIFO", "a socket", … */
 export function specialKind(st: fs.Stats): string {
   if (st.isFIFO()) return 'a FIFO';

@@ -576,6 +576,18 @@ describe('16: special files as transcripts, and init where no vault can live', (
     }
   });
 
+  it.skipIf(!POSIX)('a FIFO as the extraction ledger is refused before anything is written, never blocks', () => {
+    const v = tempVault();
+    expect(spawnSync('mkfifo', [v.path('.mem/extracted.jsonl')]).status).toBe(0);
+    const t0 = Date.now();
+    const r = mem(['extract', SAMPLE], { cwd: v.root, home: v.home, env: OFFLINE, spawn: quick });
+    expect(Date.now() - t0).toBeLessThan(6000);
+    expect(r.status).toBe(1);
+    expect(r.stderr.split('\n')[0]).toBe('mem: .mem/extracted.jsonl is not a regular file');
+    expect(fs.existsSync(v.path('MEMORY.md'))).toBe(false);
+    clean(r.stderr);
+  });
+
   it.skipIf(!POSIX)('the hook given a FIFO: exits 0 at once, and its background extraction ends with a logged error', async () => {
     const v = tempVault();
     mem(['init', '-q'], { cwd: v.root, home: v.home });
