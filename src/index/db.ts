@@ -1,5 +1,6 @@
 // The `.memory.db` connection: schema, version check, pragmas, and recovery. The index is
-// derived from the markdown, so a stale schema or a corrupt file is rebuilt, never patched.
+// derived from the markdown, so a stale schema or a corrupt file is rebuilt, never patched; what
+// killed rebuilds leave is removed; errors are classified (locked, read-only, corrupt, unusable).
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -420,6 +421,15 @@ export function openIndex(dbPath: string, opts: OpenOptions = {}): OpenResult {
         return { db, recreated: 'corrupt', note: `.memory.db failed its integrity check (${problem}); rebuilding it from the markdown` };
       }
       if (killed) abandonWrite(db);
+    }
+    // A rebuild killed between its rename and its switch to WAL (or another tool) can leave the
+    // file in rollback-journal mode, where a writer blocks every reader: switch back when free.
+    if (db.pragma('journal_mode', { simple: true }) !== 'wal') {
+      try {
+        db.pragma('journal_mode = WAL');
+      } catch {
+        // busy or read-only: next time
+      }
     }
     db.pragma('synchronous = NORMAL');
     return { db };
