@@ -147,7 +147,7 @@ export function indexFault(err: unknown): IndexFault | null {
   if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') return 'corrupt';
   if (code.startsWith('SQLITE_READONLY') || code === 'SQLITE_PERM' || code === 'SQLITE_AUTH' || ['EACCES', 'EPERM', 'EROFS'].includes(code)) return 'read-only';
   if (code.startsWith('SQLITE_CANTOPEN') || code.startsWith('SQLITE_IOERR') || code === 'SQLITE_FULL' || code === 'SQLITE_NOLFS' || code === 'SQLITE_NOMEM') return 'unusable';
-  if (['EISDIR', 'ENOTDIR', 'ENOSPC', 'EIO', 'ELOOP', 'ENAMETOOLONG', 'EEXIST', 'ENOENT', 'EDQUOT', 'EBUSY'].includes(code)) return 'unusable';
+  if (['MEM_NOT_A_FILE', 'EISDIR', 'ENOTDIR', 'ENOSPC', 'EIO', 'ELOOP', 'ENAMETOOLONG', 'EEXIST', 'ENOENT', 'EDQUOT', 'EBUSY'].includes(code)) return 'unusable';
   return null;
 }
 
@@ -156,11 +156,10 @@ export function describeIndexFault(dbPath: string, err: unknown): string {
   // Already described (an indexError on its way up).
   if (err instanceof MemError && indexFault(err) !== null) return err.message;
   const name = path.basename(dbPath);
-  let kind = '';
   try {
     const st = fs.statSync(dbPath);
     if (st.isDirectory()) return `${name} is a folder, not an index file`;
-    if (!st.isFile()) kind = ' (not a regular file)';
+    if (!st.isFile()) return `${name} is not a regular file (${st.isFIFO() ? 'a FIFO' : st.isSocket() ? 'a socket' : 'a device'}), not an index file`;
   } catch {
     // missing: the error says why it could not be created
   }
@@ -169,11 +168,11 @@ export function describeIndexFault(dbPath: string, err: unknown): string {
     case 'locked':
       return `the index ${name} is locked by another process`;
     case 'read-only':
-      return `the index ${name} cannot be written${kind} (${detail})`;
+      return `the index ${name} cannot be written (${detail})`;
     case 'corrupt':
-      return `the index ${name} is corrupt${kind} (${detail})`;
+      return `the index ${name} is corrupt (${detail})`;
     default:
-      return `the index ${name} cannot be used${kind} (${detail})`;
+      return `the index ${name} cannot be used (${detail})`;
   }
 }
 
@@ -224,6 +223,7 @@ function connect(dbPath: string, readonly: boolean): Db {
 export function openMemoryIndex(copyOf: string | null): Db {
   if (copyOf !== null) {
     try {
+      if (!fs.statSync(copyOf).isFile()) throw new Error('not a regular file');
       const ro = new Database(copyOf, { readonly: true, fileMustExist: true, nativeBinding: nativeBinding() });
       try {
         // Short: a copy is an optimisation; when the file is held, the index is built from nothing.
@@ -389,8 +389,24 @@ export interface OpenOptions {
  * leftovers of dead processes are removed on the way. Failures are MemErrors whose cause is
  * SQLite's (see indexFault).
  */
+/**
+ * Stat the index file before SQLite opens it: a FIFO or a device in its place would block the
+ * open or the first read forever (a folder fails the open at once). True when it exists.
+ */
+function checkIndexFile(dbPath: string): boolean {
+  const st = fs.statSync(dbPath, { throwIfNoEntry: false });
+  if (st === undefined) return false;
+  if (!st.isFile() && !st.isDirectory()) throw Object.assign(new Error(`${path.basename(dbPath)} is not a regular file`), { code: 'MEM_NOT_A_FILE' });
+  return true;
+}
+
 export function openIndex(dbPath: string, opts: OpenOptions = {}): OpenResult {
-  const existed = fs.existsSync(dbPath);
+  let existed: boolean;
+  try {
+    existed = checkIndexFile(dbPath);
+  } catch (err) {
+    throw indexError(dbPath, err);
+  }
   let verify = existed && (opts.verify || hotJournal(dbPath));
   removeRebuildLeftovers(dbPath);
   let db: Db | undefined;
