@@ -156,6 +156,7 @@ export function describeIndexFault(dbPath: string, err: unknown): string {
   // Already described (an indexError on its way up).
   if (err instanceof MemError && indexFault(err) !== null) return err.message;
   const name = path.basename(dbPath);
+  if (errorCode(err) === 'MEM_NOT_A_FILE' && err instanceof Error && !err.message.startsWith(`${name} is`)) return err.message;
   try {
     const st = fs.statSync(dbPath);
     if (st.isDirectory()) return `${name} is a folder, not an index file`;
@@ -224,6 +225,7 @@ export function openMemoryIndex(copyOf: string | null): Db {
   if (copyOf !== null) {
     try {
       if (!fs.statSync(copyOf).isFile()) throw new Error('not a regular file');
+      checkIndexFile(copyOf);
       const ro = new Database(copyOf, { readonly: true, fileMustExist: true, nativeBinding: nativeBinding() });
       try {
         // Short: a copy is an optimisation; when the file is held, the index is built from nothing.
@@ -316,22 +318,6 @@ export function removeRebuildLeftovers(dbPath: string): RebuildLeftover[] {
   return removed;
 }
 
-function fileSize(p: string): number {
-  try {
-    return fs.statSync(p).size;
-  } catch {
-    return -1;
-  }
-}
-
-/**
- * A rollback journal beside the index: mem writes in WAL mode, so one is left only by an
- * interrupted writer of another kind (or one mid-write now). The index is verified first.
- */
-function hotJournal(dbPath: string): boolean {
-  return fileSize(`${dbPath}-journal`) > 0;
-}
-
 /**
  * The "writing" marker: a refresh that writes records its pid in meta (committed on its own)
  * before its transaction, and the transaction deletes it on commit. A marker whose process is
@@ -393,21 +379,29 @@ export interface OpenOptions {
  * Stat the index file before SQLite opens it: a FIFO or a device in its place would block the
  * open or the first read forever (a folder fails the open at once). True when it exists.
  */
-function checkIndexFile(dbPath: string): boolean {
+function checkIndexFile(dbPath: string): { exists: boolean; hotJournal: boolean } {
   const st = fs.statSync(dbPath, { throwIfNoEntry: false });
-  if (st === undefined) return false;
-  if (!st.isFile() && !st.isDirectory()) throw Object.assign(new Error(`${path.basename(dbPath)} is not a regular file`), { code: 'MEM_NOT_A_FILE' });
-  return true;
+  if (st && !st.isFile() && !st.isDirectory()) throw Object.assign(new Error(`${path.basename(dbPath)} is not a regular file`), { code: 'MEM_NOT_A_FILE' });
+  // Its journals too: SQLite reads a rollback journal it finds (a FIFO there would block it).
+  let hotJournal = false;
+  for (const suffix of ['-journal', '-wal', '-shm']) {
+    const j = fs.statSync(dbPath + suffix, { throwIfNoEntry: false });
+    if (j && !j.isFile()) throw Object.assign(new Error(`${path.basename(dbPath)}${suffix} is not a regular file`), { code: 'MEM_NOT_A_FILE' });
+    if (j && suffix === '-journal' && j.size > 0) hotJournal = true;
+  }
+  return { exists: st !== undefined, hotJournal };
 }
 
 export function openIndex(dbPath: string, opts: OpenOptions = {}): OpenResult {
   let existed: boolean;
+  let verify: boolean | undefined;
   try {
-    existed = checkIndexFile(dbPath);
+    const found = checkIndexFile(dbPath);
+    existed = found.exists;
+    verify = existed && (opts.verify || found.hotJournal);
   } catch (err) {
     throw indexError(dbPath, err);
   }
-  let verify = existed && (opts.verify || hotJournal(dbPath));
   removeRebuildLeftovers(dbPath);
   let db: Db | undefined;
   try {

@@ -254,21 +254,24 @@ describe('8: read commands answer on an index they cannot write, and errors keep
     expect(doc.json().checks.find((c: { name: string }) => c.name === 'index')).toMatchObject({ status: 'fail', detail: '.memory.db is a folder, not an index file', hint: expect.stringMatching(/^move it away/) });
   });
 
-  it.skipIf(!POSIX)('a FIFO in place of .memory.db blocks nothing: search and add answer at once', () => {
-    const v = vaultWithEntries();
-    expect(spawnSync('mkfifo', [v.path('.memory.db')]).status).toBe(0);
-    const quick = { timeout: 8000 };
-    const s = mem(['search', 'kafka', '--ids'], { cwd: v.root, home: v.home, spawn: quick });
-    expect(s.status, s.stderr).toBe(0);
-    expect(s.stdout.split('\n')[0]).toBe('good1');
-    expect(warnings(s.stderr)[0]).toMatch(/\.memory\.db is not a regular file \(a FIFO\)/);
-    clean(s.stderr);
-    const a = mem(['add', 'Theremin tuning needs a warm room'], { cwd: v.root, home: v.home, spawn: quick });
-    expect(a.status, a.stderr).toBe(0);
-    expect(a.stdout.trim()).toMatch(UUID);
-    clean(a.stderr);
-    expect(fs.statSync(v.path('.memory.db')).isFIFO()).toBe(true);
-  });
+  for (const name of ['.memory.db', '.memory.db-journal', '.memory.db-wal']) {
+    it.skipIf(!POSIX)(`a FIFO as ${name} blocks nothing: search and add answer at once`, () => {
+      const v = vaultWithEntries();
+      if (name !== '.memory.db') expect(mem(['index', '-q'], { cwd: v.root, home: v.home }).status).toBe(0);
+      expect(spawnSync('mkfifo', [v.path(name)]).status).toBe(0);
+      const quick = { timeout: 8000 };
+      const s = mem(['search', 'kafka', '--ids'], { cwd: v.root, home: v.home, spawn: quick });
+      expect(s.status, s.stderr).toBe(0);
+      expect(s.stdout.split('\n')[0]).toBe('good1');
+      expect(warnings(s.stderr)[0]).toMatch(new RegExp(`${name.replace(/\./g, '\\.')} is not a regular file`));
+      clean(s.stderr);
+      const a = mem(['add', 'Theremin tuning needs a warm room'], { cwd: v.root, home: v.home, spawn: quick });
+      expect(a.status, a.stderr).toBe(0);
+      expect(a.stdout.trim()).toMatch(UUID);
+      clean(a.stderr);
+      expect(fs.statSync(v.path(name)).isFIFO()).toBe(true);
+    });
+  }
 
   it('a corrupt index (garbage, or a valid header over garbage pages) is rebuilt as a file', () => {
     for (const state of ['corrupt', 'corrupt-pages', 'corrupt-table'] as const) {
