@@ -3,7 +3,7 @@
 // session's retrieved entries reinforced (usage-aware) → index refreshed → ledger record.
 
 import path from 'node:path';
-import { MemError } from '../errors.js';
+import { MemError, usageError } from '../errors.js';
 import { createProvider, ProviderError, type ClientOptions, type LlmProvider, type ProviderConfig } from '../llm/provider.js';
 import { TokenVocab, jaccardSorted, type TokenSet } from '../lifecycle/similarity.js';
 import type { ParsedFile } from '../vault/format.js';
@@ -190,6 +190,10 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
   // A session id names folders (.mem/sessions/<id>/, a job) and ledger records: one given by the
   // caller must be valid; one read from the transcript is made valid, before anything is written.
   if (opts.sessionId !== undefined) checkSessionId(opts.sessionId);
+  // --job and --task name folders under .mem/jobs/: the same rule, or a "../" would leave it.
+  for (const [what, v] of [['job', opts.job], ['task', opts.task]] as const) {
+    if (v !== undefined && !/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(v)) throw usageError(`invalid --${what} "${printable(v)}"`, 'use letters, digits, ".", "_" and "-"');
+  }
   const own = usableSessionId(t.sessionId);
   const sessionId = opts.sessionId ?? own;
   const key = loaded.path !== '-' ? loaded.path : `stdin:${sessionId ?? messagesHash(t.messages, 3)}`;

@@ -386,13 +386,17 @@ describe('9: a transcript whose own session id is not a usable name', () => {
     });
   }
 
-  it('an invalid --session or MEM_SESSION is a usage error before anything is written', () => {
-    for (const [args, env] of [[['--session', '../../x'], {}], [[], { MEM_SESSION: 'a/b' }], [['--session', 'x'.repeat(300)], {}]] as [string[], Record<string, string>][]) {
+  it('an invalid --session, MEM_SESSION, --job or --task is a usage error before anything is written', () => {
+    const cases = [
+      [['--session', '../../x'], {}], [[], { MEM_SESSION: 'a/b' }], [['--session', 'x'.repeat(300)], {}],
+      [['--job', '../../escape', '--scopes', 'session,project'], {}], [['--job', 'j1', '--task', '../t', '--scopes', 'team,project'], {}],
+    ] as [string[], Record<string, string>][];
+    for (const [args, env] of cases) {
       const v = tempVault();
       v.write('MEMORY.md', '# Memory\n');
       const r = mem(['extract', SAMPLE, ...args], { cwd: v.root, home: v.home, env: { ...OFFLINE, ...env } });
       expect(r.status).toBe(2);
-      expect(r.stderr.split('\n')[0]).toMatch(/^mem: invalid session id/);
+      expect(r.stderr.split('\n')[0]).toMatch(/^mem: invalid (session id|--job|--task)/);
       expect(v.read('MEMORY.md')).toBe('# Memory\n');
       expect(fs.existsSync(v.path('.mem/extracted.jsonl'))).toBe(false);
     }
