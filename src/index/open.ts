@@ -51,13 +51,16 @@ async function temporary(vault: Vault, opts: FreshOptions, why: string, notes: s
     return { db, notes, report, temporary: true };
   } catch (err) {
     db.close();
+    // A damaged copy: start from nothing (the file on disk is left to whoever holds it).
+    if (copy && isCorruption(err)) return temporary(vault, opts, why, notes, false);
     throw err;
   }
 }
 
-async function open(vault: Vault, opts: FreshOptions, mode: 'disk' | 'copy' | 'empty'): Promise<FreshIndex> {
+/** `memory`: answer from an index built in memory (the one on disk was corrupt and could not be replaced). */
+async function open(vault: Vault, opts: FreshOptions, mode: 'disk' | 'memory'): Promise<FreshIndex> {
   const notes: string[] = [];
-  if (mode !== 'disk') return temporary(vault, opts, '.memory.db was corrupt and could not be replaced', notes, mode === 'copy');
+  if (mode === 'memory') return temporary(vault, opts, '.memory.db is corrupt and could not be replaced', notes, false);
   let opened;
   try {
     opened = openIndex(vault.dbPath, { verify: opts.verify });
@@ -83,7 +86,7 @@ async function open(vault: Vault, opts: FreshOptions, mode: 'disk' | 'copy' | 'e
 
 /** Run `fn` with a fresh index; a corrupt index found on the way is rebuilt once and `fn` retried. */
 export async function withIndex<T>(vault: Vault, opts: FreshOptions, fn: (ix: FreshIndex) => T | Promise<T>): Promise<T> {
-  let mode: 'disk' | 'copy' | 'empty' = 'disk';
+  let mode: 'disk' | 'memory' = 'disk';
   let retried = false;
   for (;;) {
     let ix: FreshIndex | undefined;
@@ -97,14 +100,14 @@ export async function withIndex<T>(vault: Vault, opts: FreshOptions, fn: (ix: Fr
         const wasTemporary = ix?.temporary === true;
         if (ix?.db.open) ix.db.close();
         ix = undefined;
-        if (wasTemporary) mode = 'empty';
+        if (wasTemporary) mode = 'memory';
         else {
           try {
             removeDbFiles(vault.dbPath);
           } catch (again) {
             // Cannot replace it (a read-only folder): a read still answers, from the markdown.
-            if (!opts.tolerateBusy) throw again;
-            mode = 'empty';
+            if (!opts.tolerateBusy) throw indexError(vault.dbPath, again);
+            mode = 'memory';
           }
         }
         continue;
