@@ -435,13 +435,15 @@ describe('14: a killed rebuild leaves nothing behind for long', () => {
     let sawLeftover = 0;
     for (const delay of [50, 150, 300, 'file'] as const) {
       const child = spawn(process.execPath, [BIN, 'index', '--rebuild', '--quiet'], { cwd: v.root, env: { ...process.env, MEM_HOME: v.home }, stdio: 'ignore' });
+      // Listened for from the start: a rebuild that ends before the kill has already exited.
+      const exited = new Promise((r) => child.once('exit', r));
       if (delay === 'file') {
         // Kill as soon as its file exists: certainly mid-build.
         const t0 = Date.now();
-        while (!leftovers(v).some((n) => n.endsWith(`-${child.pid}`)) && Date.now() - t0 < 10_000) await new Promise((r) => setTimeout(r, 2));
+        while (!leftovers(v).some((n) => n.endsWith(`-${child.pid}`)) && child.exitCode === null && Date.now() - t0 < 10_000) await new Promise((r) => setTimeout(r, 2));
       } else await new Promise((r) => setTimeout(r, delay));
       child.kill('SIGKILL');
-      await new Promise((r) => child.once('exit', r));
+      await exited;
       if (leftovers(v).length > 0) sawLeftover++;
       const s = mem(['search', 'quasar', '--ids', '--limit', '10000'], { cwd: v.root, home: v.home, spawn: { timeout: 30_000 } });
       expect(s.status, `after a kill at ${delay}: ${s.stderr}`).toBe(0);
