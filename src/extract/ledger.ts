@@ -5,8 +5,10 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { MemError } from '../errors.js';
 import { withFileLock } from '../vault/write.js';
 import { appendConfined } from '../vault/boundary.js';
+import { readRegular } from './source.js';
 import type { TranscriptMessage } from './transcript.js';
 
 export const LEDGER_PATH = '.mem/extracted.jsonl';
@@ -34,12 +36,8 @@ export function messagesHash(messages: readonly TranscriptMessage[], n: number):
 }
 
 export function readLedger(root: string): LedgerRecord[] {
-  let text: string;
-  try {
-    text = fs.readFileSync(path.join(root, LEDGER_PATH), 'utf8');
-  } catch {
-    return [];
-  }
+  const text = readRegular(path.join(root, LEDGER_PATH));
+  if (text === null) return [];
   const out: LedgerRecord[] = [];
   for (const line of text.split('\n')) {
     if (!line.trim()) continue;
@@ -66,6 +64,15 @@ export function resumePoint(records: LedgerRecord[], key: string, sessionId: str
     return 0;
   }
   return 0;
+}
+
+/**
+ * Refuse, before anything is written, a ledger that is not a regular file (a FIFO would block the
+ * append forever; a folder would fail it after the entries were written).
+ */
+export function checkLedger(root: string): void {
+  const st = fs.statSync(path.join(root, LEDGER_PATH), { throwIfNoEntry: false });
+  if (st && !st.isFile()) throw new MemError(`${LEDGER_PATH} is not a regular file`, { hint: 'move it away; mem keeps its extraction record there' });
 }
 
 export function appendLedger(root: string, rec: LedgerRecord): void {

@@ -2,9 +2,8 @@
 // heuristics) → duplicates dropped → appended under locks → touched files compacted → the
 // session's retrieved entries reinforced (usage-aware) → index refreshed → ledger record.
 
-import fs from 'node:fs';
 import path from 'node:path';
-import { MemError } from '../errors.js';
+import { MemError, usageError } from '../errors.js';
 import { createProvider, ProviderError, type ClientOptions, type LlmProvider, type ProviderConfig } from '../llm/provider.js';
 import { TokenVocab, jaccardSorted, type TokenSet } from '../lifecycle/similarity.js';
 import type { ParsedFile } from '../vault/format.js';
@@ -13,10 +12,11 @@ import { describeFile, type Vault, type VaultFile } from '../vault/vault.js';
 import { staysInside, writeTarget } from '../vault/boundary.js';
 import { condense, isHumanText } from './condense.js';
 import { heuristicLearnings } from './heuristic.js';
-import { appendLedger, LEDGER_PATH, messagesHash, readLedger, resumePoint } from './ledger.js';
+import { checkSessionId, printable, usableSessionId } from './session-id.js';
+import { appendLedger, checkLedger, LEDGER_PATH, messagesHash, readLedger, resumePoint } from './ledger.js';
 import { learningSchema, validateLearnings, type Learning } from './learning.js';
 import { EXTRACTION_SCOPES, scopeByName, targetPath, type ExtractionScopeName } from './scopes.js';
-import type { LoadedTranscript } from './source.js';
+import { readRegular, type LoadedTranscript } from './source.js';
 import type { Transcript, TranscriptMessage } from './transcript.js';
 
 export interface ExtractOptions {
@@ -69,6 +69,10 @@ export interface ExtractResult {
   not_global: { title: string; reason: string }[];
   compacted: number;
   reinforced: number;
+  /** The transcript's own session id when it could not be used as a name (see usableSessionId). */
+  session_id_from_transcript: string | null;
+  /** Set when the index could not be updated after the write (the entries are written). */
+  index_warning: string | null;
 }
 
 /** Scopes whose learnings belong to the work at hand (domain: task, retired with its stage); the rest are durable (team). */
@@ -138,12 +142,8 @@ function resolveTargets(vault: Vault, scopes: ExtractionScopeName[], where: { jo
 function existingTitles(targets: Iterable<Target>): string[] {
   const titles: string[] = [];
   for (const t of targets) {
-    let text: string;
-    try {
-      text = fs.readFileSync(t.abs, 'utf8');
-    } catch {
-      continue;
-    }
+    const text = readRegular(t.abs);
+    if (text === null) continue;
     for (const m of text.matchAll(/^## (?:\[[^\]]*\] )?(?:\w+: )?(.+)$/gm)) titles.push(m[1].trim());
   }
   return [...new Set(titles)].slice(-60);
@@ -191,7 +191,15 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
       hint: 'check the file, or force the format with --format claude|codex|gemini|messages|text',
     });
   }
-  const sessionId = opts.sessionId ?? t.sessionId;
+  // A session id names folders (.mem/sessions/<id>/, a job) and ledger records: one given by the
+  // caller must be valid; one read from the transcript is made valid, before anything is written.
+  if (opts.sessionId !== undefined) checkSessionId(opts.sessionId);
+  // --job and --task name folders under .mem/jobs/: the same rule, or a "../" would leave it.
+  for (const [what, v] of [['job', opts.job], ['task', opts.task]] as const) {
+    if (v !== undefined && !/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(v)) throw usageError(`invalid --${what} "${printable(v)}"`, 'use letters, digits, ".", "_" and "-"');
+  }
+  const own = usableSessionId(t.sessionId);
+  const sessionId = opts.sessionId ?? own;
   const key = loaded.path !== '-' ? loaded.path : `stdin:${sessionId ?? messagesHash(t.messages, 3)}`;
   const from = opts.force ? 0 : resumePoint(readLedger(vault.root), key, sessionId, t.messages);
   const fresh = t.messages.slice(from);
@@ -202,6 +210,8 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
     up_to_date: fresh.length === 0, dry_run: opts.dryRun,
     provider: { name: opts.provider.name, model: opts.provider.model, source: opts.provider.source }, usage: null, fallback: null,
     scopes: opts.scopes, skipped_scopes: [], invalid_learnings: 0, written: [], duplicates: [], not_global: [], compacted: 0, reinforced: 0,
+    session_id_from_transcript: opts.sessionId === undefined && own !== undefined && own !== t.sessionId ? printable(t.sessionId!) : null,
+    index_warning: null,
   };
   if (fresh.length === 0) return result;
 
@@ -221,7 +231,8 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
       try {
         const llm = opts.llm ?? (await createProvider(opts.provider, opts.client));
         const intentFile = path.join(vault.root, 'INTENT.md');
-        const intent = active.includes('intent-alignment') && fs.existsSync(intentFile) && staysInside(intentFile, vault.root).inside ? fs.readFileSync(intentFile, 'utf8') : undefined;
+        // Only a regular file inside the vault is read into the prompt.
+        const intent = active.includes('intent-alignment') && staysInside(intentFile, vault.root).inside ? readRegular(intentFile) ?? undefined : undefined;
         const condensed = condense(fresh, opts.budget);
         const prompt = buildPrompt(condensed.text, active, { task, intent, known: existingTitles(targets.values()) });
         const res = await llm.complete({ system: SYSTEM, prompt, schema: learningSchema(active), schemaName: 'record_learnings', maxTokens: 4096 });
@@ -283,9 +294,13 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
 
   if (opts.dryRun) {
     const { parseMemoryFile } = await import('../vault/format.js');
-    render(slots.map((s) => (fs.existsSync(s.target.abs) ? parseMemoryFile(fs.readFileSync(s.target.abs, 'utf8'), s.target.path) : null)));
+    render(slots.map((s) => {
+      const text = readRegular(s.target.abs);
+      return text === null ? null : parseMemoryFile(text, s.target.path);
+    }));
     return result;
   }
+  checkLedger(vault.root);
   const { appendTogether } = await import('../vault/store.js');
   const writtenPaths = await appendTogether(appends, render);
   const touched: VaultFile[] = slots.filter((s) => writtenPaths.includes(s.target.path)).map((s) => describeFile(vault, s.target.abs));
@@ -328,13 +343,14 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
       for (const f of files.values()) if (written.includes(f.path)) reindexFiles.set(f.abs, f);
     }
   }
-  if (reindexFiles.size > 0) {
-    const { reindex } = await import('../lifecycle/vault-ops.js');
-    await reindex(vault, [...reindexFiles.values()]);
-  }
+  // The markdown is written: record it in the ledger before anything that could still go wrong.
   appendLedger(vault.root, {
     transcript: key, session_id: sessionId, format: t.format, messages: t.messages.length, hash: messagesHash(t.messages, t.messages.length),
     at: new Date().toISOString(), provider: source, written: result.written.map((w) => w.id),
   });
+  if (reindexFiles.size > 0) {
+    const { reindex } = await import('../lifecycle/vault-ops.js');
+    result.index_warning = (await reindex(vault, [...reindexFiles.values()])) ?? null;
+  }
   return result;
 }

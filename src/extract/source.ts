@@ -35,6 +35,43 @@ function fromText(text: string, label: string, format?: TranscriptFormat): Trans
   return readTranscript(text, format);
 }
 
+/**
+ * The text of a regular file, or null (missing, unreadable, or a FIFO or device, which would
+ * block or never end: checked on the open file, opened without blocking).
+ */
+export function readRegular(abs: string): string | null {
+  let fd: number;
+  try {
+    fd = fs.openSync(abs, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
+  } catch {
+    return null;
+  }
+  try {
+    if (!fs.fstatSync(fd).isFile()) return null;
+    const text = fs.readFileSync(fd, 'utf8');
+    // A BOM is not text: a memory file's first `---` line or a ledger's first record starts after it.
+    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  } catch {
+    return null;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** What kind of special file this is, for messages: "a FIFO", "a socket", … */
+export function specialKind(st: fs.Stats): string {
+  if (st.isFIFO()) return 'a FIFO';
+  if (st.isSocket()) return 'a socket';
+  if (st.isCharacterDevice()) return 'a character device';
+  if (st.isBlockDevice()) return 'a block device';
+  if (st.isDirectory()) return 'a folder';
+  return 'not a file';
+}
+
+function notRegular(file: string, st: fs.Stats): MemError {
+  return new MemError(`${file} is not a regular file (${specialKind(st)})`, { hint: 'give a transcript file, or "-" to read stdin' });
+}
+
 export function loadTranscript(file: string, opts: { format?: TranscriptFormat; cwd: string; stdin?: () => string }): LoadedTranscript {
   if (file === '-') {
     const text = (opts.stdin ?? (() => fs.readFileSync(0, 'utf8')))();
@@ -43,14 +80,22 @@ export function loadTranscript(file: string, opts: { format?: TranscriptFormat; 
   const abs = path.resolve(opts.cwd, file);
   let fd: number;
   try {
-    fd = fs.openSync(abs, 'r');
+    // Only regular files: opening a FIFO blocks until a writer comes (forever, in a hook's
+    // detached process), and a device never ends. Checked before the open, and again on the
+    // open file (non-blocking, so a FIFO swapped in between cannot block it).
+    const before = fs.statSync(abs);
+    if (before.isDirectory()) throw new MemError('the transcript is a folder, not a file', { where: { file } });
+    if (!before.isFile()) throw notRegular(file, before);
+    fd = fs.openSync(abs, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
   } catch (err) {
+    if (err instanceof MemError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     throw new MemError(code === 'ENOENT' ? 'transcript not found' : `cannot read the transcript: ${(err as Error).message}`, { where: { file } });
   }
   try {
     const st = fs.fstatSync(fd);
     if (st.isDirectory()) throw new MemError('the transcript is a folder, not a file', { where: { file } });
+    if (!st.isFile()) throw notRegular(file, st);
     if (st.size === 0) throw new MemError('the transcript is empty', { where: { file } });
     const head = Buffer.alloc(Math.min(st.size, 256 << 10));
     fs.readSync(fd, head, 0, head.length, 0);

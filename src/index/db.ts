@@ -1,5 +1,6 @@
 // The `.memory.db` connection: schema, version check, pragmas, and recovery. The index is
-// derived from the markdown, so a stale schema or a corrupt file is rebuilt, never patched.
+// derived from the markdown, so a stale schema or a corrupt file is rebuilt, never patched; what
+// killed rebuilds leave is removed; errors are classified (locked, read-only, corrupt, unusable).
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -107,14 +108,73 @@ export function busyTimeoutMs(): number {
   return Number.isFinite(v) && v >= 0 ? v : 5000;
 }
 
+/**
+ * The `code` of an error (SQLite's `SQLITE_…` or the system's `E…`), or of the first error in its
+ * `cause` chain that has one; '' when none does. Never throws, whatever was thrown.
+ */
+export function errorCode(err: unknown): string {
+  let e: unknown = err;
+  for (let depth = 0; depth < 8 && e !== null && typeof e === 'object'; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && code !== '') return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return '';
+}
+
 function isCorruption(err: unknown): boolean {
-  const code = (err as { code?: string }).code ?? '';
+  const code = errorCode(err);
   return code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB';
 }
 
 export function isBusy(err: unknown): boolean {
-  const code = (err as { code?: string }).code ?? '';
+  const code = errorCode(err);
   return code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED');
+}
+
+/**
+ * Why the index file cannot be used as the writable index, when that is why `err` was thrown:
+ * another process holds its write lock, it cannot be written (permissions, a read-only disk),
+ * it is corrupt, or it cannot be opened at all (a folder in its place, a full disk, I/O errors).
+ * Null for anything else (a bug, a problem with the markdown).
+ */
+export type IndexFault = 'locked' | 'read-only' | 'corrupt' | 'unusable';
+
+export function indexFault(err: unknown): IndexFault | null {
+  const code = errorCode(err);
+  if (code === '') return null;
+  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) return 'locked';
+  if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') return 'corrupt';
+  if (code.startsWith('SQLITE_READONLY') || code === 'SQLITE_PERM' || code === 'SQLITE_AUTH' || ['EACCES', 'EPERM', 'EROFS'].includes(code)) return 'read-only';
+  if (code.startsWith('SQLITE_CANTOPEN') || code.startsWith('SQLITE_IOERR') || code === 'SQLITE_FULL' || code === 'SQLITE_NOLFS' || code === 'SQLITE_NOMEM') return 'unusable';
+  if (['MEM_NOT_A_FILE', 'EISDIR', 'ENOTDIR', 'ENOSPC', 'EIO', 'ELOOP', 'ENAMETOOLONG', 'EEXIST', 'ENOENT', 'EDQUOT', 'EBUSY'].includes(code)) return 'unusable';
+  return null;
+}
+
+/** One line saying why the index at `dbPath` could not be used (see indexFault). */
+export function describeIndexFault(dbPath: string, err: unknown): string {
+  // Already described (an indexError on its way up).
+  if (err instanceof MemError && indexFault(err) !== null) return err.message;
+  const name = path.basename(dbPath);
+  if (errorCode(err) === 'MEM_NOT_A_FILE' && err instanceof Error && !err.message.startsWith(`${name} is`)) return err.message;
+  try {
+    const st = fs.statSync(dbPath);
+    if (st.isDirectory()) return `${name} is a folder, not an index file`;
+    if (!st.isFile()) return `${name} is not a regular file (${st.isFIFO() ? 'a FIFO' : st.isSocket() ? 'a socket' : 'a device'}), not an index file`;
+  } catch {
+    // missing: the error says why it could not be created
+  }
+  const detail = err instanceof Error ? err.message.split('\n')[0] : String(err);
+  switch (indexFault(err)) {
+    case 'locked':
+      return `the index ${name} is locked by another process`;
+    case 'read-only':
+      return `the index ${name} cannot be written (${detail})`;
+    case 'corrupt':
+      return `the index ${name} is corrupt (${detail})`;
+    default:
+      return `the index ${name} cannot be used (${detail})`;
+  }
 }
 
 export function removeDbFiles(dbPath: string): void {
@@ -158,11 +218,191 @@ function connect(dbPath: string, readonly: boolean): Db {
 }
 
 /**
- * Open (creating or rebuilding as needed) the index. A version mismatch or a corrupt file
- * yields a fresh empty index, reported in `recreated` so the caller refills it.
+ * An index in memory, for a read whose .memory.db cannot be written: a copy of the file at
+ * `copyOf` when it can be read and has this mem's format, else empty (the caller fills it).
  */
-export function openIndex(dbPath: string): OpenResult {
-  const existed = fs.existsSync(dbPath);
+export function openMemoryIndex(copyOf: string | null): Db {
+  if (copyOf !== null) {
+    try {
+      if (!fs.statSync(copyOf).isFile()) throw new Error('not a regular file');
+      checkIndexFile(copyOf);
+      const ro = new Database(copyOf, { readonly: true, fileMustExist: true, nativeBinding: nativeBinding() });
+      try {
+        // Short: a copy is an optimisation; when the file is held, the index is built from nothing.
+        ro.pragma('busy_timeout = 200');
+        if (versionMismatch(ro) === null) {
+          const image = ro.serialize();
+          // The file is in WAL mode (header bytes 18-19 = 2); an in-memory database cannot be.
+          image[18] = 1;
+          image[19] = 1;
+          return new Database(image, { nativeBinding: nativeBinding() });
+        }
+      } finally {
+        ro.close();
+      }
+    } catch {
+      // unreadable, corrupt, a folder: build from nothing
+    }
+  }
+  const db = new Database(':memory:', { nativeBinding: nativeBinding() });
+  createSchema(db);
+  return db;
+}
+
+/** A leftover of `mem index --rebuild`: the file it builds into, named after its process id. */
+export interface RebuildLeftover {
+  file: string;
+  pid: number;
+  bytes: number;
+  /** Its process still runs (and wrote to it lately): a rebuild in progress, not a leftover. */
+  live: boolean;
+}
+
+/** A rebuild writes its file without pause; one untouched this long is abandoned even if its pid was reused. */
+const ABANDONED_MS = 15 * 60 * 1000;
+
+function pidAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return errorCode(err) === 'EPERM';
+  }
+}
+
+/** The rebuild files (and their journals) beside the index at `dbPath`. */
+export function rebuildLeftovers(dbPath: string): RebuildLeftover[] {
+  const dir = path.dirname(dbPath);
+  const prefix = `${path.basename(dbPath)}.rebuild-`;
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const out: RebuildLeftover[] = [];
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const m = /^(\d{1,10})(-wal|-shm|-journal)?$/.exec(name.slice(prefix.length));
+    if (!m) continue;
+    const file = path.join(dir, name);
+    let st: fs.Stats;
+    try {
+      st = fs.lstatSync(file);
+    } catch {
+      continue;
+    }
+    if (!st.isFile()) continue;
+    const pid = Number(m[1]);
+    out.push({ file, pid, bytes: st.size, live: pidAlive(pid) && Date.now() - st.mtimeMs < ABANDONED_MS });
+  }
+  return out;
+}
+
+/**
+ * Delete what killed rebuilds left beside the index (up to the size of a whole index each);
+ * a rebuild still running is left alone. Returns the files removed.
+ */
+export function removeRebuildLeftovers(dbPath: string): RebuildLeftover[] {
+  const removed: RebuildLeftover[] = [];
+  for (const l of rebuildLeftovers(dbPath)) {
+    if (l.live) continue;
+    try {
+      fs.rmSync(l.file, { force: true });
+      removed.push(l);
+    } catch {
+      // a read-only folder: doctor keeps reporting it
+    }
+  }
+  return removed;
+}
+
+/**
+ * The "writing" marker: a refresh that writes records its pid in meta (committed on its own)
+ * before its transaction, and the transaction deletes it on commit. A marker whose process is
+ * gone means a writer was killed mid-write: SQLite's WAL rolls its transaction back, and the
+ * next open runs quick_check before trusting the file (cheap insurance against a torn disk).
+ * Concurrent readers and a long-lived connection leave no marker, so they cost no check.
+ */
+export function beginWrite(db: Db): void {
+  db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('writing', ?)").run(String(process.pid));
+}
+
+/** Inside the write transaction: the write is complete once it commits. */
+export function endWrite(db: Db): void {
+  db.prepare("DELETE FROM meta WHERE key = 'writing'").run();
+}
+
+/** After a failed write (rolled back): this process is alive, so no check is owed. */
+export function abandonWrite(db: Db): void {
+  try {
+    endWrite(db);
+  } catch {
+    // read-only or locked: the marker names a live pid until this process ends
+  }
+}
+
+function killedWriter(db: Db): boolean {
+  const pid = Number(db.prepare("SELECT value FROM meta WHERE key = 'writing'").pluck().get() ?? NaN);
+  return Number.isInteger(pid) && pid > 0 && !pidAlive(pid);
+}
+
+/** SQLite's structural check of the whole file; 'ok' or the first problem found. */
+export function quickCheck(db: Db): string {
+  const rows = db.pragma('quick_check(3)', { simple: false }) as Record<string, unknown>[];
+  const lines = rows.flatMap((r) => String(Object.values(r)[0]).split('\n')).filter((l) => l !== '' && !l.startsWith('***'));
+  return lines.length === 0 ? 'ok' : lines[0];
+}
+
+function fresh(dbPath: string): Db {
+  const db = connect(dbPath, false);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  createSchema(db);
+  return db;
+}
+
+export interface OpenOptions {
+  /** Run SQLite's quick_check now, whatever the signs (mem index does; it costs ~30 ms per 10k entries). */
+  verify?: boolean;
+}
+
+/**
+ * Open (creating or rebuilding as needed) the index. A version mismatch, a corrupt file, or
+ * one that fails its quick_check (run after an unclean shutdown, or when asked) yields a fresh
+ * empty index, reported in `recreated` so the caller refills it from the markdown. Rebuild
+ * leftovers of dead processes are removed on the way. Failures are MemErrors whose cause is
+ * SQLite's (see indexFault).
+ */
+/**
+ * Stat the index file before SQLite opens it: a FIFO or a device in its place would block the
+ * open or the first read forever (a folder fails the open at once). True when it exists.
+ */
+function checkIndexFile(dbPath: string): { exists: boolean; hotJournal: boolean } {
+  const st = fs.statSync(dbPath, { throwIfNoEntry: false });
+  if (st && !st.isFile() && !st.isDirectory()) throw Object.assign(new Error(`${path.basename(dbPath)} is not a regular file`), { code: 'MEM_NOT_A_FILE' });
+  // Its journals too: SQLite reads a rollback journal it finds (a FIFO there would block it).
+  let hotJournal = false;
+  for (const suffix of ['-journal', '-wal', '-shm']) {
+    const j = fs.statSync(dbPath + suffix, { throwIfNoEntry: false });
+    if (j && !j.isFile()) throw Object.assign(new Error(`${path.basename(dbPath)}${suffix} is not a regular file`), { code: 'MEM_NOT_A_FILE' });
+    if (j && suffix === '-journal' && j.size > 0) hotJournal = true;
+  }
+  return { exists: st !== undefined, hotJournal };
+}
+
+export function openIndex(dbPath: string, opts: OpenOptions = {}): OpenResult {
+  let existed: boolean;
+  let verify: boolean | undefined;
+  try {
+    const found = checkIndexFile(dbPath);
+    existed = found.exists;
+    verify = existed && (opts.verify || found.hotJournal);
+  } catch (err) {
+    throw indexError(dbPath, err);
+  }
+  removeRebuildLeftovers(dbPath);
   let db: Db | undefined;
   try {
     db = connect(dbPath, false);
@@ -177,32 +417,65 @@ export function openIndex(dbPath: string): OpenResult {
     if (mismatch) {
       db.close();
       removeDbFiles(dbPath);
-      db = connect(dbPath, false);
-      db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = NORMAL');
-      createSchema(db);
+      db = fresh(dbPath);
       return { db, recreated: 'version', note: `index format changed (${mismatch}); rebuilding .memory.db` };
+    }
+    const killed = killedWriter(db);
+    if (verify || killed) {
+      verify = false;
+      const problem = quickCheck(db);
+      if (problem !== 'ok') {
+        db.close();
+        removeDbFiles(dbPath);
+        db = fresh(dbPath);
+        return { db, recreated: 'corrupt', note: `.memory.db failed its integrity check (${problem}); rebuilding it from the markdown` };
+      }
+      if (killed) abandonWrite(db);
+    }
+    // A rebuild killed between its rename and its switch to WAL (or another tool) can leave the
+    // file in rollback-journal mode, where a writer blocks every reader: switch back when free.
+    if (db.pragma('journal_mode', { simple: true }) !== 'wal') {
+      try {
+        db.pragma('journal_mode = WAL');
+      } catch {
+        // busy or read-only: next time
+      }
     }
     db.pragma('synchronous = NORMAL');
     return { db };
   } catch (err) {
-    db?.close();
+    if (db?.open) db.close();
     if (isCorruption(err) && existed) {
-      removeDbFiles(dbPath);
-      const fresh = connect(dbPath, false);
-      fresh.pragma('journal_mode = WAL');
-      fresh.pragma('synchronous = NORMAL');
-      createSchema(fresh);
-      return { db: fresh, recreated: 'corrupt', note: '.memory.db was corrupt; rebuilding it from the markdown' };
+      try {
+        removeDbFiles(dbPath);
+        return { db: fresh(dbPath), recreated: 'corrupt', note: '.memory.db was corrupt; rebuilding it from the markdown' };
+      } catch (again) {
+        throw indexError(dbPath, again);
+      }
     }
-    if (isBusy(err)) {
-      throw new MemError('the index .memory.db is locked by another process', {
-        hint: 'another mem command is writing; try again in a moment',
-        cause: err,
-      });
-    }
-    throw new MemError(`cannot open the index .memory.db: ${(err as Error).message}`, { cause: err });
+    throw indexError(dbPath, err);
   }
+}
+
+function notAFile(p: string): boolean {
+  try {
+    return !fs.statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** The MemError for an index that cannot be opened or written (see indexFault), with the cause kept. */
+export function indexError(dbPath: string, err: unknown): MemError {
+  if (err instanceof MemError && indexFault(err) !== null) return err;
+  const fault = indexFault(err);
+  const hint =
+    fault === 'locked' ? 'another mem command is writing; try again in a moment'
+    : fault === 'read-only' ? `check the permissions of ${path.basename(dbPath)} and its folder`
+    : fault === 'corrupt' ? 'run mem index --rebuild'
+    : notAFile(dbPath) ? `move it away: mem keeps its index there (${path.basename(dbPath)} is derived from the markdown)`
+    : undefined;
+  return new MemError(describeIndexFault(dbPath, err), { hint, cause: err });
 }
 
 /**

@@ -13,7 +13,7 @@ import { FILE, inFolder, statInto } from '../vault/faststat.js';
 import { absFromRoot, probedFiles, vaultFiles, walkKey, walkPaths, type Vault, type VaultFile } from '../vault/vault.js';
 import { prepare, prepareFile, type Prepared, type PreparedFile } from './prepare.js';
 import { bytesHash } from '../hash.js';
-import { createIndexAt, DEFAULT_HASHSIZE, INDEXES, isBusy, openIndex, removeDbFiles, type Db } from './db.js';
+import { abandonWrite, beginWrite, createIndexAt, DEFAULT_HASHSIZE, endWrite, indexError, indexFault, INDEXES, isBusy, openIndex, removeDbFiles, type Db } from './db.js';
 
 export interface IndexReport {
   files: number;
@@ -303,8 +303,15 @@ function applyPlan(db: Db, planned: Plan, opts: RefreshOptions, started: number)
       }
     });
     saveStatDigest(db, writer.wroteRacy);
+    endWrite(db);
   });
-  tx.immediate();
+  beginWrite(db);
+  try {
+    tx.immediate();
+  } catch (err) {
+    abandonWrite(db);
+    throw err;
+  }
   return { files: p.files, changed, removed: p.removed.length, entries: -1, ms: Date.now() - started, diagnostics };
 }
 
@@ -472,7 +479,8 @@ export function applyRefresh(db: Db, p: Plan, opts: RefreshOptions = {}): IndexR
       try {
         saveCheckState(db, p);
       } catch (err) {
-        if (!isBusy(err) && !String((err as { code?: string }).code).startsWith('SQLITE_READONLY')) throw err;
+        const fault = indexFault(err);
+        if (fault === null || fault === 'corrupt') throw err;
       }
     }
     return { files: p.files, changed: 0, removed: 0, entries: -1, ms: 0, diagnostics: [] };
@@ -517,6 +525,7 @@ export async function refresh(db: Db, p: Plan, opts: RefreshOptions = {}): Promi
 async function applyInParallel(db: Db, planned: Plan, opts: RefreshOptions, started: number, script: URL): Promise<IndexReport> {
   // Loaded here, not at the top: the refresh before every search never needs it (3 ms).
   const { Worker } = await import('node:worker_threads');
+  beginWrite(db);
   db.exec('BEGIN IMMEDIATE');
   let p: Plan;
   let worker: InstanceType<typeof Worker>;
@@ -525,6 +534,7 @@ async function applyInParallel(db: Db, planned: Plan, opts: RefreshOptions, star
     worker = new Worker(script);
   } catch (err) {
     db.exec('ROLLBACK');
+    abandonWrite(db);
     throw err;
   }
   const batches: Plan['work'][] = [];
@@ -544,9 +554,11 @@ async function applyInParallel(db: Db, planned: Plan, opts: RefreshOptions, star
       w.resolve(results);
     } else done.set(id, results);
   });
-  worker.on('error', fail);
+  // A file that cannot be parsed is skipped inside the worker (prepare.ts); what reaches here
+  // stopped the worker itself (out of memory, say).
+  worker.on('error', (err: unknown) => fail(new MemError(`the index worker failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err })));
   worker.on('exit', (code) => {
-    if (code !== 0) fail(new Error(`the index worker stopped (exit code ${code})`));
+    if (code !== 0) fail(new MemError(`the index worker stopped (exit code ${code})`));
   });
   const send = (id: number) => worker.postMessage({ id, files: batches[id].map((w) => w.file), known: batches[id].map((w) => w.row?.hash ?? null) });
   const result = (id: number) =>
@@ -610,9 +622,11 @@ async function applyInParallel(db: Db, planned: Plan, opts: RefreshOptions, star
       tick(i + 1 === stash.length ? p.work.length : Math.round((p.work.length * (i + 1)) / stash.length));
     });
     saveStatDigest(db, writer.wroteRacy);
+    endWrite(db);
     db.exec('COMMIT');
   } catch (err) {
     if (db.inTransaction) db.exec('ROLLBACK');
+    abandonWrite(db);
     throw err;
   } finally {
     await worker.terminate();
@@ -623,8 +637,13 @@ async function applyInParallel(db: Db, planned: Plan, opts: RefreshOptions, star
 /** Build a complete new index beside the old one, then rename it into place. */
 export async function rebuildIndex(vault: Vault, progressFor?: (total: number) => Promise<IndexProgress | undefined>): Promise<IndexReport> {
   const started = Date.now();
-  const tmp = path.join(path.dirname(vault.dbPath), `.memory.db.rebuild-${process.pid}`);
-  const db = createIndexAt(tmp);
+  const tmp = `${vault.dbPath}.rebuild-${process.pid}`;
+  let db: Db;
+  try {
+    db = createIndexAt(tmp);
+  } catch (err) {
+    throw indexError(vault.dbPath, err);
+  }
   let report: IndexReport;
   try {
     const cache = new DirCache(null);
@@ -655,8 +674,14 @@ export async function rebuildIndex(vault: Vault, progressFor?: (total: number) =
   } catch {
     // A corrupt or locked old index is simply replaced.
   }
-  for (const suffix of ['-wal', '-shm']) fs.rmSync(vault.dbPath + suffix, { force: true });
-  fs.renameSync(tmp, vault.dbPath);
+  try {
+    for (const suffix of ['-wal', '-shm']) fs.rmSync(vault.dbPath + suffix, { force: true });
+    fs.renameSync(tmp, vault.dbPath);
+  } catch (err) {
+    // A folder in the index's place, a read-only folder: the old index stays as it was.
+    removeDbFiles(tmp);
+    throw indexError(vault.dbPath, err);
+  }
   const fresh = openIndex(vault.dbPath).db;
   fresh.pragma('journal_mode = WAL');
   fresh.close();

@@ -1,15 +1,23 @@
 // Getting a usable, fresh index for a command: open (or recreate) `.memory.db`, refresh it from
-// the markdown unless told not to, and recover once from a corrupt file found mid-query.
+// the markdown unless told not to, and recover once from a corrupt file found mid-query. A read
+// whose index cannot be written answers from a temporary one; a write's index update never
+// fails a command whose markdown is already written.
 
-import { isBusy, isCorruption, openIndex, removeDbFiles, type Db } from './db.js';
-import { applyRefresh, planIsEmpty, planRefresh, refresh, type IndexProgress, type IndexReport } from './indexer.js';
-import type { Vault } from '../vault/vault.js';
+import { describeIndexFault, indexError, indexFault, isCorruption, openIndex, openMemoryIndex, removeDbFiles, type Db } from './db.js';
+import { applyRefresh, planIsEmpty, planRefresh, refresh, refreshFiles, type IndexProgress, type IndexReport } from './indexer.js';
+import type { Vault, VaultFile } from '../vault/vault.js';
 
 export interface FreshOptions {
   /** Refresh changed files first (default true). A new or recreated index is always filled. */
   refresh?: boolean;
-  /** When another process holds the write lock: go on with the index as it is (search) instead of failing. */
+  /**
+   * A read: when the index cannot be written now (another process holds its write lock, it is
+   * read-only, a folder, on a full disk), answer from a temporary in-memory index refreshed
+   * from the markdown, with a note, instead of failing.
+   */
   tolerateBusy?: boolean;
+  /** Run SQLite's quick_check on the index first, and rebuild it if that fails (mem index). */
+  verify?: boolean;
   /** Asked with the number of files to index; may return a progress callback (a spinner). */
   progressFor?: (total: number) => Promise<IndexProgress | undefined>;
 }
@@ -19,48 +27,137 @@ export interface FreshIndex {
   report?: IndexReport;
   /** Things the user should know (rebuilt index, stale results); the CLI prints them as warnings. */
   notes: string[];
+  /** The answer comes from an in-memory copy: .memory.db itself could not be brought up to date. */
+  temporary?: boolean;
 }
 
-async function open(vault: Vault, opts: FreshOptions): Promise<FreshIndex> {
+async function fill(db: Db, vault: Vault, opts: FreshOptions): Promise<IndexReport> {
+  const started = performance.now();
+  const p = planRefresh(db, vault);
+  const checkMs = Math.round((performance.now() - started) * 10) / 10;
+  const report = planIsEmpty(p) ? applyRefresh(db, p) : await refresh(db, p, { onProgress: await opts.progressFor?.(p.work.length) });
+  return { ...report, checkMs, ms: Math.round(checkMs + report.ms) };
+}
+
+/**
+ * A temporary index in memory, refreshed from the markdown: a copy of .memory.db when that can
+ * be read (only what changed is then parsed), else built from nothing. Always fresh, never saved.
+ */
+async function temporary(vault: Vault, opts: FreshOptions, why: string, notes: string[], copy: boolean): Promise<FreshIndex> {
+  const db = openMemoryIndex(copy ? vault.dbPath : null);
+  try {
+    const report = await fill(db, vault, opts);
+    notes.push(`${why}; answered from a temporary index of the markdown as it is now`);
+    return { db, notes, report, temporary: true };
+  } catch (err) {
+    db.close();
+    // A damaged copy: start from nothing (the file on disk is left to whoever holds it).
+    if (copy && isCorruption(err)) return temporary(vault, opts, why, notes, false);
+    throw err;
+  }
+}
+
+/** `memory`: answer from an index built in memory (the one on disk was corrupt and could not be replaced). */
+async function open(vault: Vault, opts: FreshOptions, mode: 'disk' | 'memory'): Promise<FreshIndex> {
   const notes: string[] = [];
-  const { db, recreated, note } = openIndex(vault.dbPath);
+  if (mode === 'memory') return temporary(vault, opts, '.memory.db is corrupt and could not be replaced', notes, false);
+  let opened;
+  try {
+    opened = openIndex(vault.dbPath, { verify: opts.verify });
+  } catch (err) {
+    const fault = indexFault(err);
+    if (fault === null) throw err;
+    if (!opts.tolerateBusy) throw indexError(vault.dbPath, err);
+    return temporary(vault, opts, describeIndexFault(vault.dbPath, err), notes, fault !== 'corrupt');
+  }
+  const { db, recreated, note } = opened;
   if (note) notes.push(note);
   if (opts.refresh === false && !recreated) return { db, notes };
   try {
-    const started = performance.now();
-    const p = planRefresh(db, vault);
-    const checkMs = Math.round((performance.now() - started) * 10) / 10;
-    const report = planIsEmpty(p) ? applyRefresh(db, p) : await refresh(db, p, { onProgress: await opts.progressFor?.(p.work.length) });
-    return { db, notes, report: { ...report, checkMs, ms: Math.round(checkMs + report.ms) } };
+    return { db, notes, report: await fill(db, vault, opts) };
   } catch (err) {
-    if (opts.tolerateBusy && !recreated && (isBusy(err) || isBusy((err as { cause?: unknown }).cause))) {
-      notes.push('the index is being updated by another process; results may be stale');
-      return { db, notes };
-    }
     db.close();
-    throw err;
+    const fault = indexFault(err);
+    if (fault === null) throw err;
+    if (!opts.tolerateBusy || fault === 'corrupt') throw indexError(vault.dbPath, err);
+    return temporary(vault, opts, describeIndexFault(vault.dbPath, err), notes, !recreated);
   }
 }
 
 /** Run `fn` with a fresh index; a corrupt index found on the way is rebuilt once and `fn` retried. */
 export async function withIndex<T>(vault: Vault, opts: FreshOptions, fn: (ix: FreshIndex) => T | Promise<T>): Promise<T> {
+  let mode: 'disk' | 'memory' = 'disk';
   let retried = false;
   for (;;) {
     let ix: FreshIndex | undefined;
     try {
-      ix = await open(vault, opts);
-      if (retried) ix.notes.unshift('.memory.db was corrupt; rebuilt it from the markdown');
+      ix = await open(vault, opts, mode);
+      if (retried && !ix.temporary) ix.notes.unshift('.memory.db was corrupt; rebuilt it from the markdown');
       return await fn(ix);
     } catch (err) {
       if (!retried && isCorruption(err)) {
         retried = true;
-        ix?.db.close();
-        removeDbFiles(vault.dbPath);
+        const wasTemporary = ix?.temporary === true;
+        if (ix?.db.open) ix.db.close();
+        ix = undefined;
+        if (wasTemporary) mode = 'memory';
+        else {
+          try {
+            removeDbFiles(vault.dbPath);
+          } catch (again) {
+            // Cannot replace it (a read-only folder): a read still answers, from the markdown.
+            if (!opts.tolerateBusy) throw indexError(vault.dbPath, again);
+            mode = 'memory';
+          }
+        }
         continue;
       }
       throw err;
     } finally {
       if (ix?.db.open) ix.db.close();
+    }
+  }
+}
+
+export interface IndexedWrite<T> {
+  value?: T;
+  report?: IndexReport;
+  notes: string[];
+  /** Set when the index could not be updated: one line for the user (the markdown is written). */
+  warning?: string;
+}
+
+/**
+ * After mem wrote `files`: index them now, so a `--no-refresh` search sees them too (a new or
+ * recreated index is filled whole), then run `read` on the index. The markdown is the truth and
+ * is already written, so a failure here fails nothing: it comes back as `warning`, and the next
+ * read catches up. A corrupt index is replaced once.
+ */
+export async function indexWritten<T>(vault: Vault, files: VaultFile[], read?: (db: Db) => T): Promise<IndexedWrite<T>> {
+  const notes: string[] = [];
+  for (let attempt = 0; ; attempt++) {
+    let db: Db | undefined;
+    try {
+      const opened = openIndex(vault.dbPath);
+      db = opened.db;
+      if (opened.note) notes.push(opened.note);
+      const report = opened.recreated ? await refresh(db, planRefresh(db, vault)) : await refreshFiles(db, files);
+      return { value: read?.(db), report, notes };
+    } catch (err) {
+      if (db?.open) db.close();
+      db = undefined;
+      if (attempt === 0 && isCorruption(err)) {
+        try {
+          removeDbFiles(vault.dbPath);
+          continue;
+        } catch {
+          // reported below
+        }
+      }
+      const why = indexFault(err) !== null ? describeIndexFault(vault.dbPath, err) : `the index was not updated (${err instanceof Error ? err.message : String(err)})`;
+      return { notes, warning: `${why}; the markdown is written, and the index catches up on the next read` };
+    } finally {
+      if (db?.open) db.close();
     }
   }
 }

@@ -65,7 +65,25 @@ export interface Prepared {
   rows: { learningType: string; metadataJson: string; rowHash: string; contentHash: string }[];
 }
 
+/**
+ * Parse a file for the index. A file that cannot be parsed at all (a header that expands past
+ * what a string can hold, say) is indexed as a broken file with a warning: one file never stops
+ * the index of the others.
+ */
 export function prepare(file: VaultFile, read: ReadResult, diags: Diagnostic[]): Prepared {
+  const found: Diagnostic[] = [];
+  try {
+    const prep = prepareText(file, read, found);
+    diags.push(...found);
+    return prep;
+  } catch (err) {
+    const error = `cannot index this file (${err instanceof Error ? err.message : String(err)})`;
+    diags.push({ severity: 'warning', message: `${error}; skipped`, file: file.path });
+    return { entries: [], format: null, error, fts: [], rows: [] };
+  }
+}
+
+function prepareText(file: VaultFile, read: ReadResult, diags: Diagnostic[]): Prepared {
   if ('error' in read) {
     diags.push({ severity: 'warning', message: `${read.error}; skipped`, file: file.path, line: read.line });
     return { entries: [], format: null, error: read.error, fts: [], rows: [] };

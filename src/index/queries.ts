@@ -1,6 +1,7 @@
 // Read queries over the index: FTS5 candidates with filters applied in SQL before the limit,
 // and plain listings by filter or id. Ranking math lives in src/retrieve, not here.
 
+import { MemError } from '../errors.js';
 import type { Db } from './db.js';
 
 export interface EntryFilter {
@@ -69,6 +70,11 @@ function where(filter: EntryFilter, params: unknown[]): string {
   return clauses.length > 0 ? clauses.join(' AND ') : '1';
 }
 
+/** An inconsistency SQLite itself did not report, raised as corruption (see isCorruption). */
+function damaged(what: string): MemError {
+  return new MemError(`the index .memory.db is damaged: ${what}`, { cause: Object.assign(new Error(what), { code: 'SQLITE_CORRUPT' }) });
+}
+
 export function ftsCandidates(db: Db, match: string, filter: EntryFilter, limit: number): CandidateRow[] {
   const params: unknown[] = [];
   const w = where(filter, params);
@@ -84,8 +90,14 @@ export function ftsCandidates(db: Db, match: string, filter: EntryFilter, limit:
     FROM entries_fts WHERE entries_fts MATCH ? ORDER BY s LIMIT ?`).all(match, wide) as { rid: number; s: number; o: number }[];
   if (top.length === 0) return [];
   const byId = new Map(top.map((t) => [t.rid, t]));
-  const rows = db.prepare(`SELECT ${COLUMNS} FROM entries e WHERE e.rowid IN (SELECT value FROM json_each(?)) AND ${w}`)
-    .all(JSON.stringify(top.map((t) => t.rid)), ...params) as EntryRow[];
+  // Every full-text row has its entry row (both are written in one transaction), so the filter
+  // is applied here rather than in WHERE: a hit with no row is a damaged index, not a filtered-out
+  // entry, and is raised as corruption (withIndex rebuilds the index and asks again) instead of
+  // silently returning fewer results.
+  const fetched = db.prepare(`SELECT ${COLUMNS}, (${w}) AS pass FROM entries e WHERE e.rowid IN (SELECT value FROM json_each(?))`)
+    .all(...params, JSON.stringify(top.map((t) => t.rid))) as (EntryRow & { pass: number })[];
+  if (fetched.length < top.length) throw damaged(`${top.length - fetched.length} full-text hit(s) have no entry row`);
+  const rows: EntryRow[] = fetched.filter((r) => r.pass).map(({ pass: _pass, ...r }) => r);
   if (rows.length >= limit || top.length < wide) {
     return rows
       .map((r) => ({ ...r, bm25: byId.get(r.rowid)!.s, own: byId.get(r.rowid)!.o < 0 }))

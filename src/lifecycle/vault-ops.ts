@@ -3,9 +3,7 @@
 
 import path from 'node:path';
 import { MemError, type Diagnostic } from '../errors.js';
-import { openIndex } from '../index/db.js';
-import { planRefresh, refresh, refreshFiles } from '../index/indexer.js';
-import { withIndex } from '../index/open.js';
+import { indexWritten, withIndex } from '../index/open.js';
 import { entriesById } from '../index/queries.js';
 import { parseMemoryFile, type ParsedFile } from '../vault/format.js';
 import { readVaultText } from '../vault/read.js';
@@ -71,14 +69,11 @@ export function selectFiles(vault: Vault, paths: string[], cwd: string): VaultFi
   });
 }
 
-/** Re-index files mem just wrote, so the next --no-refresh search sees the change. */
-export async function reindex(vault: Vault, files: VaultFile[]): Promise<void> {
-  if (files.length === 0) return;
-  const { db, recreated } = openIndex(vault.dbPath);
-  try {
-    if (recreated) await refresh(db, planRefresh(db, vault));
-    else await refreshFiles(db, files);
-  } finally {
-    db.close();
-  }
+/**
+ * Re-index files mem just wrote, so the next --no-refresh search sees the change. Never throws:
+ * the markdown is written, so an index that cannot be updated is only a warning, returned.
+ */
+export async function reindex(vault: Vault, files: VaultFile[]): Promise<string | undefined> {
+  if (files.length === 0) return undefined;
+  return (await indexWritten(vault, files)).warning;
 }

@@ -105,10 +105,19 @@ export function writeTarget(file: string, displayName = file, within_?: string):
 
 /**
  * Append `text` to `file` (created with its folders when missing), never through a link out of
- * the vault. `base`: the folder to stay in, when no vault was opened (the agent hooks).
+ * the vault and never into anything but a regular file: the open does not block, so a FIFO put
+ * in its place fails at once instead of waiting for a reader. `base`: the folder to stay in,
+ * when no vault was opened (the agent hooks).
  */
 export function appendConfined(file: string, text: string, displayName = file, base?: string): void {
   const target = writeTarget(file, displayName, base);
   fs.mkdirSync(path.dirname(target), { recursive: true });
-  fs.appendFileSync(target, text);
+  const c = fs.constants;
+  const fd = fs.openSync(target, c.O_WRONLY | c.O_APPEND | c.O_CREAT | (c.O_NONBLOCK ?? 0), 0o644);
+  try {
+    if (!fs.fstatSync(fd).isFile()) throw new MemError(`${displayName} is not a regular file; not writing to it`);
+    fs.writeFileSync(fd, text);
+  } finally {
+    fs.closeSync(fd);
+  }
 }

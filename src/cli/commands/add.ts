@@ -105,20 +105,17 @@ async function addCommand(ctx: Ctx, textArgs: string[], opts: AddOptions): Promi
   const preamble = name === 'institutional.md' ? '# Institutional memory\n' : scope === 'global' ? '# Global memory\n' : '# Memory\n';
   appendEntries(abs, file.path, [entryText], preamble);
 
-  // Index the new entry now, so `--no-refresh` searches see it too.
-  const { openIndex } = await import('../../index/db.js');
-  const { refreshFiles, planRefresh, refresh } = await import('../../index/indexer.js');
-  const { db, recreated } = openIndex(vault.dbPath);
-  try {
-    const report = recreated ? await refresh(db, planRefresh(db, vault)) : await refreshFiles(db, [file]);
-    printDiagnostics(ctx, report.diagnostics.filter((d) => d.file === file.path));
-    const row = db.prepare('SELECT line FROM entries WHERE entry_id = ?').get(id) as { line: number } | undefined;
-    if (ctx.json) ctx.out(JSON.stringify({ id, path: file.path, line: row?.line ?? null, scope: file.scope }, null, 2));
-    else {
-      ctx.out(id);
-      ctx.info(`added to ${file.path}${row ? `:${row.line}` : ''} (${file.scope})`);
-    }
-  } finally {
-    db.close();
+  // Index the new entry now, so `--no-refresh` searches see it too. The entry is written: from
+  // here on nothing fails the command (an index that cannot be updated is a warning).
+  const { indexWritten } = await import('../../index/open.js');
+  const indexed = await indexWritten(vault, [file], (db) => db.prepare('SELECT line FROM entries WHERE entry_id = ?').get(id) as { line: number } | undefined);
+  if (indexed.report) printDiagnostics(ctx, indexed.report.diagnostics.filter((d) => d.file === file.path));
+  const row = indexed.value;
+  if (ctx.json) ctx.out(JSON.stringify({ id, path: file.path, line: row?.line ?? null, scope: file.scope }, null, 2));
+  else {
+    ctx.out(id);
+    ctx.info(`added to ${file.path}${row ? `:${row.line}` : ''} (${file.scope})`);
   }
+  for (const n of indexed.notes) ctx.warn(n);
+  if (indexed.warning) ctx.warn(indexed.warning);
 }

@@ -82,7 +82,8 @@ async function consolidateCommand(ctx: Ctx, opts: { dryRun?: boolean; check?: bo
     const at = new Date(nowMs()).toISOString();
     const log = path.join(vault.root, LOG);
     appendConfined(log, acting.map((d) => JSON.stringify({ at, ...d })).join('\n') + '\n', LOG, vault.root);
-    await reindex(vault, affected.filter((f) => written.includes(f.path)));
+    const lag = await reindex(vault, affected.filter((f) => written.includes(f.path)));
+    if (lag) ctx.warn(lag);
   }
   if (ctx.json) {
     // decisions: what was (or would be) done; conflicts: every contradicting pair found, flagged

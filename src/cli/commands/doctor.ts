@@ -68,13 +68,28 @@ async function doctorCommand(ctx: Ctx): Promise<void> {
     // The vault's edges: links out of it that the walk skipped, folders it could not list.
     const skipped = skipNotices(vault);
     if (skipped.length > 0) checks.push({ name: 'skipped', status: 'warn', detail: skipped.join('; '), hint: skipped.some((n) => n.startsWith('cannot list')) ? 'give mem read access to the folders it cannot list' : 'mem never follows a link out of the vault' });
+    // Files of killed `mem index --rebuild` runs (as big as the index each): reported, then
+    // removed, as every open of the index does; a rebuild still running is left alone.
+    {
+      const { rebuildLeftovers, removeRebuildLeftovers } = await import('../../index/db.js');
+      const seen = rebuildLeftovers(vault.dbPath);
+      const removed = new Set(removeRebuildLeftovers(vault.dbPath).map((l) => l.file));
+      const dead = seen.filter((l) => !l.live);
+      const kept = dead.filter((l) => !removed.has(l.file));
+      const mb = (n: number) => `${(n / 2 ** 20).toFixed(1)} MB`;
+      const names = (ls: typeof seen) => ls.map((l) => `${path.basename(l.file)} (${mb(l.bytes)})`).join(', ');
+      if (kept.length > 0) checks.push({ name: 'rebuild files', status: 'warn', detail: `left by killed rebuilds: ${names(kept)}`, hint: `could not remove them; delete them by hand` });
+      else if (dead.length > 0) checks.push({ name: 'rebuild files', status: 'warn', detail: `removed what killed rebuilds left: ${names(dead)}` });
+      const live = seen.filter((l) => l.live);
+      if (live.length > 0) checks.push({ name: 'rebuild files', status: 'ok', detail: `a rebuild is running (pid ${[...new Set(live.map((l) => l.pid))].join(', ')})` });
+    }
     if (!fs.existsSync(vault.dbPath)) {
       checks.push({ name: 'index', status: 'warn', detail: 'no .memory.db yet', hint: 'run mem index (mem search builds it too)' });
     } else {
       try {
-        const { SCHEMA_VERSION, openDatabase } = await import('../../index/db.js');
+        const { SCHEMA_VERSION, openDatabase, quickCheck } = await import('../../index/db.js');
         const db = openDatabase(vault.dbPath, { readonly: true });
-        const qc = (db.pragma('quick_check', { simple: true }) as string) ?? 'ok';
+        const qc = quickCheck(db);
         const ver = (db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string } | undefined)?.value;
         const n = (db.prepare('SELECT count(*) AS n FROM entries').get() as { n: number }).n;
         const broken = (db.prepare('SELECT count(*) AS n FROM files WHERE error IS NOT NULL').get() as { n: number }).n;
@@ -85,12 +100,15 @@ async function doctorCommand(ctx: Ctx): Promise<void> {
         const p = planRefresh(ix.db, vault);
         ix.db.close();
         const stale = staleCount(p);
-        if (qc !== 'ok') checks.push({ name: 'index', status: 'fail', detail: `integrity: ${qc}`, hint: 'run mem index --rebuild' });
+        if (qc !== 'ok') checks.push({ name: 'index', status: 'fail', detail: `integrity: ${qc}`, hint: 'run mem index (it rebuilds the index from the markdown)' });
         else if (ver !== SCHEMA_VERSION) checks.push({ name: 'index', status: 'warn', detail: `schema ${ver} (this mem uses ${SCHEMA_VERSION})`, hint: 'it is rebuilt on the next search; or run mem index --rebuild' });
         else checks.push({ name: 'index', status: stale > 0 ? 'warn' : 'ok', detail: `${n} entries${stale > 0 ? `, ${stale} files changed since indexing` : ', up to date'}`, hint: stale > 0 ? 'run mem index' : undefined });
         if (broken > 0) checks.push({ name: 'broken files', status: 'warn', detail: `${broken} file(s) skipped or partly skipped`, hint: 'run mem lint to see where' });
       } catch (err) {
-        checks.push({ name: 'index', status: 'fail', detail: (err as Error).message.split('\n')[0], hint: 'run mem index --rebuild' });
+        const { indexError, indexFault } = await import('../../index/db.js');
+        const e = indexFault(err) !== null ? indexError(vault.dbPath, err) : undefined;
+        const detail = e ? e.message : err instanceof Error ? err.message.split('\n')[0] : String(err);
+        checks.push({ name: 'index', status: 'fail', detail, hint: indexFault(err) === 'corrupt' ? 'run mem index (it rebuilds the index from the markdown)' : e?.hint ?? 'run mem index --rebuild' });
       }
     }
     const gi = path.join(vault.root, '.gitignore');

@@ -94,7 +94,7 @@ async function extractCommand(ctx: Ctx, file: string | undefined, opts: ExtractO
   if (!file) throw usageError('which transcript?', 'mem extract SESSION.jsonl (or "-" for stdin); mem extract --help lists the formats');
   const budget = parseIntOption('--budget', opts.budget, 1000);
   const timeout = parseIntOption('--timeout', opts.timeout, 1);
-  const { checkFormat, loadTranscript } = await import('../../extract/source.js');
+  const { checkFormat, loadTranscript, specialKind } = await import('../../extract/source.js');
   const format = checkFormat(opts.format);
   const vault = await vaultFor(ctx);
   const scopes = parseScopes(opts.scopes, vault.config.extract.scopes);
@@ -109,7 +109,7 @@ async function extractCommand(ctx: Ctx, file: string | undefined, opts: ExtractO
     configBaseUrl: fromConfig.baseUrl,
   });
   const sessionId = opts.session ?? process.env.MEM_SESSION;
-  if (sessionId) (await import('../../vault/sessions.js')).checkSessionId(sessionId);
+  if (sessionId !== undefined) (await import('../../extract/session-id.js')).checkSessionId(sessionId);
   const { readCurrentStage } = await import('../../lifecycle/stage.js');
   const { runExtract } = await import('../../extract/run.js');
   if (provider.name !== 'heuristic' && ctx.stderrTTY && !ctx.quiet && !ctx.json) ctx.info(`asking ${provider.name} (${provider.model}${provider.baseUrl ? ` at ${provider.baseUrl}` : ''})…`);
@@ -120,8 +120,10 @@ async function extractCommand(ctx: Ctx, file: string | undefined, opts: ExtractO
       sessionId, job: opts.job, task: opts.task, dryRun: Boolean(opts.dryRun), force: Boolean(opts.force), fallback: opts.fallback !== false,
       today: today(), stage: readCurrentStage(vault.root) ?? undefined,
     });
-  const dir = file !== '-' ? transcriptsIn(path.resolve(ctx.cwd, file)) : null;
-  if (dir) {
+  const listing = file !== '-' ? transcriptsIn(path.resolve(ctx.cwd, file), specialKind) : null;
+  if (listing) {
+    const dir = listing.files;
+    for (const s of listing.skipped) ctx.warn(`skipped ${s}: not a regular file`);
     // A folder (e.g. ~/.claude/projects/<project>/): every session in it, oldest first; the
     // ledger makes the ones extracted before cost only a read.
     if (sessionId) throw usageError('--session names one session; a folder holds many', 'drop --session, or extract one file');
@@ -131,6 +133,7 @@ async function extractCommand(ctx: Ctx, file: string | undefined, opts: ExtractO
       try {
         const r = await run(one);
         results.push(r);
+        warnAbout(ctx, r);
         if (!ctx.json) report(ctx, r, true);
       } catch (err) {
         if (!(err instanceof MemError) || err.exitCode === 2) throw err;
@@ -139,7 +142,7 @@ async function extractCommand(ctx: Ctx, file: string | undefined, opts: ExtractO
       }
     }
     const written = results.reduce((n, r) => n + r.written.length, 0);
-    if (ctx.json) ctx.out(JSON.stringify({ folder: file, transcripts: results, failed, ...(await rollup(ctx, opts)) }, null, 2));
+    if (ctx.json) ctx.out(JSON.stringify({ folder: file, transcripts: results, failed, not_regular: listing.skipped, ...(await rollup(ctx, opts)) }, null, 2));
     else ctx.info(`${opts.dryRun ? 'dry run: would write' : 'wrote'} ${written} learning${written === 1 ? '' : 's'} from ${results.length} transcript${results.length === 1 ? '' : 's'} in ${file}${failed.length ? `; ${failed.length} could not be read` : ''}`);
     if (failed.length > 0) process.exitCode = 1;
     if (!ctx.json && results.some((r) => r.provider.name === 'heuristic' || r.fallback)) {
@@ -147,6 +150,7 @@ async function extractCommand(ctx: Ctx, file: string | undefined, opts: ExtractO
     }
   } else {
     const r = await run(file);
+    warnAbout(ctx, r);
     if (ctx.json) ctx.out(JSON.stringify({ ...r, ...(await rollup(ctx, opts)) }, null, 2));
     else report(ctx, r);
   }
@@ -169,8 +173,12 @@ async function rollup(ctx: Ctx, opts: ExtractOptions): Promise<{ rollup?: unknow
   return { rollup: JSON.parse(captured) };
 }
 
-/** The transcripts of a folder (JSONL and JSON files directly in it, oldest first), or null for a file. */
-function transcriptsIn(abs: string): string[] | null {
+/**
+ * The transcripts of a folder (JSONL and JSON files directly in it, or links to such files;
+ * oldest first), or null for a file. Other entries with those names (a FIFO, a socket, a
+ * device, a link to one) are never opened: they are listed in `skipped` with what they are.
+ */
+function transcriptsIn(abs: string, specialKind: (st: fs.Stats) => string): { files: string[]; skipped: string[] } | null {
   let st: fs.Stats;
   try {
     st = fs.statSync(abs);
@@ -178,12 +186,27 @@ function transcriptsIn(abs: string): string[] | null {
     return null;
   }
   if (!st.isDirectory()) return null;
-  return fs.readdirSync(abs, { withFileTypes: true })
-    .filter((d) => d.isFile() && /\.jsonl?$/i.test(d.name))
-    .map((d) => path.join(abs, d.name))
-    .map((f) => ({ f, m: fs.statSync(f).mtimeMs }))
-    .sort((a, b) => a.m - b.m || (a.f < b.f ? -1 : 1))
-    .map((x) => x.f);
+  const found: { f: string; m: number }[] = [];
+  const skipped: string[] = [];
+  for (const d of fs.readdirSync(abs, { withFileTypes: true })) {
+    if (!/\.jsonl?$/i.test(d.name)) continue;
+    const f = path.join(abs, d.name);
+    let one: fs.Stats;
+    try {
+      one = fs.statSync(f);
+    } catch {
+      continue; // gone, or a dangling link
+    }
+    if (one.isFile()) found.push({ f, m: one.mtimeMs });
+    else skipped.push(`${d.name} (${specialKind(one)})`);
+  }
+  return { files: found.sort((a, b) => a.m - b.m || (a.f < b.f ? -1 : 1)).map((x) => x.f), skipped };
+}
+
+/** What the user must hear about a run even with --json (on stderr): the entries are written, but … */
+function warnAbout(ctx: Ctx, r: ExtractResult): void {
+  if (r.session_id_from_transcript !== null) ctx.warn(`the session id in ${r.transcript} ("${r.session_id_from_transcript}") cannot name a folder; used ${r.session_id} instead`);
+  if (r.index_warning) ctx.warn(r.index_warning);
 }
 
 function report(ctx: Ctx, r: ExtractResult, inFolder = false): void {
@@ -297,7 +320,10 @@ async function hookCommand(ctx: Ctx, agent: string, arg: string | undefined): Pr
     if (!transcript) throw new MemError(`the ${agent} hook payload names no transcript${p.sessionId ? ` (session ${p.sessionId})` : ''}`);
     const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'mem.js');
     const args = [bin, 'extract', transcript, '--root', root];
-    if (p.sessionId && /^[A-Za-z0-9._:-]{1,200}$/.test(p.sessionId)) args.push('--session', p.sessionId);
+    // Made valid here as the extraction would make the transcript's own id (same name both ways).
+    const { usableSessionId } = await import('../../extract/session-id.js');
+    const session = usableSessionId(p.sessionId);
+    if (session) args.push('--session', session);
     // Never through a link out of the vault: the log's real place, checked, then its folder made.
     const logFile = writeTarget(path.join(root, '.mem', 'logs', 'extract.log'), '.mem/logs/extract.log', root);
     fs.mkdirSync(path.dirname(logFile), { recursive: true });

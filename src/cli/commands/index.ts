@@ -32,7 +32,7 @@ async function indexCommand(ctx: Ctx, opts: { rebuild?: boolean }): Promise<void
     printDiagnostics(ctx, report.diagnostics);
   } else {
     const { withIndex } = await import('../../index/open.js');
-    report = await withIndex(vault, { refresh: true, progressFor: progress }, (ix) => {
+    report = await withIndex(vault, { refresh: true, verify: true, progressFor: progress }, (ix) => {
       printIndexNotes(ctx, ix);
       const r = ix.report!;
       return { ...r, entries: countEntries(ix.db) };

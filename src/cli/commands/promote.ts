@@ -79,7 +79,8 @@ export async function promoteCommand(ctx: Ctx, opts: PromoteOptions): Promise<vo
       const f = describeFile(vault, abs, vault.root);
       if (!opts.dryRun) appendEntries(abs, f.path, slot.texts, scope === 'global' ? '# Global memory\n' : scope === 'session' ? '# Job memory\n' : '# Project memory\n');
       for (const s of slot.ids) written.push({ id: s.id, path: f.path, from: s.from, scope });
-      if (!opts.dryRun) await reindex(vault, [f]);
+      const lag = opts.dryRun ? undefined : await reindex(vault, [f]);
+      if (lag) ctx.warn(lag);
     }
   };
   try {

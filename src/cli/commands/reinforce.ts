@@ -83,7 +83,8 @@ async function reinforceCommand(ctx: Ctx, idArgs: string[], opts: ReinforceOptio
     },
   }));
   const written = await editFiles(edits);
-  if (!opts.dryRun) await reindex(vault, [...files.values()].filter((f) => written.includes(f.path)));
+  const lag = opts.dryRun ? undefined : await reindex(vault, [...files.values()].filter((f) => written.includes(f.path)));
+  if (lag) ctx.warn(lag);
   if (ctx.json) {
     ctx.out(JSON.stringify({ dry_run: Boolean(opts.dryRun), decisions, unknown: loc.unknown }, null, 2));
     return;

@@ -179,7 +179,8 @@ async function retire(ctx: Ctx, vault: Vault, stage: Stage, opts: RetireOptions)
       return opts.dryRun ? null : r.file;
     },
   })));
-  if (!opts.dryRun) await reindex(vault, files.filter((f) => written.includes(f.path)));
+  const lag = opts.dryRun ? undefined : await reindex(vault, files.filter((f) => written.includes(f.path)));
+  if (lag) ctx.warn(lag);
   return retired;
 }
 
