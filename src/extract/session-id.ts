@@ -2,15 +2,9 @@
 // them: they name folders (.mem/sessions/<id>/, .mem/jobs/<id>/), ledger records and YAML values.
 
 import { createHash } from 'node:crypto';
-import { usageError } from '../errors.js';
+import { SESSION_ID } from '../vault/sessions.js';
 
-/** A usable session id; the same rule as vault/sessions.ts applies to `--session`. */
-const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
-
-export function checkSessionId(id: string): string {
-  if (!SESSION_ID.test(id)) throw usageError(`invalid session id "${printable(id)}"`, 'use letters, digits, ".", "_" and "-" (at most 128)');
-  return id;
-}
+export { checkSessionId, printable } from '../vault/sessions.js';
 
 /**
  * A session id read from a transcript or a hook, as mem can use it: as it is when it is valid;
@@ -23,9 +17,4 @@ export function usableSessionId(raw: string | undefined): string | undefined {
   const hash = createHash('sha1').update(raw).digest('hex').slice(0, 12);
   const safe = raw.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[^A-Za-z0-9]+/, '').slice(0, 96).replace(/[-.]+$/, '');
   return safe === '' ? `session-${hash}` : `${safe}-${hash}`;
-}
-
-/** A string from outside, safe to print on one line: control characters escaped, length capped. */
-export function printable(s: string): string {
-  return JSON.stringify(s.length > 120 ? `${s.slice(0, 120)}…` : s).slice(1, -1);
 }

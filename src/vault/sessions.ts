@@ -6,10 +6,16 @@ import path from 'node:path';
 import { usageError } from '../errors.js';
 import { appendConfined } from './boundary.js';
 
+/** A session id mem uses as given (it names folders under .mem/ and ledger records). */
+export const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+/** A string from outside, safe to print on one line: control characters escaped, length capped. */
+export function printable(s: string): string {
+  return JSON.stringify(s.length > 120 ? `${s.slice(0, 120)}…` : s).slice(1, -1);
+}
+
 export function checkSessionId(id: string): string {
-  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(id)) {
-    throw usageError(`invalid session id "${id}"`, 'use letters, digits, ".", "_" and "-" (at most 128)');
-  }
+  if (!SESSION_ID.test(id)) throw usageError(`invalid session id "${printable(id)}"`, 'use letters, digits, ".", "_" and "-" (at most 128)');
   return id;
 }
 
