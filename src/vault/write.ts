@@ -121,24 +121,28 @@ function judge(lock: string): Verdict {
  * under it that the lock is still the same file, still left over: two waiters never both remove
  * a lock, and none removes a lock another has just created in its place.
  */
-function takeOver(lock: string, v: Verdict): void {
+function takeOver(lock: string, v: Verdict): boolean {
   const turn = `${lock}.takeover`;
   let fd: number;
   try {
     fd = fs.openSync(turn, 'wx');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') return;
-    // Another waiter's turn: a few syscalls long. One much older was left by a crash.
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') return false;
+    // Another waiter's turn: a few system calls long. One much older was left by a crash.
     try {
       if (Date.now() - fs.statSync(turn).mtimeMs > 10_000) fs.rmSync(turn, { force: true });
     } catch {
       // removed meanwhile
     }
-    return;
+    return false;
   }
   try {
     const now = judge(lock);
-    if (now.stale && now.id === v.id) fs.rmSync(lock, { force: true });
+    if (!now.stale || now.id !== v.id) return now.gone === true;
+    fs.rmSync(lock, { force: true });
+    return true;
+  } catch {
+    return false;
   } finally {
     fs.closeSync(fd);
     fs.rmSync(turn, { force: true });
@@ -224,17 +228,14 @@ function settle(file: string, lock: string, deadline: number, displayName: strin
   if (typeof opened === 'number') return heldLock(file, lock, opened, displayName) ?? 0;
   if ((opened as NodeJS.ErrnoException).code !== 'EEXIST') throw new MemError(`cannot lock ${displayName}: ${opened.message}`, { cause: opened });
   const v = judge(lock);
-  if (v.gone) return 0;
-  if (v.stale) {
-    takeOver(lock, v);
-    return 0;
-  }
+  if (v.gone || (v.stale && takeOver(lock, v))) return 0;
   if (Date.now() >= deadline) {
     throw new MemError(`${displayName} is locked by another writer${v.pid ? ` (pid ${v.pid})` : ''}`, {
       hint: `wait for it to finish, or remove ${lock} if no mem process is running`,
     });
   }
-  return 50;
+  // Left over, but another waiter is taking it over: its turn is a few system calls long.
+  return v.stale ? 5 : 50;
 }
 
 /** Take the write lock of `file` (waiting up to the lock timeout). */
