@@ -176,7 +176,11 @@ function onSignal(signal: NodeJS.Signals): void {
 function end(): void {
   if (!dying || opening > 0) return;
   for (const s of SIGNALS) process.removeListener(s, onSignal);
-  process.kill(process.pid, dying);
+  try {
+    process.kill(process.pid, dying);
+  } catch {
+    process.exit(1); // a signal this platform cannot send (SIGHUP on Windows)
+  }
 }
 
 function track(release: () => void): void {
