@@ -94,7 +94,10 @@ function judge(lock: string): Verdict {
   let st: fs.Stats;
   let text: string;
   try {
-    st = fs.statSync(lock);
+    st = fs.lstatSync(lock);
+    // mem's locks are regular files. Anything else in the lock's place is not a writer's (and is
+    // never read: a FIFO would block): a link or the like is removed, a folder waited for.
+    if (!st.isFile()) return { stale: !st.isDirectory(), id: identity(st) };
     text = fs.readFileSync(lock, 'latin1');
   } catch (err) {
     return { stale: false, gone: (err as NodeJS.ErrnoException).code === 'ENOENT' };
@@ -108,7 +111,7 @@ function judge(lock: string): Verdict {
   // Looking takes milliseconds, and a live writer may have renamed its lock over the file in the
   // meantime (its descriptor then names the file, not the lock): only a lock that stayed the same
   // file, unchanged, while its holders were looked for is judged.
-  const after = fs.statSync(lock, { throwIfNoEntry: false });
+  const after = fs.lstatSync(lock, { throwIfNoEntry: false });
   if (!after || identity(after) !== id) return { stale: false, pid, gone: !after };
   if (pid !== undefined) return { stale: true, pid, id };
   if (text === '') return { stale: age > (held === false ? EMPTY_GRACE_MS : EMPTY_STALE_MS), id };

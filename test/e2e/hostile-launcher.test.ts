@@ -253,6 +253,26 @@ describe('locks left by a crash', { timeout: 120_000 }, () => {
     ['a lock naming a dead pid', () => `${deadPid()}\n`, () => undefined],
     ['a lock naming a dead pid, without a newline', () => `${deadPid()}`, () => undefined],
   ];
+  it('takes over a lock that is a symlink (to a FIFO, to a file outside) without reading or touching its target', () => {
+    for (const kind of ['fifo', 'outside'] as const) {
+      const v = vaultWithEntry();
+      const lock = v.path('.MEMORY.md.lock');
+      const target = path.join(tempDir(), kind);
+      if (kind === 'fifo') {
+        if (spawnSync('mkfifo', [target]).status !== 0) continue;
+      } else fs.writeFileSync(target, 'secret\n');
+      fs.symlinkSync(target, lock);
+      const t0 = Date.now();
+      const r = mem(['add', `Written past a ${kind} link.`], { cwd: v.root, env: { MEM_LOCK_TIMEOUT_MS: '8000' } });
+      expect(r.status, r.stderr).toBe(0);
+      expect(Date.now() - t0).toBeLessThan(3000);
+      expect(v.read('MEMORY.md')).toContain(`Written past a ${kind} link.`);
+      expect(fs.existsSync(lock)).toBe(false);
+      if (kind === 'outside') expect(fs.readFileSync(target, 'utf8')).toBe('secret\n');
+      else expect(fs.statSync(target).isFIFO()).toBe(true);
+    }
+  });
+
   for (const [name, content, touch] of leftovers) {
     it(`takes over ${name} at once`, () => {
       const v = vaultWithEntry();
