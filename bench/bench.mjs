@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run bench`: speed of the built CLI on deterministic synthetic vaults (bench/generate.mjs).
-// Each figure is the median wall time of repeated runs of `bin/mem …` (the command npm installs),
-// with peak RSS.
+// Each figure is the median wall time of repeated runs of `bin/mem.js …` (the command npm installs,
+// run as `node bin/mem.js`, which is what npm's shims do), with peak RSS.
 // Usage: node bench/bench.mjs [--entries 100000] [--files 1000] [--check-files 10000] [--notes 7424] [--runs 5] [--json] [--bin PATH]
 
 import { spawnSync } from 'node:child_process';
@@ -13,9 +13,10 @@ import { generateNotes, generateVault } from './generate.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // --bin PATH measures another build (e.g. an older commit's bin/mem or bin/mem.js) with the same
-// harness. A .js file is run with `node FILE`, anything else as the executable it is.
+// harness. A .js file is run with `node FILE`, anything else as the executable it is (the shell
+// launcher of older builds).
 const binArg = process.argv.indexOf('--bin');
-const bin = binArg >= 0 ? path.resolve(process.argv[binArg + 1]) : path.join(repo, 'bin', 'mem');
+const bin = binArg >= 0 ? path.resolve(process.argv[binArg + 1]) : path.join(repo, 'bin', 'mem.js');
 const viaNode = bin.endsWith('.js');
 const rss = path.join(repo, 'bench', 'rss.cjs');
 const argv = process.argv.slice(2);
@@ -38,7 +39,7 @@ function run(root, args, input) {
   delete env.MEM_SESSION;
   fs.rmSync(rssFile, { force: true });
   const t0 = process.hrtime.bigint();
-  // The launcher runs the node on PATH: make it this one. The RSS probe is preloaded either way.
+  // An executable launcher runs the node on PATH: make it this one. The RSS probe is preloaded either way.
   if (!viaNode) {
     env.PATH = `${path.dirname(process.execPath)}${path.delimiter}${env.PATH ?? ''}`;
     env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ''} --require ${JSON.stringify(rss)}`.trim();
@@ -56,12 +57,16 @@ function median(xs) {
   return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 }
 
-// Node 20 reads every certificate named by NODE_EXTRA_CA_CERTS before it runs any code (~75 ms
-// for a system bundle); the launcher starts offline commands without it (see bin/mem), so the
-// bare start they are compared with is one without it too. Both are reported at the end.
+// Node 20 reads every certificate named by NODE_EXTRA_CA_CERTS before it runs any code (~30-75 ms
+// for a system bundle). mem runs in the environment it is given, so the bare start it is compared
+// with is too; the shell launcher of older builds (a --bin that is not a .js file) started
+// offline commands without the variable, so for those the bare start is one without it. Both
+// bare starts are reported at the end.
 const caCerts = process.env.NODE_EXTRA_CA_CERTS;
 const bareEnv = { ...process.env };
 if (!viaNode) delete bareEnv.NODE_EXTRA_CA_CERTS;
+const plainEnv = { ...process.env };
+delete plainEnv.NODE_EXTRA_CA_CERTS;
 
 function nodeStart(env = bareEnv) {
   const t0 = process.hrtime.bigint();
@@ -150,7 +155,7 @@ measure(`plain notes: index ${NOTES} files from scratch`, 'peer: 10.8–13.3 s',
 measure('plain notes: re-scan unchanged', 'peer: 1.3–1.6 s', RUNS, () => run(notes, ['index', '--quiet']));
 measure('plain notes: search', 'peer: ~0.35 s', QUERIES.length, (i) => run(notes, ['search', QUERIES[i], '--json']));
 measure('node -e 0 (for scale)', '—', RUNS, () => ({ ms: nodeStart(process.env), rssMb: 0 }));
-if (caCerts && !viaNode) measure('node -e 0 without NODE_EXTRA_CA_CERTS', '—', RUNS, () => ({ ms: nodeStart(bareEnv), rssMb: 0 }));
+if (caCerts) measure('node -e 0 without NODE_EXTRA_CA_CERTS', '—', RUNS, () => ({ ms: nodeStart(plainEnv), rssMb: 0 }));
 
 const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.versions.node}`;
 if (asJson) console.log(JSON.stringify({ machine, entries: ENTRIES, files: FILES, notes: NOTES, results }, null, 2));

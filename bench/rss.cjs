@@ -1,6 +1,6 @@
-// Preloaded into benchmarked mem runs: writes the peak RSS (KiB) to MEM_BENCH_RSS_FILE. A bulk
-// command re-executes itself in a child process that preloads this too; each process keeps the
-// larger of its own peak and the one already written, so the child's peak is not overwritten.
+// Preloaded into benchmarked mem runs: writes the peak RSS (KiB) to MEM_BENCH_RSS_FILE. Older
+// builds re-executed bulk commands in a child process that preloads this too; each process keeps
+// the larger of its own peak and the one already written, so a child's peak is not overwritten.
 process.on('exit', () => {
   const file = process.env.MEM_BENCH_RSS_FILE;
   if (!file) return;

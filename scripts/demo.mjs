@@ -10,8 +10,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-// The `mem` command as npm installs it (a launcher that runs bin/mem.js with the node on PATH).
-const bin = path.join(repo, 'bin', 'mem');
+// The `mem` command as npm installs it: the Node entry point bin/mem.js, run by this node.
+const bin = path.join(repo, 'bin', 'mem.js');
 const keep = process.argv.includes('--keep');
 const base = fs.mkdtempSync(path.join(os.tmpdir(), 'mem-demo-'));
 const root = path.join(base, 'shopfront');
@@ -27,7 +27,7 @@ let failed = false;
 
 function run(args, note) {
   process.stdout.write(`\n\x1b[1m$ mem ${args.map((a) => (/\s/.test(a) ? JSON.stringify(a) : a)).join(' ')}\x1b[0m${note ? `   # ${note}` : ''}\n`);
-  const r = spawnSync(bin, args, { cwd: root, env, stdio: 'inherit' });
+  const r = spawnSync(process.execPath, [bin, ...args], { cwd: root, env, stdio: 'inherit' });
   if (r.status !== 0) failed = true;
 }
 

@@ -1,5 +1,6 @@
 // Test helpers: temporary vaults on disk and running the built CLI in them, as the `mem` command
-// npm installs (bin/mem, the launcher that runs bin/mem.js with the node on PATH).
+// npm installs: bin/mem.js, executed through its `#!/usr/bin/env node` line (npm links it into a
+// bin folder on POSIX; on Windows its shim runs `node bin/mem.js`, which is what we do there).
 
 import { spawn, spawnSync, type SpawnSyncOptions } from 'node:child_process';
 import fs from 'node:fs';
@@ -9,10 +10,15 @@ import { fileURLToPath } from 'node:url';
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const BIN = path.join(REPO, 'bin', 'mem.js');
-/** The command npm installs: a shell launcher that runs BIN with the node on PATH. */
-export const LAUNCHER = path.join(REPO, 'bin', 'mem');
+/** The command npm installs (package.json "bin"): the Node entry point itself. */
+export const LAUNCHER = BIN;
 
-/** The environment a test's mem runs in: this node first on PATH, so the launcher runs it. */
+/** The program and arguments that run the installed command with `args`, as npm's shims do. */
+export function launch(args: string[]): [string, string[]] {
+  return process.platform === 'win32' ? [process.execPath, [LAUNCHER, ...args]] : [LAUNCHER, args];
+}
+
+/** The environment a test's mem runs in: this node first on PATH, so the `#!/usr/bin/env node` line runs it. */
 function runEnv(opts: { cwd: string; home?: string; env?: Record<string, string | undefined> }): NodeJS.ProcessEnv {
   const env: Record<string, string | undefined> = {
     ...process.env, PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ''}`,
@@ -74,7 +80,8 @@ export interface RunResult {
 }
 
 export function mem(args: string[], opts: { cwd: string; home?: string; env?: Record<string, string | undefined>; input?: string; spawn?: SpawnSyncOptions }): RunResult {
-  const r = spawnSync(LAUNCHER, args, {
+  const [cmd, argv] = launch(args);
+  const r = spawnSync(cmd, argv, {
     cwd: opts.cwd,
     env: runEnv(opts),
     input: opts.input ?? '',
@@ -96,7 +103,8 @@ export function mem(args: string[], opts: { cwd: string; home?: string; env?: Re
 export function memAsync(args: string[], opts: { cwd: string; home?: string; env?: Record<string, string | undefined>; input?: string }): Promise<RunResult & { ms: number }> {
   const t0 = Date.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(LAUNCHER, args, { cwd: opts.cwd, env: runEnv(opts) });
+    const [cmd, argv] = launch(args);
+    const child = spawn(cmd, argv, { cwd: opts.cwd, env: runEnv(opts) });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

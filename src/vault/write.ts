@@ -10,6 +10,9 @@ import path from 'node:path';
 import { MemError } from '../errors.js';
 import { writeTarget } from './boundary.js';
 
+const POSIX = process.platform !== 'win32';
+
+/** A lock whose writer's pid is alive is left alone this long (after that the pid was reused). */
 const STALE_MS = 10 * 60 * 1000;
 
 function lockPath(file: string): string {
@@ -20,27 +23,177 @@ function sleep(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
-/** A lock holding text that is not a pid is a replacement being written; that takes milliseconds. */
+// Where no one can tell whether a process holds a lock open (see holders): a lock holding text
+// that is not a pid is a replacement being written (milliseconds to seconds of syncs), an empty
+// one a lock whose writer has not yet written its pid (microseconds after creating it).
 const WRITING_STALE_MS = 30 * 1000;
+const EMPTY_STALE_MS = 5 * 1000;
+/** A lock file exists a moment before its creator's descriptor does: an empty one is not judged younger. */
+const EMPTY_GRACE_MS = 1000;
 
-function isStale(lock: string): { stale: boolean; pid?: number } {
+/** What a waiter found: whether the lock is left over, the pid in it, the lock file's identity. */
+type Verdict = { stale: boolean; pid?: number; gone?: boolean; id?: string };
+
+/** A file's identity while it is looked at: a rename or a write changes ctime, a new file all of it. */
+const identity = (st: fs.Stats) => `${st.dev}:${st.ino}:${st.ctimeMs}:${st.mtimeMs}:${st.size}`;
+
+/**
+ * Whether any process holds `lock` open, where that can be known: on Linux, from /proc/<pid>/fd
+ * (a writer keeps its lock file open from creating it until it is renamed or removed). Undefined
+ * elsewhere, and for a lock created by another user, whose processes this one cannot look into.
+ */
+function holders(lock: string, st: fs.Stats): boolean | undefined {
+  if (process.platform !== 'linux') return undefined;
+  const uid = process.getuid?.();
+  if (uid === undefined || (uid !== 0 && st.uid !== uid)) return undefined;
+  let real: string;
+  let procs: string[];
   try {
-    const text = fs.readFileSync(lock, 'utf8');
-    const age = Date.now() - fs.statSync(lock).mtimeMs;
-    if (text !== '' && !/^\d+\n?$/.test(text)) return { stale: age > WRITING_STALE_MS };
-    const pid = Number.parseInt(text, 10);
-    if (age > STALE_MS) return { stale: true, pid };
-    if (Number.isInteger(pid) && pid > 0) {
+    real = fs.realpathSync(lock);
+    procs = fs.readdirSync('/proc');
+  } catch {
+    return undefined;
+  }
+  for (const p of procs) {
+    if (!/^\d+$/.test(p)) continue;
+    let fds: string[];
+    try {
+      fds = fs.readdirSync(`/proc/${p}/fd`);
+    } catch {
+      continue; // gone, or not ours to see
+    }
+    for (const fd of fds) {
       try {
-        process.kill(pid, 0);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ESRCH') return { stale: true, pid };
+        if (fs.readlinkSync(`/proc/${p}/fd/${fd}`) !== real) continue;
+        const held = fs.statSync(`/proc/${p}/fd/${fd}`);
+        if (held.ino === st.ino && held.dev === st.dev) return true;
+      } catch {
+        // closed meanwhile
       }
     }
-    return { stale: false, pid };
-  } catch {
-    return { stale: false };
   }
+  return false;
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: alive, another user's. ESRCH: gone. Anything else (a number no pid can be): gone.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Whether the writer of `lock` is provably gone. A writer creates its lock file, writes its pid
+ * into it at once, and later the replacement text (see heldLock). A lock naming a live pid is
+ * never taken over (until STALE_MS). Otherwise — a dead pid, no pid, or text — the lock is left
+ * over when no process holds it open; where that cannot be known, by age alone.
+ */
+function judge(lock: string): Verdict {
+  let st: fs.Stats;
+  let text: string;
+  try {
+    st = fs.lstatSync(lock);
+    // mem's locks are regular files. Anything else in the lock's place is not a writer's (and is
+    // never read: a FIFO would block): a link or the like is removed, a folder waited for.
+    if (!st.isFile()) return { stale: !st.isDirectory(), id: identity(st) };
+    text = fs.readFileSync(lock, 'latin1');
+  } catch (err) {
+    return { stale: false, gone: (err as NodeJS.ErrnoException).code === 'ENOENT' };
+  }
+  const id = identity(st);
+  const age = Date.now() - st.mtimeMs;
+  const pid = /^[1-9]\d{0,9}\n?$/.test(text) ? Number.parseInt(text, 10) : undefined;
+  if (pid !== undefined && pidAlive(pid) && age <= STALE_MS) return { stale: false, pid, id };
+  const held = holders(lock, st);
+  if (held) return { stale: false, pid, id };
+  // Looking takes milliseconds, and a live writer may have renamed its lock over the file in the
+  // meantime (its descriptor then names the file, not the lock): only a lock that stayed the same
+  // file, unchanged, while its holders were looked for is judged.
+  const after = fs.lstatSync(lock, { throwIfNoEntry: false });
+  if (!after || identity(after) !== id) return { stale: false, pid, gone: !after };
+  if (pid !== undefined) return { stale: true, pid, id };
+  if (text === '') return { stale: age > (held === false ? EMPTY_GRACE_MS : EMPTY_STALE_MS), id };
+  return { stale: held === false || age > WRITING_STALE_MS, id };
+}
+
+/**
+ * Remove the left-over lock `v` was judged on, unless it changed meanwhile. Waiters that judged
+ * the same lock left over take turns through a second lock file (`….takeover`), and each checks
+ * under it that the lock is still the same file, still left over: two waiters never both remove
+ * a lock, and none removes a lock another has just created in its place.
+ */
+function takeOver(lock: string, v: Verdict): boolean {
+  const turn = `${lock}.takeover`;
+  let fd: number;
+  try {
+    fd = fs.openSync(turn, 'wx');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') return false;
+    // Another waiter's turn: a few system calls long. One much older was left by a crash.
+    try {
+      if (Date.now() - fs.statSync(turn).mtimeMs > 10_000) fs.rmSync(turn, { force: true });
+    } catch {
+      // removed meanwhile
+    }
+    return false;
+  }
+  try {
+    const now = judge(lock);
+    if (!now.stale || now.id !== v.id) return now.gone === true;
+    fs.rmSync(lock, { force: true });
+    return true;
+  } catch {
+    return false;
+  } finally {
+    fs.closeSync(fd);
+    fs.rmSync(turn, { force: true });
+  }
+}
+
+// Locks this process holds, each with its release. While there are any, SIGINT, SIGTERM and
+// SIGHUP wait for the current synchronous step (a batch of renames is never cut in half), then
+// release them (no lock file left behind, no staged text renamed in) and end the process by the
+// same signal. With no lock held, a signal acts at once as Node's default does.
+const HELD = new Set<() => void>();
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+// The signal being acted on, and the lock files being created on the thread pool meanwhile: the
+// process ends only once each of those is created and removed again.
+let dying: NodeJS.Signals | null = null;
+let opening = 0;
+
+function onSignal(signal: NodeJS.Signals): void {
+  dying ??= signal;
+  for (const release of [...HELD]) {
+    try {
+      release();
+    } catch {
+      // going down anyway: the next writer takes a left-over lock over
+    }
+  }
+  end();
+}
+
+function end(): void {
+  if (!dying || opening > 0) return;
+  for (const s of SIGNALS) process.removeListener(s, onSignal);
+  try {
+    process.kill(process.pid, dying);
+  } catch {
+    process.exit(1); // a signal this platform cannot send (SIGHUP on Windows)
+  }
+}
+
+function track(release: () => void): void {
+  if (HELD.size === 0) for (const s of SIGNALS) process.on(s, onSignal);
+  HELD.add(release);
+}
+
+function untrack(release: () => void): void {
+  if (HELD.delete(release) && HELD.size === 0) for (const s of SIGNALS) process.removeListener(s, onSignal);
 }
 
 export function lockTimeoutMs(): number {
@@ -76,23 +229,21 @@ export interface FileLock {
 
 /**
  * The outcome of one try at creating the lock file (`opened`: its descriptor, or why not): the
- * lock, held; or how long to wait before the next try (0 when a lock left by a dead writer was
- * just removed). Throws past the deadline, or when the lock file cannot be created at all.
+ * lock, held; or how long to wait before the next try (0 when a left-over lock was just removed).
+ * Throws past the deadline, or when the lock file cannot be created at all.
  */
 function settle(file: string, lock: string, deadline: number, displayName: string, opened: number | Error): FileLock | number {
-  if (typeof opened === 'number') return heldLock(file, lock, opened, displayName);
+  if (typeof opened === 'number') return heldLock(file, lock, opened, displayName) ?? 0;
   if ((opened as NodeJS.ErrnoException).code !== 'EEXIST') throw new MemError(`cannot lock ${displayName}: ${opened.message}`, { cause: opened });
-  const st = isStale(lock);
-  if (st.stale) {
-    fs.rmSync(lock, { force: true });
-    return 0;
-  }
+  const v = judge(lock);
+  if (v.gone || (v.stale && takeOver(lock, v))) return 0;
   if (Date.now() >= deadline) {
-    throw new MemError(`${displayName} is locked by another writer${st.pid ? ` (pid ${st.pid})` : ''}`, {
+    throw new MemError(`${displayName} is locked by another writer${v.pid ? ` (pid ${v.pid})` : ''}`, {
       hint: `wait for it to finish, or remove ${lock} if no mem process is running`,
     });
   }
-  return 50;
+  // Left over, but another waiter is taking it over: its turn is a few system calls long.
+  return v.stale ? 5 : 50;
 }
 
 /** Take the write lock of `file` (waiting up to the lock timeout). */
@@ -128,30 +279,58 @@ export async function acquireLockAsync(file: string, displayName = file): Promis
   const deadline = Date.now() + lockTimeoutMs();
   const open = () => new Promise<number | Error>((resolve) => fs.open(lock, 'wx', (err, fd) => resolve(err ?? fd)));
   for (;;) {
-    const r = settle(file, lock, deadline, displayName, await open());
+    opening++;
+    const opened = await open();
+    opening--;
+    if (dying) {
+      // A signal came while the lock file was being created: it goes too, and the process ends.
+      if (typeof opened === 'number') {
+        fs.rmSync(lock, { force: true });
+        fs.closeSync(opened);
+      }
+      end();
+      return new Promise<never>(() => undefined);
+    }
+    const r = settle(file, lock, deadline, displayName, opened);
     if (typeof r !== 'number') return r;
     if (r > 0) await new Promise((resolve) => setTimeout(resolve, r));
   }
 }
 
-/** The lock of `file`, held through `fd`, the lock file just created; the pid goes in first. */
-function heldLock(file: string, lock: string, fd: number, displayName: string): FileLock {
+/**
+ * The lock of `file`, held through `fd`, the lock file just created; the pid goes in first. Null
+ * when the lock file was taken over before the pid was in it (judged left over while empty): the
+ * caller tries again.
+ */
+function heldLock(file: string, lock: string, fd: number, displayName: string): FileLock | null {
   try {
     fs.writeSync(fd, `${process.pid}\n`);
+    const mine = fs.fstatSync(fd);
+    const there = fs.statSync(lock, { throwIfNoEntry: false });
+    if (!there || there.ino !== mine.ino || there.dev !== mine.dev) {
+      fs.closeSync(fd);
+      return null;
+    }
   } catch (err) {
-    fs.closeSync(fd);
     fs.rmSync(lock, { force: true });
+    fs.closeSync(fd);
     throw new MemError(`cannot lock ${displayName}: ${(err as Error).message}`, { cause: err });
   }
   const held = fd;
   let open = true;
   let staged = false;
+  // The lock file is removed (or renamed) before it is closed: while it exists, its writer holds
+  // it open, which is how a waiter tells a live writer from a dead one (judge). Windows cannot
+  // remove an open file everywhere, and no one there can see who holds it: close first.
   const release = () => {
     if (!open) return;
     open = false;
+    untrack(release);
+    if (POSIX) fs.rmSync(lock, { force: true });
     fs.closeSync(held);
-    fs.rmSync(lock, { force: true });
+    if (!POSIX) fs.rmSync(lock, { force: true });
   };
+  track(release);
   // Any failure while replacing: the lock file (with whatever was written into it) goes, the file
   // stays as it was.
   const fail = (err: unknown): never => {
@@ -179,16 +358,17 @@ function heldLock(file: string, lock: string, fd: number, displayName: string): 
   };
   const commitStaged = () => {
     if (!open || !staged) throw new Error(`nothing staged for ${displayName}`);
+    open = false;
+    untrack(release);
     try {
-      fs.closeSync(held);
-      open = false;
+      if (!POSIX) fs.closeSync(held);
       fs.renameSync(lock, file);
     } catch (err) {
-      if (open) fs.closeSync(held);
-      open = false;
       fs.rmSync(lock, { force: true });
+      if (POSIX) fs.closeSync(held);
       throw new MemError(`cannot write ${displayName}: ${(err as Error).message}`, { cause: err });
     }
+    if (POSIX) fs.closeSync(held);
   };
   return {
     release,

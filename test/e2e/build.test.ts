@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { REPO } from '../helpers.js';
 
 describe('the build', () => {
-  it('bundles ASCII only, so the launcher reads it without UTF-8 decoding', async () => {
+  it('bundles ASCII only (esbuild escapes the rest)', async () => {
     const { isAscii } = await import('node:buffer');
     const bytes = fs.readFileSync(path.join(REPO, 'dist', 'main.cjs'));
     const line = bytes.toString('utf8').split('\n').findIndex((l) => /[^\x00-\x7f]/.test(l));

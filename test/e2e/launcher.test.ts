@@ -1,12 +1,11 @@
-// The `mem` command npm installs (bin/mem): found through symlinks, and offline commands started
-// without NODE_EXTRA_CA_CERTS (Node reads every certificate it names before running any code),
-// which bin/mem.js hands back to the processes mem starts.
+// The `mem` command npm installs (package.json "bin" → bin/mem.js): a Node entry point that runs
+// wherever Node 20+ runs, found through symlinks, and that passes its environment on untouched.
 
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LAUNCHER, cleanup, entry, mem, tempDir, tempVault } from '../helpers.js';
+import { LAUNCHER, REPO, cleanup, entry, mem, tempDir, tempVault } from '../helpers.js';
 
 afterAll(cleanup);
 
@@ -25,8 +24,24 @@ function probed(args: string[], cwd: string, certs: string) {
   return { ...r, probes: lines };
 }
 
-describe('the mem launcher', () => {
-  it('runs through a chain of relative and absolute symlinks, as npm links it', () => {
+describe('the mem command', () => {
+  it('is a Node entry point: package.json names bin/mem.js, which node runs directly', () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8'));
+    expect(pkg.bin).toEqual({ mem: 'bin/mem.js' });
+    expect(LAUNCHER).toBe(path.join(REPO, 'bin', 'mem.js'));
+    expect(fs.readFileSync(LAUNCHER, 'utf8').split('\n')[0]).toBe('#!/usr/bin/env node');
+    // What npm's Windows shim does: `node bin/mem.js …`, no shell involved.
+    const v = tempVault();
+    v.write('MEMORY.md', entry('m-1', 'Run the migrations before the API tests.'));
+    const r = spawnSync(process.execPath, [LAUNCHER, 'search', 'migrations', '--json'], {
+      cwd: v.root, encoding: 'utf8', env: { ...process.env, MEM_HOME: v.home, NO_COLOR: '1', PATH: '' },
+    });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout).results[0].id).toBe('m-1');
+  });
+
+  it('runs through a chain of relative and absolute symlinks, as npm links it on POSIX', () => {
     const d = tempDir();
     fs.mkdirSync(path.join(d, 'a'));
     fs.mkdirSync(path.join(d, 'b'));
@@ -40,37 +55,26 @@ describe('the mem launcher', () => {
     expect(r.status).toBe(0);
   });
 
-  it('starts offline commands without NODE_EXTRA_CA_CERTS and gives it back to their children', () => {
-    const v = tempVault();
-    v.write('MEMORY.md', entry('m-1', 'Run the migrations before the API tests.'));
-    const certs = path.join(tempDir(), 'no-such-bundle.pem');
-    for (const args of [['search', 'migrations'], ['--root', v.root, 'list'], ['-q', 'index']]) {
-      const r = probed(args, v.root, certs);
-      expect(r.status, r.stderr).toBe(0);
-      // Node warns at start-up about a bundle it cannot read: it did not try.
-      expect(r.stderr).not.toContain('Ignoring extra certs');
-      expect(r.probes).toEqual([`probe start=unset exit=${certs}`]);
-    }
-  });
-
-  it('keeps the re-executed bulk commands offline too', () => {
+  it('runs every command in one process, with the environment it was given', () => {
     const v = tempVault();
     v.write('MEMORY.md', entry('m-1', 'Run the migrations before the API tests.') + entry('m-2', 'Run the migrations before the API tests, always.'));
     const certs = path.join(tempDir(), 'no-such-bundle.pem');
-    const r = probed(['compact', '--dry-run'], v.root, certs);
-    expect(r.status, r.stderr).toBe(0);
-    expect(r.stderr).not.toContain('Ignoring extra certs');
-    // The parent and the child it re-executes with a larger young generation.
-    expect(r.probes.sort()).toEqual([`probe start=unset exit=${certs}`, `probe start=unset exit=${certs}`]);
+    for (const args of [['search', 'migrations'], ['--root', v.root, 'list'], ['-q', 'index'], ['compact', '--dry-run'], ['compact'], ['doctor']]) {
+      const r = probed(args, v.root, certs);
+      // Node itself read the variable at start-up (and warns that the bundle is missing).
+      expect(r.stderr, args.join(' ')).toContain('Ignoring extra certs');
+      // One process (no re-executed child), which saw the variable from start to end.
+      expect(r.probes, args.join(' ')).toEqual([`probe start=${certs} exit=${certs}`]);
+      expect(r.status, r.stderr).toBe(0);
+    }
   });
 
-  it('leaves the environment alone for commands that may call an LLM, and for unknown ones', () => {
+  it('leaves an unset variable unset', () => {
     const v = tempVault();
-    const certs = path.join(tempDir(), 'no-such-bundle.pem');
-    for (const args of [['extract', '--help'], ['doctor', '--help'], ['frobnicate']]) {
-      const r = probed(args, v.root, certs);
-      expect(r.stderr).toContain('Ignoring extra certs');
-      expect(r.probes).toEqual([`probe start=${certs} exit=${certs}`]);
-    }
+    const probe = path.join(tempDir(), 'probe.cjs');
+    fs.writeFileSync(probe, PROBE);
+    const r = mem(['list'], { cwd: v.root, env: { NODE_EXTRA_CA_CERTS: undefined, MEM_NODE_EXTRA_CA_CERTS: '/x.pem', NODE_OPTIONS: `--require ${JSON.stringify(probe)}` } });
+    expect(r.stderr).not.toContain('Ignoring extra certs');
+    expect(r.stderr.split('\n').filter((l) => l.startsWith('probe '))).toEqual(['probe start=unset exit=unset']);
   });
 });

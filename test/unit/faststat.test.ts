@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DIR, FILE, MISSING, OTHER, inFolder, statInto, usesBinding } from '../../src/vault/faststat.js';
+import { DIR, FILE, MISSING, OTHER, inFolder, statInto } from '../../src/vault/faststat.js';
 import { BIN, cleanup, entry, tempDir, tempVault } from '../helpers.js';
 
 afterEach(cleanup);
@@ -14,10 +14,6 @@ function expected(p: string): [number, number[]] {
 }
 
 describe('statInto', () => {
-  it('uses the fs binding on Node 20, where it was checked against fs.statSync', () => {
-    expect(usesBinding()).toBe(process.versions.node.startsWith('20.'));
-  });
-
   it('gives exactly what fs.statSync gives, for every kind of path', () => {
     const d = tempDir();
     fs.writeFileSync(path.join(d, 'a.md'), 'some text\n');

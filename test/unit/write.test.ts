@@ -45,18 +45,25 @@ describe('locked writes', () => {
     expect(fs.readdirSync(path.dirname(file))).toEqual(['new.md']);
   });
 
-  it('treat a lock holding text as a write in progress, and as left over once it is old', () => {
+  it('treat a lock holding text as a write in progress while a process holds it open, as left over once none does', () => {
     const d = tempDir();
     const file = path.join(d, 'MEMORY.md');
     fs.writeFileSync(file, 'kept\n');
     const lockFile = path.join(d, '.MEMORY.md.lock');
     fs.writeFileSync(lockFile, '---\nid: half-written\n');
+    // Held open (by this process here; a writer keeps its lock file open until it is renamed).
+    const fd = fs.openSync(lockFile, 'r');
     process.env.MEM_LOCK_TIMEOUT_MS = '100';
     try {
-      expect(() => acquireLock(file, 'MEMORY.md')).toThrow(/MEMORY\.md is locked by another writer/);
-      const old = new Date(Date.now() - 60_000);
-      fs.utimesSync(lockFile, old, old);
-      withFileLock(file, (l) => l.replace('taken over\n'), 'MEMORY.md');
+      if (process.platform === 'linux') expect(() => acquireLock(file, 'MEMORY.md')).toThrow(/MEMORY\.md is locked by another writer/);
+      fs.closeSync(fd);
+      // Nobody holds it: the writer is gone, and the lock is taken over however fresh it is.
+      if (process.platform === 'linux') withFileLock(file, (l) => l.replace('taken over\n'), 'MEMORY.md');
+      else {
+        const old = new Date(Date.now() - 60_000);
+        fs.utimesSync(lockFile, old, old);
+        withFileLock(file, (l) => l.replace('taken over\n'), 'MEMORY.md');
+      }
     } finally {
       delete process.env.MEM_LOCK_TIMEOUT_MS;
     }

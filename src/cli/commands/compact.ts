@@ -58,9 +58,9 @@ async function compactCommand(ctx: Ctx, paths: string[], opts: CompactOptions): 
   }, { hint: 'fix it (mem lint shows every problem), then run compact again; nothing was compacted' });
   // The compaction's parsed vault is garbage now; collecting it before the index refresh (which
   // holds every changed file's entries) keeps the two from adding up: peak 740 → 525 MB at 100k
-  // entries. `gc` exists because bin/mem.js starts bulk commands with --expose-gc.
+  // entries.
   if (!opts.dryRun) {
-    (globalThis as { gc?: () => void }).gc?.();
+    await collectGarbage();
     await reindex(vault, targets.filter((t) => written.includes(t.path)));
   }
   if (ctx.json) {
@@ -76,4 +76,15 @@ async function compactCommand(ctx: Ctx, paths: string[], opts: CompactOptions): 
   const n = report.retired.length + report.duplicates.reduce((s, d) => s + d.dropped.length, 0) + report.merges.reduce((s, m) => s + m.absorbed.length, 0);
   const summary = n === 0 ? `nothing to compact in ${considered} file(s)` : `${opts.dryRun ? 'would remove' : 'removed'} ${n} entr${n === 1 ? 'y' : 'ies'}${opts.dryRun ? '' : ` from ${written.length} file(s)`}`;
   ctx.info(opts.dryRun ? `dry run: ${summary}` : summary);
+}
+
+/**
+ * A full garbage collection, now. V8 gives `gc()` to code compiled after --expose-gc is set, so
+ * the flag is set at run time (a public API) and the function taken from a fresh context: no
+ * second process started with the flag, which a signal sent to mem would not reach.
+ */
+async function collectGarbage(): Promise<void> {
+  const [v8, vm] = await Promise.all([import('node:v8'), import('node:vm')]);
+  v8.setFlagsFromString('--expose-gc');
+  (vm.runInNewContext('gc') as () => void)();
 }
