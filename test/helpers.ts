@@ -14,8 +14,40 @@ export const BIN = path.join(REPO, 'bin', 'mem.js');
 export const LAUNCHER = BIN;
 
 /** The program and arguments that run the installed command with `args`, as npm's shims do. */
-export function launch(args: string[]): [string, string[]] {
-  return process.platform === 'win32' ? [process.execPath, [LAUNCHER, ...args]] : [LAUNCHER, args];
+export function launch(args: string[], launcher = LAUNCHER): [string, string[]] {
+  return process.platform === 'win32' ? [process.execPath, [launcher, ...args]] : [launcher, args];
+}
+
+/** Whether a user other than the owner can reach `p`: every folder above it searchable by others. */
+export function othersCanReach(p: string): boolean {
+  for (let dir = path.dirname(path.resolve(p)); ; dir = path.dirname(dir)) {
+    if ((fs.statSync(dir).mode & 0o001) === 0) return false;
+    if (path.dirname(dir) === dir) return true;
+  }
+}
+
+/**
+ * The installed command as another (unprivileged) user can run it. Tests that need file modes to
+ * bite run mem as `nobody` when they run as root; a fresh clone may sit in a folder only root can
+ * enter (mktemp -d), so then they get a copy of what the command loads at run time (bin/, dist/,
+ * package.json, the SQLite addon, yaml) in a folder anyone can read, made once per build.
+ */
+export function launcherFor(spawnOpts?: SpawnSyncOptions): string {
+  if (spawnOpts?.uid === undefined || spawnOpts.uid === process.getuid?.() || othersCanReach(LAUNCHER)) return LAUNCHER;
+  const build = /^\/\/ mem build ([0-9a-f]+)/.exec(fs.readFileSync(path.join(REPO, 'dist', 'main.cjs'), 'utf8').slice(0, 200))?.[1] ?? 'unknown';
+  const dest = path.join(os.tmpdir(), `mem-cli-${build}`);
+  const bin = path.join(dest, 'bin', 'mem.js');
+  if (fs.existsSync(bin)) return bin;
+  const tmp = `${dest}.${process.pid}.tmp`;
+  const copy = (rel: string) => fs.cpSync(path.join(REPO, rel), path.join(tmp, rel), { recursive: true });
+  for (const rel of ['bin', 'dist', 'package.json', 'node_modules/yaml', 'node_modules/better-sqlite3/package.json', 'node_modules/better-sqlite3/build/Release/better_sqlite3.node']) copy(rel);
+  fs.chmodSync(tmp, 0o755);
+  try {
+    fs.renameSync(tmp, dest);
+  } catch {
+    fs.rmSync(tmp, { recursive: true, force: true }); // another test file made it first
+  }
+  return bin;
 }
 
 /** The environment a test's mem runs in: this node first on PATH, so the `#!/usr/bin/env node` line runs it. */
@@ -80,7 +112,7 @@ export interface RunResult {
 }
 
 export function mem(args: string[], opts: { cwd: string; home?: string; env?: Record<string, string | undefined>; input?: string; spawn?: SpawnSyncOptions }): RunResult {
-  const [cmd, argv] = launch(args);
+  const [cmd, argv] = launch(args, launcherFor(opts.spawn));
   const r = spawnSync(cmd, argv, {
     cwd: opts.cwd,
     env: runEnv(opts),

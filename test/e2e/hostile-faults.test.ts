@@ -136,10 +136,13 @@ describe('7: a write whose markdown is saved succeeds whatever state the index i
 
     it(`mem extract with a ${state} index writes, records the ledger line and exits 0`, () => {
       const v = vaultWithEntries();
+      // The transcript inside the vault's folder: the unprivileged user may not reach the checkout.
+      const sample = path.join(path.dirname(v.root), 'session.jsonl');
+      fs.copyFileSync(SAMPLE, sample);
       const broken = breakIndex(v, state);
       let r;
       try {
-        r = mem(['extract', SAMPLE, '--json'], { cwd: v.root, home: v.home, env: { ...OFFLINE, ...broken.env }, spawn: broken.spawn });
+        r = mem(['extract', sample, '--json'], { cwd: v.root, home: v.home, env: { ...OFFLINE, ...broken.env }, spawn: broken.spawn });
       } finally {
         broken.release();
       }
@@ -155,7 +158,7 @@ describe('7: a write whose markdown is saved succeeds whatever state the index i
       expect(ledger).toHaveLength(1);
       expect(JSON.parse(ledger[0]).written).toEqual(out.written.map((w: { id: string }) => w.id));
       // A second run knows it is done: nothing is written twice.
-      const again = mem(['extract', SAMPLE, '--json'], { cwd: v.root, home: v.home, env: OFFLINE, spawn: broken.spawn });
+      const again = mem(['extract', sample, '--json'], { cwd: v.root, home: v.home, env: OFFLINE, spawn: broken.spawn });
       expect(again.status, again.stderr).toBe(0);
       expect(again.json().up_to_date).toBe(true);
     });
