@@ -177,6 +177,14 @@ export async function editFilesTogether(targets: { abs: string; path: string }[]
       const out = serializeFile(n);
       if (out !== texts[i].text) planned.push({ i, text: encoded(texts[i], out) });
     });
+    // Files that lose entries are renamed into place last: the renames are one after another, and
+    // a kill between them must leave an entry twice (a merge's survivor written, the entry it
+    // absorbed still in its old file; the next compaction merges them again), never nowhere.
+    const loses = (i: number) => {
+      const now = new Set(next[i]!.entries.map((e) => e.id));
+      return parsed[i].entries.some((e) => !now.has(e.id));
+    };
+    planned.sort((a, b) => Number(loses(a.i)) - Number(loses(b.i)));
     await replaceAll(planned.map((p) => ({ lock: locks[p.i], text: p.text })));
     return planned.map((p) => targets[p.i].path);
   } finally {

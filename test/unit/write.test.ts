@@ -163,4 +163,31 @@ describe('locked writes', () => {
     expect(written).toEqual([]);
     expect(fs.readdirSync(d).sort()).toEqual(['a.md', 'b.md', 'c.md', 'd.md']);
   });
+
+  it('edit files together: files that lose entries are renamed into place after the ones that keep or gain them', async () => {
+    const d = tempDir();
+    const block = (id: string, body: string) => `---\nid: ${id}\n---\n## ${id}\n\n${body}\n`;
+    // a.md loses its entry (merged into the survivor in z.md); z.md gains its text. A kill between
+    // the two renames must leave the text twice, never nowhere: z.md first, whatever the path order.
+    const a = path.join(d, 'a.md');
+    const z = path.join(d, 'z.md');
+    fs.writeFileSync(a, block('x', 'the absorbed text'));
+    fs.writeFileSync(z, block('y', 'the survivor'));
+    // The order of the renames, as the kernel reports them (inotify, in order).
+    const seen: string[] = [];
+    const watcher = fs.watch(d, (_event, name) => {
+      if ((name === 'a.md' || name === 'z.md') && seen[seen.length - 1] !== name) seen.push(name);
+    });
+    const written = await editFilesTogether([{ abs: a, path: 'a.md' }, { abs: z, path: 'z.md' }], (parsed) => {
+      const [pa, pz] = parsed;
+      const merged = { ...pz.blocks[0], raw: block('y', 'the survivor and the absorbed text') };
+      return [{ ...pa, blocks: [], entries: [] }, { ...pz, blocks: [merged], entries: pz.entries }];
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    watcher.close();
+    expect(written.sort()).toEqual(['a.md', 'z.md']);
+    expect(fs.readFileSync(z, 'utf8')).toContain('the absorbed text');
+    expect(fs.readFileSync(a, 'utf8')).toBe('');
+    expect(seen).toEqual(['z.md', 'a.md']);
+  });
 });
