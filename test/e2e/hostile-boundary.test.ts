@@ -480,3 +480,27 @@ describe('a memory folder mem cannot list', () => {
     expect(back.stderr).not.toContain('cannot list');
   });
 });
+
+describe('the index never writes through a link out of the vault', () => {
+  for (const suffix of ['', '-wal', '-journal']) {
+    it(`.memory.db${suffix} -> a database outside: reads answer from the markdown, the outside file is untouched, mem index refuses`, () => {
+      const { v, outside, run } = setup();
+      v.write('MEMORY.md', entry('kept-1', 'Restart the queue worker after changing the payment settings.'));
+      const other = path.join(outside, 'other.db');
+      const db = new Database(other);
+      db.exec("CREATE TABLE notes(x TEXT); INSERT INTO notes VALUES ('theirs')");
+      db.close();
+      const before = fs.readFileSync(other);
+      fs.symlinkSync(other, v.path(`.memory.db${suffix}`));
+      const s = run(['search', 'queue worker payment', '--ids']);
+      expect(s.status, s.stderr).toBe(0);
+      expect(s.stdout).toContain('kept-1');
+      expect(s.stderr).toMatch(/leads out of the vault through a symlink/);
+      const ix = run(['index']);
+      expect(ix.status).toBe(1);
+      expect(ix.stderr.split('\n')[0]).toMatch(/^mem: .*leads out of the vault through a symlink/);
+      expect(fs.readFileSync(other).equals(before)).toBe(true);
+      expect(fs.lstatSync(v.path(`.memory.db${suffix}`)).isSymbolicLink()).toBe(true);
+    });
+  }
+});
