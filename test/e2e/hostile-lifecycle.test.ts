@@ -69,8 +69,10 @@ describe('mem compact keeps learnings that state different facts', () => {
     expect([rep.kept[0].a.id, rep.kept[0].b.id].sort()).toEqual([ia, ib].sort());
     expect(rep.kept[0].jaccard).toBeGreaterThan(0.8);
     expect(rep.kept[0].reason).toMatch(why);
-    // A second run changes nothing either.
+    // A second run changes nothing either, and says in words which pair it kept apart.
     expect(run(['compact', '--json']).json().written).toEqual([]);
+    const human = run(['compact']);
+    expect(human.stdout).toMatch(new RegExp(`^keep apart +(${ia}|${ib}) MEMORY\\.md:\\d+ / (${ia}|${ib}) MEMORY\\.md:\\d+ \\(J=[01]\\.\\d\\d, ${why.source}`, 'm'));
   });
 
   it('same body, the number only in the heading titles: both stay', () => {

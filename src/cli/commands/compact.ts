@@ -61,7 +61,8 @@ async function compactCommand(ctx: Ctx, paths: string[], opts: CompactOptions): 
   // entries.
   if (!opts.dryRun) {
     await collectGarbage();
-    await reindex(vault, targets.filter((t) => written.includes(t.path)));
+    const lag = await reindex(vault, targets.filter((t) => written.includes(t.path)));
+    if (lag) ctx.warn(lag);
   }
   if (ctx.json) {
     ctx.out(JSON.stringify({ dry_run: Boolean(opts.dryRun), files: considered, written, ...report }, null, 2));
@@ -72,6 +73,9 @@ async function compactCommand(ctx: Ctx, paths: string[], opts: CompactOptions): 
   for (const d of report.duplicates) ctx.out(`duplicate id   ${d.kept.id}  keep ${at(d.kept)}, drop ${d.dropped.map(at).join(', ')}`);
   for (const m of report.merges) {
     ctx.out(`merge          ${m.absorbed.map((a) => `${a.id} (J=${a.jaccard.toFixed(2)}, ${at(a)})`).join(', ')} → ${m.survivor.id} ${at(m.survivor)}`);
+  }
+  for (const k of report.kept ?? []) {
+    ctx.out(`keep apart     ${k.a.id} ${at(k.a)} / ${k.b.id} ${at(k.b)} (J=${k.jaccard.toFixed(2)}, ${k.reason}; mem consolidate decides)`);
   }
   const n = report.retired.length + report.duplicates.reduce((s, d) => s + d.dropped.length, 0) + report.merges.reduce((s, m) => s + m.absorbed.length, 0);
   const summary = n === 0 ? `nothing to compact in ${considered} file(s)` : `${opts.dryRun ? 'would remove' : 'removed'} ${n} entr${n === 1 ? 'y' : 'ies'}${opts.dryRun ? '' : ` from ${written.length} file(s)`}`;
