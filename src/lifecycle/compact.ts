@@ -8,7 +8,7 @@ import type { Entry } from '../vault/entry.js';
 import { dateMs } from '../vault/entry.js';
 import { updateBlockMeta, type Block, type ParsedFile } from '../vault/format.js';
 import { conflictBetween, factProfile, factText, type Conflict, type ConflictKind, type FactProfile } from './conflict.js';
-import { TokenVocab, jaccardSorted, similarEdges, type SimilarPair, type TokenSet } from './similarity.js';
+import { DisjointSets, TokenVocab, jaccardSorted, similarEdges, type SimilarPair, type TokenSet } from './similarity.js';
 
 export const MERGE_THRESHOLD = 0.8;
 
@@ -222,14 +222,7 @@ const MAX_CROSS_CHECKS = 2500;
  */
 export function safeClusters(n: number, pairs: SimilarPair[], tokens: TokenSet[], profileOf: (i: number) => FactProfile,
   onConflict: (a: number, b: number, jaccard: number, c: Conflict) => void): number[][] {
-  const parent = Int32Array.from({ length: n }, (_, i) => i);
-  const find = (i: number): number => {
-    while (parent[i] !== i) {
-      parent[i] = parent[parent[i]];
-      i = parent[i];
-    }
-    return i;
-  };
+  const sets = new DisjointSets(n);
   // Per cluster root: one member for each distinct text key.
   const variants = new Map<number, Map<string, number>>();
   const variantsOf = (r: number) => variants.get(r) ?? new Map([[profileOf(r).key, r]]);
@@ -283,8 +276,8 @@ export function safeClusters(n: number, pairs: SimilarPair[], tokens: TokenSet[]
   }
   const sorted = ok.filter((p) => !ambiguous.has(p.a) && !ambiguous.has(p.b)).sort((p, q) => q.jaccard - p.jaccard || p.a - q.a || p.b - q.b);
   for (const { a, b } of sorted) {
-    const ra = find(a);
-    const rb = find(b);
+    const ra = sets.find(a);
+    const rb = sets.find(b);
     if (ra === rb) continue;
     const va = variantsOf(ra);
     const vb = variantsOf(rb);
@@ -301,19 +294,11 @@ export function safeClusters(n: number, pairs: SimilarPair[], tokens: TokenSet[]
       }
     }
     if (blocked) continue;
-    const [root, child] = ra < rb ? [ra, rb] : [rb, ra];
-    parent[child] = root;
+    const root = sets.joinRoots(ra, rb);
     const merged = new Map(va);
     for (const [k, i] of vb) if (!merged.has(k)) merged.set(k, i);
+    variants.delete(ra === root ? rb : ra);
     variants.set(root, merged);
-    variants.delete(child);
   }
-  const groups = new Map<number, number[]>();
-  for (let i = 0; i < n; i++) {
-    const r = find(i);
-    const g = groups.get(r);
-    if (g) g.push(i);
-    else groups.set(r, [i]);
-  }
-  return [...groups.values()];
+  return sets.groups();
 }

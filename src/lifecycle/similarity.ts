@@ -279,29 +279,52 @@ export function similarPairs(sets: TokenSet[], threshold: number, opts: { strict
   return pairs;
 }
 
-/** Connected components of `n` items joined by `pairs` (union-find); singletons included. */
-export function clusters(n: number, pairs: SimilarPair[]): number[][] {
-  const parent = Int32Array.from({ length: n }, (_, i) => i);
-  const find = (i: number): number => {
+/** Disjoint sets over the items 0..n-1 (union-find with path halving). */
+export class DisjointSets {
+  private readonly parent: Int32Array;
+
+  constructor(n: number) {
+    this.parent = Int32Array.from({ length: n }, (_, i) => i);
+  }
+
+  find(i: number): number {
+    const parent = this.parent;
     while (parent[i] !== i) {
       parent[i] = parent[parent[i]];
       i = parent[i];
     }
     return i;
-  };
+  }
+
+  /** Join two roots; the smaller stays the root, and is returned. */
+  joinRoots(ra: number, rb: number): number {
+    const [root, child] = ra < rb ? [ra, rb] : [rb, ra];
+    this.parent[child] = root;
+    return root;
+  }
+
+  /** Every set, singletons included, each in item order. */
+  groups(): number[][] {
+    const groups = new Map<number, number[]>();
+    for (let i = 0; i < this.parent.length; i++) {
+      const r = this.find(i);
+      const g = groups.get(r);
+      if (g) g.push(i);
+      else groups.set(r, [i]);
+    }
+    return [...groups.values()];
+  }
+}
+
+/** Connected components of `n` items joined by `pairs`; singletons included. */
+export function clusters(n: number, pairs: SimilarPair[]): number[][] {
+  const sets = new DisjointSets(n);
   for (const { a, b } of pairs) {
-    const ra = find(a);
-    const rb = find(b);
-    if (ra !== rb) parent[Math.max(ra, rb)] = Math.min(ra, rb);
+    const ra = sets.find(a);
+    const rb = sets.find(b);
+    if (ra !== rb) sets.joinRoots(ra, rb);
   }
-  const groups = new Map<number, number[]>();
-  for (let i = 0; i < n; i++) {
-    const r = find(i);
-    const g = groups.get(r);
-    if (g) g.push(i);
-    else groups.set(r, [i]);
-  }
-  return [...groups.values()];
+  return sets.groups();
 }
 
 /** Below this many items, near-duplicate search is exact (PPJoin); above it, MinHash LSH. */
