@@ -119,7 +119,7 @@ export function entryId(value: unknown, yaml: string): { id: string } | { proble
     const raw = ID_LINE_VALUE.exec(yaml)?.[1].replace(/[ \t]+#.*$/, '').trim();
     if (!raw) return { problem: 'id must be written on the id: line' };
     id = raw;
-  } else if (value === null || value === undefined) return { problem: 'id is empty' };
+  } else if (value === null || value === undefined) return { problem: 'id is empty or null' };
   else return { problem: 'id must be one line of text, not a list or a mapping' };
   if (id === '') return { problem: 'id is empty' };
   if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(id)) return { problem: 'id contains a line break or a control character' };

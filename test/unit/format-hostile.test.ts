@@ -116,7 +116,7 @@ describe('ids as written', () => {
     const text = `# M\n\n---\nid: 1e3\n---\none\n---\nid: '1000'\n---\ntwo\n---\ntype: x\nid: null\n---\nthree\n---\nid: ok\n---\nfour\n`;
     const p = parseMemoryFile(text, 'MEMORY.md');
     expect(p.entries.map((e) => e.id)).toEqual(['1e3', '1000', 'ok']);
-    expect(p.diagnostics).toEqual([{ severity: 'error', message: 'invalid id in entry header: id is empty', file: 'MEMORY.md', line: 13 }]);
+    expect(p.diagnostics).toEqual([{ severity: 'error', message: 'invalid id in entry header: id is empty or null', file: 'MEMORY.md', line: 13 }]);
     expect(p.entries[1].body).toBe('two');
     expect(serializeFile(p)).toBe(text);
   });
