@@ -142,22 +142,25 @@ export function editFiles(edits: FileEdit[]): Promise<string[]> {
  * `plan` see them all at once, and only then write. A file that is missing, unreadable or has a
  * malformed entry stops the whole step before anything is written, so the vault is never left
  * half-changed. Returns the paths written.
+ *
+ * With `dryRun` the same reading, checks and plan run, but no lock is taken and nothing is
+ * written (a CI check may run on a read-only checkout); it returns the paths that would change.
  */
-export async function editFilesTogether(targets: { abs: string; path: string }[], plan: (parsed: ParsedFile[]) => (ParsedFile | null)[], opts: { hint?: string } = {}): Promise<string[]> {
+export async function editFilesTogether(targets: { abs: string; path: string }[], plan: (parsed: ParsedFile[]) => (ParsedFile | null)[], opts: { hint?: string; dryRun?: boolean } = {}): Promise<string[]> {
   const order = targets.map((_, i) => i).sort((a, b) => (targets[a].abs < targets[b].abs ? -1 : targets[a].abs > targets[b].abs ? 1 : 0));
   const locks: FileLock[] = [];
   // Locks are taken in path order (so two writers never wait on each other in a circle), one
   // after another; each file is read and parsed as soon as its lock is held, while the next lock
   // file is being created on the thread pool.
   let taking: Promise<FileLock> | null = null;
-  const take = (k: number) => (k < order.length ? acquireLockAsync(targets[order[k]].abs, targets[order[k]].path) : null);
+  const take = (k: number) => (k < order.length && !opts.dryRun ? acquireLockAsync(targets[order[k]].abs, targets[order[k]].path) : null);
   try {
     const texts: FileText[] = [];
     const parsed: ParsedFile[] = [];
     taking = take(0);
     for (let k = 0; k < order.length; k++) {
       const i = order[k];
-      locks[i] = await taking!;
+      if (taking) locks[i] = await taking;
       taking = take(k + 1);
       const t = targets[i];
       const text = readForWrite(t.abs, t.path);
@@ -185,6 +188,7 @@ export async function editFilesTogether(targets: { abs: string; path: string }[]
       return parsed[i].entries.some((e) => !now.has(e.id));
     };
     planned.sort((a, b) => Number(loses(a.i)) - Number(loses(b.i)));
+    if (opts.dryRun) return planned.map((p) => targets[p.i].path);
     await replaceAll(planned.map((p) => ({ lock: locks[p.i], text: p.text })));
     return planned.map((p) => targets[p.i].path);
   } finally {

@@ -5,12 +5,14 @@ import type { Command } from 'commander';
 import { usageError } from '../../errors.js';
 import type { CompactReport } from '../../lifecycle/compact.js';
 import { SCOPES } from '../../vault/scope.js';
+import { CHECK_HELP, settleCheck } from '../check.js';
 import { globals, vaultFor } from '../common.js';
 import { listOption, makeCtx, collect, type Ctx } from '../io.js';
 
 interface CompactOptions {
   scope?: string[];
   dryRun?: boolean;
+  check?: boolean;
 }
 
 export function registerCompact(program: Command): void {
@@ -20,6 +22,7 @@ export function registerCompact(program: Command): void {
     .argument('[files...]', 'memory files to compact (default: every memory file of the vault)')
     .option('--scope <scope>', `only files of these scopes (${SCOPES.join(', ')})`, collect)
     .option('--dry-run', 'print the plan, write nothing')
+    .option('--check', CHECK_HELP)
     .addHelpText('after', `
 Merging keeps the higher-importance entry (its id, type, domain, phase, created_at), the longer
 body, the larger reinforcement_count and the later last_reinforced; it becomes status: compacted
@@ -29,6 +32,7 @@ When to run it: after extraction (mem extract does it for the files it touched),
 
 Examples:
   $ mem compact --dry-run
+  $ mem compact --check        # CI: exit 1 when something would be compacted
   $ mem compact MEMORY.md
   $ mem compact --scope project --json`)
     .action(async (files: string[], opts: CompactOptions, command: Command) => {
@@ -47,6 +51,7 @@ async function compactCommand(ctx: Ctx, paths: string[], opts: CompactOptions): 
   const groupOf = (f: (typeof targets)[number]) => [f.scope, f.learningType, f.job ?? '', f.task ?? ''].join('|');
   let report: CompactReport = { retired: [], duplicates: [], merges: [] };
   let considered = 0;
+  const dry = Boolean(opts.dryRun || opts.check);
   // Every file is read and checked under its lock; a malformed entry anywhere stops the whole run.
   // Notes and legacy files have no entries mem can rewrite: they are left alone.
   const written = await editFilesTogether(targets, (parsed) => {
@@ -54,18 +59,20 @@ async function compactCommand(ctx: Ctx, paths: string[], opts: CompactOptions): 
     considered = idx.length;
     const res = compactFiles(idx.map((i) => ({ path: targets[i].path, group: groupOf(targets[i]), parsed: parsed[i] })));
     report = res.report;
-    return opts.dryRun ? parsed.map(() => null) : targets.map((t) => res.files.get(t.path) ?? null);
-  }, { hint: 'fix it (mem lint shows every problem), then run compact again; nothing was compacted' });
+    return targets.map((t) => res.files.get(t.path) ?? null);
+  }, { hint: 'fix it (mem lint shows every problem), then run compact again; nothing was compacted', dryRun: dry });
   // The compaction's parsed vault is garbage now; collecting it before the index refresh (which
   // holds every changed file's entries) keeps the two from adding up: peak 740 → 525 MB at 100k
   // entries.
-  if (!opts.dryRun) {
+  if (!dry) {
     await collectGarbage();
     const lag = await reindex(vault, targets.filter((t) => written.includes(t.path)));
     if (lag) ctx.warn(lag);
   }
+  const n = report.retired.length + report.duplicates.reduce((s, d) => s + d.dropped.length, 0) + report.merges.reduce((s, m) => s + m.absorbed.length, 0);
+  const check = settleCheck(opts.check, n === 0 && written.length === 0);
   if (ctx.json) {
-    ctx.out(JSON.stringify({ dry_run: Boolean(opts.dryRun), files: considered, written, ...report }, null, 2));
+    ctx.out(JSON.stringify({ dry_run: dry, ...check, files: considered, written: dry ? [] : written, ...report }, null, 2));
     return;
   }
   const at = (w: { path: string; line: number }) => `${w.path}:${w.line}`;
@@ -77,9 +84,8 @@ async function compactCommand(ctx: Ctx, paths: string[], opts: CompactOptions): 
   for (const k of report.kept ?? []) {
     ctx.out(`keep apart     ${k.a.id} ${at(k.a)} / ${k.b.id} ${at(k.b)} (J=${k.jaccard.toFixed(2)}, ${k.reason}; mem consolidate decides)`);
   }
-  const n = report.retired.length + report.duplicates.reduce((s, d) => s + d.dropped.length, 0) + report.merges.reduce((s, m) => s + m.absorbed.length, 0);
-  const summary = n === 0 ? `nothing to compact in ${considered} file(s)` : `${opts.dryRun ? 'would remove' : 'removed'} ${n} entr${n === 1 ? 'y' : 'ies'}${opts.dryRun ? '' : ` from ${written.length} file(s)`}`;
-  ctx.info(opts.dryRun ? `dry run: ${summary}` : summary);
+  const summary = n === 0 ? `nothing to compact in ${considered} file(s)` : `${dry ? 'would remove' : 'removed'} ${n} entr${n === 1 ? 'y' : 'ies'}${dry ? '' : ` from ${written.length} file(s)`}`;
+  ctx.info(dry ? `${opts.check ? 'check' : 'dry run'}: ${summary}` : summary);
 }
 
 /**

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import type { ConsolidateItem, Decision } from '../../lifecycle/consolidate.js';
+import { CHECK_HELP, settleCheck } from '../check.js';
 import { globals, vaultFor } from '../common.js';
 import { makeCtx, nowMs, today, type Ctx } from '../io.js';
 
@@ -16,7 +17,7 @@ export function registerConsolidate(program: Command): void {
     .command('consolidate')
     .description('settle contradicting learnings: the older decays (importance × 0.7) or retires (≥ 90 days older)')
     .option('--dry-run', 'show the decisions, write nothing')
-    .option('--check', 'write nothing; exit 1 when a contradiction is found (CI)')
+    .option('--check', CHECK_HELP)
     .addHelpText('after', `
 Offline, two entries of the same scope contradict when they share a topic (Jaccard ≥ 0.4 over
 their words) and one negates what the other states ("never", "don't", "no longer", …), or the
@@ -31,6 +32,7 @@ When to run it: after extraction, or weekly.
 
 Examples:
   $ mem consolidate --dry-run
+  $ mem consolidate --check      # CI: exit 1 on any decision or flag
   $ mem consolidate --json`)
     .action(async (opts: { dryRun?: boolean; check?: boolean }, command: Command) => {
       await consolidateCommand(makeCtx(globals(command)), opts);
@@ -73,7 +75,8 @@ async function consolidateCommand(ctx: Ctx, opts: { dryRun?: boolean; check?: bo
   const affected = files.filter((f) => acting.some((d) => d.path === f.path));
   const date = today();
   const dry = Boolean(opts.dryRun || opts.check);
-  if (opts.check && decisions.some((d) => d.action !== 'skip')) process.exitCode = 1;
+  // A flagged pair changes nothing, but needs a person: a check is not clean while one is open.
+  const check = settleCheck(opts.check, !decisions.some((d) => d.action !== 'skip'));
   if (!dry && acting.length > 0) {
     const { appendConfined, writeTarget } = await import('../../vault/boundary.js');
     // The log is written after the files: a log that links out of the vault is refused first.
@@ -92,7 +95,7 @@ async function consolidateCommand(ctx: Ctx, opts: { dryRun?: boolean; check?: bo
       action: d.action, kind: d.kind, reason: d.reason, similarity: d.similarity,
       a: { id: d.id, path: d.path, line: d.line }, b: { id: d.by, path: d.by_path, line: d.by_line },
     }));
-    ctx.out(JSON.stringify({ dry_run: dry, decisions: decisions.filter((d) => d.action !== 'flag'), conflicts }, null, 2));
+    ctx.out(JSON.stringify({ dry_run: dry, ...check, decisions: decisions.filter((d) => d.action !== 'flag'), conflicts }, null, 2));
     return;
   }
   for (const d of decisions) {

@@ -4,8 +4,10 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { MemError, usageError } from '../../errors.js';
+import type { ParsedFile } from '../../vault/format.js';
 import type { LintFinding, LintInput } from '../../vault/lint.js';
 import type { Vault, VaultFile } from '../../vault/vault.js';
+import { settleCheck } from '../check.js';
 import { globals, vaultFor } from '../common.js';
 import { makeCtx, type Ctx } from '../io.js';
 
@@ -13,6 +15,7 @@ interface LintOptions {
   fix?: boolean;
   removeEmpty?: boolean;
   staged?: boolean;
+  check?: boolean;
 }
 
 export function registerLint(program: Command): void {
@@ -21,14 +24,16 @@ export function registerLint(program: Command): void {
     .description('check memory files: YAML, unique ids, enums, ranges, dates (exit 1 on problems)')
     .argument('[files...]', 'files to check (default: every file of the vault)')
     .option('--fix', 'normalise what can be normalised (case of enums, numbers given as text, date formats, ranges; a NUL byte becomes a visible ␀)')
-    .option('--remove-empty', 'with --fix: also remove empty entries (a header with no text, as the earlier teaparty system left them)')
+    .option('--remove-empty', 'with --fix (or --check): also remove empty entries (a header with no text, as the earlier teaparty system left them)')
+    .option('--check', 'write nothing; exit 1 on any problem or when --fix would change a file (CI)')
     .option('--staged', 'check the versions staged in git (for a pre-commit hook)')
     .addHelpText('after', `
 Examples:
   $ mem lint
   $ mem lint MEMORY.md --fix
   $ mem lint --fix --remove-empty
-  $ mem lint --staged          # in .git/hooks/pre-commit`)
+  $ mem lint --staged          # in .git/hooks/pre-commit
+  $ mem lint --check           # CI: problems, or normalisations --fix would make, fail`)
     .action(async (files: string[], opts: LintOptions, command: Command) => {
       await lintCommand(makeCtx(globals(command)), files, opts);
     });
@@ -74,7 +79,8 @@ async function inputs(vault: Vault, ctx: Ctx, files: string[], opts: LintOptions
 
 async function lintCommand(ctx: Ctx, files: string[], opts: LintOptions): Promise<void> {
   if (opts.fix && opts.staged) throw usageError('--fix works on the files on disk, not on staged versions', 'run mem lint --fix, then git add');
-  if (opts.removeEmpty && !opts.fix) throw usageError('--remove-empty is a kind of --fix', 'run mem lint --fix --remove-empty');
+  if (opts.fix && opts.check) throw usageError('--check writes nothing and --fix writes: give one of them', 'mem lint --check in CI, mem lint --fix to normalise');
+  if (opts.removeEmpty && !opts.fix && !opts.check) throw usageError('--remove-empty is a kind of --fix', 'run mem lint --fix --remove-empty');
   const vault = await vaultFor(ctx);
   const { lintFiles, fixParsedFile } = await import('../../vault/lint.js');
   let { list, targets } = await inputs(vault, ctx, files, opts);
@@ -83,6 +89,8 @@ async function lintCommand(ctx: Ctx, files: string[], opts: LintOptions): Promis
   let fixed = 0;
   let fixedFiles = 0;
   let removed = 0;
+  // The one normalisation --fix applies and --check looks for: both paths call it.
+  const fixOf = (parsed: ParsedFile, file: string) => fixParsedFile(parsed, { removeEmpty: opts.removeEmpty, path: file });
   if (opts.fix) {
     const { rewriteFile } = await import('../../vault/store.js');
     for (const t of targets) {
@@ -92,7 +100,7 @@ async function lintCommand(ctx: Ctx, files: string[], opts: LintOptions): Promis
       let changed = false;
       try {
         changed = rewriteFile(t.abs, t.path, (parsed) => {
-          const r = fixParsedFile(parsed, { removeEmpty: opts.removeEmpty, path: t.path });
+          const r = fixOf(parsed, t.path);
           n = r?.fixes ?? 0;
           r0 = r?.removed ?? 0;
           return r?.file ?? null;
@@ -109,12 +117,26 @@ async function lintCommand(ctx: Ctx, files: string[], opts: LintOptions): Promis
     }
     if (fixed + removed > 0) ({ list, targets } = await inputs(vault, ctx, files, opts));
   }
+  // --check: what --fix would change, worked out on the texts lint read (staged ones with
+  // --staged), with the same normalisation and the same "did the bytes change" test as rewriteFile.
+  const pending: { file: string; fixes: number; removed: number }[] = [];
+  if (opts.check) {
+    const { parseMemoryFile, serializeFile } = await import('../../vault/format.js');
+    for (const input of list) {
+      if (input.idsOnly || 'error' in input.read) continue;
+      const r = fixOf(parseMemoryFile(input.read.text, input.path), input.path);
+      if (r && serializeFile(r.file) !== input.read.text) pending.push({ file: input.path, fixes: r.fixes, removed: r.removed });
+    }
+  }
   const findings: LintFinding[] = lintFiles(list);
   const errors = findings.filter((f) => f.severity === 'error').length;
+  const check = settleCheck(opts.check, errors === 0 && pending.length === 0);
   if (ctx.json) {
-    ctx.out(JSON.stringify({ files: targets.length, problems: findings.map((f) => ({ ...f })), fixed, removed }, null, 2));
+    ctx.out(JSON.stringify({ ...(opts.check ? { dry_run: true, ...check } : {}), files: targets.length, problems: findings.map((f) => ({ ...f })), ...(opts.check ? { fixed: pending.reduce((n, p) => n + p.fixes, 0), removed: pending.reduce((n, p) => n + p.removed, 0), would_fix: pending } : { fixed, removed }) }, null, 2));
   } else {
     for (const f of findings) ctx.out(`${f.file}${f.line ? `:${f.line}` : ''}: ${f.severity === 'warning' ? 'warning: ' : ''}${f.message}`);
+    for (const p of pending) ctx.out(`${p.file}: mem lint --fix would ${[p.fixes ? `fix ${p.fixes} value${p.fixes === 1 ? '' : 's'}` : '', p.removed ? `remove ${p.removed} empty entr${p.removed === 1 ? 'y' : 'ies'}` : ''].filter(Boolean).join(' and ')}`);
+    if (pending.length > 0) ctx.info(`check: mem lint --fix would change ${pending.length} file${pending.length === 1 ? '' : 's'}`);
     if (fixed > 0) ctx.info(`fixed ${fixed} problem${fixed === 1 ? '' : 's'} in ${fixedFiles} file${fixedFiles === 1 ? '' : 's'}`);
     if (removed > 0) ctx.info(`removed ${removed} empty entr${removed === 1 ? 'y' : 'ies'}`);
     if (findings.length > 0) ctx.info(`${findings.length} problem${findings.length === 1 ? '' : 's'} in ${new Set(findings.map((f) => f.file)).size} file(s)`);

@@ -5,12 +5,14 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { MemError } from '../../errors.js';
 import type { Candidate, Promotion, Skipped } from '../../lifecycle/promote.js';
+import { CHECK_HELP, settleCheck } from '../check.js';
 import { globals, vaultFor } from '../common.js';
 import { makeCtx, today, type Ctx } from '../io.js';
 
 interface PromoteOptions {
   global?: boolean;
   dryRun?: boolean;
+  check?: boolean;
 }
 
 export function registerPromote(program: Command): void {
@@ -19,6 +21,7 @@ export function registerPromote(program: Command): void {
     .description('roll learnings up: recurring in ≥ 3 tasks of a job → the job (session scope); in ≥ 3 jobs/sessions → project; --global: proven, project-agnostic → ~/MEMORY.md')
     .option('--global', 'also promote proven project learnings (promoted, or reinforced ≥ 3 times) that are project-agnostic to the global file')
     .option('--dry-run', 'show what would be promoted, write nothing')
+    .option('--check', CHECK_HELP)
     .addHelpText('after', `
 A learning recurs when entries with Jaccard similarity ≥ 0.8 appear in at least three distinct
 jobs (.mem/jobs/<job>/…) or sessions (session_id). The copy records promoted_from and
@@ -29,6 +32,7 @@ When to run it: after extraction, or weekly.
 
 Examples:
   $ mem promote --dry-run
+  $ mem promote --check        # CI: exit 1 when a learning is due for promotion
   $ mem promote
   $ mem promote --global --json`)
     .action(async (opts: PromoteOptions, command: Command) => {
@@ -47,6 +51,7 @@ export async function promoteCommand(ctx: Ctx, opts: PromoteOptions): Promise<vo
   for (const p of problems) ctx.warn(`${p.message}; its entries are not considered (${p.file}${p.line ? `:${p.line}` : ''})`);
   const all: Candidate[] = loaded.flatMap((l) => l.parsed.entries.map((entry) => ({ entry, file: l.file })));
   const date = today();
+  const dry = Boolean(opts.dryRun || opts.check);
   const sess = planSessionPromotions(all);
   const proj = planProjectPromotions(all, all.filter((c) => c.file.scope === 'project'));
   let glob: { promote: Promotion[]; skipped: Skipped[] } = { promote: [], skipped: [] };
@@ -77,9 +82,9 @@ export async function promoteCommand(ctx: Ctx, opts: PromoteOptions): Promise<vo
     }
     for (const [abs, slot] of byFile) {
       const f = describeFile(vault, abs, vault.root);
-      if (!opts.dryRun) appendEntries(abs, f.path, slot.texts, scope === 'global' ? '# Global memory\n' : scope === 'session' ? '# Job memory\n' : '# Project memory\n');
+      if (!dry) appendEntries(abs, f.path, slot.texts, scope === 'global' ? '# Global memory\n' : scope === 'session' ? '# Job memory\n' : '# Project memory\n');
       for (const s of slot.ids) written.push({ id: s.id, path: f.path, from: s.from, scope });
-      const lag = opts.dryRun ? undefined : await reindex(vault, [f]);
+      const lag = dry ? undefined : await reindex(vault, [f]);
       if (lag) ctx.warn(lag);
     }
   };
@@ -92,11 +97,12 @@ export async function promoteCommand(ctx: Ctx, opts: PromoteOptions): Promise<vo
     throw new MemError(`promotion failed: ${(err as Error).message}`, { cause: err });
   }
   const skipped = [...sess.skipped, ...proj.skipped, ...glob.skipped];
+  const check = settleCheck(opts.check, written.length === 0);
   if (ctx.json) {
-    ctx.out(JSON.stringify({ dry_run: Boolean(opts.dryRun), promoted: written, skipped }, null, 2));
+    ctx.out(JSON.stringify({ dry_run: dry, ...check, promoted: written, skipped }, null, 2));
     return;
   }
-  for (const w of written) ctx.out(`${opts.dryRun ? 'would promote' : 'promoted'} to ${w.scope}: ${w.from.join(', ')} → ${opts.dryRun ? w.path : `${w.id} (${w.path})`}`);
+  for (const w of written) ctx.out(`${dry ? 'would promote' : 'promoted'} to ${w.scope}: ${w.from.join(', ')} → ${dry ? w.path : `${w.id} (${w.path})`}`);
   for (const s of skipped) ctx.info(`skipped ${s.id} (${s.path}): ${s.reason}`);
   if (written.length === 0) ctx.info('nothing to promote');
 }
