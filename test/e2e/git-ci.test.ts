@@ -107,6 +107,20 @@ describe('--check on lint, compact, promote and consolidate', () => {
     expectUnchanged(v, before);
   });
 
+  it('a malformed entry never passes a check: compact --check and lint --check exit 1, nothing written', () => {
+    for (const bad of ['---\nid: [broken\n---\n## x\n\nbody\n', '---\nid: x1\ntype: procedural\n  nested: oops\n---\nBody.\n']) {
+      const v = tempVault();
+      v.write('MEMORY.md', `# Memory\n\n${entry('g1', 'A good lesson.')}${bad}`);
+      const before = snapshot(v.root, v.home);
+      for (const c of ['compact', 'lint']) {
+        const r = run(v, [c, '--check']);
+        expect(r.status, `${c}: ${r.stderr}`).toBe(1);
+        expect(r.stdout + r.stderr).toMatch(/MEMORY\.md:\d+/);
+      }
+      expectUnchanged(v, before);
+    }
+  });
+
   it('consolidate --check counts a flagged same-day pair as not clean, and agrees with its --dry-run JSON', () => {
     const v = tempVault();
     v.write('MEMORY.md', entry('y1', 'Use yarn to install the packages of this repository.', { created_at: NOW }) + entry('p1', 'Use pnpm to install the packages of this repository.', { created_at: NOW }));
