@@ -47,8 +47,8 @@ export function hookBlock(hook: GitHook, launcher: Launcher, rootArg = ''): stri
     `  mem_node=${shQuote(launcher.node)}`,
     `  mem_js=${shQuote(launcher.js)}`,
     // The mem that installed the hook first (same Node, so its SQLite addon loads), else PATH's.
-    '  if [ -f "$mem_js" ] && [ -x "$mem_node" ]; then mem_run() { "$mem_node" "$mem_js" "$@"; }',
-    '  elif command -v mem >/dev/null 2>&1; then mem_run() { mem "$@"; }',
+    '  if [ -f "$mem_js" ] && [ -x "$mem_node" ]; then mem_run() { exec "$mem_node" "$mem_js" "$@"; }',
+    '  elif command -v mem >/dev/null 2>&1; then mem_run() { exec mem "$@"; }',
   ];
   if (hook === 'pre-commit') {
     lines.push(
@@ -62,7 +62,10 @@ export function hookBlock(hook: GitHook, launcher: Launcher, rootArg = ''): stri
       // Never through a link (a clone can hold one to anywhere): then the output is dropped.
       `  mem_dir=${shQuote(dir)}; mem_log="$mem_dir/logs/git-hooks.log"`,
       '  if [ -L "$mem_dir" ] || [ -L "$mem_dir/logs" ] || [ -L "$mem_log" ] || ! mkdir -p "$mem_dir/logs" 2>/dev/null; then mem_log=/dev/null; fi',
-      `  mem_run${root} index --quiet </dev/null >>"$mem_log" 2>&1 &`,
+      // `exec` redirections, not a redirected function call: the shell would keep a copy of
+      // git's stdout/stderr open while the index runs, and whoever reads them (an IDE, a
+      // terminal wrapper) would wait for the index.
+      `  (exec </dev/null >>"$mem_log" 2>&1; mem_run${root} index --quiet) &`,
       ') || :',
     );
   }
