@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { MemError } from '../errors.js';
-import { realRoot, staysInside, writeTarget } from '../vault/boundary.js';
+import { realRoot, resolveReal, staysInside, within, writeTarget } from '../vault/boundary.js';
 import { writeFileAtomic } from '../vault/write.js';
 
 export const GIT_HOOKS = ['post-merge', 'post-checkout', 'post-rewrite', 'pre-commit'] as const;
@@ -65,7 +65,9 @@ export function hookBlock(hook: GitHook, launcher: Launcher, rootArg = ''): stri
       // `exec` redirections, not a redirected function call: the shell would keep a copy of
       // git's stdout/stderr open while the index runs, and whoever reads them (an IDE, a
       // terminal wrapper) would wait for the index.
-      `  (exec </dev/null >>"$mem_log" 2>&1; mem_run${root} index --quiet) &`,
+      // In the background too: the log is cut back to one old copy past 1 MB.
+      '  (if [ "$mem_log" != /dev/null ] && [ -f "$mem_log" ] && [ "$(wc -c <"$mem_log")" -gt 1048576 ]; then mv -f "$mem_log" "$mem_log.1"; fi',
+      `   exec </dev/null >>"$mem_log" 2>&1; mem_run${root} index --quiet) &`,
       ') || :',
     );
   }
@@ -134,6 +136,8 @@ export interface HooksPlace {
   dir: string;
   /** The folder writes must stay inside (the repository, its git folder, or the configured hooks folder). */
   base: string;
+  /** The repository's (common) git folder. */
+  gitDir: string;
   /** `husky` when the hooks go in husky's own folder instead of its generated `_/` one. */
   kind: 'git' | 'hooksPath' | 'husky';
 }
@@ -147,7 +151,7 @@ function git(cwd: string, args: string[]): string | null {
 }
 
 /** Where the hooks of the repository holding `cwd` live, as git itself runs them. */
-export function hooksPlace(cwd: string): HooksPlace {
+export function hooksPlace(cwd: string, opts: { write?: boolean } = {}): HooksPlace {
   const top = git(cwd, ['rev-parse', '--show-toplevel']);
   if (!top) throw new MemError(`not in a git work tree: ${cwd}`, { hint: 'run mem hooks in a git repository (git init)' });
   const hooks = git(top, ['rev-parse', '--git-path', 'hooks']);
@@ -156,10 +160,11 @@ export function hooksPlace(cwd: string): HooksPlace {
   const configured = git(top, ['config', '--show-scope', '--get', 'core.hooksPath']);
   let dir = path.resolve(top, hooks);
   let kind: HooksPlace['kind'] = 'git';
-  let base = realRoot(path.resolve(top, common));
+  const gitDir = realRoot(path.resolve(top, common));
+  let base = gitDir;
   if (configured) {
     const [scope, ...value] = configured.split('\t');
-    if (scope !== 'local' && scope !== 'worktree') {
+    if (opts.write && scope !== 'local' && scope !== 'worktree') {
       throw new MemError(`core.hooksPath is set in your ${scope} git config (${value.join('\t')}), for every repository`, {
         hint: 'mem installs hooks per repository: set core.hooksPath in this one (git config core.hooksPath .githooks), or add mem lint --staged / mem index --quiet to those hooks by hand',
       });
@@ -176,12 +181,12 @@ export function hooksPlace(cwd: string): HooksPlace {
     base = path.isAbsolute(value.join('\t')) ? realRoot(dir) : realRoot(top);
   }
   const inside = staysInside(dir, base);
-  if (!inside.inside) {
+  if (opts.write && !inside.inside) {
     throw new MemError(`refusing to install hooks in ${dir}: it leads out of the repository through a symlink${inside.real ? ` (to ${inside.real})` : ''}`, {
       hint: 'point core.hooksPath at a folder inside the repository',
     });
   }
-  return { top: realRoot(top), dir, base, kind };
+  return { top: realRoot(top), dir, base, gitDir, kind };
 }
 
 // ---- install / uninstall / status ------------------------------------------------------------
@@ -202,6 +207,8 @@ export interface HookReport {
 export interface HooksReport {
   repository: string;
   hooks_dir: string;
+  /** git: .git/hooks; hooksPath: core.hooksPath; husky: .husky/ (run by husky with sh, need not be executable). */
+  kind: HooksPlace['kind'];
   hooks: HookReport[];
 }
 
@@ -261,7 +268,7 @@ export function hooksStatus(cwd: string, vaultRoot: string, launcher: Launcher):
     const here = js === launcher.js && blockValue(block, 'mem_node') === launcher.node;
     return { ...base, state: block === bytes(hookBlock(hook, launcher, arg)) ? 'installed' : 'outdated', points_here: here, mem: js };
   });
-  return { repository: place.top, hooks_dir: place.dir, hooks };
+  return { repository: place.top, hooks_dir: place.dir, kind: place.kind, hooks };
 }
 
 export type InstallAction = 'created' | 'added' | 'updated' | 'unchanged';
@@ -269,6 +276,9 @@ export type InstallAction = 'created' | 'added' | 'updated' | 'unchanged';
 export interface InstallReport {
   repository: string;
   hooks_dir: string;
+  kind: HooksPlace['kind'];
+  /** The hooks folder is inside the work tree: committed, the block names this machine's mem. */
+  in_work_tree: boolean;
   hooks: { hook: GitHook; path: string; action: InstallAction; executable: boolean }[];
 }
 
@@ -277,7 +287,7 @@ export interface InstallReport {
  * edit (not a shell script: a binary, a python script) stops the install with nothing changed.
  */
 export function installGitHooks(cwd: string, vaultRoot: string, launcher: Launcher): InstallReport {
-  const place = hooksPlace(cwd);
+  const place = hooksPlace(cwd, { write: true });
   const arg = rootArg(place, vaultRoot);
   const plan = GIT_HOOKS.map((hook) => {
     const file = path.join(place.dir, hook);
@@ -307,13 +317,15 @@ export function installGitHooks(cwd: string, vaultRoot: string, launcher: Launch
       // a link out of the vault there: the hooks drop their output instead (see hookBlock)
     }
   }
-  return { repository: place.top, hooks_dir: place.dir, hooks };
+  const real = resolveReal(place.dir);
+  const inWorkTree = real !== null && within(real, place.top) && !within(real, place.gitDir);
+  return { repository: place.top, hooks_dir: place.dir, kind: place.kind, in_work_tree: inWorkTree, hooks };
 }
 
 export type UninstallAction = 'removed' | 'deleted' | 'absent';
 
 export function uninstallGitHooks(cwd: string): { repository: string; hooks_dir: string; hooks: { hook: GitHook; path: string; action: UninstallAction }[] } {
-  const place = hooksPlace(cwd);
+  const place = hooksPlace(cwd, { write: true });
   const hooks = GIT_HOOKS.map((hook) => {
     const file = path.join(place.dir, hook);
     const target = writeTarget(file, file, place.base);

@@ -81,7 +81,9 @@ describe('mem hooks install --git', () => {
     const v = repo();
     const r = install(v, ['--json']);
     expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toBe('');
     const out = r.json();
+    expect(out.git.in_work_tree).toBe(false);
     expect(out.git.hooks.map((h: { hook: string; action: string }) => [h.hook, h.action])).toEqual(HOOKS.map((h) => [h, 'created']));
     const before = HOOKS.map((h) => fs.readFileSync(hookFile(v, h)));
     for (const h of HOOKS) {
@@ -273,6 +275,7 @@ describe('where the hooks go', () => {
     fs.mkdirSync(v.path('deep/er'), { recursive: true });
     const r = install(v, [], v.path('deep/er'));
     expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/^mem: warning: the hooks are inside the work tree \(\.githooks\)/m);
     for (const h of HOOKS) {
       expect(fs.existsSync(v.path(`.githooks/${h}`))).toBe(true);
       expect(fs.existsSync(hookFile(v, h))).toBe(false);
@@ -305,6 +308,9 @@ describe('where the hooks go', () => {
     const r = install(v, ['--json']);
     expect(r.status, r.stderr).toBe(0);
     expect(r.json().git.hooks_dir).toBe(fs.realpathSync(v.path('.husky')));
+    expect(r.json().git.kind).toBe('husky');
+    expect(r.json().git.in_work_tree).toBe(true);
+    expect(install(v).stderr).not.toMatch(/not executable/); // husky runs .husky/<hook> with sh
     expect(fs.readdirSync(v.path('.husky/_')).map((f) => fs.readFileSync(v.path(`.husky/_/${f}`)))).toEqual(generated);
     expect(fs.readFileSync(v.path('.husky/pre-commit'), 'utf8')).toMatch(/^# >>> mem >>>[^]*# <<< mem <<<\necho husky-user > husky.marker\n$/);
     v.write('MEMORY.md', `# Memory\n\n${entry('bad', 'x', { type: 'nonsense' })}`);
@@ -370,6 +376,10 @@ describe('where the hooks go', () => {
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/^mem: core\.hooksPath is set in your global git config/);
     expect(fs.existsSync(shared)).toBe(false);
+    const s = mem(['hooks', 'status', '--json'], { cwd: v.root, home: v.home, env: { GIT_CONFIG_GLOBAL: cfg } });
+    expect(s.status).toBe(0);
+    expect(s.json().git.hooks_dir).toBe(shared);
+    expect(s.json().git.hooks.every((h: { state: string }) => h.state === 'missing')).toBe(true);
   });
 });
 
@@ -407,6 +417,28 @@ describe('hooks never get in git\'s way', () => {
     expect(g(v.root, ['commit', '-q', '--amend', '--no-edit', '--no-verify']).status).toBe(0);
     expect(g(v.root, ['checkout', '-q', 'main']).status).toBe(0);
     expect(g(v.root, ['merge', '-q', 'b']).status).toBe(0);
+  });
+
+  it('the hooks\' log is cut back past 1 MB (one old copy kept) and never written through a link', async () => {
+    const v = repo();
+    expect(install(v).status).toBe(0);
+    const log = v.path('.mem/logs/git-hooks.log');
+    fs.writeFileSync(log, 'x'.repeat(1_100_000));
+    expect(spawnSync(hookFile(v, 'post-merge'), ['0'], { cwd: v.root }).status).toBe(0);
+    const deadline = Date.now() + 10_000;
+    while (!fs.existsSync(`${log}.1`) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(fs.statSync(`${log}.1`).size).toBe(1_100_000);
+    expect(fs.statSync(log).size).toBeLessThan(1000);
+    // a link where the log goes: the output is dropped, the target untouched
+    const w = repo();
+    expect(install(w).status).toBe(0);
+    const target = path.join(tempDir('log-target-'), 'elsewhere.log');
+    fs.writeFileSync(target, 'untouched\n');
+    fs.symlinkSync(target, w.path('.mem/logs/git-hooks.log'));
+    fs.writeFileSync(w.path('.mem/config.yaml'), 'search: [unclosed\n'); // index would complain into the log
+    expect(spawnSync(hookFile(w, 'post-merge'), ['0'], { cwd: w.root }).status).toBe(0);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(fs.readFileSync(target, 'utf8')).toBe('untouched\n');
   });
 
   it('a post-* hook returns in well under 300 ms, even on a large vault', async () => {

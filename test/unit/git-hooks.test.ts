@@ -64,7 +64,7 @@ describe('hookBlock', () => {
   it('post-* hooks run in the background and never exit the hook; pre-commit may', () => {
     for (const h of ['post-merge', 'post-checkout', 'post-rewrite'] as const) {
       const b = hookBlock(h, L);
-      expect(b).toMatch(/\(exec <\/dev\/null >>"\$mem_log" 2>&1; mem_run index --quiet\) &\n\) \|\| :\n/);
+      expect(b).toMatch(/\n   exec <\/dev\/null >>"\$mem_log" 2>&1; mem_run index --quiet\) &\n\) \|\| :\n/);
       expect(b).not.toMatch(/exit 1/);
     }
     expect(block).toMatch(/lint --staged\n\) \|\| \{.*exit 1; \}/);

@@ -29,7 +29,9 @@ function launcher(): { node: string; js: string } {
       return p;
     }
   };
-  return { node: real(process.execPath), js: real(js) };
+  // Git for Windows' sh takes C:/… paths; backslashes would need escaping in every shell word.
+  const slash = (p: string) => (process.platform === 'win32' ? p.replace(/\\/g, '/') : p);
+  return { node: slash(real(process.execPath)), js: slash(real(js)) };
 }
 
 async function vaultRoot(ctx: Ctx): Promise<string> {
@@ -68,8 +70,9 @@ Examples:
       if (ctx.json) return ctx.out(JSON.stringify({ git: r }, null, 2));
       for (const h of r.hooks) {
         ctx.out(`${h.action.padEnd(9)} ${path.relative(ctx.cwd, h.path) || h.path}`);
-        if (!h.executable) ctx.warn(`${h.path} is not executable: git does not run it (chmod +x it to enable it)`);
+        if (!h.executable && r.kind !== 'husky') ctx.warn(`${h.path} is not executable: git does not run it (chmod +x it to enable it)`);
       }
+      if (r.in_work_tree) ctx.warn(`the hooks are inside the work tree (${path.relative(r.repository, r.hooks_dir)}): if you commit them, they name this machine's mem (others' fall back to mem on PATH)`);
     });
 
   hooks
@@ -106,7 +109,7 @@ Examples:
       ctx.out(`git hooks in ${r.hooks_dir}`);
       for (const h of r.hooks) {
         const who = h.mem === null ? '' : h.points_here ? ' (this mem)' : ` (runs ${h.mem})`;
-        const exec = h.state !== 'missing' && !h.executable ? ' [not executable: git skips it]' : '';
+        const exec = h.state !== 'missing' && !h.executable && r.kind !== 'husky' ? ' [not executable: git skips it]' : '';
         ctx.out(`  ${h.hook.padEnd(14)} ${h.state}${who}${exec}`);
       }
       if (r.hooks.some((h) => h.state !== 'installed')) ctx.info('hint: mem hooks install --git');
