@@ -295,6 +295,27 @@ describe('where the hooks go', () => {
     expect(g(w.root, ['commit', '-qm', 'bad']).status).not.toBe(0);
   });
 
+  it('a vault in a subfolder of the repository: the hooks name it (--root), lint and index find it', async () => {
+    const v = repo();
+    v.write('docs/mem/.mem/config.yaml', '');
+    v.write('docs/mem/MEMORY.md', `# Memory\n\n${entry('sub-entry', 'Lives in a subfolder vault.')}`);
+    const sub = v.path('docs/mem');
+    const r = mem(['hooks', 'install', '--git'], { cwd: sub, home: v.home });
+    expect(r.status, r.stderr).toBe(0);
+    expect(fs.readFileSync(hookFile(v, 'pre-commit'), 'utf8')).toContain("mem_run --root 'docs/mem' lint --staged");
+    v.write('docs/mem/MEMORY.md', `# Memory\n\n${entry('sub-bad', 'x', { type: 'nonsense' })}`);
+    ok(v.root, ['add', '-A']);
+    const bad = g(v.root, ['commit', '-qm', 'bad']);
+    expect(bad.status).not.toBe(0);
+    expect(bad.stderr).toMatch(/MEMORY\.md:\d+: type must be/);
+    v.write('docs/mem/MEMORY.md', `# Memory\n\n${entry('sub-good', 'fine')}`);
+    ok(v.root, ['add', '-A']);
+    ok(v.root, ['commit', '-qm', 'good']);
+    ok(v.root, ['checkout', '-qb', 'side']);
+    await waitFor({ ...v, root: sub }, (i) => i.includes('sub-good'));
+    expect(fs.existsSync(v.path('.memory.db'))).toBe(false);
+  }, 30_000);
+
   it('husky (core.hooksPath=.husky/_): mem\'s lines go in .husky/<hook>, which husky runs; its generated folder is untouched', () => {
     const v = repo();
     // What husky 9 generates: .husky/_/<hook> runs .husky/_/h, which runs .husky/<hook> with sh -e.
