@@ -423,8 +423,8 @@ export async function replaceAll(items: { lock: FileLock; text: string }[]): Pro
   }
 }
 
-/** Replace `file` with `text` atomically, keeping the file's mode. */
-export function writeFileAtomic(file: string, text: string): void {
+/** Replace `file` with `text` atomically, keeping the file's mode (`newMode` for a new file: hooks need 0755). */
+export function writeFileAtomic(file: string, text: string | Buffer, opts: { newMode?: number } = {}): void {
   file = writeTarget(file);
   const dir = path.dirname(file);
   fs.mkdirSync(dir, { recursive: true });
@@ -436,7 +436,7 @@ export function writeFileAtomic(file: string, text: string): void {
     mode = undefined;
   }
   try {
-    const fd = fs.openSync(tmp, 'w', mode ?? 0o644);
+    const fd = fs.openSync(tmp, 'w', mode ?? opts.newMode ?? 0o644);
     try {
       fs.writeFileSync(fd, text, 'utf8');
       fs.fsyncSync(fd);

@@ -3,6 +3,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { globals } from '../common.js';
 import { makeCtx, type Ctx } from '../io.js';
@@ -115,6 +116,24 @@ async function doctorCommand(ctx: Ctx): Promise<void> {
     const ignored = fs.existsSync(gi) && fs.readFileSync(gi, 'utf8').split(/\r?\n/).some((l) => l.trim().startsWith('.memory.db'));
     if (fs.existsSync(path.join(vault.root, '.git'))) {
       checks.push({ name: 'gitignore', status: ignored ? 'ok' : 'warn', detail: ignored ? '.memory.db* is ignored' : '.memory.db is not in .gitignore', hint: ignored ? undefined : 'run mem init (it adds the line)' });
+    }
+    // Git hooks (mem hooks install --git): optional, so never a failure; an outdated block is a warning.
+    try {
+      const { hooksStatus, GIT_HOOKS } = await import('../../integrations/git-hooks.js');
+      const { realpathSync } = fs;
+      const js = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'mem.js');
+      const real = (p: string) => { try { return realpathSync(p); } catch { return p; } };
+      const r = hooksStatus(vault.root, vault.root, { node: real(process.execPath), js: real(js) });
+      const with_ = r.hooks.filter((h) => h.state === 'installed' || h.state === 'outdated');
+      const outdated = r.hooks.filter((h) => h.state === 'outdated' || (h.mem !== null && !h.points_here));
+      checks.push({
+        name: 'git hooks',
+        status: outdated.length > 0 ? 'warn' : 'ok',
+        detail: with_.length === 0 ? `none installed (${GIT_HOOKS.join(', ')})` : r.hooks.map((h) => `${h.hook} ${h.state}`).join(', '),
+        hint: outdated.length > 0 ? 'run mem hooks install --git (it rewrites mem\'s block for this mem)' : with_.length === 0 ? 'optional: mem hooks install --git' : undefined,
+      });
+    } catch {
+      // not a git repository, or git missing: nothing to say about git hooks
     }
     const locks: string[] = [];
     const { readDir } = await import('../../vault/vault.js');
