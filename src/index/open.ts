@@ -4,7 +4,7 @@
 // fails a command whose markdown is already written.
 
 import { describeIndexFault, indexError, indexFault, isCorruption, openIndex, openMemoryIndex, removeDbFiles, type Db } from './db.js';
-import { applyRefresh, planIsEmpty, planRefresh, refresh, refreshFiles, type IndexProgress, type IndexReport } from './indexer.js';
+import { applyRefresh, planIsEmpty, planRefresh, readConflicts, refresh, refreshFiles, type IndexProgress, type IndexReport } from './indexer.js';
 import type { Vault, VaultFile } from '../vault/vault.js';
 
 export interface FreshOptions {
@@ -92,6 +92,8 @@ export async function withIndex<T>(vault: Vault, opts: FreshOptions, fn: (ix: Fr
     let ix: FreshIndex | undefined;
     try {
       ix = await open(vault, opts, mode);
+      // A file left mid-merge is said on every read, not only when it is (re)indexed.
+      for (const [file, line] of readConflicts(ix.db)) ix.notes.push(`${file} has unresolved git conflict markers; the entries of both sides are shown (${file}:${line})`);
       if (retried && !ix.temporary) ix.notes.unshift('.memory.db was corrupt; rebuilt it from the markdown');
       return await fn(ix);
     } catch (err) {
