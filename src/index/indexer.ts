@@ -214,6 +214,11 @@ export function readConflicts(db: Db): Map<string, number> {
   }
 }
 
+/** The conflicted files as warnings (file:line of the first marker), for a read to print. */
+export function conflictWarnings(db: Db): Diagnostic[] {
+  return [...readConflicts(db)].map(([file, line]) => ({ severity: 'warning', message: `${file} has unresolved git conflict markers; the entries of both sides are shown`, file, line }));
+}
+
 export function countEntries(db: Db): number {
   return (db.prepare('SELECT count(*) AS n FROM entries').get() as { n: number }).n;
 }
@@ -695,6 +700,7 @@ export async function rebuildIndex(vault: Vault, progressFor?: (total: number) =
     p.walkMemo = cache.walkMemo(walkKey(vault), paths, vault.root) ?? '';
     report = planIsEmpty(p) ? applyPlan(db, p, {}, started) : await refresh(db, p, { onProgress: await progressFor?.(p.work.length) });
     report.entries = countEntries(db);
+    report.diagnostics.push(...conflictWarnings(db));
     db.exec(INDEXES);
     db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('built_at', ?)").run(new Date().toISOString());
     db.exec("INSERT INTO entries_fts(entries_fts) VALUES('optimize')");
