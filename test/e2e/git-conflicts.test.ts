@@ -150,6 +150,13 @@ describe('git merges without the driver leave conflict markers', () => {
     });
     expect(oursId).not.toBe('');
     expectConflictHandled(v, text, [{ id: 'base-entry', query: 'esbuild' }, { id: oursId, query: 'blue cluster' }, { id: theirsId, query: 'certificates rotate' }]);
+    // The lifecycle commands that plan over the whole vault leave the file out, and say so.
+    const before = fs.readFileSync(v.path('MEMORY.md'));
+    for (const args of [['consolidate'], ['promote']]) {
+      const r = run(v, args);
+      expect(r.stderr, args[0]).toMatch(new RegExp(`MEMORY\\.md has unresolved git conflict markers.*\\(MEMORY\\.md:${markerLines(text)[0]}\\)`));
+      expect(fs.readFileSync(v.path('MEMORY.md')).equals(before), args[0]).toBe(true);
+    }
     resolveFromStages(v);
     expectNormalAfterResolving(v, ['base-entry', oursId, theirsId]);
     expect(run(v, ['lint']).status).toBe(0);
