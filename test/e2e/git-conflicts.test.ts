@@ -33,7 +33,7 @@ function conflict(v: TempVault, ours: () => void, theirs: () => void, style?: 'd
   git(v.root, ['commit', '-qam', 'ours']);
   const r = spawnSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', ...(style ? ['-c', `merge.conflictStyle=${style}`] : []), 'merge', 'other'], { cwd: v.root, encoding: 'utf8' });
   expect(r.status).not.toBe(0);
-  expect(r.stdout).toMatch(/CONFLICT \(content\): Merge conflict in MEMORY\.md/);
+  expect(r.stdout).toMatch(/CONFLICT \((content|add\/add)\): Merge conflict in MEMORY\.md/);
   const text = v.read('MEMORY.md');
   expect(text).toMatch(/^<<<<<<< /m);
   return text;
@@ -226,6 +226,58 @@ describe('git merges without the driver leave conflict markers', () => {
     expect(v.read('MEMORY.md')).toMatch(/^ <{7} HEAD$/m);
     expect(run(v, ['lint']).status).toBe(0);
     expect(run(v, ['add', 'A second entry after it']).status).toBe(0);
+  });
+});
+
+describe('other files and other conflict kinds', () => {
+  it('add/add: two clones each create MEMORY.md with mem add (the whole file is one conflict)', () => {
+    const v = tempVault({ git: true });
+    v.write('.gitignore', '.memory.db*\n.mem/\n');
+    git(v.root, ['add', '-A']);
+    git(v.root, ['commit', '-qm', 'init']);
+    git(v.root, ['branch', '-M', 'main']);
+    const ids: string[] = [];
+    const text = conflict(v, () => {
+      ids.push(run(v, ['add', 'Production deploys need a second approval']).stdout.trim());
+      git(v.root, ['add', 'MEMORY.md']);
+    }, () => {
+      ids.push(run(v, ['add', 'Staging uses the green cluster']).stdout.trim());
+      git(v.root, ['add', 'MEMORY.md']);
+    });
+    expect(ids.every((id) => id.length > 0)).toBe(true);
+    expectConflictHandled(v, text, [{ id: ids[1], query: 'second approval' }, { id: ids[0], query: 'green cluster' }]);
+    resolveFromStages(v);
+    expectNormalAfterResolving(v, ids);
+  });
+
+  it('a conflicted note under memory/ and institutional.md: named in the warnings, sections of both sides searchable', () => {
+    const v = repo(BASE);
+    v.write('memory/deploy.md', '# Deploy notes\n\n## Cluster\n\nWe deploy to the old cluster.\n');
+    v.write('institutional.md', `# Norms\n\n${entry('norm', '## Reviews\n\nEvery change gets one review.')}`);
+    git(v.root, ['add', '-A']);
+    git(v.root, ['commit', '-qm', 'notes']);
+    git(v.root, ['checkout', '-qb', 'other']);
+    fs.writeFileSync(v.path('memory/deploy.md'), '# Deploy notes\n\n## Cluster\n\nWe deploy to the green cluster in Frankfurt.\n');
+    fs.writeFileSync(v.path('institutional.md'), v.read('institutional.md').replace('one review', 'two reviews from owners'));
+    git(v.root, ['commit', '-qam', 'theirs']);
+    git(v.root, ['checkout', '-q', 'main']);
+    fs.writeFileSync(v.path('memory/deploy.md'), '# Deploy notes\n\n## Cluster\n\nWe deploy to the blue cluster in Dublin.\n');
+    fs.writeFileSync(v.path('institutional.md'), v.read('institutional.md').replace('one review', 'a review and green CI'));
+    git(v.root, ['commit', '-qam', 'ours']);
+    expect(spawnSync('git', ['merge', 'other'], { cwd: v.root, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' } }).status).not.toBe(0);
+    const search = run(v, ['search', 'cluster', '--json']);
+    expect(search.stderr).toMatch(/memory\/deploy\.md has unresolved git conflict markers.*\(memory\/deploy\.md:5\)/);
+    expect(search.stderr).toMatch(/institutional\.md has unresolved git conflict markers/);
+    const bodies = (search.json().results as { body: string }[]).map((r) => r.body).join('\n');
+    expect(bodies).toMatch(/Frankfurt/);
+    expect(bodies).toMatch(/Dublin/);
+    expect(bodies).not.toMatch(/={7}|<{7}|>{7}/);
+    const lint = run(v, ['lint']);
+    expect(lint.status).toBe(1);
+    expect(lint.stdout).toMatch(/^memory\/deploy\.md:5: git conflict marker <<<<<<</m);
+    expect(lint.stdout).toMatch(/^institutional\.md:\d+: git conflict marker =======/m);
+    const reviews = run(v, ['search', 'reviews', '--json']).json().results as { id: string; body: string }[];
+    expect(reviews.filter((r) => r.id === 'norm').map((r) => r.body).sort()).toEqual(['Every change gets a review and green CI.', 'Every change gets two reviews from owners.']);
   });
 });
 
