@@ -246,6 +246,8 @@ describe('other files and other conflict kinds', () => {
     });
     expect(ids.every((id) => id.length > 0)).toBe(true);
     expectConflictHandled(v, text, [{ id: ids[1], query: 'second approval' }, { id: ids[0], query: 'green cluster' }]);
+    const doctor = run(v, ['doctor']);
+    expect(doctor.stdout).toMatch(new RegExp(`FAIL +git conflicts +unresolved conflict markers in MEMORY\\.md:${markerLines(text)[0]}`));
     resolveFromStages(v);
     expectNormalAfterResolving(v, ids);
   });
