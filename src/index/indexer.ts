@@ -70,7 +70,7 @@ class Writer {
   private movePosition;
 
   private db: Db;
-  /** Files with conflict markers, path → line of the first (meta 'conflicts'); read at the first change. */
+  /** Files with conflict markers: path to the line of the first (meta 'conflicts'); read at the first change. */
   private conflicts: Map<string, number> | null = null;
   private conflictsChanged = false;
 
@@ -201,7 +201,7 @@ export interface RefreshOptions {
 }
 
 /**
- * Files the index holds with git conflict markers: path → line of the first marker. One lookup
+ * Files the index holds with git conflict markers: path to the line of the first marker. One lookup
  * of the meta table, so the check before every search stays as cheap as it was.
  */
 export function readConflicts(db: Db): Map<string, number> {
