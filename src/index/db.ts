@@ -47,7 +47,9 @@ export const TOKENIZER = 'porter unicode61 remove_diacritics 2';
  */
 // 8: the hostile-input rules (ids as written, empty and NUL-holding entries left out, headers
 // over 64 KB broken): an index an older mem built may hold what these rules now skip.
-export const CHUNKER_VERSION = '8';
+// 9: a file with git conflict markers holds the entries of both sides (an older mem dropped
+// those inside the hunks), and the index lists such files (meta 'conflicts').
+export const CHUNKER_VERSION = '9';
 
 /** Secondary indexes: a bulk load (rebuild) creates them after the rows are in, which is faster. */
 export const INDEXES = `

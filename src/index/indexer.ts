@@ -69,7 +69,13 @@ class Writer {
   private updateFileContent;
   private movePosition;
 
+  private db: Db;
+  /** Files with conflict markers: path to the line of the first (meta 'conflicts'); read at the first change. */
+  private conflicts: Map<string, number> | null = null;
+  private conflictsChanged = false;
+
   constructor(db: Db) {
+    this.db = db;
     this.insertFile = db.prepare(`INSERT INTO files(path, abs, mtime_ms, ctime_ms, size, hash, racy, scope, learning_type, format, entry_count, error)
       VALUES (@path, @abs, @mtime_ms, @ctime_ms, @size, @hash, @racy, @scope, @learning_type, @format, @entry_count, @error)`);
     this.updateFileStat = db.prepare('UPDATE files SET mtime_ms = ?, ctime_ms = ?, size = ?, racy = ? WHERE id = ?');
@@ -99,10 +105,29 @@ class Writer {
     this.updateFileStat.run(st.mtimeMs, st.ctimeMs, st.size, racy ? 1 : 0, id);
   }
 
-  remove(id: number): void {
+  remove(id: number, filePath: string): void {
     for (const r of this.fileRows.all(id) as OldRow[]) this.deleteFtsRow.run(r.rowid);
     this.deleteFileEntries.run(id);
     this.deleteFile.run(id);
+    this.noteConflict(filePath, undefined);
+  }
+
+  /**
+   * Keep the list of conflicted files up to date as files are written, so that every read can
+   * warn of them with one lookup (readConflicts), however long ago they were indexed.
+   */
+  private noteConflict(filePath: string, line: number | undefined): void {
+    if (this.conflicts === null) this.conflicts = readConflicts(this.db);
+    if (line === undefined ? this.conflicts.delete(filePath) : this.conflicts.get(filePath) !== line) this.conflictsChanged = true;
+    if (line !== undefined) this.conflicts.set(filePath, line);
+  }
+
+  /** Save the list of conflicted files if this write changed it (in the write's transaction). */
+  saveConflicts(): void {
+    if (!this.conflictsChanged || this.conflicts === null) return;
+    if (this.conflicts.size === 0) this.db.prepare("DELETE FROM meta WHERE key = 'conflicts'").run();
+    else this.db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('conflicts', ?)").run(JSON.stringify(Object.fromEntries(this.conflicts)));
+    this.conflictsChanged = false;
   }
 
   /**
@@ -147,6 +172,7 @@ class Writer {
     } else {
       fileId = Number(this.insertFile.run(row).lastInsertRowid);
     }
+    this.noteConflict(file.path, prep.conflict);
     prep.entries.forEach((e, i) => {
       const { learningType, metadataJson: metadata_json, rowHash: row_hash, contentHash } = prep.rows[i];
       const old = keep.get(i);
@@ -172,6 +198,25 @@ class Writer {
 
 export interface RefreshOptions {
   onProgress?: IndexProgress;
+}
+
+/**
+ * Files the index holds with git conflict markers: path to the line of the first marker. One lookup
+ * of the meta table, so the check before every search stays as cheap as it was.
+ */
+export function readConflicts(db: Db): Map<string, number> {
+  const value = db.prepare("SELECT value FROM meta WHERE key = 'conflicts'").pluck().get() as string | undefined;
+  if (!value) return new Map();
+  try {
+    return new Map(Object.entries(JSON.parse(value) as Record<string, number>).filter(([, line]) => typeof line === 'number'));
+  } catch {
+    return new Map();
+  }
+}
+
+/** The conflicted files as warnings (file:line of the first marker), for a read to print. */
+export function conflictWarnings(db: Db): Diagnostic[] {
+  return [...readConflicts(db)].map(([file, line]) => ({ severity: 'warning', message: `${file} has unresolved git conflict markers; the entries of both sides are shown`, file, line }));
 }
 
 export function countEntries(db: Db): number {
@@ -268,7 +313,7 @@ function applyPlan(db: Db, planned: Plan, opts: RefreshOptions, started: number)
     p = current(db, planned);
     const total = p.work.length;
     saveCheckState(db, p);
-    for (const r of p.removed) writer.remove(r.id);
+    for (const r of p.removed) writer.remove(r.id, r.path);
     // Pass 1: which files really changed (hash); for changed files already in the index, parse
     // them and delete the FTS rows of entries whose text changed. Every FTS delete comes before
     // any insert: a contentless FTS5 delete flushes pending inserts, so interleaving them makes a
@@ -302,6 +347,7 @@ function applyPlan(db: Db, planned: Plan, opts: RefreshOptions, started: number)
         opts.onProgress(i + 1, total);
       }
     });
+    writer.saveConflicts();
     saveStatDigest(db, writer.wroteRacy);
     endWrite(db);
   });
@@ -592,7 +638,7 @@ async function applyInParallel(db: Db, planned: Plan, opts: RefreshOptions, star
   };
   try {
     saveCheckState(db, p);
-    for (const r of p.removed) writer.remove(r.id);
+    for (const r of p.removed) writer.remove(r.id, r.path);
     // When rows are replaced, this thread has little to do while the worker parses (reconciling
     // is quick; writing comes after), so it prepares every third batch itself.
     const ownBatch = (id: number) => replacing && id % 3 === 2;
@@ -621,6 +667,7 @@ async function applyInParallel(db: Db, planned: Plan, opts: RefreshOptions, star
       stash[i] = undefined as never;
       tick(i + 1 === stash.length ? p.work.length : Math.round((p.work.length * (i + 1)) / stash.length));
     });
+    writer.saveConflicts();
     saveStatDigest(db, writer.wroteRacy);
     endWrite(db);
     db.exec('COMMIT');
@@ -653,6 +700,7 @@ export async function rebuildIndex(vault: Vault, progressFor?: (total: number) =
     p.walkMemo = cache.walkMemo(walkKey(vault), paths, vault.root) ?? '';
     report = planIsEmpty(p) ? applyPlan(db, p, {}, started) : await refresh(db, p, { onProgress: await progressFor?.(p.work.length) });
     report.entries = countEntries(db);
+    report.diagnostics.push(...conflictWarnings(db));
     db.exec(INDEXES);
     db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('built_at', ?)").run(new Date().toISOString());
     db.exec("INSERT INTO entries_fts(entries_fts) VALUES('optimize')");

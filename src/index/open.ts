@@ -3,8 +3,9 @@
 // whose index cannot be written answers from a temporary one; a write's index update never
 // fails a command whose markdown is already written.
 
+import { formatWhere } from '../errors.js';
 import { describeIndexFault, indexError, indexFault, isCorruption, openIndex, openMemoryIndex, removeDbFiles, type Db } from './db.js';
-import { applyRefresh, planIsEmpty, planRefresh, refresh, refreshFiles, type IndexProgress, type IndexReport } from './indexer.js';
+import { applyRefresh, planIsEmpty, planRefresh, conflictWarnings, refresh, refreshFiles, type IndexProgress, type IndexReport } from './indexer.js';
 import type { Vault, VaultFile } from '../vault/vault.js';
 
 export interface FreshOptions {
@@ -92,6 +93,10 @@ export async function withIndex<T>(vault: Vault, opts: FreshOptions, fn: (ix: Fr
     let ix: FreshIndex | undefined;
     try {
       ix = await open(vault, opts, mode);
+      // A file left mid-merge is said on every read, not only when it is (re)indexed.
+      const conflicts = conflictWarnings(ix.db);
+      if (ix.report) ix.report.diagnostics.push(...conflicts);
+      else for (const d of conflicts) ix.notes.push(formatWhere(d.message, d));
       if (retried && !ix.temporary) ix.notes.unshift('.memory.db was corrupt; rebuilt it from the markdown');
       return await fn(ix);
     } catch (err) {

@@ -63,6 +63,8 @@ export interface Prepared {
   fts: { context: string; hash: string }[];
   /** Per entry: the values of its index row that take work to compute. */
   rows: { learningType: string; metadataJson: string; rowHash: string; contentHash: string }[];
+  /** The line of the file's first git conflict marker, when it has any (every read warns of it). */
+  conflict?: number;
 }
 
 /**
@@ -113,6 +115,8 @@ function prepareText(file: VaultFile, read: ReadResult, diags: Diagnostic[]): Pr
     const rowHash = quickHash(`${file.path}\u0000${file.scope}\u0000${learningType}\u0000${e.kind}\u0000${e.title}\u0000${metadataJson}`);
     return { learningType, metadataJson, rowHash, contentHash: content[i] };
   });
+  const conflict = parsed.conflict?.markers[0].line;
+  if (conflict !== undefined) return { entries: parsed.entries, format: parsed.format, error: `unresolved git conflict markers (line ${conflict})`, fts, rows, conflict };
   return { entries: parsed.entries, format: parsed.format, error: parsed.diagnostics[0]?.message ?? null, fts, rows };
 }
 

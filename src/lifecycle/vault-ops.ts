@@ -35,7 +35,7 @@ export interface LoadedFile {
   parsed: ParsedFile;
 }
 
-/** Read and parse vault files; unreadable ones are returned as diagnostics instead. */
+/** Read and parse vault files; unreadable and conflicted ones are returned as diagnostics instead. */
 export function loadFiles(files: VaultFile[]): { loaded: LoadedFile[]; problems: Diagnostic[] } {
   const loaded: LoadedFile[] = [];
   const problems: Diagnostic[] = [];
@@ -46,6 +46,11 @@ export function loadFiles(files: VaultFile[]): { loaded: LoadedFile[]; problems:
       continue;
     }
     const parsed = parseMemoryFile(r.text, file.path);
+    // A file left mid-merge holds two versions of some entries: nothing is planned from it.
+    if (parsed.conflict) {
+      problems.push({ severity: 'error', message: `${file.path} has unresolved git conflict markers`, file: file.path, line: parsed.conflict.markers[0].line });
+      continue;
+    }
     problems.push(...parsed.diagnostics);
     loaded.push({ file, parsed });
   }

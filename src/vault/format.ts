@@ -2,11 +2,13 @@
 // `## [` sections or plain-note chunks) and put it back together. Each block keeps its raw
 // text, so rewriting one entry leaves every other byte of the file as it was. A block that cannot
 // be an entry (bad header, invalid id, a NUL byte) is kept verbatim and reported, never indexed.
+// A file with git conflict markers is read as both of its versions (gitmarkers.ts), never rewritten.
 
 import { sha1Hex } from '../hash.js';
 import { MemError, type Diagnostic } from '../errors.js';
 import { ENTRY_TYPES, entryId, fieldsFromMeta, type Entry } from './entry.js';
 import { parseFrontmatter, updateFrontmatter } from './frontmatter.js';
+import { conflictSides, findConflictMarkers, type ConflictMarker, type Side } from './gitmarkers.js';
 import { lineOfOffset, lineStarts } from './lines.js';
 import { splitNotes } from './notes.js';
 
@@ -31,6 +33,8 @@ export interface Block {
    * followed (`prev`, that block's start). If that block goes, serializeFile puts a rule back.
    */
   bare?: { prev: number };
+  /** In a file with conflict markers: the file's 1-based line of each line of `raw` (its own lines are not consecutive there). */
+  fileLines?: number[];
 }
 
 export interface ParsedFile {
@@ -42,6 +46,11 @@ export interface ParsedFile {
   diagnostics: Diagnostic[];
   /** Warnings that do not stop a rewrite (empty entries); only lint shows them. */
   warnings?: Diagnostic[];
+  /**
+   * The file holds git conflict markers (a merge without mem's driver). Its entries are those of
+   * both versions (see parseConflicted); mem reads such a file but never writes it.
+   */
+  conflict?: { markers: ConflictMarker[] };
 }
 
 const RULE = /^---[ \t]*\r?$/;
@@ -233,8 +242,97 @@ function findHeaders(text: string, starts: number[]): HeaderSpan[] {
  */
 export function parseMemoryFile(text: string, relPath: string): ParsedFile {
   const starts = lineStarts(text);
+  const markers = findConflictMarkers(text, starts);
+  if (markers.length > 0) return parseConflicted(text, relPath, starts, markers);
+  return parsePlain(text, relPath, starts);
+}
+
+function parsePlain(text: string, relPath: string, starts: number[]): ParsedFile {
   const parsed = parseBlocks(text, relPath, starts);
   return text.includes('\u0000') ? skipNulBlocks(parsed, text, starts, relPath) : parsed;
+}
+
+/**
+ * A file with conflict markers, read as the union of its two versions: ours (the lines outside
+ * hunks and each hunk's first section) and theirs (outside and after `=======`), each parsed as
+ * an ordinary file, so a marker line is never part of an entry and a hunk that cuts through a
+ * header (git moves lines both sides share out of the hunk) hides nothing. An entry the same in
+ * both versions is one entry; an entry changed on both sides is there twice, ours first, each
+ * version searchable (lint reports the duplicate id). Lines and offsets are the file's own.
+ */
+function parseConflicted(text: string, relPath: string, starts: number[], markers: ConflictMarker[]): ParsedFile {
+  const { ours, theirs } = conflictSides(text, starts, markers);
+  const a = parseSide(ours, text, starts, relPath);
+  const b = parseSide(theirs, text, starts, relPath);
+  const key = (blk: Block) => (blk.entry ? `e\u0000${blk.entry.kind}\u0000${blk.entry.id}\u0000${blk.entry.title}\u0000${blk.entry.body}\u0000${JSON.stringify(blk.entry.meta)}` : `r\u0000${blk.raw}`);
+  const inOurs = new Map<string, number>();
+  for (const blk of a.blocks) inOurs.set(key(blk), (inOurs.get(key(blk)) ?? 0) + 1);
+  const onlyTheirs = b.blocks.filter((blk) => {
+    const n = inOurs.get(key(blk)) ?? 0;
+    if (n > 0) inOurs.set(key(blk), n - 1);
+    return n === 0;
+  });
+  // File order; a block of theirs that starts where one of ours does (both begin at a shared
+  // `---` line before the hunk) comes after it.
+  const blocks: Block[] = [];
+  let j = 0;
+  for (const blk of a.blocks) {
+    while (j < onlyTheirs.length && onlyTheirs[j].start < blk.start) blocks.push(onlyTheirs[j++]);
+    blocks.push(blk);
+  }
+  blocks.push(...onlyTheirs.slice(j));
+  const entries: Entry[] = [];
+  const numbered = blocks.map((blk) => {
+    if (!blk.entry) return blk;
+    const entry = { ...blk.entry, ordinal: entries.length };
+    entries.push(entry);
+    return { ...blk, entry };
+  });
+  const once = (list: Diagnostic[]) => {
+    const seen = new Set<string>();
+    return list.filter((d) => !seen.has(`${d.line}\u0000${d.message}`) && Boolean(seen.add(`${d.line}\u0000${d.message}`))).sort((x, y) => (x.line ?? 0) - (y.line ?? 0));
+  };
+  const warnings = once([...(a.warnings ?? []), ...(b.warnings ?? [])]);
+  return {
+    format: a.format,
+    preamble: a.preamble,
+    blocks: numbered,
+    entries,
+    diagnostics: once([...a.diagnostics, ...b.diagnostics]),
+    ...(warnings.length > 0 && { warnings }),
+    conflict: { markers },
+  };
+}
+
+/** One version of a conflicted file, parsed, with its lines and offsets turned into the file's. */
+function parseSide(side: Side, text: string, starts: number[], relPath: string): ParsedFile {
+  const sideStarts = lineStarts(side.text);
+  const parsed = parsePlain(side.text, relPath, sideStarts);
+  const line = (l: number) => (l >= 1 && l <= side.fileLine.length ? side.fileLine[l - 1] + 1 : l);
+  const offset = (o: number) => {
+    if (side.fileLine.length === 0) return Math.min(o, text.length);
+    const k = lineOfOffset(sideStarts, o) - 1;
+    return starts[side.fileLine[Math.min(k, side.fileLine.length - 1)]] + (o - sideStarts[k]);
+  };
+  const moved = (d: Diagnostic): Diagnostic => (d.line === undefined ? d : { ...d, line: line(d.line) });
+  const blocks = parsed.blocks.map((blk): Block => {
+    const start = offset(blk.start);
+    const out: Block = { ...blk, start };
+    if (blk.entry) out.entry = { ...blk.entry, line: line(blk.entry.line), offset: offset(blk.entry.offset) };
+    if (blk.empty) out.empty = { ...blk.empty, line: line(blk.empty.line) };
+    if (blk.bare) out.bare = { prev: blk.bare.prev < 0 ? blk.bare.prev : offset(blk.bare.prev) };
+    const first = lineOfOffset(sideStarts, blk.start);
+    const count = blk.raw.split('\n').length;
+    out.fileLines = Array.from({ length: count }, (_, k) => line(first + k));
+    return out;
+  });
+  return {
+    ...parsed,
+    blocks,
+    entries: blocks.flatMap((blk) => (blk.entry ? [blk.entry] : [])),
+    diagnostics: parsed.diagnostics.map(moved),
+    ...(parsed.warnings && { warnings: parsed.warnings.map(moved) }),
+  };
 }
 
 function parseBlocks(text: string, relPath: string, starts: number[]): ParsedFile {
@@ -386,6 +484,9 @@ function parseLegacy(text: string, relPath: string, starts: number[]): ParsedFil
  * block before it was removed gets a `---` line back, so it still reads as a header.
  */
 export function serializeFile(file: ParsedFile): string {
+  // Its blocks are two versions' entries, not the file's text: writing them would resolve the
+  // conflict by accident (the writers refuse such a file before they parse it).
+  if (file.conflict) throw new Error('serializeFile: a file with git conflict markers is never rewritten');
   let out = file.preamble;
   let prev = -1;
   for (const b of file.blocks) {

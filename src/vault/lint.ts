@@ -1,9 +1,9 @@
 // Validation of memory files (`mem lint`): parse errors (bad headers, invalid ids, NUL bytes),
-// unreadable files, field enums, ranges and dates, ids that are not unique across the vault, and
-// empty entries — each with its file and line.
+// unreadable files, git conflict markers, field enums, ranges and dates, ids that are not unique
+// across the vault (or within one file), and empty entries — each with its file and line.
 
 import { fixMeta, validateMeta } from './entry.js';
-import { parseMemoryFile, serializeFile, updateBlockMeta, type ParsedFile } from './format.js';
+import { parseMemoryFile, serializeFile, updateBlockMeta, type Block, type ParsedFile } from './format.js';
 import type { ReadResult } from './read.js';
 
 export interface LintFinding {
@@ -20,10 +20,20 @@ export interface LintInput {
   idsOnly?: boolean;
 }
 
-function keyLine(yaml: string, key: string, headerLine: number): number {
+function keyLine(block: Block, key: string, headerLine: number): number {
+  const { yaml, yamlStart } = block.header!;
   const lines = yaml.split('\n');
   const i = lines.findIndex((l) => new RegExp(`^${key}\\s*:`).test(l));
-  return i === -1 ? headerLine : headerLine + 1 + i;
+  if (i === -1) return headerLine;
+  // In a conflicted file a header's lines may be split by marker lines: the block knows where each is.
+  if (block.fileLines) return block.fileLines[block.raw.slice(0, yamlStart).split('\n').length - 1 + i] ?? headerLine;
+  return headerLine + 1 + i;
+}
+
+const MARKER_TEXT = { '<': '<<<<<<<', '|': '|||||||', '=': '=======', '>': '>>>>>>>' } as const;
+
+function conflictMarkerMessage(kind: keyof typeof MARKER_TEXT): string {
+  return `git conflict marker ${MARKER_TEXT[kind]}: an unresolved merge (resolve it with git mergetool or mem resolve, then remove the markers)`;
 }
 
 export function lintFiles(inputs: LintInput[]): LintFinding[] {
@@ -36,6 +46,7 @@ export function lintFiles(inputs: LintInput[]): LintFinding[] {
     }
     const parsed = parseMemoryFile(input.read.text, input.path);
     if (!input.idsOnly) {
+      for (const m of parsed.conflict?.markers ?? []) findings.push({ file: input.path, line: m.line, severity: 'error', message: conflictMarkerMessage(m.kind) });
       for (const d of parsed.diagnostics) findings.push({ file: input.path, line: d.line ?? null, severity: 'error', message: d.message });
       for (const d of parsed.warnings ?? []) findings.push({ file: input.path, line: d.line ?? null, severity: 'warning', message: d.message });
     }
@@ -54,7 +65,7 @@ export function lintFiles(inputs: LintInput[]): LintFinding[] {
       if (input.idsOnly || e.kind !== 'entry' || !b.header) continue;
       for (const problem of validateMeta(e.meta)) {
         const key = /^([a-z_]+) /.exec(problem)?.[1] ?? 'id';
-        findings.push({ file: input.path, line: keyLine(b.header.yaml, key, e.line), severity: 'error', message: problem });
+        findings.push({ file: input.path, line: keyLine(b, key, e.line), severity: 'error', message: problem });
       }
     }
   }
@@ -66,7 +77,14 @@ export function lintFiles(inputs: LintInput[]): LintFinding[] {
       findings.push({ file: p.file, line: p.line, severity: 'error', message: `duplicate id "${id}" (also at ${others})` });
     }
   }
-  return findings.sort((a, b) => a.file.localeCompare(b.file) || (a.line ?? 0) - (b.line ?? 0));
+  // The two versions of a conflicted file share the lines outside its hunks: a problem there is
+  // said once.
+  const seen = new Set<string>();
+  const once = findings.filter((f) => {
+    const k = `${f.file}\u0000${f.line}\u0000${f.severity}\u0000${f.message}`;
+    return !seen.has(k) && Boolean(seen.add(k));
+  });
+  return once.sort((a, b) => a.file.localeCompare(b.file) || (a.line ?? 0) - (b.line ?? 0));
 }
 
 /**

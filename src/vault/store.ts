@@ -9,6 +9,7 @@ import { MemError } from '../errors.js';
 import { DEFAULTS, KEY_ORDER } from './entry.js';
 import { parseMemoryFile, serializeFile, type ParsedFile } from './format.js';
 import { formatFrontmatter } from './frontmatter.js';
+import { firstMarkerLine } from './gitmarkers.js';
 import { readVaultText } from './read.js';
 import { hasUnsafeControl, newlineOf, safeLine, safeText, withNewline } from './safetext.js';
 import { acquireLock, acquireLockAsync, replaceAll, withFileLock, type FileLock } from './write.js';
@@ -55,7 +56,9 @@ export function renderNewEntry(e: NewEntry): { id: string; text: string } {
   const title = safeLine(e.title);
   const prefix = title.toLowerCase().startsWith(`${type}:`) ? '' : `${capitalize(type)}: `;
   // A body line that is only `---` could open an entry header; `* * *` is the same rule in markdown.
-  const body = safeText(e.body).replace(/^[ \t]*---+[ \t]*$/gm, '* * *').trim();
+  // A line git would read as a conflict marker (`<<<<<<< HEAD`, an example in a code block) gets
+  // a leading space, which markdown ignores: mem must not write a file it then refuses to touch.
+  const body = safeText(e.body).replace(/^[ \t]*---+[ \t]*$/gm, '* * *').trim().replace(/^(?=([<>|=])\1{6}(?:[ \t]|$))/gm, ' ');
   const text = `---\n${formatFrontmatter(meta)}---\n## [${safeLine(e.date)}] ${prefix}${title}\n${body ? `\n${body}\n` : ''}`;
   // The id and the fixed fields come from mem itself; a control character here is a bug, and
   // must not reach the file.
@@ -74,6 +77,15 @@ function readForWrite(abs: string, display: string): FileText | null {
   if (!fs.existsSync(abs)) return null;
   const r = readVaultText(abs);
   if ('error' in r) throw new MemError(`${r.error}; not writing to it`, { where: { file: display, line: r.line } });
+  // Every writer reads here under the lock: a file left mid-merge is never built on, whatever the
+  // command (an entry added to it, or one rewritten, would land in one side of a hunk or be lost).
+  const marker = firstMarkerLine(r.text);
+  if (marker !== null) {
+    throw new MemError(`${display} has unresolved git conflict markers`, {
+      where: { file: display, line: marker },
+      hint: 'resolve the conflict first (git mergetool, or mem resolve), then run the command again; nothing was written',
+    });
+  }
   return { text: r.text, bom: r.bom === true, nl: newlineOf(r.text) };
 }
 

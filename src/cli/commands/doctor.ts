@@ -94,6 +94,8 @@ async function doctorCommand(ctx: Ctx): Promise<void> {
         const ver = (db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string } | undefined)?.value;
         const n = (db.prepare('SELECT count(*) AS n FROM entries').get() as { n: number }).n;
         const broken = (db.prepare('SELECT count(*) AS n FROM files WHERE error IS NOT NULL').get() as { n: number }).n;
+        // Files left mid-merge: named with the line of their first conflict marker.
+        const conflicted = [...(await import('../../index/indexer.js')).readConflicts(db)].map(([f, l]) => `${f}:${l}`);
         db.close();
         const { openIndex } = await import('../../index/db.js');
         const { planRefresh, staleCount } = await import('../../index/indexer.js');
@@ -105,6 +107,7 @@ async function doctorCommand(ctx: Ctx): Promise<void> {
         else if (ver !== SCHEMA_VERSION) checks.push({ name: 'index', status: 'warn', detail: `schema ${ver} (this mem uses ${SCHEMA_VERSION})`, hint: 'it is rebuilt on the next search; or run mem index --rebuild' });
         else checks.push({ name: 'index', status: stale > 0 ? 'warn' : 'ok', detail: `${n} entries${stale > 0 ? `, ${stale} files changed since indexing` : ', up to date'}`, hint: stale > 0 ? 'run mem index' : undefined });
         if (broken > 0) checks.push({ name: 'broken files', status: 'warn', detail: `${broken} file(s) skipped or partly skipped`, hint: 'run mem lint to see where' });
+        if (conflicted.length > 0) checks.push({ name: 'git conflicts', status: 'fail', detail: `unresolved conflict markers in ${conflicted.join(', ')}`, hint: 'resolve the conflict first (git mergetool, or mem resolve); mem will not write these files until then' });
       } catch (err) {
         const { indexError, indexFault } = await import('../../index/db.js');
         const e = indexFault(err) !== null ? indexError(vault.dbPath, err) : undefined;
