@@ -27,6 +27,7 @@ const COMMANDS: [string[], () => Promise<Register>][] = [
   [['stats'], async () => (await import('./commands/stats.js')).registerStats],
   [['doctor'], async () => (await import('./commands/doctor.js')).registerDoctor],
   [['eval'], async () => (await import('./commands/eval.js')).registerEval],
+  [['merge-driver'], async () => (await import('./commands/merge-driver.js')).registerMergeDriver],
 ];
 
 /** The command word: the first argument that is neither an option nor the value of --root. */
