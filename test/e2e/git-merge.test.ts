@@ -1,0 +1,375 @@
+// The merge driver with real git: mem init registers it, and merges, rebases and cherry-picks of
+// memory files then merge by entry id; only a body edited on both sides stops with markers.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cleanup, git, mem, tempDir, tempVault, type TempVault } from '../helpers.js';
+
+afterEach(cleanup);
+
+const NOW = '2026-11-25';
+
+/** git that may fail (a conflicted merge): its status and output. */
+function gitTry(cwd: string, args: string[]): { status: number; out: string } {
+  const r = spawnSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', '-c', 'init.defaultBranch=main', ...args], { cwd, encoding: 'utf8' });
+  return { status: r.status ?? -1, out: `${r.stdout}${r.stderr}` };
+}
+
+function setup(opts: { init?: boolean } = {}) {
+  const v = tempVault({ git: true });
+  git(v.root, ['checkout', '-q', '-b', 'main']);
+  const run = (args: string[], now = NOW) => {
+    const r = mem(args, { cwd: v.root, home: v.home, env: { MEM_NOW: now } });
+    return r;
+  };
+  if (opts.init !== false) expect(run(['init', '-q']).status).toBe(0);
+  const commit = (msg: string) => {
+    git(v.root, ['add', '-A']);
+    git(v.root, ['commit', '-q', '-m', msg]);
+  };
+  const add = (text: string, extra: string[] = []): string => {
+    const r = run(['add', text, '--json', ...extra]);
+    expect(r.status, r.stderr).toBe(0);
+    return JSON.parse(r.stdout).id as string;
+  };
+  /** Entries as mem reads them, in file order. */
+  const list = () => {
+    const r = run(['list', '--json', '--all', '--limit', '1000']);
+    expect(r.status, r.stderr).toBe(0);
+    type Row = { id: string; status: string; reinforcement_count: number; last_reinforced: string; body: string; title: string };
+    const rows = r.json().entries as Row[];
+    const order = [...v.read('MEMORY.md').matchAll(/^id: (\S+)/gm)].map((x) => x[1]);
+    expect(rows.map((e) => e.id).sort()).toEqual([...order].sort());
+    return order.map((id) => rows.find((e) => e.id === id)!);
+  };
+  return { v, run, commit, add, list };
+}
+
+const markers = (text: string) => text.split(/\r?\n/).filter((l) => /^(<{7}|={7}|>{7}|\|{7})( |$)/.test(l));
+
+describe('git merge of memory files with the mem driver', () => {
+  it('both sides append (mem add on two branches): a clean merge with every entry once', () => {
+    const { v, run, commit, add, list } = setup();
+    const a = add('The API tests need a migrated database.');
+    commit('base');
+    git(v.root, ['checkout', '-q', '-b', 'other']);
+    const t1 = add('Theirs: the cache must be warmed after deploys.');
+    const t2 = add('Theirs: staging is slow on Mondays.');
+    commit('theirs');
+    git(v.root, ['checkout', '-q', 'main']);
+    const o1 = add('Ours: lint runs before the unit tests.');
+    commit('ours');
+    const m = gitTry(v.root, ['merge', '-q', 'other', '-m', 'merge']);
+    expect(m.status, m.out).toBe(0);
+    const text = v.read('MEMORY.md');
+    expect(markers(text)).toEqual([]);
+    expect(list().map((e) => e.id)).toEqual([a, o1, t1, t2]);
+    expect(run(['lint']).status).toBe(0);
+  });
+
+  it('both reinforce one entry: the count and the date take the max', () => {
+    const { v, run, commit, add, list } = setup();
+    const a = add('Run npm run db:migrate before the API tests.');
+    const b = add('Deploys go through the staging box.');
+    commit('base');
+    git(v.root, ['checkout', '-q', '-b', 'other']);
+    for (let i = 0; i < 3; i++) expect(run(['reinforce', a], '2026-11-26').status).toBe(0);
+    commit('theirs');
+    git(v.root, ['checkout', '-q', 'main']);
+    expect(run(['reinforce', a], '2026-11-28').status).toBe(0);
+    expect(run(['reinforce', b], '2026-11-28').status).toBe(0);
+    commit('ours');
+    const m = gitTry(v.root, ['merge', '-q', 'other', '-m', 'merge']);
+    expect(m.status, m.out).toBe(0);
+    const byId = new Map(list().map((e) => [e.id, e]));
+    expect(byId.get(a)).toMatchObject({ reinforcement_count: 3, last_reinforced: '2026-11-28' });
+    expect(byId.get(b)).toMatchObject({ reinforcement_count: 1 });
+  });
+
+  it('one side retires, the other reinforces: retired wins and the count is the max (both directions)', () => {
+    for (const retireOnMain of [true, false]) {
+      const { v, run, commit, add, list } = setup();
+      const a = add('Design docs live in docs/adr.', ['--domain', 'task', '--phase', 'design']);
+      const keep = add('Keep this one active.');
+      commit('base');
+      git(v.root, ['checkout', '-q', '-b', 'other']);
+      const retire = () => expect(run(['retire-stage', 'design']).status).toBe(0);
+      const reinforce = () => {
+        expect(run(['reinforce', a]).status).toBe(0);
+        expect(run(['reinforce', a]).status).toBe(0);
+      };
+      if (retireOnMain) reinforce();
+      else retire();
+      commit('other');
+      git(v.root, ['checkout', '-q', 'main']);
+      if (retireOnMain) retire();
+      else reinforce();
+      commit('main');
+      const m = gitTry(v.root, ['merge', '-q', 'other', '-m', 'merge']);
+      expect(m.status, m.out).toBe(0);
+      const byId = new Map(list().map((e) => [e.id, e]));
+      expect(byId.get(a)).toMatchObject({ status: 'retired', reinforcement_count: 2 });
+      expect(byId.get(keep)?.status).toBe('active');
+    }
+  });
+
+  it('both edit one body: markers around that entry alone, merge exits non-zero, the rest merged', () => {
+    const { v, commit, add } = setup();
+    add('First entry stays as it is.');
+    const b = add('The deploy script needs a token.');
+    add('Third entry stays too.');
+    commit('base');
+    const edit = (from: string, to: string) => v.write('MEMORY.md', v.read('MEMORY.md').replace(from, to));
+    git(v.root, ['checkout', '-q', '-b', 'other']);
+    edit('The deploy script needs a token.', 'The deploy script needs a token from the vault (theirs).');
+    const t1 = add('Theirs added this.');
+    commit('theirs');
+    git(v.root, ['checkout', '-q', 'main']);
+    edit('The deploy script needs a token.', 'The deploy script needs DEPLOY_TOKEN set (ours).');
+    const o1 = add('Ours added this.');
+    commit('ours');
+    const m = gitTry(v.root, ['merge', 'other', '-m', 'merge']);
+    expect(m.status).not.toBe(0);
+    expect(m.out).toMatch(/CONFLICT.*MEMORY\.md/);
+    expect(gitTry(v.root, ['status', '--porcelain']).out).toMatch(/^UU MEMORY\.md/m);
+    const text = v.read('MEMORY.md');
+    const lines = text.split('\n');
+    expect(markers(text)).toHaveLength(3);
+    const open = lines.findIndex((l) => l.startsWith('<<<<<<<'));
+    const close = lines.findIndex((l) => l.startsWith('>>>>>>>'));
+    const inside = lines.slice(open, close + 1).join('\n');
+    expect(inside).toContain('(ours)');
+    expect(inside).toContain('(theirs)');
+    expect(inside).toContain(`id: ${b}`);
+    expect(inside.match(/^id: /gm)).toHaveLength(2);
+    const outside = [...lines.slice(0, open), ...lines.slice(close + 1)].join('\n');
+    for (const s of ['First entry stays', 'Third entry stays', `id: ${t1}`, `id: ${o1}`]) expect(outside).toContain(s);
+  });
+
+  it('rebase and cherry-pick of memory commits apply without conflicts', () => {
+    const { v, commit, add, list } = setup();
+    const a = add('Base entry.');
+    commit('base');
+    git(v.root, ['checkout', '-q', '-b', 'feature']);
+    const f1 = add('Feature learned one.');
+    commit('feature 1');
+    const f2 = add('Feature learned two.');
+    commit('feature 2');
+    git(v.root, ['checkout', '-q', 'main']);
+    const m1 = add('Main learned this meanwhile.');
+    commit('main 1');
+    // Cherry-pick one feature commit onto main.
+    git(v.root, ['checkout', '-q', '-b', 'picked', 'main']);
+    const cp = gitTry(v.root, ['cherry-pick', 'feature~0']);
+    expect(cp.status, cp.out).toBe(0);
+    expect(list().map((e) => e.id)).toEqual([a, m1, f2]);
+    // Rebase the feature branch onto main.
+    git(v.root, ['checkout', '-q', 'feature']);
+    const rb = gitTry(v.root, ['rebase', '-q', 'main']);
+    expect(rb.status, rb.out).toBe(0);
+    expect(list().map((e) => e.id)).toEqual([a, m1, f1, f2]);
+    expect(markers(v.read('MEMORY.md'))).toEqual([]);
+  });
+
+  it('three branches merged in sequence: every entry once, counters at their max', () => {
+    const { v, run, commit, add, list } = setup();
+    const a = add('Shared entry.');
+    commit('base');
+    const added: string[] = [];
+    for (const [i, br] of ['one', 'two', 'three'].entries()) {
+      git(v.root, ['checkout', '-q', '-b', br, 'main']);
+      added.push(add(`Branch ${br} learned something.`));
+      for (let k = 0; k <= i; k++) expect(run(['reinforce', a]).status).toBe(0);
+      commit(br);
+    }
+    git(v.root, ['checkout', '-q', 'main']);
+    for (const br of ['one', 'two', 'three']) {
+      const m = gitTry(v.root, ['merge', '-q', br, '-m', `merge ${br}`]);
+      expect(m.status, m.out).toBe(0);
+    }
+    const got = list();
+    expect(got.map((e) => e.id)).toEqual([a, ...added]);
+    expect(got[0].reinforcement_count).toBe(3);
+    expect(run(['lint']).status).toBe(0);
+  });
+
+  it('a legacy ## [ file merges by section', () => {
+    const { v, commit } = setup();
+    const sec = (d: string, t: string, body: string) => `## [${d}] ${t}\n\n${body}\n\n`;
+    v.write('MEMORY.md', '# Memory\n\n' + sec('2025-01-02', 'Old learning one', 'Use the old build script.') + sec('2025-02-03', 'Old learning two', 'The staging box is slow.'));
+    commit('base');
+    git(v.root, ['checkout', '-q', '-b', 'other']);
+    v.write('MEMORY.md', v.read('MEMORY.md').replace('The staging box is slow.', 'The staging box is slow; use staging-2.') + sec('2025-03-01', 'Theirs learning', 'Theirs.'));
+    commit('theirs');
+    git(v.root, ['checkout', '-q', 'main']);
+    v.write('MEMORY.md', v.read('MEMORY.md') + sec('2025-03-02', 'Ours learning', 'Ours.'));
+    commit('ours');
+    const m = gitTry(v.root, ['merge', '-q', 'other', '-m', 'merge']);
+    expect(m.status, m.out).toBe(0);
+    const text = v.read('MEMORY.md');
+    expect(markers(text)).toEqual([]);
+    expect(text.match(/^## \[/gm)).toHaveLength(4);
+    expect(text).toContain('use staging-2.');
+    expect(text.indexOf('Ours learning')).toBeLessThan(text.indexOf('Theirs learning'));
+  });
+
+  it('a CRLF file stays CRLF, with entries from both sides', () => {
+    const { v, run, commit, add, list } = setup();
+    const a = add('First entry.');
+    v.write('MEMORY.md', v.read('MEMORY.md').replace(/\r?\n/g, '\r\n'));
+    commit('base');
+    git(v.root, ['checkout', '-q', '-b', 'other']);
+    const t = add('Theirs entry.');
+    expect(run(['reinforce', a]).status).toBe(0);
+    commit('theirs');
+    git(v.root, ['checkout', '-q', 'main']);
+    const o = add('Ours entry.');
+    commit('ours');
+    const m = gitTry(v.root, ['merge', '-q', 'other', '-m', 'merge']);
+    expect(m.status, m.out).toBe(0);
+    const text = v.read('MEMORY.md');
+    expect(text.replace(/\r\n/g, '')).not.toContain('\n');
+    expect(list().map((e) => e.id)).toEqual([a, o, t]);
+    expect(list()[0].reinforcement_count).toBe(1);
+  });
+});
+
+describe('mem merge-driver run directly', () => {
+  function files(dir: string, texts: Record<string, string | Buffer>) {
+    for (const [name, text] of Object.entries(texts)) fs.writeFileSync(path.join(dir, name), text);
+    return ['O', 'A', 'B'].map((n) => path.join(dir, n));
+  }
+  const entry = (id: string, body = `Body of ${id}.`, count = 0) => `---\nid: ${id}\nstatus: active\nreinforcement_count: ${count}\n---\n## ${id}\n\n${body}\n`;
+
+  it('a side merged with itself is that side; base = ours gives theirs; exit 0', () => {
+    const dir = tempDir();
+    const base = `# M\n\n${entry('a')}`;
+    const side = `# M\n\n${entry('a', 'Body of a.', 2)}\n${entry('b')}`;
+    for (const [o, a, b, want] of [[base, side, side, side], [base, base, side, side], [base, side, base, side], [side, side, side, side]]) {
+      const [O, A, B] = files(dir, { O: o, A: a, B: b });
+      const r = mem(['merge-driver', O, A, B, 'MEMORY.md'], { cwd: dir });
+      expect(r.status, r.stderr).toBe(0);
+      expect(fs.readFileSync(A, 'utf8')).toBe(want);
+    }
+  });
+
+  it('a conflict: exit 1, the entry id named on stderr', () => {
+    const dir = tempDir();
+    const [O, A, B] = files(dir, { O: entry('a'), A: entry('a', 'ours'), B: entry('a', 'theirs') });
+    const r = mem(['merge-driver', O, A, B, 'MEMORY.md'], { cwd: dir });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/^mem: warning: MEMORY\.md: entry a edited on both sides/m);
+    expect(markers(fs.readFileSync(A, 'utf8'))).toHaveLength(3);
+  });
+
+  it('plain text (no entries) goes through git merge-file: clean when the edits do not overlap, markers when they do', () => {
+    const dir = tempDir();
+    const base = 'line 1\nline 2\nline 3\nline 4\nline 5\n';
+    let [O, A, B] = files(dir, { O: base, A: base.replace('line 1', 'LINE ONE'), B: base.replace('line 5', 'LINE FIVE') });
+    expect(mem(['merge-driver', O, A, B, 'notes.md'], { cwd: dir }).status).toBe(0);
+    expect(fs.readFileSync(A, 'utf8')).toBe('LINE ONE\nline 2\nline 3\nline 4\nLINE FIVE\n');
+    [O, A, B] = files(dir, { O: base, A: base.replace('line 3', 'ours 3'), B: base.replace('line 3', 'theirs 3') });
+    expect(mem(['merge-driver', O, A, B, 'notes.md'], { cwd: dir }).status).toBe(1);
+    const text = fs.readFileSync(A, 'utf8');
+    expect(text).toContain('ours 3');
+    expect(text).toContain('theirs 3');
+    expect(markers(text).length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('binary or already-conflicted input: exit 1 and nothing lost (binary: the current side untouched)', () => {
+    const dir = tempDir();
+    const bin = Buffer.from([0xff, 0xfe, 0x00, 0x41, 0x80, 0x0a]);
+    const ours = `# M\n\n${entry('a')}\n${entry('o')}`;
+    let [O, A, B] = files(dir, { O: `# M\n\n${entry('a')}`, A: ours, B: bin });
+    const r = mem(['merge-driver', O, A, B, 'MEMORY.md'], { cwd: dir });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/^mem: /m);
+    expect(fs.readFileSync(A, 'utf8')).toBe(ours);
+    const marked = `# M\n\n<<<<<<< HEAD\n${entry('a', 'x')}=======\n${entry('a', 'y')}>>>>>>> b\n`;
+    [O, A, B] = files(dir, { O: `# M\n\n${entry('a')}`, A: marked, B: `# M\n\n${entry('a')}\n${entry('t')}` });
+    const m = mem(['merge-driver', O, A, B, 'MEMORY.md'], { cwd: dir });
+    expect(m.status).toBe(1);
+    const text = fs.readFileSync(A, 'utf8');
+    for (const s of ['\nx\n', '\ny\n', 'id: t']) expect(text).toContain(s);
+  });
+});
+
+describe('mem init registers the driver', () => {
+  function attrsOf(v: TempVault) {
+    return v.read('.gitattributes');
+  }
+  const config = (v: TempVault) => gitTry(v.root, ['config', '--local', '--get-regexp', '^merge\\.mem\\.']).out;
+
+  it('writes .gitattributes lines and merge.mem.* in the git config; running twice changes nothing', () => {
+    const { v, run } = setup();
+    const attrs = attrsOf(v);
+    for (const l of ['MEMORY.md merge=mem', 'institutional.md merge=mem', 'proxy*.md merge=mem']) expect(attrs.split('\n')).toContain(l);
+    const cfg = config(v);
+    expect(cfg).toMatch(/^merge\.mem\.driver .*merge-driver %O %A %B %P$/m);
+    expect(cfg).toMatch(/^merge\.mem\.name /m);
+    // git applies it to memory files in subfolders, not to plain notes.
+    const check = gitTry(v.root, ['check-attr', 'merge', 'MEMORY.md', '.mem/proxy/MEMORY.md', 'team/institutional.md', 'proxy-alice.md', 'memory/notes.md']).out;
+    expect(check).toMatch(/^MEMORY\.md: merge: mem$/m);
+    expect(check).toMatch(/^\.mem\/proxy\/MEMORY\.md: merge: mem$/m);
+    expect(check).toMatch(/^team\/institutional\.md: merge: mem$/m);
+    expect(check).toMatch(/^proxy-alice\.md: merge: mem$/m);
+    expect(check).toMatch(/^memory\/notes\.md: merge: unspecified$/m);
+    const configFile = fs.readFileSync(path.join(v.root, '.git', 'config'));
+    const again = run(['init']);
+    expect(again.status).toBe(0);
+    expect(again.stdout).toMatch(/already set up/);
+    expect(attrsOf(v)).toBe(attrs);
+    expect(fs.readFileSync(path.join(v.root, '.git', 'config')).equals(configFile)).toBe(true);
+  });
+
+  it('keeps existing .gitattributes lines, their CRLF and BOM; adds only what is missing', () => {
+    const { v, run } = setup({ init: false });
+    const before = '\ufeff*.png binary\r\nMEMORY.md merge=mem\r\n*.sh text eol=lf';
+    v.write('.gitattributes', before);
+    expect(run(['init', '-q']).status).toBe(0);
+    const after = v.read('.gitattributes');
+    expect(after.startsWith(before + '\r\n')).toBe(true);
+    expect(after.replace(/\r\n/g, '')).not.toContain('\n');
+    expect(after.match(/^MEMORY\.md merge=mem\r$/gm)).toHaveLength(1);
+    expect(after).toContain('institutional.md merge=mem\r\n');
+    const once = after;
+    expect(run(['init', '-q']).status).toBe(0);
+    expect(v.read('.gitattributes')).toBe(once);
+  });
+
+  it('the driver works for a clone: registered by mem init there, used by git pull', () => {
+    const { v, commit, add } = setup();
+    add('Shared learning.');
+    commit('base');
+    const bare = path.join(tempDir(), 'origin.git');
+    git(v.root, ['clone', '-q', '--bare', v.root, bare]);
+    const clone = path.join(tempDir(), 'clone');
+    git(path.dirname(clone), ['clone', '-q', bare, clone]);
+    git(v.root, ['remote', 'add', 'origin', bare]);
+    const home = path.join(clone, '..', 'home');
+    fs.mkdirSync(home, { recursive: true });
+    const inClone = (args: string[]) => mem(args, { cwd: clone, home, env: { MEM_NOW: NOW } });
+    expect(inClone(['init', '-q']).status).toBe(0);
+    expect(inClone(['add', 'Clone learned this.']).status).toBe(0);
+    git(clone, ['commit', '-q', '-am', 'clone']);
+    git(clone, ['push', '-q', 'origin', 'HEAD:main']);
+    add('Origin checkout learned that.');
+    commit('local');
+    const pull = gitTry(v.root, ['pull', '-q', '--no-rebase', '--no-edit', 'origin', 'main']);
+    expect(pull.status, pull.out).toBe(0);
+    const text = v.read('MEMORY.md');
+    expect(markers(text)).toEqual([]);
+    expect(text).toContain('Clone learned this.');
+    expect(text).toContain('Origin checkout learned that.');
+  });
+
+  it('outside a git repository: .gitattributes written, no git config touched, exit 0', () => {
+    const dir = tempDir();
+    const root = path.join(dir, 'p');
+    fs.mkdirSync(root);
+    const r = mem(['--root', root, 'init', '-q'], { cwd: root, home: dir });
+    expect(r.status, r.stderr).toBe(0);
+    expect(fs.readFileSync(path.join(root, '.gitattributes'), 'utf8')).toContain('MEMORY.md merge=mem');
+  });
+});
