@@ -169,9 +169,15 @@ function changesTo(from: Record<string, unknown>, to: Record<string, unknown>): 
   return changes;
 }
 
-function withMeta(block: Block, meta: Record<string, unknown>): Block {
+/** The block with its header set to `meta`; null when the header cannot be rewritten safely. */
+function withMeta(block: Block, meta: Record<string, unknown>): Block | null {
   const changes = changesTo(block.entry?.meta ?? {}, meta);
-  return Object.keys(changes).length === 0 ? block : updateBlockMeta(block, changes);
+  if (Object.keys(changes).length === 0) return block;
+  try {
+    return updateBlockMeta(block, changes);
+  } catch {
+    return null;
+  }
 }
 
 /** Body text of a frontmatter block (after its header). */
@@ -250,7 +256,7 @@ export function mergeMemoryFile(base: string, ours: string, theirs: string, relP
       const keep = (blk: Block, mine: Record<string, unknown>) => {
         const m: Record<string, unknown> = { ...meta };
         for (const c of clash) m[c] = mine[c];
-        return withMeta(blk, m);
+        return withMeta(blk, m) ?? blk;
       };
       return conflict(keep(o, o.entry.meta), keep(t, t.entry.meta));
     }
@@ -261,7 +267,9 @@ export function mergeMemoryFile(base: string, ours: string, theirs: string, relP
       const tb = fromTheirs(bodyOf(t)).replace(/(\r?\n)*$/, '') + tail;
       start = { ...o, raw: o.raw.slice(0, o.header.bodyStart) + tb };
     }
-    return { raw: withMeta(start, meta).raw, wasLast, key: k, bareAfter: O.bareAfter.get(k) };
+    const merged = withMeta(start, meta);
+    if (!merged) return conflict(o, t);
+    return { raw: merged.raw, wasLast, key: k, bareAfter: O.bareAfter.get(k) };
   };
 
   for (const k of O.keys) {
@@ -303,4 +311,55 @@ export function mergeMemoryFile(base: string, ours: string, theirs: string, relP
     out += raw;
   });
   return { text: (bom ? BOM : '') + out, conflicts, conflictIds };
+}
+
+/** The versions in a file that holds git conflict markers (`base` only with `|||||||` sections). */
+export interface MarkedSides {
+  ours: string;
+  theirs: string;
+  /** The text outside the conflicts plus any base sections: what both sides started from. */
+  base: string;
+  regions: number;
+}
+
+// Tested on a line without its line break.
+const OPEN = /^<{7}(?: |$)/;
+const BASE = /^\|{7}(?: |$)/;
+const MID = /^={7}$/;
+const CLOSE = /^>{7}(?: |$)/;
+
+/**
+ * Split a file with conflict markers into the two sides git was merging. Text outside the
+ * conflicts belongs to both; without a base section, the base is that common text alone, so an
+ * entry on one side only counts as added and one on both as changed on both. Null when the
+ * markers do not nest as git writes them (or there are none).
+ */
+export function splitConflictMarkers(text: string): MarkedSides | null {
+  const lines = text.split(/(?<=\n)/);
+  let ours = '';
+  let theirs = '';
+  let base = '';
+  let state: 'out' | 'ours' | 'base' | 'theirs' = 'out';
+  let regions = 0;
+  for (const line of lines) {
+    const bare = line.replace(/\r?\n$/, '');
+    if (OPEN.test(bare)) {
+      if (state !== 'out') return null;
+      state = 'ours';
+      regions++;
+    } else if (BASE.test(bare) && state === 'ours') state = 'base';
+    else if (MID.test(bare) && (state === 'ours' || state === 'base')) state = 'theirs';
+    else if (CLOSE.test(bare)) {
+      if (state !== 'theirs') return null;
+      state = 'out';
+    } else if (state === 'out') {
+      ours += line;
+      theirs += line;
+      base += line;
+    } else if (state === 'ours') ours += line;
+    else if (state === 'base') base += line;
+    else theirs += line;
+  }
+  if (state !== 'out' || regions === 0) return null;
+  return { ours, theirs, base, regions };
 }

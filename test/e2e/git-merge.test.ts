@@ -373,3 +373,127 @@ describe('mem init registers the driver', () => {
     expect(fs.readFileSync(path.join(root, '.gitattributes'), 'utf8')).toContain('MEMORY.md merge=mem');
   });
 });
+
+describe('mem resolve', () => {
+  /** A repository whose merges do not use the driver (a clone without mem init's config). */
+  function noDriver() {
+    const s = setup({ init: false });
+    s.v.write('MEMORY.md', '# Project memory\n');
+    s.v.write('.gitignore', '.memory.db*\n');
+    return s;
+  }
+
+  function conflictedMerge(s: ReturnType<typeof noDriver>, onOther: () => void, onMain: () => void) {
+    s.commit('base');
+    git(s.v.root, ['checkout', '-q', '-b', 'other']);
+    onOther();
+    s.commit('other');
+    git(s.v.root, ['checkout', '-q', 'main']);
+    onMain();
+    s.commit('main');
+    const m = gitTry(s.v.root, ['merge', 'other', '-m', 'merge']);
+    expect(m.status).not.toBe(0);
+    expect(markers(s.v.read('MEMORY.md')).length).toBeGreaterThan(0);
+  }
+
+  it('resolves a text-conflicted merge from the index stages, stages it; lint is clean, nothing lost', () => {
+    const s = noDriver();
+    const a = s.add('Shared entry about migrations.');
+    const ids: string[] = [a];
+    conflictedMerge(
+      s,
+      () => {
+        ids.push(s.add('Theirs one.'), s.add('Theirs two.'));
+        expect(s.run(['reinforce', a], '2026-11-27').status).toBe(0);
+      },
+      () => {
+        ids.push(s.add('Ours one.'));
+        expect(s.run(['reinforce', a], '2026-11-26').status).toBe(0);
+        expect(s.run(['reinforce', a], '2026-11-26').status).toBe(0);
+      },
+    );
+    const r = s.run(['resolve']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^resolved MEMORY\.md \(staged\)$/m);
+    expect(markers(s.v.read('MEMORY.md'))).toEqual([]);
+    expect(gitTry(s.v.root, ['ls-files', '-u']).out).toBe('');
+    const got = s.list();
+    expect(got.map((e) => e.id).sort()).toEqual([...ids].sort());
+    expect(got.find((e) => e.id === a)).toMatchObject({ reinforcement_count: 2, last_reinforced: '2026-11-27' });
+    expect(s.run(['lint']).status).toBe(0);
+    expect(gitTry(s.v.root, ['commit', '-q', '--no-edit']).status).toBe(0);
+  });
+
+  it('a body edited on both sides stays marked (exit 1, the id named); the rest is resolved', () => {
+    const s = noDriver();
+    const a = s.add('Keep me.');
+    const b = s.add('The token lives in the vault.');
+    const extra: string[] = [];
+    conflictedMerge(
+      s,
+      () => {
+        s.v.write('MEMORY.md', s.v.read('MEMORY.md').replace('The token lives in the vault.', 'The token lives in vault path secret/deploy.'));
+        extra.push(s.add('Theirs extra.'));
+      },
+      () => {
+        s.v.write('MEMORY.md', s.v.read('MEMORY.md').replace('The token lives in the vault.', 'The token is DEPLOY_TOKEN.'));
+        extra.push(s.add('Ours extra.'));
+      },
+    );
+    const r = s.run(['resolve']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain(`entry ${b} edited on both sides`);
+    const text = s.v.read('MEMORY.md');
+    expect(markers(text)).toHaveLength(3);
+    const inside = text.slice(text.indexOf('<<<<<<<'), text.indexOf('>>>>>>>'));
+    expect(inside).toContain('DEPLOY_TOKEN');
+    expect(inside).toContain('secret/deploy');
+    expect(inside).not.toContain(`id: ${a}`);
+    for (const id of extra) expect(inside).not.toContain(id);
+    for (const id of [a, ...extra]) expect(text).toContain(`id: ${id}`);
+    // Still unmerged: the user decides.
+    expect(gitTry(s.v.root, ['ls-files', '-u']).out).toMatch(/MEMORY\.md/);
+  });
+
+  it('markers without index stages (a merge made elsewhere, committed): both sides kept, counters max', () => {
+    const { v, run, list } = setup({ init: false });
+    const e = (id: string, count: number, status = 'active') => `---\nid: ${id}\nstatus: ${status}\nreinforcement_count: ${count}\n---\n## Entry ${id}\n\nBody of ${id}.\n`;
+    const variants = [
+      // Whole entries on each side.
+      `# M\n\n${e('a', 1)}\n<<<<<<< HEAD\n${e('o', 0)}=======\n${e('t', 0)}>>>>>>> origin/main\n`,
+      // A hunk inside one entry: the counter lines, diff3 style with a base section.
+      `# M\n\n---\nid: a\nstatus: active\n<<<<<<< ours\nreinforcement_count: 4\n||||||| base\nreinforcement_count: 1\n=======\nreinforcement_count: 2\n>>>>>>> theirs\n---\n## Entry a\n\nBody of a.\n\n${e('o', 0)}\n${e('t', 0)}`,
+    ];
+    for (const text of variants) {
+      v.write('MEMORY.md', text);
+      const r = run(['resolve', 'MEMORY.md']);
+      expect(r.status, r.stderr).toBe(0);
+      const out = v.read('MEMORY.md');
+      expect(markers(out)).toEqual([]);
+      expect(list().map((x) => x.id)).toEqual(['a', 'o', 't']);
+    }
+    expect(list()[0].reinforcement_count).toBe(4);
+    // Status lines in conflict: the retirement wins.
+    v.write('MEMORY.md', `---\nid: a\n<<<<<<< HEAD\nstatus: retired\n=======\nstatus: active\nreinforcement_count: 3\n>>>>>>> b\n---\n## Entry a\n\nBody.\n`);
+    expect(run(['resolve', 'MEMORY.md']).status).toBe(0);
+    expect(list()[0]).toMatchObject({ status: 'retired', reinforcement_count: 3 });
+  });
+
+  it('leaves alone what it cannot resolve: unpaired markers, a file already fixed by hand', () => {
+    const s = noDriver();
+    s.add('Shared.');
+    conflictedMerge(s, () => s.add('Theirs.'), () => s.add('Ours.'));
+    // Fixed by hand (no markers), not yet staged: never merged over.
+    const byHand = s.v.read('MEMORY.md').replace(/^(<{7}|={7}|>{7}).*\n/gm, '') + '\nA note the user wrote.\n';
+    s.v.write('MEMORY.md', byHand);
+    const r = s.run(['resolve']);
+    expect(r.status).toBe(0);
+    expect(s.v.read('MEMORY.md')).toBe(byHand);
+    const broken = `# M\n\n<<<<<<< HEAD\n---\nid: x\n---\nBody.\n`;
+    s.v.write('institutional.md', broken);
+    const b = s.run(['resolve', 'institutional.md']);
+    expect(b.status).toBe(1);
+    expect(b.stderr).toMatch(/^mem: institutional\.md: .*markers do not pair up/m);
+    expect(s.v.read('institutional.md')).toBe(broken);
+  });
+});

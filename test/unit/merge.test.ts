@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mergeMemoryFile } from '../../src/integrations/merge.js';
+import { mergeMemoryFile, splitConflictMarkers } from '../../src/integrations/merge.js';
 import { parseMemoryFile } from '../../src/vault/format.js';
 
 const PRE = '# Project memory\n\nLearnings about this project.\n\n';
@@ -291,5 +291,25 @@ describe('mergeMemoryFile: random edits on two sides (property)', () => {
       const oursOrder = o.list.map((x) => x.id).filter((id) => got.includes(id));
       expect(got.slice(0, oursOrder.length), `seed ${seed}`).toEqual(oursOrder);
     }
+  });
+});
+
+describe('splitConflictMarkers', () => {
+  it('splits merge and diff3 markers into the sides; CRLF lines too', () => {
+    const t = 'common\n<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> b\ntail\n';
+    expect(splitConflictMarkers(t)).toEqual({ ours: 'common\nours\ntail\n', theirs: 'common\ntheirs\ntail\n', base: 'common\ntail\n', regions: 1 });
+    const d3 = 'c\r\n<<<<<<< ours\r\no\r\n||||||| base\r\nb\r\n=======\r\nt\r\n>>>>>>> theirs\r\n';
+    expect(splitConflictMarkers(d3)).toEqual({ ours: 'c\r\no\r\n', theirs: 'c\r\nt\r\n', base: 'c\r\nb\r\n', regions: 1 });
+  });
+
+  it('null for markers that do not pair up, nest, or are absent', () => {
+    for (const t of ['no markers\n', '<<<<<<< a\nx\n', '<<<<<<< a\nx\n>>>>>>> b\n', '<<<<<<< a\n<<<<<<< b\n=======\n>>>>>>> c\n', '=======\n>>>>>>> b\n']) {
+      expect(splitConflictMarkers(t), t).toBeNull();
+    }
+  });
+
+  it('a setext heading underline (=======) outside a conflict is text', () => {
+    const t = 'Title\n=======\n<<<<<<< a\nx\n=======\ny\n>>>>>>> b\n';
+    expect(splitConflictMarkers(t)?.ours).toBe('Title\n=======\nx\n');
   });
 });
