@@ -497,3 +497,77 @@ describe('mem resolve', () => {
     expect(s.v.read('institutional.md')).toBe(broken);
   });
 });
+
+describe('two clones sharing one memory', () => {
+  it('concurrent add / reinforce / retire on both, git pull: only the body edited on both conflicts; no id lost or doubled', () => {
+    const bare = path.join(tempDir(), 'shared.git');
+    const clones = ['alice', 'bob'].map((name) => {
+      const dir = path.join(path.dirname(bare), name);
+      return { name, dir, home: path.join(path.dirname(bare), `${name}-home`) };
+    });
+    const runIn = (c: (typeof clones)[number], args: string[], now = NOW) => mem(args, { cwd: c.dir, home: c.home, env: { MEM_NOW: now } });
+    // Alice starts the memory and pushes it; Bob clones it.
+    const [alice, bob] = clones;
+    fs.mkdirSync(alice.dir);
+    fs.mkdirSync(alice.home);
+    fs.mkdirSync(bob.home);
+    git(path.dirname(bare), ['init', '-q', '--bare', '-b', 'main', bare]);
+    git(alice.dir, ['init', '-q', '-b', 'main']);
+    expect(runIn(alice, ['init', '-q']).status).toBe(0);
+    const shared: string[] = [];
+    for (let i = 0; i < 4; i++) shared.push(JSON.parse(runIn(alice, ['add', `Shared learning ${i} about the build.`, '--json', '--domain', 'task', '--phase', 'design']).stdout).id);
+    git(alice.dir, ['add', '-A']);
+    git(alice.dir, ['commit', '-q', '-m', 'memory']);
+    git(alice.dir, ['remote', 'add', 'origin', bare]);
+    git(alice.dir, ['push', '-q', 'origin', 'main']);
+    git(path.dirname(bare), ['clone', '-q', bare, bob.dir]);
+    expect(runIn(bob, ['init', '-q']).status).toBe(0);
+    const edit = (c: (typeof clones)[number], from: string, to: string) => {
+      const f = path.join(c.dir, 'MEMORY.md');
+      fs.writeFileSync(f, fs.readFileSync(f, 'utf8').replace(from, to));
+    };
+    const added: string[] = [];
+    // Alice: adds, reinforces 0 and 1, edits the body of 3, pushes.
+    added.push(JSON.parse(runIn(alice, ['add', 'Alice: the cache needs a warm-up.', '--json']).stdout).id);
+    expect(runIn(alice, ['reinforce', shared[0], shared[1]], '2026-11-26').status).toBe(0);
+    edit(alice, 'Shared learning 3 about the build.', 'Shared learning 3: use make ci (alice).');
+    git(alice.dir, ['commit', '-q', '-am', 'alice']);
+    git(alice.dir, ['push', '-q', 'origin', 'main']);
+    // Bob, meanwhile: adds two, reinforces 0 twice, retires the design stage, edits the body of 3.
+    for (const t of ['Bob: staging is slow on Mondays.', 'Bob: run lint before tests.']) added.push(JSON.parse(runIn(bob, ['add', t, '--json']).stdout).id);
+    expect(runIn(bob, ['reinforce', shared[0]], '2026-11-27').status).toBe(0);
+    expect(runIn(bob, ['reinforce', shared[0]], '2026-11-27').status).toBe(0);
+    expect(runIn(bob, ['retire-stage', 'design']).status).toBe(0);
+    edit(bob, 'Shared learning 3 about the build.', 'Shared learning 3: use npm run ci (bob).');
+    git(bob.dir, ['commit', '-q', '-am', 'bob']);
+    const pull = gitTry(bob.dir, ['pull', '--no-rebase', '--no-edit', 'origin', 'main']);
+    expect(pull.status).not.toBe(0);
+    const text = fs.readFileSync(path.join(bob.dir, 'MEMORY.md'), 'utf8');
+    expect(markers(text)).toHaveLength(3);
+    const inside = text.slice(text.indexOf('<<<<<<<'), text.indexOf('>>>>>>>'));
+    expect(inside.match(/^id: (\S+)/gm)).toEqual([`id: ${shared[3]}`, `id: ${shared[3]}`]);
+    // mem resolve cannot pick a body: it says so and leaves it marked.
+    const r = runIn(bob, ['resolve']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain(shared[3]);
+    // Bob keeps his version of the body, by hand.
+    const lines = text.split('\n');
+    const open = lines.findIndex((l) => l.startsWith('<<<<<<<'));
+    const mid = lines.indexOf('=======');
+    const close = lines.findIndex((l) => l.startsWith('>>>>>>>'));
+    fs.writeFileSync(path.join(bob.dir, 'MEMORY.md'), [...lines.slice(0, open), ...lines.slice(open + 1, mid), ...lines.slice(close + 1)].join('\n'));
+    expect(runIn(bob, ['lint']).status).toBe(0);
+    git(bob.dir, ['commit', '-q', '-am', 'merge']);
+    const list = runIn(bob, ['list', '--json', '--all', '--limit', '1000']).json().entries as { id: string; status: string; reinforcement_count: number; last_reinforced: string }[];
+    const ids = list.map((e) => e.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect([...ids].sort()).toEqual([...shared, ...added].sort());
+    const byId = new Map(list.map((e) => [e.id, e]));
+    expect(byId.get(shared[0])).toMatchObject({ reinforcement_count: 2, last_reinforced: '2026-11-27', status: 'retired' });
+    expect(byId.get(shared[1])).toMatchObject({ reinforcement_count: 1, status: 'retired' });
+    // Alice pulls Bob's merge: a fast-forward, the same memory.
+    git(bob.dir, ['push', '-q', 'origin', 'HEAD:main']);
+    expect(gitTry(alice.dir, ['pull', '-q', '--no-rebase', 'origin', 'main']).status).toBe(0);
+    expect(fs.readFileSync(path.join(alice.dir, 'MEMORY.md'), 'utf8')).toBe(fs.readFileSync(path.join(bob.dir, 'MEMORY.md'), 'utf8'));
+  });
+});
