@@ -235,6 +235,30 @@ describe('git merge of memory files with the mem driver', () => {
   });
 });
 
+describe('the driver on other memory files', () => {
+  it('institutional.md, proxy*.md and a MEMORY.md in a subfolder merge by entry; a plain note merges as text', () => {
+    const { v, commit } = setup();
+    const e = (id: string, count = 0) => `---\nid: ${id}\nstatus: active\nreinforcement_count: ${count}\n---\n## Entry ${id}\n\nBody of ${id}.\n`;
+    const files = ['institutional.md', 'proxy-alice.md', '.mem/team/MEMORY.md', 'docs/MEMORY.md'];
+    for (const f of files) v.write(f, `# ${f}\n\n${e('a')}`);
+    v.write('memory/notes.md', '# Notes\n\nline one\n');
+    commit('base');
+    git(v.root, ['checkout', '-q', '-b', 'other']);
+    for (const f of files) v.write(f, `# ${f}\n\n${e('a', 2)}\n${e('t')}`);
+    v.write('memory/notes.md', '# Notes\n\nline one\ntheirs line\n');
+    commit('theirs');
+    git(v.root, ['checkout', '-q', 'main']);
+    for (const f of files) v.write(f, `# ${f}\n\n${e('a', 1)}\n${e('o')}`);
+    v.write('memory/notes.md', '# Notes\n\nline one\nours line\n');
+    commit('ours');
+    const m = gitTry(v.root, ['merge', 'other', '-m', 'merge']);
+    expect(m.status).not.toBe(0);
+    // Only the plain note conflicts, as text.
+    expect(gitTry(v.root, ['diff', '--name-only', '--diff-filter=U']).out.trim()).toBe('memory/notes.md');
+    for (const f of files) expect(v.read(f), f).toBe(`# ${f}\n\n${e('a', 2)}\n${e('o')}\n${e('t')}`);
+  });
+});
+
 describe('mem merge-driver run directly', () => {
   function files(dir: string, texts: Record<string, string | Buffer>) {
     for (const [name, text] of Object.entries(texts)) fs.writeFileSync(path.join(dir, name), text);

@@ -234,6 +234,26 @@ describe('mergeMemoryFile: rules', () => {
   });
 });
 
+describe('mergeMemoryFile: old header shapes', () => {
+  it('an empty header (no text) is kept by id; a bare header keeps reading as one', () => {
+    const empty = '---\nid: hollow\n---\n\n';
+    const b = PRE + empty + entry({ id: 'a' });
+    const r = merge(b, PRE + empty + entry({ id: 'a', count: 1 }), PRE + empty + entry({ id: 'a' }) + '\n' + entry({ id: 't' }));
+    expect(r.conflicts).toBe(0);
+    expect(r.text).toBe(PRE + empty + entry({ id: 'a', count: 1 }) + '\n' + entry({ id: 't' }));
+    // Two headers sharing one `---` (the second is bare): drop the first on one side.
+    const pair = '---\nid: x\n---\nid: y\nstatus: active\n---\nBody of y.\n';
+    const p = parseMemoryFile(PRE + pair, 'MEMORY.md');
+    expect(p.blocks.map((x) => x.entry?.id ?? x.empty?.id)).toEqual(['x', 'y']);
+    const withoutX = PRE + '---\nid: y\nstatus: active\n---\nBody of y.\n';
+    const out = merge(PRE + pair, withoutX, PRE + pair + '\n' + entry({ id: 't' }));
+    expect(out.conflicts).toBe(0);
+    const parsed = parseMemoryFile(out.text, 'MEMORY.md');
+    expect(parsed.diagnostics).toEqual([]);
+    expect(parsed.entries.map((e) => e.id)).toEqual(['y', 't']);
+  });
+});
+
 describe('mergeMemoryFile: random edits on two sides (property)', () => {
   // A small deterministic generator, so a failure can be replayed.
   function rng(seed: number) {
