@@ -239,7 +239,7 @@ export function mergeMemoryFile(base: string, ours: string, theirs: string, relP
       conflictIds.push(k.replace(/#\d+$/, ''));
       const end = (s: string) => s.replace(/(\r?\n)*$/, '') + nl;
       const sep = wasLast ? '' : nl;
-      return { raw: markRegion(end(oBlock.raw), end(fromTheirs(tBlock.raw)), nl, labels) + sep, wasLast: false };
+      return { raw: markRegion(end(oBlock.raw), end(fromTheirs(tBlock.raw)), nl, labels) + sep, wasLast };
     };
     if (!o.entry || !t.entry || !o.header || !t.header || (b && (!b.entry || !b.header))) return conflict(o, t);
     const baseMeta = b?.entry?.meta ?? {};

@@ -388,6 +388,16 @@ describe('mem init registers the driver', () => {
     expect(text).toContain('Origin checkout learned that.');
   });
 
+  it('mem doctor says whether the driver is registered in this clone', () => {
+    const { v, run } = setup({ init: false });
+    const before = run(['doctor', '--json']).json().checks.find((c: { name: string }) => c.name === 'merge driver');
+    expect(before).toMatchObject({ status: 'warn' });
+    expect(before.hint).toMatch(/mem init/);
+    expect(run(['init', '-q']).status).toBe(0);
+    expect(run(['doctor', '--json']).json().checks.find((c: { name: string }) => c.name === 'merge driver')).toMatchObject({ status: 'ok' });
+    void v;
+  });
+
   it('outside a git repository: .gitattributes written, no git config touched, exit 0', () => {
     const dir = tempDir();
     const root = path.join(dir, 'p');

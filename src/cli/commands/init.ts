@@ -89,6 +89,15 @@ export function registerMergeDriverConfig(root: string): boolean {
   return changed;
 }
 
+/** For mem doctor: whether git merges MEMORY.md of this repository with the mem driver. */
+export async function mergeDriverCheck(root: string): Promise<{ name: string; status: 'ok' | 'warn'; detail: string; hint?: string }> {
+  const driver = git(root, ['config', '--get', 'merge.mem.driver']);
+  const attr = git(root, ['check-attr', 'merge', '--', 'MEMORY.md']).out;
+  const missing = [...(driver.ok ? [] : ['merge.mem.driver in the git config']), ...(/: merge: mem$/.test(attr) ? [] : ['MEMORY.md merge=mem in .gitattributes'])];
+  if (missing.length === 0) return { name: 'merge driver', status: 'ok', detail: 'memory files merge by entry id' };
+  return { name: 'merge driver', status: 'warn', detail: `not registered: ${missing.join(', ')} (merges of memory files fall back to text)`, hint: 'run mem init in this clone' };
+}
+
 /** `.gitattributes` text with the merge-driver lines added (null: nothing to add), in its style. */
 export function withGitattributes(current: string): string | null {
   const bom = current.startsWith('\ufeff') ? '\ufeff' : '';
