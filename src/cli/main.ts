@@ -28,6 +28,8 @@ const COMMANDS: [string[], () => Promise<Register>][] = [
   [['doctor'], async () => (await import('./commands/doctor.js')).registerDoctor],
   [['eval'], async () => (await import('./commands/eval.js')).registerEval],
   [['hooks'], async () => (await import('./commands/hooks.js')).registerHooks],
+  [['merge-driver'], async () => (await import('./commands/merge-driver.js')).registerMergeDriver],
+  [['resolve'], async () => (await import('./commands/resolve.js')).registerResolve],
 ];
 
 /** The command word: the first argument that is neither an option nor the value of --root. */
