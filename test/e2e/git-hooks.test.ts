@@ -434,6 +434,9 @@ describe('hooks never get in git\'s way', () => {
     expect(install(v).status).toBe(0);
     fs.mkdirSync(v.path('.memory.db'), { recursive: true }); // the index cannot be opened
     fs.writeFileSync(v.path('.mem/config.yaml'), 'search: [unclosed\n');
+    // A second commit, so the amend below rewrites a commit with a parent: amending the root
+    // commit in a later second than it was made gives an unrelated history, which git refuses to merge.
+    expect(g(v.root, ['commit', '-q', '--allow-empty', '--no-verify', '-m', 'second']).status).toBe(0);
     expect(g(v.root, ['checkout', '-qb', 'b']).status).toBe(0);
     expect(g(v.root, ['commit', '-q', '--amend', '--no-edit', '--no-verify']).status).toBe(0);
     expect(g(v.root, ['checkout', '-q', 'main']).status).toBe(0);
