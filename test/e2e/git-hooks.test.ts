@@ -438,7 +438,7 @@ describe('hooks never get in git\'s way', () => {
     // commit in a later second than it was made gives an unrelated history, which git refuses to merge.
     expect(g(v.root, ['commit', '-q', '--allow-empty', '--no-verify', '-m', 'second']).status).toBe(0);
     expect(g(v.root, ['checkout', '-qb', 'b']).status).toBe(0);
-    expect(g(v.root, ['commit', '-q', '--amend', '--no-edit', '--no-verify']).status).toBe(0);
+    expect(g(v.root, ['commit', '-q', '--amend', '--allow-empty', '--no-edit', '--no-verify']).status).toBe(0);
     expect(g(v.root, ['checkout', '-q', 'main']).status).toBe(0);
     expect(g(v.root, ['merge', '-q', 'b']).status).toBe(0);
   });
