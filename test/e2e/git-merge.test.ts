@@ -605,3 +605,36 @@ describe('two clones sharing one memory', () => {
     expect(fs.readFileSync(path.join(alice.dir, 'MEMORY.md'), 'utf8')).toBe(fs.readFileSync(path.join(bob.dir, 'MEMORY.md'), 'utf8'));
   });
 });
+
+describe('mem hooks install --git registers the merge driver too', () => {
+  it('without mem init: .gitattributes and git config set, a second install changes nothing, memory merges by entry', () => {
+    const { v, run, commit, add, list } = setup({ init: false });
+    fs.writeFileSync(v.path('.gitattributes'), '*.png binary\r\n');
+    fs.writeFileSync(v.path('.gitignore'), '.memory.db*\n');
+    fs.mkdirSync(v.path('.mem'), { recursive: true });
+    const first = run(['hooks', 'install', '--git', '--json']);
+    expect(first.status, first.stderr).toBe(0);
+    expect(first.json().merge_driver).toEqual({ created: [], updated: ['.gitattributes', 'git config merge.mem'] });
+    const attrs = v.read('.gitattributes');
+    expect(attrs.startsWith('*.png binary\r\n')).toBe(true);
+    expect(attrs).toMatch(/^MEMORY\.md merge=mem\r$/m);
+    expect(gitTry(v.root, ['config', '--get', 'merge.mem.driver']).out).toMatch(/merge-driver %O %A %B %P/);
+    const config = fs.readFileSync(v.path('.git/config'));
+    const again = run(['hooks', 'install', '--git', '--json']);
+    expect(again.json().merge_driver).toEqual({ created: [], updated: [] });
+    expect(v.read('.gitattributes')).toBe(attrs);
+    expect(fs.readFileSync(v.path('.git/config')).equals(config)).toBe(true);
+    // And git uses it: both branches append, the merge is clean.
+    add('The base learning about the release checklist.');
+    commit('base');
+    git(v.root, ['checkout', '-q', '-b', 'other']);
+    const theirs = add('Theirs: rotate the signing keys every month.');
+    commit('theirs');
+    git(v.root, ['checkout', '-q', 'main']);
+    const ours = add('Ours: the staging database is reset every night.');
+    commit('ours');
+    const m = gitTry(v.root, ['merge', '-q', '--no-edit', 'other']);
+    expect(m.status, m.out).toBe(0);
+    expect(list().map((e) => e.id)).toEqual(expect.arrayContaining([theirs, ours]));
+  });
+});

@@ -119,7 +119,7 @@ async function doctorCommand(ctx: Ctx): Promise<void> {
     const ignored = fs.existsSync(gi) && fs.readFileSync(gi, 'utf8').split(/\r?\n/).some((l) => l.trim().startsWith('.memory.db'));
     if (fs.existsSync(path.join(vault.root, '.git'))) {
       checks.push({ name: 'gitignore', status: ignored ? 'ok' : 'warn', detail: ignored ? '.memory.db* is ignored' : '.memory.db is not in .gitignore', hint: ignored ? undefined : 'run mem init (it adds the line)' });
-      checks.push(await (await import('./init.js')).mergeDriverCheck(vault.root));
+      checks.push(await (await import('../../integrations/merge-setup.js')).mergeDriverCheck(vault.root));
     }
     // Git hooks (mem hooks install --git): optional, so never a failure; an outdated block is a warning.
     try {

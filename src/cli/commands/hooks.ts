@@ -60,18 +60,25 @@ Installing again changes nothing. A hook that is not a shell script is left alon
 
 Examples:
   $ mem hooks install --git
-  $ mem hooks install --git --json`)
+  $ mem hooks install --git --json
+
+--git also registers the merge driver for memory files (.gitattributes, git config), as mem init does.`)
     .action(async (opts: Which, command: Command) => {
       const ctx = makeCtx(globals(command));
       chosen(opts, 'install');
       const { installGitHooks } = await import('../../integrations/git-hooks.js');
       const root = await vaultRoot(ctx);
       const r = installGitHooks(root, root, launcher());
-      if (ctx.json) return ctx.out(JSON.stringify({ git: r }, null, 2));
+      // The merge driver for memory files comes with the git hooks (as with mem init).
+      const { registerMergeDriver } = await import('../../integrations/merge-setup.js');
+      const driver = registerMergeDriver(root);
+      if (ctx.json) return ctx.out(JSON.stringify({ git: r, merge_driver: driver }, null, 2));
       for (const h of r.hooks) {
         ctx.out(`${h.action.padEnd(9)} ${path.relative(ctx.cwd, h.path) || h.path}`);
         if (!h.executable && r.kind !== 'husky') ctx.warn(`${h.path} is not executable: git does not run it (chmod +x it to enable it)`);
       }
+      for (const f of driver.created) ctx.out(`created   ${f} (merge driver)`);
+      for (const f of driver.updated) ctx.out(`updated   ${f} (merge driver)`);
       if (r.in_work_tree) ctx.warn(`the hooks are inside the work tree (${path.relative(r.repository, r.hooks_dir)}): if you commit them, they name this machine's mem (others' fall back to mem on PATH)`);
     });
 

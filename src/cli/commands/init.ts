@@ -3,10 +3,8 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { MemError } from '../../errors.js';
-import { spawnSync } from '../child-process.js';
 import { globals } from '../common.js';
 import { makeCtx, type Ctx } from '../io.js';
 
@@ -36,79 +34,6 @@ function initRoot(ctx: Ctx): string {
     if (parent === dir) return ctx.cwd;
     dir = parent;
   }
-}
-
-/**
- * Memory files git merges with `mem merge-driver`. A pattern without a slash matches the name in
- * every folder (`.mem/…/MEMORY.md` too). Plain notes are not listed: they merge as text.
- */
-export const GITATTRIBUTES_LINES = ['MEMORY.md merge=mem', 'institutional.md merge=mem', 'proxy*.md merge=mem'];
-
-function packageRoot(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    if (fs.existsSync(path.join(dir, 'package.json')) && fs.existsSync(path.join(dir, 'bin', 'mem.js'))) return dir;
-    const parent = path.dirname(dir);
-    if (parent === dir) throw new MemError('cannot find the mem package (bin/mem.js) to register the merge driver');
-    dir = parent;
-  }
-}
-
-/** A word for the POSIX shell git runs a merge driver with. */
-function shellQuote(s: string): string {
-  return `'${s.replace(/'/g, "'\\''")}'`;
-}
-
-/**
- * The merge driver command stored in the repository's git config: this Node and this package's
- * bin/mem.js by absolute path, so git finds them without `mem` on PATH (a GUI, a hook's bare
- * environment). The config is local to the clone; mem init updates it when either moves.
- */
-export function mergeDriverCommand(): string {
-  return `${shellQuote(process.execPath)} ${shellQuote(path.join(packageRoot(), 'bin', 'mem.js'))} merge-driver %O %A %B %P`;
-}
-
-function git(root: string, args: string[]): { ok: boolean; out: string } {
-  const r = spawnSync('git', ['-C', root, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-  return { ok: !r.error && r.status === 0, out: (r.stdout ?? '').trim() };
-}
-
-/**
- * Register the merge driver in the git config of the repository holding `root` (nothing when it
- * is not in one, or git is missing). Returns whether the config changed.
- */
-export function registerMergeDriverConfig(root: string): boolean {
-  if (!git(root, ['rev-parse', '--git-dir']).ok) return false;
-  const want: [string, string][] = [['merge.mem.name', 'mem: merge memory files by entry id'], ['merge.mem.driver', mergeDriverCommand()]];
-  let changed = false;
-  for (const [key, value] of want) {
-    if (git(root, ['config', '--local', '--get', key]).out === value) continue;
-    if (!git(root, ['config', '--local', key, value]).ok) throw new MemError(`cannot set ${key} in the git config of ${root}`, { hint: `run: git config ${key} "${value}"` });
-    changed = true;
-  }
-  return changed;
-}
-
-/** For mem doctor: whether git merges MEMORY.md of this repository with the mem driver. */
-export async function mergeDriverCheck(root: string): Promise<{ name: string; status: 'ok' | 'warn'; detail: string; hint?: string }> {
-  const driver = git(root, ['config', '--get', 'merge.mem.driver']);
-  const attr = git(root, ['check-attr', 'merge', '--', 'MEMORY.md']).out;
-  const missing = [...(driver.ok ? [] : ['merge.mem.driver in the git config']), ...(/: merge: mem$/.test(attr) ? [] : ['MEMORY.md merge=mem in .gitattributes'])];
-  if (missing.length === 0) return { name: 'merge driver', status: 'ok', detail: 'memory files merge by entry id' };
-  return { name: 'merge driver', status: 'warn', detail: `not registered: ${missing.join(', ')} (merges of memory files fall back to text)`, hint: 'run mem init in this clone' };
-}
-
-/** `.gitattributes` text with the merge-driver lines added (null: nothing to add), in its style. */
-export function withGitattributes(current: string): string | null {
-  const bom = current.startsWith('\ufeff') ? '\ufeff' : '';
-  const text = bom ? current.slice(1) : current;
-  const have = new Set(text.split(/\r?\n/).map((l) => l.trim().replace(/\s+/g, ' ')));
-  const missing = GITATTRIBUTES_LINES.filter((l) => !have.has(l));
-  if (missing.length === 0) return null;
-  const nl = text.includes('\r\n') ? '\r\n' : '\n';
-  const sep = text === '' || text.endsWith('\n') ? '' : nl;
-  const header = have.has('# mem: memory files merge by entry id') ? '' : `# mem: memory files merge by entry id${nl}`;
-  return `${bom}${text}${sep}${text ? nl : ''}${header}${missing.join(nl)}${nl}`;
 }
 
 export const GITIGNORE_LINES = ['.memory.db*', '.mem/sessions/', '.mem/logs/', '.mem/extracted.jsonl'];
@@ -214,8 +139,7 @@ async function initCommand(ctx: Ctx): Promise<void> {
   const present = new Set(targets.filter(([rel]) => existingFile(path.join(root, rel), rel)).map(([rel]) => rel));
   const gi = path.join(root, '.gitignore');
   const current = existingFile(gi, '.gitignore') ? fs.readFileSync(gi, 'utf8') : '';
-  const ga = path.join(root, '.gitattributes');
-  const attrs = existingFile(ga, '.gitattributes') ? fs.readFileSync(ga, 'utf8') : null;
+  const { registerMergeDriver } = await import('../../integrations/merge-setup.js');
   try {
     fs.mkdirSync(memDir);
   } catch (err) {
@@ -237,12 +161,9 @@ async function initCommand(ctx: Ctx): Promise<void> {
     withFileLock(gi, () => writeFileAtomic(gi, `${current}${sep}${current ? '\n' : ''}${header}${missing.join('\n')}\n`), '.gitignore');
     (current ? updated : created).push('.gitignore');
   }
-  const newAttrs = withGitattributes(attrs ?? '');
-  if (newAttrs !== null) {
-    withFileLock(ga, () => writeFileAtomic(ga, newAttrs), '.gitattributes');
-    (attrs !== null ? updated : created).push('.gitattributes');
-  }
-  if (registerMergeDriverConfig(root)) updated.push('git config merge.mem');
+  const driver = registerMergeDriver(root);
+  created.push(...driver.created);
+  updated.push(...driver.updated);
   if (ctx.json) {
     ctx.out(JSON.stringify({ root, created, updated }, null, 2));
     return;
