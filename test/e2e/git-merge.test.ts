@@ -638,3 +638,45 @@ describe('mem hooks install --git registers the merge driver too', () => {
     expect(list().map((e) => e.id)).toEqual(expect.arrayContaining([theirs, ours]));
   });
 });
+
+describe('mem lint --fix resolves conflict markers by the driver rules', () => {
+  it('a merge made without the driver: lint --fix resolves it (not staged), lint is clean; a body edited on both sides stays marked', () => {
+    const { v, run, commit, add, list } = setup({ init: false });
+    fs.writeFileSync(v.path('.gitignore'), '.memory.db*\n');
+    fs.mkdirSync(v.path('.mem'), { recursive: true });
+    add('The base learning about the release checklist.');
+    commit('base');
+    git(v.root, ['checkout', '-q', '-b', 'other']);
+    const theirs = add('Theirs: rotate the signing keys every month.');
+    commit('theirs');
+    git(v.root, ['checkout', '-q', 'main']);
+    const ours = add('Ours: the staging database is reset every night.');
+    commit('ours');
+    expect(gitTry(v.root, ['merge', '-q', '--no-edit', 'other']).status).not.toBe(0);
+    expect(markers(v.read('MEMORY.md')).length).toBeGreaterThan(0);
+    expect(run(['lint']).status).toBe(1);
+    const fix = run(['lint', '--fix']);
+    expect(fix.status, fix.stderr).toBe(0);
+    expect(fix.stderr).toMatch(/resolved the git conflict markers of 1 file/);
+    expect(markers(v.read('MEMORY.md'))).toEqual([]);
+    expect(list().map((e) => e.id)).toEqual(expect.arrayContaining([ours, theirs]));
+    expect(gitTry(v.root, ['diff', '--name-only', '--diff-filter=U']).out.trim()).toBe('MEMORY.md'); // left to the user to stage
+    expect(run(['lint']).status).toBe(0);
+
+    // Both sides edit the same body: lint --fix leaves that entry marked and says so.
+    git(v.root, ['add', '-A']);
+    git(v.root, ['commit', '-q', '--no-edit']);
+    const edit = (from: string, to: string) => fs.writeFileSync(v.path('MEMORY.md'), v.read('MEMORY.md').replace(from, to));
+    git(v.root, ['checkout', '-q', '-b', 'edit2']);
+    edit('reset every night', 'reset every night at 02:00 (theirs)');
+    commit('theirs edit');
+    git(v.root, ['checkout', '-q', 'main']);
+    edit('reset every night', 'reset every night by the cron job (ours)');
+    commit('ours edit');
+    expect(gitTry(v.root, ['merge', '-q', '--no-edit', 'edit2']).status).not.toBe(0);
+    const again = run(['lint', '--fix']);
+    expect(again.status).toBe(1);
+    expect(again.stderr).toMatch(new RegExp(`${ours}.*stay between conflict markers`));
+    expect(markers(v.read('MEMORY.md')).length).toBeGreaterThan(0);
+  });
+});

@@ -91,7 +91,26 @@ async function lintCommand(ctx: Ctx, files: string[], opts: LintOptions): Promis
   let removed = 0;
   // The one normalisation --fix applies and --check looks for: both paths call it.
   const fixOf = (parsed: ParsedFile, file: string) => fixParsedFile(parsed, { removeEmpty: opts.removeEmpty, path: file });
+  let resolved = 0;
   if (opts.fix) {
+    // Git conflict markers first: resolved by entry id, as mem resolve does (not staged: lint
+    // leaves git's index to the user); what cannot be resolved stays marked and lint reports it.
+    const fs = await import('node:fs');
+    const { HAS_MARKERS, resolveConflicts } = await import('../../integrations/resolve.js');
+    const marked = targets.filter((t) => {
+      try {
+        return HAS_MARKERS.test(fs.readFileSync(t.abs, 'utf8'));
+      } catch {
+        return false;
+      }
+    });
+    if (marked.length > 0) {
+      for (const o of resolveConflicts(ctx.cwd, marked.map((t) => t.abs), false) ?? []) {
+        if (o.resolved && o.changed) resolved++;
+        else if (!o.resolved) ctx.warn(`${o.path}: ${o.conflicts > 0 ? `entries ${o.conflict_ids.join(', ') || '(the preamble)'} edited on both sides stay between conflict markers` : o.note ?? 'not resolved'}; resolve them by hand`);
+      }
+      if (resolved > 0) ({ list, targets } = await inputs(vault, ctx, files, opts));
+    }
     const { rewriteFile } = await import('../../vault/store.js');
     for (const t of targets) {
       let n = 0;
@@ -132,12 +151,13 @@ async function lintCommand(ctx: Ctx, files: string[], opts: LintOptions): Promis
   const errors = findings.filter((f) => f.severity === 'error').length;
   const check = settleCheck(opts.check, errors === 0 && pending.length === 0);
   if (ctx.json) {
-    ctx.out(JSON.stringify({ ...(opts.check ? { dry_run: true, ...check } : {}), files: targets.length, problems: findings.map((f) => ({ ...f })), ...(opts.check ? { fixed: pending.reduce((n, p) => n + p.fixes, 0), removed: pending.reduce((n, p) => n + p.removed, 0), would_fix: pending } : { fixed, removed }) }, null, 2));
+    ctx.out(JSON.stringify({ ...(opts.check ? { dry_run: true, ...check } : {}), files: targets.length, problems: findings.map((f) => ({ ...f })), ...(opts.check ? { fixed: pending.reduce((n, p) => n + p.fixes, 0), removed: pending.reduce((n, p) => n + p.removed, 0), would_fix: pending } : { fixed, removed, resolved }) }, null, 2));
   } else {
     for (const f of findings) ctx.out(`${f.file}${f.line ? `:${f.line}` : ''}: ${f.severity === 'warning' ? 'warning: ' : ''}${f.message}`);
     for (const p of pending) ctx.out(`${p.file}: mem lint --fix would ${[p.fixes ? `fix ${p.fixes} value${p.fixes === 1 ? '' : 's'}` : '', p.removed ? `remove ${p.removed} empty entr${p.removed === 1 ? 'y' : 'ies'}` : ''].filter(Boolean).join(' and ')}`);
     if (pending.length > 0) ctx.info(`check: mem lint --fix would change ${pending.length} file${pending.length === 1 ? '' : 's'}`);
     if (fixed > 0) ctx.info(`fixed ${fixed} problem${fixed === 1 ? '' : 's'} in ${fixedFiles} file${fixedFiles === 1 ? '' : 's'}`);
+    if (resolved > 0) ctx.info(`resolved the git conflict markers of ${resolved} file${resolved === 1 ? "" : "s"} by entry id`);
     if (removed > 0) ctx.info(`removed ${removed} empty entr${removed === 1 ? 'y' : 'ies'}`);
     if (findings.length > 0) ctx.info(`${findings.length} problem${findings.length === 1 ? '' : 's'} in ${new Set(findings.map((f) => f.file)).size} file(s)`);
     else ctx.info(`${targets.length} file${targets.length === 1 ? '' : 's'} checked, no problems`);

@@ -3,13 +3,12 @@
 // conflict remains. Text it cannot merge by entry goes to `git merge-file`, git's own text merge.
 
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { EXIT_FAIL, MemError } from '../../errors.js';
-import { spawnSync } from '../child-process.js';
 import { globals } from '../common.js';
 import { makeCtx, type Ctx } from '../io.js';
+import { gitMergeFile } from '../../integrations/git-merge-file.js';
 
 export function registerMergeDriver(program: Command): void {
   program
@@ -45,26 +44,6 @@ function readText(file: string): string | null {
   return Buffer.from(text, 'utf8').equals(buf) ? text : null;
 }
 
-/**
- * git's line-based three-way merge of three texts. Returns null when git cannot merge them
- * (binary, git missing): the caller then keeps the current side and reports a conflict.
- */
-export function gitMergeFile(base: string, ours: string, theirs: string, labels = { ours: 'ours', base: 'base', theirs: 'theirs' }): { text: string; conflicts: number } | null {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mem-merge-'));
-  try {
-    const files = [['ours', ours], ['base', base], ['theirs', theirs]].map(([name, text]) => {
-      const f = path.join(dir, name);
-      fs.writeFileSync(f, text);
-      return f;
-    });
-    const r = spawnSync('git', ['merge-file', '-p', '-L', labels.ours, '-L', labels.base, '-L', labels.theirs, ...files], { encoding: 'utf8', maxBuffer: 1 << 30 });
-    // Exit status: the number of conflicts (capped at 127); negative (255 here) on an error.
-    if (r.error || r.status === null || r.status > 127) return null;
-    return { text: r.stdout, conflicts: r.status };
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 async function mergeDriverCommand(ctx: Ctx, baseFile: string, currentFile: string, otherFile: string, relPath: string): Promise<number> {
   const { mergeMemoryFile, markRegion } = await import('../../integrations/merge.js');

@@ -1,0 +1,140 @@
+// Resolving conflicted memory files by entry id, by the merge driver's rules (src/integrations/
+// merge.ts): from git's index stages when the file is unmerged, else from the conflict markers in
+// the file (a merge made without the driver: a clone without the config, a web UI). What cannot be
+// resolved stays marked and is reported. Used by `mem resolve` and `mem lint --fix`.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { MemError } from '../errors.js';
+import { spawnSync } from '../cli/child-process.js';
+import { withFileLock, writeFileAtomic } from '../vault/write.js';
+import { markRegion, mergeMemoryFile, splitConflictMarkers } from './merge.js';
+import { gitMergeFile } from './git-merge-file.js';
+
+export interface Outcome {
+  path: string;
+  resolved: boolean;
+  changed: boolean;
+  staged: boolean;
+  conflicts: number;
+  conflict_ids: string[];
+  source: 'stages' | 'markers' | 'none';
+  note?: string;
+}
+
+function git(cwd: string, args: string[]): { ok: boolean; out: string; err: string } {
+  const r = spawnSync('git', args, { cwd, encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'pipe'] });
+  return { ok: !r.error && r.status === 0, out: r.stdout ?? '', err: (r.stderr ?? '').trim() };
+}
+
+const MEMORY_NAME = /(^|\/)(memory\.md|institutional\.md|proxy[^/]*\.md)$/i;
+export const HAS_MARKERS = /^(<{7}|>{7})(?: |\r?$)/m;
+
+/** The unmerged paths of the repository, with the stages each has. */
+function unmerged(top: string): Map<string, Set<number>> {
+  const r = git(top, ['ls-files', '-u', '-z']);
+  const out = new Map<string, Set<number>>();
+  if (!r.ok) return out;
+  for (const rec of r.out.split('\0')) {
+    const m = /^\d+ [0-9a-f]+ ([123])\t(.*)$/s.exec(rec);
+    if (!m) continue;
+    const set = out.get(m[2]) ?? new Set<number>();
+    set.add(Number(m[1]));
+    out.set(m[2], set);
+  }
+  return out;
+}
+
+
+/**
+ * Resolve memory files: `args` named by the user (relative to `cwd`), or, when none, every memory
+ * file git reports as unmerged. Resolved files are staged when `stage` is set.
+ */
+export function resolveConflicts(cwd: string, args: string[], stage: boolean): Outcome[] | null {
+  const topR = git(cwd, ['rev-parse', '--show-toplevel']);
+  const top = topR.ok ? fs.realpathSync(topR.out.trim()) : null;
+  const stages = top ? unmerged(top) : new Map<string, Set<number>>();
+  let targets: { abs: string; rel: string | null }[];
+  if (args.length > 0) {
+    targets = args.map((a) => {
+      const abs = path.resolve(cwd, a);
+      let real = abs;
+      try {
+        real = path.join(fs.realpathSync(path.dirname(abs)), path.basename(abs));
+      } catch {
+        real = abs;
+      }
+      const rel = top && (real === top || real.startsWith(top + path.sep)) ? path.relative(top, real).split(path.sep).join('/') : null;
+      return { abs, rel };
+    });
+  } else {
+    if (!top) throw new MemError('not in a git repository, and no file named', { exitCode: 2, hint: 'name the files: mem resolve MEMORY.md' });
+    targets = [...stages.keys()].filter((p) => MEMORY_NAME.test(p)).map((rel) => ({ abs: path.join(top, rel), rel }));
+    if (targets.length === 0) return null;
+  }
+  const outcomes: Outcome[] = [];
+  for (const t of targets) {
+    const shown = t.rel ?? path.relative(cwd, t.abs);
+    const o: Outcome = { path: shown, resolved: false, changed: false, staged: false, conflicts: 0, conflict_ids: [], source: 'none' };
+    outcomes.push(o);
+    let current: string;
+    try {
+      current = fs.readFileSync(t.abs, 'utf8');
+    } catch (err) {
+      o.note = `cannot read it: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`;
+      continue;
+    }
+    if (!HAS_MARKERS.test(current)) {
+      // Already resolved by hand (or never conflicted): never merge over the user's edits.
+      o.resolved = true;
+      o.note = stages.has(t.rel ?? '') ? 'no conflict markers left; stage it with git add' : 'no conflict markers';
+      continue;
+    }
+    let sides: { base: string; ours: string; theirs: string } | null = null;
+    const st = t.rel !== null ? stages.get(t.rel) : undefined;
+    if (top && t.rel !== null && st && st.has(2) && st.has(3)) {
+      const show = (n: number) => (st.has(n) ? git(top, ['show', `:${n}:${t.rel}`]) : { ok: true, out: '', err: '' });
+      const [b, ours, theirs] = [show(1), show(2), show(3)];
+      if (b.ok && ours.ok && theirs.ok) {
+        sides = { base: b.out, ours: ours.out, theirs: theirs.out };
+        o.source = 'stages';
+      }
+    } else if (st) {
+      o.note = 'deleted on one side; resolve it by hand (git rm, or git add)';
+      continue;
+    }
+    if (!sides) {
+      const split = splitConflictMarkers(current);
+      if (!split) {
+        o.note = 'its conflict markers do not pair up; resolve it by hand';
+        continue;
+      }
+      sides = split;
+      o.source = 'markers';
+    }
+    const r = mergeMemoryFile(sides.base, sides.ours, sides.theirs, shown, {
+      textMerge: (b, x, y) => gitMergeFile(b, x, y) ?? { text: markRegion(x, y), conflicts: 1 },
+    });
+    if (r.fallback) {
+      o.note = `${r.fallback}; resolve it by hand`;
+      continue;
+    }
+    o.conflicts = r.conflicts;
+    o.conflict_ids = r.conflictIds;
+    if (r.text !== current) {
+      withFileLock(t.abs, () => {
+        // Changed since it was read (an editor saving): leave it to the user.
+        if (fs.readFileSync(t.abs, 'utf8') !== current) throw new MemError(`${shown} changed while it was resolved; run mem resolve again`);
+        writeFileAtomic(t.abs, r.text);
+      }, shown);
+      o.changed = true;
+    }
+    o.resolved = r.conflicts === 0;
+    if (o.resolved && stage && top && t.rel !== null) {
+      const add = git(top, ['add', '--', t.rel]);
+      o.staged = add.ok;
+      if (!add.ok) o.note = `git add failed: ${add.err}`;
+    }
+  }
+  return outcomes;
+}
