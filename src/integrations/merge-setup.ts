@@ -11,9 +11,11 @@ import { withFileLock, writeFileAtomic } from '../vault/write.js';
 
 /**
  * Memory files git merges with `mem merge-driver`. A pattern without a slash matches the name in
- * every folder (`.mem/…/MEMORY.md` too). Plain notes are not listed: they merge as text.
+ * every folder (`.mem/…/MEMORY.md` too). Files under `memory/` may hold entries or be plain notes:
+ * the driver merges the ones that hold entries by id and hands plain notes to git's own text merge,
+ * so they merge exactly as without the driver.
  */
-export const GITATTRIBUTES_LINES = ['MEMORY.md merge=mem', 'institutional.md merge=mem', 'proxy*.md merge=mem'];
+export const GITATTRIBUTES_LINES = ['MEMORY.md merge=mem', 'institutional.md merge=mem', 'proxy*.md merge=mem', 'memory/**/*.md merge=mem'];
 
 function packageRoot(): string {
   let dir = path.dirname(fileURLToPath(import.meta.url));

@@ -236,10 +236,10 @@ describe('git merge of memory files with the mem driver', () => {
 });
 
 describe('the driver on other memory files', () => {
-  it('institutional.md, proxy*.md and a MEMORY.md in a subfolder merge by entry; a plain note merges as text', () => {
+  it('institutional.md, proxy*.md, a MEMORY.md in a subfolder and entries under memory/ merge by entry; a plain note merges as text', () => {
     const { v, commit } = setup();
     const e = (id: string, count = 0) => `---\nid: ${id}\nstatus: active\nreinforcement_count: ${count}\n---\n## Entry ${id}\n\nBody of ${id}.\n`;
-    const files = ['institutional.md', 'proxy-alice.md', '.mem/team/MEMORY.md', 'docs/MEMORY.md'];
+    const files = ['institutional.md', 'proxy-alice.md', '.mem/team/MEMORY.md', 'docs/MEMORY.md', 'memory/backend/deploy.md'];
     for (const f of files) v.write(f, `# ${f}\n\n${e('a')}`);
     v.write('memory/notes.md', '# Notes\n\nline one\n');
     commit('base');
@@ -328,17 +328,19 @@ describe('mem init registers the driver', () => {
   it('writes .gitattributes lines and merge.mem.* in the git config; running twice changes nothing', () => {
     const { v, run } = setup();
     const attrs = attrsOf(v);
-    for (const l of ['MEMORY.md merge=mem', 'institutional.md merge=mem', 'proxy*.md merge=mem']) expect(attrs.split('\n')).toContain(l);
+    for (const l of ['MEMORY.md merge=mem', 'institutional.md merge=mem', 'proxy*.md merge=mem', 'memory/**/*.md merge=mem']) expect(attrs.split('\n')).toContain(l);
     const cfg = config(v);
     expect(cfg).toMatch(/^merge\.mem\.driver .*merge-driver %O %A %B %P$/m);
     expect(cfg).toMatch(/^merge\.mem\.name /m);
-    // git applies it to memory files in subfolders, not to plain notes.
-    const check = gitTry(v.root, ['check-attr', 'merge', 'MEMORY.md', '.mem/proxy/MEMORY.md', 'team/institutional.md', 'proxy-alice.md', 'memory/notes.md']).out;
+    // git applies it to memory files in subfolders and under memory/ (plain notes there merge as
+    // text through the driver), not to markdown elsewhere.
+    const check = gitTry(v.root, ['check-attr', 'merge', 'MEMORY.md', '.mem/proxy/MEMORY.md', 'team/institutional.md', 'proxy-alice.md', 'memory/notes.md', 'docs/guide.md']).out;
     expect(check).toMatch(/^MEMORY\.md: merge: mem$/m);
     expect(check).toMatch(/^\.mem\/proxy\/MEMORY\.md: merge: mem$/m);
     expect(check).toMatch(/^team\/institutional\.md: merge: mem$/m);
     expect(check).toMatch(/^proxy-alice\.md: merge: mem$/m);
-    expect(check).toMatch(/^memory\/notes\.md: merge: unspecified$/m);
+    expect(check).toMatch(/^memory\/notes\.md: merge: mem$/m);
+    expect(check).toMatch(/^docs\/guide\.md: merge: unspecified$/m);
     const configFile = fs.readFileSync(path.join(v.root, '.git', 'config'));
     const again = run(['init']);
     expect(again.status).toBe(0);
