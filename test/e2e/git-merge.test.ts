@@ -608,6 +608,19 @@ describe('two clones sharing one memory', () => {
   });
 });
 
+/** A base entry, then one `mem add` on a branch `other` and one on main: returns the two new ids. */
+function appendOnTwoBranches(v: TempVault, add: (text: string) => string, commit: (msg: string) => void): { ours: string; theirs: string } {
+  add('The base learning about the release checklist.');
+  commit('base');
+  git(v.root, ['checkout', '-q', '-b', 'other']);
+  const theirs = add('Theirs: rotate the signing keys every month.');
+  commit('theirs');
+  git(v.root, ['checkout', '-q', 'main']);
+  const ours = add('Ours: the staging database is reset every night.');
+  commit('ours');
+  return { ours, theirs };
+}
+
 describe('mem hooks install --git registers the merge driver too', () => {
   it('without mem init: .gitattributes and git config set, a second install changes nothing, memory merges by entry', () => {
     const { v, run, commit, add, list } = setup({ init: false });
@@ -627,14 +640,7 @@ describe('mem hooks install --git registers the merge driver too', () => {
     expect(v.read('.gitattributes')).toBe(attrs);
     expect(fs.readFileSync(v.path('.git/config')).equals(config)).toBe(true);
     // And git uses it: both branches append, the merge is clean.
-    add('The base learning about the release checklist.');
-    commit('base');
-    git(v.root, ['checkout', '-q', '-b', 'other']);
-    const theirs = add('Theirs: rotate the signing keys every month.');
-    commit('theirs');
-    git(v.root, ['checkout', '-q', 'main']);
-    const ours = add('Ours: the staging database is reset every night.');
-    commit('ours');
+    const { ours, theirs } = appendOnTwoBranches(v, add, commit);
     const m = gitTry(v.root, ['merge', '-q', '--no-edit', 'other']);
     expect(m.status, m.out).toBe(0);
     expect(list().map((e) => e.id)).toEqual(expect.arrayContaining([theirs, ours]));
@@ -646,14 +652,7 @@ describe('mem lint --fix resolves conflict markers by the driver rules', () => {
     const { v, run, commit, add, list } = setup({ init: false });
     fs.writeFileSync(v.path('.gitignore'), '.memory.db*\n');
     fs.mkdirSync(v.path('.mem'), { recursive: true });
-    add('The base learning about the release checklist.');
-    commit('base');
-    git(v.root, ['checkout', '-q', '-b', 'other']);
-    const theirs = add('Theirs: rotate the signing keys every month.');
-    commit('theirs');
-    git(v.root, ['checkout', '-q', 'main']);
-    const ours = add('Ours: the staging database is reset every night.');
-    commit('ours');
+    const { ours, theirs } = appendOnTwoBranches(v, add, commit);
     expect(gitTry(v.root, ['merge', '-q', '--no-edit', 'other']).status).not.toBe(0);
     expect(markers(v.read('MEMORY.md')).length).toBeGreaterThan(0);
     expect(run(['lint']).status).toBe(1);
