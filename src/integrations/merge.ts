@@ -6,6 +6,8 @@
 import { parseMemoryFile, updateBlockMeta, type Block, type ParsedFile } from '../vault/format.js';
 import { sameValue } from '../vault/frontmatter.js';
 import { newlineOf } from '../vault/safetext.js';
+import { findConflictMarkers } from '../vault/gitmarkers.js';
+import { lineStarts } from '../vault/lines.js';
 
 export interface MergeResult {
   text: string;
@@ -322,12 +324,6 @@ export interface MarkedSides {
   regions: number;
 }
 
-// Tested on a line without its line break.
-const OPEN = /^<{7}(?: |$)/;
-const BASE = /^\|{7}(?: |$)/;
-const MID = /^={7}$/;
-const CLOSE = /^>{7}(?: |$)/;
-
 /**
  * Split a file with conflict markers into the two sides git was merging. Text outside the
  * conflicts belongs to both; without a base section, the base is that common text alone, so an
@@ -335,24 +331,38 @@ const CLOSE = /^>{7}(?: |$)/;
  * markers do not nest as git writes them (or there are none).
  */
 export function splitConflictMarkers(text: string): MarkedSides | null {
-  const lines = text.split(/(?<=\n)/);
+  // The markers as the parser finds them (vault/gitmarkers.ts), checked here to nest as git writes them.
+  const starts = lineStarts(text);
+  const markers = findConflictMarkers(text, starts);
   let ours = '';
   let theirs = '';
   let base = '';
   let state: 'out' | 'ours' | 'base' | 'theirs' = 'out';
   let regions = 0;
-  for (const line of lines) {
-    const bare = line.replace(/\r?\n$/, '');
-    if (OPEN.test(bare)) {
+  let m = 0;
+  for (let i = 0; i < starts.length; i++) {
+    const kind = m < markers.length && markers[m].line === i + 1 ? markers[m++].kind : null;
+    if (kind === '<') {
       if (state !== 'out') return null;
       state = 'ours';
       regions++;
-    } else if (BASE.test(bare) && state === 'ours') state = 'base';
-    else if (MID.test(bare) && (state === 'ours' || state === 'base')) state = 'theirs';
-    else if (CLOSE.test(bare)) {
+      continue;
+    }
+    if (kind === '|' && state === 'ours') {
+      state = 'base';
+      continue;
+    }
+    if (kind === '=' && (state === 'ours' || state === 'base')) {
+      state = 'theirs';
+      continue;
+    }
+    if (kind === '>') {
       if (state !== 'theirs') return null;
       state = 'out';
-    } else if (state === 'out') {
+      continue;
+    }
+    const line = text.slice(starts[i], i + 1 < starts.length ? starts[i + 1] : text.length);
+    if (state === 'out') {
       ours += line;
       theirs += line;
       base += line;

@@ -10,6 +10,7 @@ import { spawnSync } from '../cli/child-process.js';
 import { withFileLock, writeFileAtomic } from '../vault/write.js';
 import { markRegion, mergeMemoryFile, splitConflictMarkers } from './merge.js';
 import { gitMergeFile } from './git-merge-file.js';
+import { firstMarkerLine } from '../vault/gitmarkers.js';
 
 export interface Outcome {
   path: string;
@@ -28,7 +29,6 @@ function git(cwd: string, args: string[]): { ok: boolean; out: string; err: stri
 }
 
 const MEMORY_NAME = /(^|\/)(memory\.md|institutional\.md|proxy[^/]*\.md)$/i;
-export const HAS_MARKERS = /^(<{7}|>{7})(?: |\r?$)/m;
 
 /** The unmerged paths of the repository, with the stages each has. */
 function unmerged(top: string): Map<string, Set<number>> {
@@ -84,7 +84,7 @@ export function resolveConflicts(cwd: string, args: string[], stage: boolean): O
       o.note = `cannot read it: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`;
       continue;
     }
-    if (!HAS_MARKERS.test(current)) {
+    if (firstMarkerLine(current) === null) {
       // Already resolved by hand (or never conflicted): never merge over the user's edits.
       o.resolved = true;
       o.note = stages.has(t.rel ?? '') ? 'no conflict markers left; stage it with git add' : 'no conflict markers';

@@ -96,10 +96,11 @@ async function lintCommand(ctx: Ctx, files: string[], opts: LintOptions): Promis
     // Git conflict markers first: resolved by entry id, as mem resolve does (not staged: lint
     // leaves git's index to the user); what cannot be resolved stays marked and lint reports it.
     const fs = await import('node:fs');
-    const { HAS_MARKERS, resolveConflicts } = await import('../../integrations/resolve.js');
+    const { resolveConflicts } = await import('../../integrations/resolve.js');
+    const { firstMarkerLine } = await import('../../vault/gitmarkers.js');
     const marked = targets.filter((t) => {
       try {
-        return HAS_MARKERS.test(fs.readFileSync(t.abs, 'utf8'));
+        return firstMarkerLine(fs.readFileSync(t.abs, 'utf8')) !== null;
       } catch {
         return false;
       }
