@@ -1,9 +1,9 @@
 // `mem list`: entries by filter, for people (a table) and scripts (--json).
 
 import type { Command } from 'commander';
-import type { EntryRow } from '../../index/queries.js';
 import { addFilterOptions, filterFromOptions, globals, vaultFor, withFreshIndex, type FilterOptions } from '../common.js';
 import { makeCtx, parseIntOption, type Ctx } from '../io.js';
+import { entryJson } from '../output/entries.js';
 
 interface ListOptions extends FilterOptions {
   limit?: string;
@@ -29,13 +29,8 @@ Examples:
   });
 }
 
-export function entryJson(r: EntryRow): Record<string, unknown> {
-  return {
-    id: r.entry_id, path: r.path, line: r.line, scope: r.scope, learning_type: r.learning_type, type: r.type, domain: r.domain,
-    importance: r.importance, phase: r.phase, status: r.status, reinforcement_count: r.reinforcement_count,
-    last_reinforced: r.last_reinforced, created_at: r.created_at, title: r.title,
-  };
-}
+// context.ts takes it from here.
+export { entryJson };
 
 async function listCommand(ctx: Ctx, opts: ListOptions): Promise<void> {
   const limit = parseIntOption('--limit', opts.limit, 1);

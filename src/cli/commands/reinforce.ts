@@ -4,8 +4,6 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import { MemError, usageError } from '../../errors.js';
-import type { ReinforceDecision } from '../../lifecycle/reinforce.js';
-import type { VaultFile } from '../../vault/vault.js';
 import { globals, vaultFor } from '../common.js';
 import { makeCtx, readStdin, today, type Ctx } from '../io.js';
 
@@ -63,30 +61,13 @@ async function reinforceCommand(ctx: Ctx, idArgs: string[], opts: ReinforceOptio
     if (said.trim() === '') throw new MemError('the transcript has no assistant messages', { where: { file: opts.transcript }, hint: 'check the file, or reinforce without --transcript' });
     used = wordSet(said);
   }
-  const { locateIds, reindex } = await import('../../lifecycle/vault-ops.js');
-  const { reinforceFile } = await import('../../lifecycle/reinforce.js');
-  const { editFiles } = await import('../../vault/store.js');
-  const loc = await locateIds(vault, ids);
-  for (const n of loc.notes) ctx.warn(n);
-  const files = new Map<string, VaultFile>();
-  for (const fs2 of loc.found.values()) for (const f of fs2) files.set(f.abs, f);
-  const idSet = new Set(loc.found.keys());
-  const decisions: ReinforceDecision[] = [];
-  const date = today();
-  const edits = [...files.values()].map((f) => ({
-    abs: f.abs,
-    path: f.path,
-    change: (parsed: Parameters<typeof reinforceFile>[0]) => {
-      const r = reinforceFile(parsed, f.path, idSet, { today: date, used });
-      decisions.push(...r.decisions);
-      return opts.dryRun ? null : r.file;
-    },
-  }));
-  const written = await editFiles(edits);
-  const lag = opts.dryRun ? undefined : await reindex(vault, [...files.values()].filter((f) => written.includes(f.path)));
+  const { reinforceIds } = await import('../../lifecycle/reinforce-ids.js');
+  const { decisions, unknown, lag } = await reinforceIds(vault, ids, {
+    today: today(), used, dryRun: opts.dryRun, onNotes: (notes) => notes.forEach((n) => ctx.warn(n)),
+  });
   if (lag) ctx.warn(lag);
   if (ctx.json) {
-    ctx.out(JSON.stringify({ dry_run: Boolean(opts.dryRun), decisions, unknown: loc.unknown }, null, 2));
+    ctx.out(JSON.stringify({ dry_run: Boolean(opts.dryRun), decisions, unknown }, null, 2));
     return;
   }
   const verb: Record<string, string> = { reinforced: 'reinforced', weakened: 'weakened', unchanged: 'unchanged', 'skipped-retired': 'skipped (retired)', 'read-only': 'skipped (no frontmatter to update)' };
@@ -94,6 +75,6 @@ async function reinforceCommand(ctx: Ctx, idArgs: string[], opts: ReinforceOptio
     const share = d.share === undefined ? '' : ` · used ${Math.round(d.share * 100)}%`;
     ctx.out(`${verb[d.action].padEnd(18)} ${d.id}  ${d.path}:${d.line}  ${d.before} → ${d.after}${share}`);
   }
-  for (const id of loc.unknown) ctx.warn(`unknown id ${id}; skipped`);
+  for (const id of unknown) ctx.warn(`unknown id ${id}; skipped`);
   if (opts.dryRun) ctx.info('dry run: nothing written');
 }

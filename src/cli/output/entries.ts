@@ -1,0 +1,12 @@
+// The public JSON shape of an entry listed from the index (mem list --json, mem context --json,
+// the MCP server's list tool). Pure; the caller prints.
+
+import type { EntryRow } from '../../index/queries.js';
+
+export function entryJson(r: EntryRow): Record<string, unknown> {
+  return {
+    id: r.entry_id, path: r.path, line: r.line, scope: r.scope, learning_type: r.learning_type, type: r.type, domain: r.domain,
+    importance: r.importance, phase: r.phase, status: r.status, reinforcement_count: r.reinforcement_count,
+    last_reinforced: r.last_reinforced, created_at: r.created_at, title: r.title,
+  };
+}

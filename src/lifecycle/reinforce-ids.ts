@@ -1,0 +1,39 @@
+// Reinforcing entries by id in the vault: find their files, rewrite them together under their
+// locks (reinforce.ts decides each entry's change), re-index. `mem reinforce` and the MCP
+// server's `reinforce` tool both come through here.
+
+import type { Vault, VaultFile } from '../vault/vault.js';
+import type { ReinforceDecision } from './reinforce.js';
+
+export interface ReinforceIdsResult {
+  decisions: ReinforceDecision[];
+  /** Ids no memory file holds. */
+  unknown: string[];
+  /** The index could not be updated after the write (the markdown is written). */
+  lag?: string;
+}
+
+export async function reinforceIds(vault: Vault, ids: string[], opts: { today: string; used?: Set<string>; dryRun?: boolean; onNotes?: (notes: string[]) => void }): Promise<ReinforceIdsResult> {
+  const { locateIds, reindex } = await import('./vault-ops.js');
+  const { reinforceFile } = await import('./reinforce.js');
+  const { editFiles } = await import('../vault/store.js');
+  const loc = await locateIds(vault, ids);
+  // Said before the write, which may still fail (a locked or malformed file).
+  opts.onNotes?.(loc.notes);
+  const files = new Map<string, VaultFile>();
+  for (const fs of loc.found.values()) for (const f of fs) files.set(f.abs, f);
+  const idSet = new Set(loc.found.keys());
+  const decisions: ReinforceDecision[] = [];
+  const edits = [...files.values()].map((f) => ({
+    abs: f.abs,
+    path: f.path,
+    change: (parsed: Parameters<typeof reinforceFile>[0]) => {
+      const r = reinforceFile(parsed, f.path, idSet, { today: opts.today, used: opts.used });
+      decisions.push(...r.decisions);
+      return opts.dryRun ? null : r.file;
+    },
+  }));
+  const written = await editFiles(edits);
+  const lag = opts.dryRun ? undefined : await reindex(vault, [...files.values()].filter((f) => written.includes(f.path)));
+  return { decisions, unknown: loc.unknown, lag };
+}
