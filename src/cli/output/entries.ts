@@ -1,12 +1,25 @@
 // The public JSON shape of an entry listed from the index (mem list --json, mem context --json,
-// the MCP server's list tool). Pure; the caller prints.
+// the MCP server's list and context tools). Pure; the caller prints.
 
 import type { EntryRow } from '../../index/queries.js';
+import type { ContextResult } from '../../retrieve/context.js';
 
 export function entryJson(r: EntryRow): Record<string, unknown> {
   return {
     id: r.entry_id, path: r.path, line: r.line, scope: r.scope, learning_type: r.learning_type, type: r.type, domain: r.domain,
     importance: r.importance, phase: r.phase, status: r.status, reinforcement_count: r.reinforcement_count,
     last_reinforced: r.last_reinforced, created_at: r.created_at, title: r.title,
+  };
+}
+
+/** `mem context --json`'s shape of an assembled context. */
+export async function contextJson(res: ContextResult): Promise<Record<string, unknown>> {
+  const { hitJson } = await import('./hits.js');
+  return {
+    task: res.task,
+    institutional: res.institutional.map((r) => ({ ...entryJson(r), body: r.body })),
+    institutional_omitted: res.institutionalOmitted,
+    learnings: res.learnings.map((h) => hitJson(h, false)),
+    proxy: res.proxy.map((h) => hitJson(h, false)),
   };
 }

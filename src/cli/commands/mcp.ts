@@ -1,0 +1,55 @@
+// `mem mcp`: serve this vault to an agent as an MCP server on stdio. The SDK loads here only, so
+// no other command pays for it.
+
+import type { Command } from 'commander';
+import { globals } from '../common.js';
+import { makeCtx, nowMs, today, type Ctx } from '../io.js';
+
+export function registerMcp(program: Command): void {
+  program
+    .command('mcp')
+    .description('serve this vault\'s memory to an agent over MCP (stdio)')
+    .addHelpText('after', `
+An MCP server on stdin/stdout, started by the agent, not by you. Its tools: search, get, add,
+reinforce, context and list: the same code as the commands of those names. The vault is the
+one --root or MEM_ROOT names, else the nearest one above the folder the agent starts it in.
+Diagnostics go to stderr; the server stops when the agent closes the connection.
+
+Register it with your agent:
+  $ mem hooks install --claude --mcp           # writes .mcp.json (with --user: your user config)
+  $ claude mcp add mem -- mem mcp              # Claude Code, by hand
+  $ claude mcp add mem -- mem mcp --root ~/code/app
+  $ codex mcp add mem -- mem mcp               # Codex
+Or in any MCP client's config: {"command": "mem", "args": ["mcp"]}.
+
+Try it by hand:
+  $ npx @modelcontextprotocol/inspector mem mcp`)
+    .action(async (_opts: unknown, command: Command) => {
+      await mcpCommand(makeCtx(globals(command)));
+    });
+}
+
+async function mcpCommand(ctx: Ctx): Promise<void> {
+  const { openVault, resolveRoot } = await import('../../vault/vault.js');
+  const { VERSION } = await import('../main.js');
+  const log = (line: string) => {
+    if (!ctx.quiet) process.stderr.write(`${line}\n`);
+  };
+  // A root that is named and wrong stops here; no vault found from the folder is said once, and
+  // every tool call then answers with that error (the agent shows it) rather than a dead server.
+  const named = ctx.root ?? process.env.MEM_ROOT;
+  if (named) resolveRoot({ root: ctx.root, cwd: ctx.cwd });
+  else {
+    try {
+      resolveRoot({ cwd: ctx.cwd });
+    } catch (err) {
+      log(`mem mcp: ${(err as Error).message}`);
+    }
+  }
+  const { serveStdio } = await import('../../integrations/mcp/server.js');
+  await serveStdio({
+    version: VERSION,
+    log,
+    env: { openVault: () => openVault({ root: ctx.root, cwd: ctx.cwd }), cwd: ctx.cwd, now: nowMs, today },
+  });
+}
