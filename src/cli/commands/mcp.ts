@@ -20,6 +20,7 @@ Register it with your agent:
   $ claude mcp add mem -- mem mcp              # Claude Code, by hand
   $ claude mcp add mem -- mem mcp --root ~/code/app
   $ codex mcp add mem -- mem mcp               # Codex
+  $ gemini mcp add mem mem mcp                 # Gemini CLI
 Or in any MCP client's config: {"command": "mem", "args": ["mcp"]}.
 
 Try it by hand:
