@@ -140,13 +140,14 @@ interface ManyOutcome {
  * and only when there are several; cleared before anything else is printed.
  */
 function progressLine(ctx: Ctx, total: number): { show(i: number, label: string): void; clear(): void } {
-  const on = total > 1 && !ctx.quiet && !ctx.json && ctx.stderrTTY && process.stderr.columns > 0;
+  const on = total > 1 && !ctx.quiet && !ctx.json && ctx.stderrTTY;
   let shown = false;
   return {
     show(i, label) {
       if (!on) return;
       const text = `extracting ${i + 1}/${total}  ${label}`;
-      const width = process.stderr.columns - 1;
+      // Cut to the terminal's width: a wrapped line could not be rewritten in place.
+      const width = (process.stderr.columns || 80) - 1;
       process.stderr.write(`\r\x1b[K${text.length > width ? `${text.slice(0, width - 1)}…` : text}`);
       shown = true;
     },
