@@ -17,6 +17,18 @@ export const DEFAULT_MAX_DEPTH = 6;
 export const DEFAULT_SINCE = '7d';
 
 const TRANSCRIPT_NAME = /\.jsonl?$/i;
+/** Metadata beside transcripts (Claude Code's subagents/agent-<id>.meta.json), not conversations. */
+const SIDECAR_NAME = /\.meta\.json$/i;
+/**
+ * Claude Code's subagent transcripts (<session>/subagents/agent-<id>.jsonl): the parent session
+ * holds their task and result, and their "user" turns are the parent agent's prompts, not a
+ * human's, so reading them would take an agent's words for the human's.
+ */
+const SIDECHAIN_DIRS = new Set(['subagents']);
+
+function isTranscriptName(name: string): boolean {
+  return TRANSCRIPT_NAME.test(name) && !SIDECAR_NAME.test(name);
+}
 
 export interface FolderListing {
   /** Regular files, oldest first. */
@@ -36,12 +48,12 @@ function byAge(a: Found, b: Found): number {
 
 /**
  * The transcripts (.jsonl/.json) under a folder, `maxDepth` levels of subfolders deep (0: the
- * folder itself only). Links are followed, but a folder already walked (a link back up, a loop)
+ * folder itself only), without Claude Code's subagent folders and metadata files. Links are followed, but a folder already walked (a link back up, a loop)
  * is never entered again and a file reached twice is listed once. Other kinds of entries with a
  * transcript's name (a FIFO, a socket, a device, a link to one) are never opened: listed in
  * `skipped`. Returns null when `abs` is not a folder.
  */
-export function transcriptsIn(abs: string, maxDepth = DEFAULT_MAX_DEPTH, match: (name: string) => boolean = (n) => TRANSCRIPT_NAME.test(n)): FolderListing | null {
+export function transcriptsIn(abs: string, maxDepth = DEFAULT_MAX_DEPTH, match: (name: string) => boolean = isTranscriptName): FolderListing | null {
   let top: fs.Stats;
   try {
     top = fs.statSync(abs);
@@ -74,7 +86,7 @@ export function transcriptsIn(abs: string, maxDepth = DEFAULT_MAX_DEPTH, match: 
         continue; // gone, or a dangling link
       }
       if (one.isDirectory()) {
-        if (depth < maxDepth) walk(p, one, depth + 1);
+        if (depth < maxDepth && !SIDECHAIN_DIRS.has(d.name)) walk(p, one, depth + 1);
         continue;
       }
       if (!match(d.name)) continue;

@@ -81,6 +81,9 @@ function layout(dirs?: { claude: string; codex: string; gemini: string }): Layou
     ],
   };
   put(path.join(gemini, 'tmp', 'project', '.project_root'), root);
+  // Claude Code's subagent transcript of c-main, and its metadata: never read as sessions.
+  put(path.join(projects, slug(root), 'c-main', 'subagents', 'agent-a1.jsonl'), claudeSession(root, 'c-main', 'Remember to never pick SUBAGENT-claude.'));
+  put(path.join(projects, slug(root), 'c-main', 'subagents', 'agent-a1.meta.json'), '{"agentType":"general-purpose"}');
 
   // Other projects: never picked.
   put(path.join(projects, slug('/Users/chip/dev/ai-music'), 'fed8ce56.jsonl'), fs.readFileSync(path.join(FIXTURES, 'claude', 'claude-v1.0.17-short-push-interrupt.sniffly.jsonl'), 'utf8'));
@@ -299,6 +302,11 @@ describe('mem extract FOLDER (recursive)', () => {
     // The old session counts here: a folder is read whatever the age of its files.
     expect(flat.stderr).toMatch(/wrote 2 learnings from 2 transcripts in /);
     expect(ledger(L.v).filter((t) => t.includes(`${path.sep}.claude${path.sep}`)).sort()).toEqual([L.mine.claude[0], L.old.claude].sort());
+    // Walked whole, the same folder still leaves out the subagent transcript and its metadata.
+    const deep = mem(['extract', path.join(L.home, '.claude', 'projects', slug(L.v.root)), '--json'], { cwd: L.v.root, home: L.v.home, env });
+    expect(deep.status, deep.stderr).toBe(0);
+    expect(deep.json().transcripts.map((t: { transcript: string }) => path.basename(t.transcript))).toEqual(['c-old.jsonl', 'c-main.jsonl']);
+    expect(L.v.read('MEMORY.md')).not.toContain('SUBAGENT');
   });
 });
 

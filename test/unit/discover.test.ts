@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemError } from '../../src/errors.js';
-import { agentHomes, claudeProjectSlug, cwdInside, parseAgents, parseSince, readHead, sessionCwd, transcriptsIn } from '../../src/extract/discover.js';
+import { agentHomes, claudeProjectSlug, cwdInside, discoverSessions, geminiProjectHash, parseAgents, parseSince, readHead, sessionCwd, transcriptsIn } from '../../src/extract/discover.js';
 
 const POSIX = process.platform !== 'win32';
 const dirs: string[] = [];
@@ -168,6 +168,14 @@ describe('transcriptsIn', () => {
     expect(transcriptsIn(d, 3)!.files.map((f) => path.basename(f))).toEqual(['rollout-a.jsonl', 'rollout-b.jsonl', 'top.jsonl']);
     expect(transcriptsIn(d, 7)!.files.map((f) => path.basename(f))).toContain('deep.json');
   });
+  it("leaves out Claude Code's subagent transcripts and .meta.json sidecars", () => {
+    const d = tmp();
+    for (const rel of ['s1.jsonl', 's1/subagents/agent-a1.jsonl', 's1/subagents/agent-a1.meta.json', 's1/other/x.json', 'y.meta.json']) {
+      fs.mkdirSync(path.dirname(path.join(d, rel)), { recursive: true });
+      fs.writeFileSync(path.join(d, rel), '{}\n');
+    }
+    expect(transcriptsIn(d)!.files.map((f) => path.relative(d, f)).sort()).toEqual(['s1.jsonl', path.join('s1', 'other', 'x.json')]);
+  });
   it('null for a file or a missing path', () => {
     const d = tree();
     expect(transcriptsIn(path.join(d, 'top.jsonl'))).toBeNull();
@@ -187,5 +195,63 @@ describe('transcriptsIn', () => {
     expect(names).toEqual(['deep.json', 'rollout-a.jsonl', 'rollout-b.jsonl']);
     expect(l.files.filter((f) => /(top|alias)\.jsonl$/.test(f))).toHaveLength(1);
     expect(l.skipped.sort()).toEqual([`2026${path.sep}pipe.jsonl (a FIFO)`, 'to-pipe.jsonl (a FIFO)']);
+  });
+});
+
+describe('discoverSessions', () => {
+  const line = (cwd: string) => `${JSON.stringify({ type: 'user', cwd, sessionId: 's', message: { role: 'user', content: 'hi' } })}\n`;
+  function write(file: string, text: string): string {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, text);
+    return file;
+  }
+
+  it("Claude Code: a project path over 200 characters is found by its cut name and the sessions' cwd", () => {
+    const d = tmp();
+    const root = path.join(d, 'p'.repeat(80), 'q'.repeat(80), 'r'.repeat(80));
+    fs.mkdirSync(root, { recursive: true });
+    const twin = `${root}-twin`; // the same first 200 characters of name
+    const home = path.join(d, 'home');
+    const cut = claudeProjectSlug(root).slice(0, 200);
+    expect(claudeProjectSlug(twin).slice(0, 200)).toBe(cut);
+    const mine = write(path.join(home, '.claude', 'projects', `${cut}-1x2y3z`, 'a.jsonl'), line(root));
+    write(path.join(home, '.claude', 'projects', `${cut}-9k8j7h`, 'b.jsonl'), line(twin));
+    const found = discoverSessions(root, { agents: ['claude'], since: 0, env: {}, home });
+    expect(found.sessions.map((s) => s.file)).toEqual([mine]);
+  });
+
+  it("Gemini CLI: the hash folder, projects.json's short name and a .project_root marker; nothing of another project", () => {
+    const d = tmp();
+    const root = path.join(d, 'app');
+    fs.mkdirSync(root);
+    const home = path.join(d, 'home');
+    const g = path.join(home, '.gemini');
+    const byHash = write(path.join(g, 'tmp', geminiProjectHash(root), 'chats', 'session-1.json'), '{}');
+    const byRegistry = write(path.join(g, 'tmp', 'app', 'chats', 'session-2.json'), '{}');
+    write(path.join(g, 'projects.json'), JSON.stringify({ projects: { [root]: 'app', [path.join(d, 'other')]: 'other', [path.join(root, 'pkg')]: 'app-pkg' } }));
+    const bySubRegistry = write(path.join(g, 'tmp', 'app-pkg', 'chats', 'session-3.json'), '{}');
+    const byMarker = write(path.join(g, 'tmp', 'app-1', 'chats', 'session-4.json'), '{}');
+    write(path.join(g, 'tmp', 'app-1', '.project_root'), `${root}\n`);
+    write(path.join(g, 'tmp', 'other', 'chats', 'session-5.json'), '{}');
+    write(path.join(g, 'tmp', 'stray', '.project_root'), path.join(d, 'stray'));
+    write(path.join(g, 'tmp', 'stray', 'chats', 'session-6.json'), '{}');
+    write(path.join(g, 'tmp', 'app', 'chats', 'notes.json'), '{}'); // not a session's name
+    const found = discoverSessions(root, { agents: ['gemini'], since: 0, env: {}, home });
+    expect(found.sessions.map((s) => s.file).sort()).toEqual([byHash, byRegistry, bySubRegistry, byMarker].sort());
+  });
+
+  it('Codex: rollouts by cwd, in dated folders or flat; other names and other projects left out', () => {
+    const d = tmp();
+    const root = path.join(d, 'app');
+    fs.mkdirSync(root);
+    const codex = path.join(d, 'codex-home');
+    const meta = (cwd: string) => `${JSON.stringify({ type: 'session_meta', payload: { id: 'x', cwd } })}\n`;
+    const nested = write(path.join(codex, 'sessions', '2026', '11', '20', 'rollout-a.jsonl'), meta(path.join(root, 'src')));
+    const flat = write(path.join(codex, 'sessions', 'rollout-b.jsonl'), meta(root));
+    write(path.join(codex, 'sessions', '2026', '11', '20', 'rollout-c.jsonl'), meta(path.join(d, 'app2')));
+    write(path.join(codex, 'sessions', '2026', '11', '20', 'notes-d.jsonl'), meta(root)); // not a rollout's name
+    const found = discoverSessions(root, { agents: ['codex'], since: 0, env: { CODEX_HOME: codex }, home: path.join(d, 'nohome') });
+    expect(found.sessions.map((s) => s.file).sort()).toEqual([nested, flat].sort());
+    expect(found.searched).toEqual({ codex: [path.join(codex, 'sessions')] });
   });
 });
