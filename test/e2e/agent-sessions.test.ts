@@ -158,6 +158,21 @@ describe('mem extract --recent', () => {
     expect(ms).toBeLessThan(5000);
   });
 
+  it('sessions sharing one session id (a resumed copy) are each up to date on the second run', () => {
+    const L = layout();
+    const env = { ...OFFLINE, HOME: L.home };
+    const dir = path.join(L.home, '.claude', 'projects', slug(L.v.root));
+    // The same session in two files: a longer one, and an older copy of its start.
+    const longer = `${claudeSession(L.v.root, 'c-shared', 'Remember to pin shared-node-version in CI.')}${JSON.stringify({ type: 'user', cwd: L.v.root, sessionId: 'c-shared', uuid: 'c-shared-3', message: { role: 'user', content: 'Remember to cache shared-deps between jobs.' } })}\n`;
+    put(path.join(dir, 'shared-a.jsonl'), longer, 20 * 60e3);
+    put(path.join(dir, 'shared-b.jsonl'), claudeSession(L.v.root, 'c-shared', 'Remember to pin shared-node-version in CI.'), 10 * 60e3);
+    expect(mem(['extract', '--recent', '-q'], { cwd: L.v.root, home: L.v.home, env }).status).toBe(0);
+    const led = L.v.read('.mem/extracted.jsonl');
+    const again = mem(['extract', '--recent'], { cwd: L.v.root, home: L.v.home, env });
+    expect(again.stderr).toMatch(/^8 sessions found \(claude 4, codex 2, gemini 2\): 0 extracted, 8 up to date, 0 failed; wrote 0 learnings$/m);
+    expect(L.v.read('.mem/extracted.jsonl')).toBe(led);
+  });
+
   it('--agent picks agents, --since widens or narrows the window (an age or a date)', () => {
     const L = layout();
     const env = { ...OFFLINE, HOME: L.home };

@@ -237,6 +237,7 @@ async function extractCommand(ctx: Ctx, file: string | undefined, opts: ExtractO
     }
   };
 
+  const listing = !opts.recent && file !== '-' ? discover.transcriptsIn(path.resolve(ctx.cwd, file!), maxDepth ?? discover.DEFAULT_MAX_DEPTH) : null;
   if (opts.recent) {
     const found = discover.discoverSessions(vault.root, { agents, since });
     const perAgent = Object.fromEntries(agents.map((a) => [a, found.sessions.filter((s) => s.agent === a).length])) as Record<AgentName, number>;
@@ -259,11 +260,10 @@ async function extractCommand(ctx: Ctx, file: string | undefined, opts: ExtractO
       heuristicNote(o);
     }
     if (o.failed.length > 0) process.exitCode = 1;
-  } else if (file !== '-' && fs.existsSync(path.resolve(ctx.cwd, file!)) && fs.statSync(path.resolve(ctx.cwd, file!)).isDirectory()) {
+  } else if (listing) {
     // A folder (e.g. ~/.claude/projects/<project>/, ~/.codex/sessions/): every session in it and
     // below, oldest first; the ledger makes the ones extracted before cost only a read.
     if (sessionId) throw usageError('--session names one session; a folder holds many', 'drop --session, or extract one file');
-    const listing = discover.transcriptsIn(path.resolve(ctx.cwd, file!), maxDepth ?? discover.DEFAULT_MAX_DEPTH)!;
     for (const s of listing.skipped) ctx.warn(`skipped ${s}: not a regular file`);
     announce();
     const o = await extractMany(ctx, listing.files.map((f) => ({ file: f })), run, false);
