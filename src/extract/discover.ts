@@ -423,6 +423,16 @@ export function discoverSessions(root: string, opts: { agents: readonly AgentNam
   return { sessions: all, searched, skipped };
 }
 
+/**
+ * The rollout of one Codex thread ($CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<thread id>.jsonl),
+ * for a hook payload that names the thread but not the file; the newest when several match.
+ */
+export function codexRolloutFor(threadId: string, env: NodeJS.ProcessEnv = process.env, home = os.homedir()): string | undefined {
+  if (!/^[A-Za-z0-9-]{8,}$/.test(threadId)) return undefined;
+  const listing = transcriptsIn(path.join(agentHomes(env, home).codex, 'sessions'), 4, (n) => n.startsWith('rollout-') && n.endsWith(`${threadId}.jsonl`));
+  return listing?.files.at(-1);
+}
+
 export function parseAgents(v: string | undefined): AgentName[] {
   if (v === undefined) return [...AGENTS];
   const list = v.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemError } from '../../src/errors.js';
-import { agentHomes, claudeProjectSlug, cwdInside, discoverSessions, geminiProjectHash, parseAgents, parseSince, readHead, sessionCwd, transcriptsIn } from '../../src/extract/discover.js';
+import { agentHomes, claudeProjectSlug, codexRolloutFor, cwdInside, discoverSessions, geminiProjectHash, parseAgents, parseSince, readHead, sessionCwd, transcriptsIn } from '../../src/extract/discover.js';
 
 const POSIX = process.platform !== 'win32';
 const dirs: string[] = [];
@@ -253,5 +253,19 @@ describe('discoverSessions', () => {
     const found = discoverSessions(root, { agents: ['codex'], since: 0, env: { CODEX_HOME: codex }, home: path.join(d, 'nohome') });
     expect(found.sessions.map((s) => s.file).sort()).toEqual([nested, flat].sort());
     expect(found.searched).toEqual({ codex: [path.join(codex, 'sessions')] });
+  });
+});
+
+describe('codexRolloutFor', () => {
+  it("finds a thread's rollout in the dated folders; nothing for another id or an id that is not one", () => {
+    const d = tmp();
+    const id = '019e9625-802f-7e91-840a-cfe88d14117a';
+    const f = path.join(d, 'sessions', '2026', '11', '20', `rollout-2026-11-20T10-00-00-${id}.jsonl`);
+    fs.mkdirSync(path.dirname(f), { recursive: true });
+    fs.writeFileSync(f, '{}\n');
+    expect(codexRolloutFor(id, { CODEX_HOME: d })).toBe(f);
+    expect(codexRolloutFor('019e9625-0000-0000-0000-000000000000', { CODEX_HOME: d })).toBeUndefined();
+    expect(codexRolloutFor('../x', { CODEX_HOME: d })).toBeUndefined();
+    expect(codexRolloutFor(id, {}, path.join(d, 'nohome'))).toBeUndefined();
   });
 });
