@@ -325,9 +325,12 @@ function findClaude(roots: readonly string[], homes: AgentHomes, c: Collector): 
   return looked.length > 0 ? looked : slugs.map((s) => path.join(base, s));
 }
 
-/** Codex: $CODEX_HOME/sessions/**\/rollout-*.jsonl whose first record's cwd is in the project. */
+/**
+ * Codex: $CODEX_HOME/sessions/**\/rollout-*.jsonl whose first record's cwd is in the project, and
+ * archived_sessions/ (flat), where Codex's archive command moves a rollout.
+ */
 function findCodex(roots: readonly string[], homes: AgentHomes, c: Collector): string[] {
-  const base = path.join(homes.codex, 'sessions');
+  const bases = [path.join(homes.codex, 'sessions'), path.join(homes.codex, 'archived_sessions')];
   const seen = new Set<string>();
   const walk = (dir: string, depth: number) => {
     let st: fs.Stats;
@@ -353,8 +356,8 @@ function findCodex(roots: readonly string[], homes: AgentHomes, c: Collector): s
     }
     listFlat(dir, 'codex', (n) => n.startsWith('rollout-') && n.endsWith('.jsonl'), c, (f) => headCwdInside(f, roots));
   };
-  walk(base, 0);
-  return [base];
+  for (const base of bases) walk(base, 0);
+  return bases;
 }
 
 /**

@@ -173,6 +173,20 @@ describe('mem extract --recent', () => {
     expect(L.v.read('.mem/extracted.jsonl')).toBe(led);
   });
 
+  it("a rollout Codex archived (moved to archived_sessions/) is found, and is up to date when extracted before the move", () => {
+    const L = layout();
+    const env = { ...OFFLINE, HOME: L.home };
+    expect(mem(['extract', '--recent', '--agent', 'codex', '-q'], { cwd: L.v.root, home: L.v.home, env }).status).toBe(0);
+    const led = L.v.read('.mem/extracted.jsonl');
+    const archived = path.join(L.home, '.codex', 'archived_sessions', path.basename(L.mine.codex[0]));
+    fs.mkdirSync(path.dirname(archived), { recursive: true });
+    fs.renameSync(L.mine.codex[0], archived);
+    const after = mem(['extract', '--recent', '--agent', 'codex', '--json'], { cwd: L.v.root, home: L.v.home, env });
+    expect(after.status, after.stderr).toBe(0);
+    expect(after.json().transcripts.map((t: { transcript: string; up_to_date: boolean }) => [t.transcript, t.up_to_date])).toEqual([[archived, true], [L.mine.codex[1], true]]);
+    expect(L.v.read('.mem/extracted.jsonl')).toBe(led);
+  });
+
   it('--agent picks agents, --since widens or narrows the window (an age or a date)', () => {
     const L = layout();
     const env = { ...OFFLINE, HOME: L.home };
@@ -200,7 +214,7 @@ describe('mem extract --recent', () => {
     expect(Object.keys(out)).toEqual(['recent', 'searched', 'found', 'transcripts', 'failed', 'not_regular', 'summary']);
     expect(out.recent).toEqual({ root: L.v.root, since: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), agents: ['claude', 'codex', 'gemini'] });
     expect(out.searched.claude).toEqual(expect.arrayContaining([path.join(L.home, '.claude', 'projects', slug(L.v.root))]));
-    expect(out.searched.codex).toEqual([path.join(L.home, '.codex', 'sessions')]);
+    expect(out.searched.codex).toEqual([path.join(L.home, '.codex', 'sessions'), path.join(L.home, '.codex', 'archived_sessions')]);
     expect(out.searched.gemini.sort()).toEqual([path.join(L.home, '.gemini', 'tmp', 'project', 'chats'), path.join(L.home, '.gemini', 'tmp', sha(L.v.root), 'chats')].sort());
     expect(out.found).toEqual({ claude: 3, codex: 2, gemini: 2 });
     expect(out.transcripts.map((t: { agent: string; transcript: string }) => [t.agent, t.transcript])).toEqual([
@@ -231,11 +245,11 @@ describe('mem extract --recent', () => {
     // HOME holds nothing: without the variables, nothing is found.
     const none = mem(['extract', '--recent'], { cwd: L.v.root, home: L.v.home, env });
     expect(none.status).toBe(0);
-    expect(none.stderr).toMatch(/^no claude, codex, gemini sessions of .* changed since .* \(--since 7d\); looked in claude: .*\.claude.*; codex: .*\.codex.*sessions; gemini: .*\.gemini/m);
+    expect(none.stderr).toMatch(/^no claude, codex, gemini sessions of .* changed since .* \(--since 7d\); looked in claude: .*\.claude.*; codex: .*\.codex.*sessions, .*\.codex.*archived_sessions; gemini: .*\.gemini/m);
     const r = mem(['extract', '--recent', '--json'], { cwd: L.v.root, home: L.v.home, env: { ...env, CLAUDE_CONFIG_DIR: dirs.claude, CODEX_HOME: dirs.codex, GEMINI_CLI_HOME: path.dirname(dirs.gemini) } });
     expect(r.status, r.stderr).toBe(0);
     expect(r.json().found).toEqual({ claude: 2, codex: 2, gemini: 2 });
-    expect(r.json().searched.codex).toEqual([path.join(dirs.codex, 'sessions')]);
+    expect(r.json().searched.codex).toEqual([path.join(dirs.codex, 'sessions'), path.join(dirs.codex, 'archived_sessions')]);
     expect(ledger(L.v).sort()).toEqual(all(L.mine).sort());
   });
 

@@ -240,7 +240,7 @@ describe('discoverSessions', () => {
     expect(found.sessions.map((s) => s.file).sort()).toEqual([byHash, byRegistry, bySubRegistry, byMarker].sort());
   });
 
-  it('Codex: rollouts by cwd, in dated folders or flat; other names and other projects left out', () => {
+  it('Codex: rollouts by cwd, in dated folders, flat or archived; other names and other projects left out', () => {
     const d = tmp();
     const root = path.join(d, 'app');
     fs.mkdirSync(root);
@@ -248,11 +248,12 @@ describe('discoverSessions', () => {
     const meta = (cwd: string) => `${JSON.stringify({ type: 'session_meta', payload: { id: 'x', cwd } })}\n`;
     const nested = write(path.join(codex, 'sessions', '2026', '11', '20', 'rollout-a.jsonl'), meta(path.join(root, 'src')));
     const flat = write(path.join(codex, 'sessions', 'rollout-b.jsonl'), meta(root));
+    const archived = write(path.join(codex, 'archived_sessions', 'rollout-e.jsonl'), meta(root));
     write(path.join(codex, 'sessions', '2026', '11', '20', 'rollout-c.jsonl'), meta(path.join(d, 'app2')));
     write(path.join(codex, 'sessions', '2026', '11', '20', 'notes-d.jsonl'), meta(root)); // not a rollout's name
     const found = discoverSessions(root, { agents: ['codex'], since: 0, env: { CODEX_HOME: codex }, home: path.join(d, 'nohome') });
-    expect(found.sessions.map((s) => s.file).sort()).toEqual([nested, flat].sort());
-    expect(found.searched).toEqual({ codex: [path.join(codex, 'sessions')] });
+    expect(found.sessions.map((s) => s.file).sort()).toEqual([nested, flat, archived].sort());
+    expect(found.searched).toEqual({ codex: [path.join(codex, 'sessions'), path.join(codex, 'archived_sessions')] });
   });
 });
 

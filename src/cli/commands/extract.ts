@@ -76,7 +76,7 @@ entries are reinforced when the transcript shows they were used, and the index i
 --recent looks for the sessions of this project (the vault root, or a folder inside it), oldest
 first, changed in the last 7 days unless --since says otherwise:
   Claude Code  $CLAUDE_CONFIG_DIR/projects/<project path, every non-alphanumeric as ->/*.jsonl (default ~/.claude)
-  Codex        $CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl whose first record's cwd is in the project (default ~/.codex)
+  Codex        $CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl and archived_sessions/ whose first record's cwd is in the project (default ~/.codex)
   Gemini CLI   ~/.gemini/tmp/<sha256 of the path, or its short name in projects.json>/chats/session-*.json ($GEMINI_CLI_HOME/.gemini if set)
 Sessions extracted before cost only a read; a summary line tells what was found and written.
 
