@@ -287,10 +287,11 @@ function listFlat(dir: string, agent: AgentName, match: (name: string) => boolea
   }
 }
 
-function headCwdInside(file: string, roots: readonly string[]): boolean {
+/** Whether a session ran in the project, by the cwd its first lines name; `unknown` when they name none. */
+function headCwdInside(file: string, roots: readonly string[], unknown = false): boolean {
   const head = readHead(file);
   const cwd = head === null ? undefined : sessionCwd(head);
-  return cwd !== undefined && cwdInside(cwd, roots);
+  return cwd === undefined ? unknown : cwdInside(cwd, roots);
 }
 
 /** Claude Code: <config>/projects/<slug of the project path>/*.jsonl, and folders of the project's subfolders. */
@@ -308,8 +309,10 @@ function findClaude(roots: readonly string[], homes: AgentHomes, c: Collector): 
   for (const name of dirs) {
     for (const slug of slugs) {
       if (name === slug && slug.length <= CLAUDE_SLUG_MAX) {
+        // Another path can have the same name (/a/my_app and /a/my-app): a session whose cwd
+        // names another folder is that project's; one that names none is taken as this one's.
         looked.push(path.join(base, name));
-        listFlat(path.join(base, name), 'claude', jsonl, c);
+        listFlat(path.join(base, name), 'claude', jsonl, c, (f) => headCwdInside(f, roots, true));
         break;
       }
       // "-" stands for many characters, and long names end in a hash: a folder that could be

@@ -88,6 +88,10 @@ function layout(dirs?: { claude: string; codex: string; gemini: string }): Layou
   // Other projects: never picked.
   put(path.join(projects, slug('/Users/chip/dev/ai-music'), 'fed8ce56.jsonl'), fs.readFileSync(path.join(FIXTURES, 'claude', 'claude-v1.0.17-short-push-interrupt.sniffly.jsonl'), 'utf8'));
   put(path.join(projects, slug(sibling), 'c-sib.jsonl'), claudeSession(sibling, 'c-sib', 'Remember to never pick OTHER-sibling-claude.'));
+  // Another project whose path has the same Claude folder name (a "_" where this one has a "/").
+  const twin = `${path.dirname(root)}_${path.basename(root)}`;
+  expect(slug(twin)).toBe(slug(root));
+  put(path.join(projects, slug(root), 'c-twin.jsonl'), claudeSession(twin, 'c-twin', 'Remember to never pick OTHER-twin-claude.'));
   put(path.join(projects, slug(other), 'c-other.jsonl'), claudeSession(other, 'c-other', 'Remember to never pick OTHER-claude.'));
   put(path.join(codex, 'sessions', '2026', '11', '20', 'rollout-2026-11-20T11-00-00-x-other.jsonl'), codexRollout(other, 'x-other', 'Remember to never pick OTHER-codex.'), 10 * 3600e3);
   put(path.join(codex, 'sessions', '2026', '11', '20', 'rollout-2026-11-20T12-00-00-x-sib.jsonl'), codexRollout(sibling, 'x-sib', 'Remember to never pick OTHER-sibling-codex.'), 9 * 3600e3);
@@ -329,12 +333,13 @@ describe('mem extract FOLDER (recursive)', () => {
     const flat = mem(['extract', path.join(L.home, '.claude', 'projects', slug(L.v.root)), '--max-depth', '0'], { cwd: L.v.root, home: L.v.home, env });
     expect(flat.status, flat.stderr).toBe(0);
     // The old session counts here: a folder is read whatever the age of its files.
-    expect(flat.stderr).toMatch(/wrote 2 learnings from 2 transcripts in /);
-    expect(ledger(L.v).filter((t) => t.includes(`${path.sep}.claude${path.sep}`)).sort()).toEqual([L.mine.claude[0], L.old.claude].sort());
+    // (A folder is read whole: the other project sharing the folder's name counts here too.)
+    expect(flat.stderr).toMatch(/wrote 3 learnings from 3 transcripts in /);
+    expect(ledger(L.v).filter((t) => t.includes(`${path.sep}.claude${path.sep}`)).map((t) => path.basename(t)).sort()).toEqual(['c-main.jsonl', 'c-old.jsonl', 'c-twin.jsonl']);
     // Walked whole, the same folder still leaves out the subagent transcript and its metadata.
     const deep = mem(['extract', path.join(L.home, '.claude', 'projects', slug(L.v.root)), '--json'], { cwd: L.v.root, home: L.v.home, env });
     expect(deep.status, deep.stderr).toBe(0);
-    expect(deep.json().transcripts.map((t: { transcript: string }) => path.basename(t.transcript))).toEqual(['c-old.jsonl', 'c-main.jsonl']);
+    expect(deep.json().transcripts.map((t: { transcript: string }) => path.basename(t.transcript))).toEqual(['c-old.jsonl', 'c-main.jsonl', 'c-twin.jsonl']);
     expect(L.v.read('MEMORY.md')).not.toContain('SUBAGENT');
   });
 });
