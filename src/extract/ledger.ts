@@ -52,17 +52,20 @@ export function readLedger(root: string): LedgerRecord[] {
 }
 
 /**
- * Where to start reading: after the messages of the latest record for this transcript (or this
- * session) when they are still the transcript's first messages; otherwise from the beginning
- * (the file was rewritten; re-extracted learnings are caught by the duplicate check).
+ * Where to start reading: after the messages of the latest record for this transcript when they
+ * are still the transcript's first messages; otherwise from the beginning (the file was
+ * rewritten; re-extracted learnings are caught by the duplicate check). A transcript never seen
+ * under this name resumes from the latest record of its session (the same session moved, or
+ * read from stdin). Its own record comes first: several files can carry one session id (a
+ * resumed or forked session, copies), and the latest of theirs would say something else.
  */
 export function resumePoint(records: LedgerRecord[], key: string, sessionId: string | undefined, messages: readonly TranscriptMessage[]): number {
-  for (let i = records.length - 1; i >= 0; i--) {
-    const r = records[i];
-    if (r.transcript !== key && !(sessionId && r.session_id === sessionId)) continue;
-    if (r.messages <= messages.length && messagesHash(messages, r.messages) === r.hash) return r.messages;
-    return 0;
-  }
+  const latest = (match: (r: LedgerRecord) => boolean): LedgerRecord | undefined => {
+    for (let i = records.length - 1; i >= 0; i--) if (match(records[i])) return records[i];
+    return undefined;
+  };
+  const r = latest((x) => x.transcript === key) ?? (sessionId ? latest((x) => x.session_id === sessionId) : undefined);
+  if (r && r.messages <= messages.length && messagesHash(messages, r.messages) === r.hash) return r.messages;
   return 0;
 }
 

@@ -1,5 +1,6 @@
 // `mem extract`: turn an agent session's transcript into learnings in the right memory files,
-// with a language model or with the offline heuristics; `--hook claude|codex` for agent hooks.
+// with a language model or with the offline heuristics: one transcript, a folder of them, or this
+// project's recent sessions of Claude Code, Codex and Gemini CLI (`--recent`); `--hook` for agent hooks.
 
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -8,11 +9,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { MemError, usageError } from '../../errors.js';
+import type { AgentName } from '../../extract/discover.js';
 import type { ExtractResult } from '../../extract/run.js';
 import { SCOPE_NAMES, type ExtractionScopeName } from '../../extract/scopes.js';
 import { appendConfined, writeTarget } from '../../vault/boundary.js';
 import { globals, vaultFor } from '../common.js';
-import { makeCtx, parseIntOption, readStdin, today, type Ctx } from '../io.js';
+import { makeCtx, nowMs, parseIntOption, readStdin, today, type Ctx } from '../io.js';
 
 interface ExtractOptions {
   format?: string;
@@ -30,13 +32,21 @@ interface ExtractOptions {
   force?: boolean;
   rollup?: boolean;
   hook?: string;
+  recent?: boolean;
+  agent?: string;
+  since?: string;
+  maxDepth?: string;
 }
 
 export function registerExtract(program: Command): void {
   program
     .command('extract')
-    .description('turn an agent session transcript into learnings in the memory files')
-    .argument('[transcript]', 'the transcript file ("-" reads stdin), or a folder of them (every .jsonl/.json in it); formats: Claude Code JSONL, Claude stream-json, Codex rollout JSONL, Gemini session JSON, a JSON array of {role, content}, text')
+    .description('turn agent session transcripts into learnings in the memory files')
+    .argument('[transcript]', 'the transcript file ("-" reads stdin), or a folder of them (every .jsonl/.json in it and its subfolders); formats: Claude Code JSONL, Claude stream-json, Codex rollout JSONL, Gemini session JSON, a JSON array of {role, content}, text')
+    .option('--recent', "this project's recent sessions of Claude Code, Codex and Gemini CLI, found where each agent keeps them")
+    .option('--agent <list>', 'with --recent: only these agents, comma-separated: claude, codex, gemini (default: all three)')
+    .option('--since <when>', 'with --recent: sessions changed since an age (12h, 7d, 2w) or a date (2026-11-01); default 7d')
+    .option('--max-depth <n>', 'for a folder: how many levels of subfolders to read (default 6; 0: the folder only)')
     .option('--format <format>', 'force the transcript format: claude, stream-json, codex, gemini, messages, text')
     .option('--scopes <list>', `comma-separated extraction scopes, or "all" (default: project,corrective, or extract.scopes in config): ${SCOPE_NAMES.join(', ')}`)
     .option('--provider <name>', 'anthropic, openai (also any OpenAI-compatible server) or heuristic (offline); default from MEM_PROVIDER, config, or the API key present')
@@ -63,9 +73,22 @@ A re-run on the same transcript writes nothing; a resumed session extracts only 
 (.mem/extracted.jsonl). New entries are compacted with their file, the session's retrieved
 entries are reinforced when the transcript shows they were used, and the index is refreshed.
 
+--recent looks for the sessions of this project (the vault root, or a folder inside it), oldest
+first, changed in the last 7 days unless --since says otherwise:
+  Claude Code  $CLAUDE_CONFIG_DIR/projects/<project path, every non-alphanumeric as ->/*.jsonl (default ~/.claude)
+  Codex        $CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl and archived_sessions/ whose first record's cwd is in the project (default ~/.codex)
+  Gemini CLI   ~/.gemini/tmp/<sha256 of the path, or its short name in projects.json>/chats/session-*.json ($GEMINI_CLI_HOME/.gemini if set)
+Sessions extracted before cost only a read; a summary line tells what was found and written.
+
 Examples:
+  $ mem extract --recent                              # this project's sessions of the last 7 days, every agent
+  $ mem extract --recent --agent claude --since 2w
+  $ mem extract --recent --agent codex,gemini --since 2026-11-01 --dry-run
+  $ mem extract --recent --json | jq '.found'
   $ mem extract ~/.claude/projects/-home-me-app/3f0c2a4e.jsonl
   $ mem extract ~/.claude/projects/-home-me-app/        # every session in the folder not extracted yet
+  $ mem extract ~/.codex/sessions                       # walks YYYY/MM/DD (up to 6 levels)
+  $ mem extract ~/.codex/sessions/2026/11 --max-depth 1
   $ mem extract session.jsonl --dry-run --json | jq '.written'
   $ mem extract rollout.jsonl --scopes all --job auth-rewrite --task login-form
   $ ANTHROPIC_API_KEY=… mem extract session.jsonl --model claude-haiku-4-5
@@ -90,11 +113,97 @@ function parseScopes(v: string | undefined, dflt: string[]): ExtractionScopeName
   return [...new Set(list)] as ExtractionScopeName[];
 }
 
+/** The flags that choose what to read, checked before anything is opened. */
+function checkSelection(file: string | undefined, opts: ExtractOptions): void {
+  if (opts.recent) {
+    if (file !== undefined) throw usageError('--recent finds the sessions itself; it takes no transcript', 'mem extract --recent, or mem extract FILE');
+    if (opts.session !== undefined) throw usageError('--session names one session; --recent finds many', 'drop --session, or extract one file');
+    if (opts.maxDepth !== undefined) throw usageError('--max-depth is for a folder; --recent knows where each agent keeps its sessions');
+  } else {
+    if (opts.agent !== undefined || opts.since !== undefined) throw usageError(`${opts.agent !== undefined ? '--agent' : '--since'} goes with --recent`, 'mem extract --recent --agent claude --since 7d');
+    if (!file) throw usageError('which transcript?', 'mem extract SESSION.jsonl (or "-" for stdin), a folder of them, or --recent; mem extract --help lists the formats');
+  }
+}
+
+interface Item {
+  file: string;
+  agent?: AgentName;
+}
+
+interface ManyOutcome {
+  results: (ExtractResult & { agent?: AgentName })[];
+  failed: { transcript: string; agent?: AgentName; error: string }[];
+}
+
+/**
+ * One line on a terminal, rewritten per transcript: only on a TTY, not with --quiet or --json,
+ * and only when there are several; cleared before anything else is printed.
+ */
+function progressLine(ctx: Ctx, total: number): { show(i: number, label: string): void; clear(): void } {
+  const on = total > 1 && !ctx.quiet && !ctx.json && ctx.stderrTTY;
+  let shown = false;
+  return {
+    show(i, label) {
+      if (!on) return;
+      const text = `extracting ${i + 1}/${total}  ${label}`;
+      // Cut to the terminal's width: a wrapped line could not be rewritten in place.
+      const width = (process.stderr.columns || 80) - 1;
+      process.stderr.write(`\r\x1b[K${text.length > width ? `${text.slice(0, width - 1)}…` : text}`);
+      shown = true;
+    },
+    clear() {
+      if (shown) process.stderr.write('\r\x1b[K');
+      shown = false;
+    },
+  };
+}
+
+/** Extract each transcript in turn; one that cannot be read is reported and skipped, a usage error stops all. */
+async function extractMany(ctx: Ctx, items: Item[], run: (file: string) => Promise<ExtractResult>, quietUpToDate: boolean): Promise<ManyOutcome> {
+  const out: ManyOutcome = { results: [], failed: [] };
+  const progress = progressLine(ctx, items.length);
+  for (const [i, it] of items.entries()) {
+    progress.show(i, `${it.agent ? `${it.agent}  ` : ''}${path.basename(it.file)}`);
+    try {
+      const r = await run(it.file);
+      progress.clear();
+      out.results.push(it.agent ? { agent: it.agent, ...r } : r);
+      warnAbout(ctx, r);
+      if (!ctx.json && !(quietUpToDate && r.up_to_date)) report(ctx, r, true);
+    } catch (err) {
+      progress.clear();
+      if (!(err instanceof MemError) || err.exitCode === 2) throw err;
+      out.failed.push({ transcript: it.file, ...(it.agent ? { agent: it.agent } : {}), error: err.message });
+      ctx.warn(`${err.message} (${path.relative(ctx.cwd, it.file) || it.file}); skipped`);
+    }
+  }
+  progress.clear();
+  return out;
+}
+
+function summaryOf(o: ManyOutcome): { transcripts: number; extracted: number; up_to_date: number; failed: number; written: number } {
+  const upToDate = o.results.filter((r) => r.up_to_date).length;
+  return {
+    transcripts: o.results.length + o.failed.length,
+    extracted: o.results.length - upToDate,
+    up_to_date: upToDate,
+    failed: o.failed.length,
+    written: o.results.reduce((n, r) => n + r.written.length, 0),
+  };
+}
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
 async function extractCommand(ctx: Ctx, file: string | undefined, opts: ExtractOptions): Promise<void> {
-  if (!file) throw usageError('which transcript?', 'mem extract SESSION.jsonl (or "-" for stdin); mem extract --help lists the formats');
+  checkSelection(file, opts);
   const budget = parseIntOption('--budget', opts.budget, 1000);
   const timeout = parseIntOption('--timeout', opts.timeout, 1);
-  const { checkFormat, loadTranscript, specialKind } = await import('../../extract/source.js');
+  const maxDepth = parseIntOption('--max-depth', opts.maxDepth, 0);
+  const discover = await import('../../extract/discover.js');
+  const agents = opts.recent ? discover.parseAgents(opts.agent) : [];
+  const sinceText = opts.since ?? discover.DEFAULT_SINCE;
+  const since = opts.recent ? discover.parseSince(sinceText, nowMs()) : 0;
+  const { checkFormat, loadTranscript } = await import('../../extract/source.js');
   const format = checkFormat(opts.format);
   const vault = await vaultFor(ctx);
   const scopes = parseScopes(opts.scopes, vault.config.extract.scopes);
@@ -112,44 +221,61 @@ async function extractCommand(ctx: Ctx, file: string | undefined, opts: ExtractO
   if (sessionId !== undefined) (await import('../../extract/session-id.js')).checkSessionId(sessionId);
   const { readCurrentStage } = await import('../../lifecycle/stage.js');
   const { runExtract } = await import('../../extract/run.js');
-  if (provider.name !== 'heuristic' && ctx.stderrTTY && !ctx.quiet && !ctx.json) ctx.info(`asking ${provider.name} (${provider.model}${provider.baseUrl ? ` at ${provider.baseUrl}` : ''})…`);
+  const announce = () => {
+    if (provider.name !== 'heuristic' && ctx.stderrTTY && !ctx.quiet && !ctx.json) ctx.info(`asking ${provider.name} (${provider.model}${provider.baseUrl ? ` at ${provider.baseUrl}` : ''})…`);
+  };
   const run = (one: string) =>
     runExtract(vault, loadTranscript(one, { format, cwd: ctx.cwd, stdin: readStdin }), {
       scopes, provider, budget: budget ?? vault.config.extract.budgetChars,
       client: { timeoutMs: timeout ?? fromConfig.timeoutMs, maxRetries: fromConfig.maxRetries },
-      sessionId, job: opts.job, task: opts.task, dryRun: Boolean(opts.dryRun), force: Boolean(opts.force), fallback: opts.fallback !== false,
+      sessionId: opts.recent ? undefined : sessionId, job: opts.job, task: opts.task, dryRun: Boolean(opts.dryRun), force: Boolean(opts.force), fallback: opts.fallback !== false,
       today: today(), stage: readCurrentStage(vault.root) ?? undefined,
     });
-  const listing = file !== '-' ? transcriptsIn(path.resolve(ctx.cwd, file), specialKind) : null;
-  if (listing) {
-    const dir = listing.files;
-    for (const s of listing.skipped) ctx.warn(`skipped ${s}: not a regular file`);
-    // A folder (e.g. ~/.claude/projects/<project>/): every session in it, oldest first; the
-    // ledger makes the ones extracted before cost only a read.
-    if (sessionId) throw usageError('--session names one session; a folder holds many', 'drop --session, or extract one file');
-    const results: ExtractResult[] = [];
-    const failed: { transcript: string; error: string }[] = [];
-    for (const one of dir) {
-      try {
-        const r = await run(one);
-        results.push(r);
-        warnAbout(ctx, r);
-        if (!ctx.json) report(ctx, r, true);
-      } catch (err) {
-        if (!(err instanceof MemError) || err.exitCode === 2) throw err;
-        failed.push({ transcript: one, error: err.message });
-        ctx.warn(`${err.message} (${path.relative(ctx.cwd, one) || one}); skipped`);
-      }
-    }
-    const written = results.reduce((n, r) => n + r.written.length, 0);
-    if (ctx.json) ctx.out(JSON.stringify({ folder: file, transcripts: results, failed, not_regular: listing.skipped, ...(await rollup(ctx, opts)) }, null, 2));
-    else ctx.info(`${opts.dryRun ? 'dry run: would write' : 'wrote'} ${written} learning${written === 1 ? '' : 's'} from ${results.length} transcript${results.length === 1 ? '' : 's'} in ${file}${failed.length ? `; ${failed.length} could not be read` : ''}`);
-    if (failed.length > 0) process.exitCode = 1;
-    if (!ctx.json && results.some((r) => r.provider.name === 'heuristic' || r.fallback)) {
+  const heuristicNote = (o: ManyOutcome) => {
+    if (!ctx.json && o.results.some((r) => !r.up_to_date && (r.provider.name === 'heuristic' || r.fallback))) {
       ctx.info('note: the heuristics catch only explicit signals; a language model finds much more. Set ANTHROPIC_API_KEY (or OPENAI_API_KEY, or OPENAI_BASE_URL for a local server such as Ollama), or pass --provider.');
     }
+  };
+
+  const listing = !opts.recent && file !== '-' ? discover.transcriptsIn(path.resolve(ctx.cwd, file!), maxDepth ?? discover.DEFAULT_MAX_DEPTH) : null;
+  if (opts.recent) {
+    const found = discover.discoverSessions(vault.root, { agents, since });
+    const perAgent = Object.fromEntries(agents.map((a) => [a, found.sessions.filter((s) => s.agent === a).length])) as Record<AgentName, number>;
+    for (const s of found.skipped) ctx.warn(`skipped ${s}: not a regular file`);
+    const sinceIso = new Date(since).toISOString();
+    if (found.sessions.length > 0) announce();
+    const o = await extractMany(ctx, found.sessions.map((s) => ({ file: s.file, agent: s.agent })), run, true);
+    const summary = summaryOf(o);
+    if (ctx.json) {
+      ctx.out(JSON.stringify({
+        recent: { root: vault.root, since: sinceIso, agents }, searched: found.searched, found: perAgent,
+        transcripts: o.results, failed: o.failed, not_regular: found.skipped, summary, ...(await rollup(ctx, opts)),
+      }, null, 2));
+    } else if (found.sessions.length === 0) {
+      const where = agents.map((a) => `${a}: ${(found.searched[a] ?? []).join(', ')}`).join('; ');
+      ctx.info(`no ${agents.join(', ')} sessions of ${vault.root} changed since ${sinceIso.slice(0, 16).replace('T', ' ')} UTC (--since ${sinceText}); looked in ${where}`);
+    } else {
+      const counts = agents.map((a) => `${a} ${perAgent[a]}`).join(', ');
+      ctx.info(`${plural(found.sessions.length, 'session')} found (${counts}): ${summary.extracted} extracted, ${summary.up_to_date} up to date, ${summary.failed} failed; ${opts.dryRun ? 'would write' : 'wrote'} ${plural(summary.written, 'learning')}`);
+      heuristicNote(o);
+    }
+    if (o.failed.length > 0) process.exitCode = 1;
+  } else if (listing) {
+    // A folder (e.g. ~/.claude/projects/<project>/, ~/.codex/sessions/): every session in it and
+    // below, oldest first; the ledger makes the ones extracted before cost only a read.
+    if (sessionId) throw usageError('--session names one session; a folder holds many', 'drop --session, or extract one file');
+    for (const s of listing.skipped) ctx.warn(`skipped ${s}: not a regular file`);
+    announce();
+    const o = await extractMany(ctx, listing.files.map((f) => ({ file: f })), run, false);
+    const summary = summaryOf(o);
+    if (ctx.json) ctx.out(JSON.stringify({ folder: file, transcripts: o.results, failed: o.failed, not_regular: listing.skipped, summary, ...(await rollup(ctx, opts)) }, null, 2));
+    else ctx.info(`${opts.dryRun ? 'dry run: would write' : 'wrote'} ${plural(summary.written, 'learning')} from ${plural(o.results.length, 'transcript')} in ${file}${o.failed.length ? `; ${o.failed.length} could not be read` : ''}`);
+    if (o.failed.length > 0) process.exitCode = 1;
+    heuristicNote(o);
   } else {
-    const r = await run(file);
+    if (opts.maxDepth !== undefined) throw usageError('--max-depth is for a folder of transcripts');
+    announce();
+    const r = await run(file!);
     warnAbout(ctx, r);
     if (ctx.json) ctx.out(JSON.stringify({ ...r, ...(await rollup(ctx, opts)) }, null, 2));
     else report(ctx, r);
@@ -171,36 +297,6 @@ async function rollup(ctx: Ctx, opts: ExtractOptions): Promise<{ rollup?: unknow
   let captured = '';
   await promoteCommand({ ...ctx, out: (text) => void (captured += text) }, { global: true });
   return { rollup: JSON.parse(captured) };
-}
-
-/**
- * The transcripts of a folder (JSONL and JSON files directly in it, or links to such files;
- * oldest first), or null for a file. Other entries with those names (a FIFO, a socket, a
- * device, a link to one) are never opened: they are listed in `skipped` with what they are.
- */
-function transcriptsIn(abs: string, specialKind: (st: fs.Stats) => string): { files: string[]; skipped: string[] } | null {
-  let st: fs.Stats;
-  try {
-    st = fs.statSync(abs);
-  } catch {
-    return null;
-  }
-  if (!st.isDirectory()) return null;
-  const found: { f: string; m: number }[] = [];
-  const skipped: string[] = [];
-  for (const d of fs.readdirSync(abs, { withFileTypes: true })) {
-    if (!/\.jsonl?$/i.test(d.name)) continue;
-    const f = path.join(abs, d.name);
-    let one: fs.Stats;
-    try {
-      one = fs.statSync(f);
-    } catch {
-      continue; // gone, or a dangling link
-    }
-    if (one.isFile()) found.push({ f, m: one.mtimeMs });
-    else skipped.push(`${d.name} (${specialKind(one)})`);
-  }
-  return { files: found.sort((a, b) => a.m - b.m || (a.f < b.f ? -1 : 1)).map((x) => x.f), skipped };
 }
 
 /** What the user must hear about a run even with --json (on stderr): the entries are written, but … */
