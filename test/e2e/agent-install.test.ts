@@ -292,6 +292,12 @@ describe('Codex', () => {
     expect(r.stderr).toMatch(/Codex reads a project's \.codex\/ .* only when the project is trusted/);
     expect(Object.keys(JSON.parse(read(v.path('.codex/hooks.json'))).hooks)).toEqual(['SessionStart', 'PreCompact']);
     expect(exists(path.join(v.home, '.codex'))).toBe(false);
+    const m = run(v, ['hooks', 'install', '--codex', '--mcp']);
+    expect(m.status, m.stderr).toBe(0);
+    expect(read(v.path('.codex/config.toml'))).toBe(`[mcp_servers.mem]\ncommand = ${JSON.stringify(NODE)}\nargs = [${JSON.stringify(JS)}, "mcp"]\n`);
+    expect(run(v, ['hooks', 'status', '--codex', '--json']).json().agents[1]).toMatchObject({ scope: 'project', state: 'installed', mcp: { state: 'installed' } });
+    expect(run(v, ['hooks', 'uninstall', '--codex']).status).toBe(0);
+    expect(read(v.path('.codex/config.toml'))).toBe('');
   });
 });
 
@@ -346,6 +352,7 @@ describe('Gemini CLI', () => {
     const r = run(v, ['hooks', 'install', '--gemini', '--user']);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/hooksConfig\.enabled is false/);
+    expect(run(tempVault(), ['hooks', 'install', '--gemini', '--user']).stderr).not.toMatch(/hooksConfig/);
     expect(read(path.join(v.home, '.gemini', 'settings.json'))).toMatch(/^\{ "hooksConfig": \{ "enabled": false \}, "hooks": \{"SessionStart": \[\{"hooks": \[\{"name": "mem-context"/);
   });
 });

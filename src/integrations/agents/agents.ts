@@ -368,6 +368,17 @@ function isMemNotify(v: unknown): boolean {
   return p !== null && p.verb === 'extract';
 }
 
+function geminiHooksOff(settings: string): boolean {
+  try {
+    const doc = parseJsonc(settings, { comments: true });
+    const cfg = member(doc.root, 'hooksConfig');
+    const on = cfg ? member(cfg.value, 'enabled') : undefined;
+    return on !== undefined && valueOf(doc, on.value) === false;
+  } catch {
+    return false;
+  }
+}
+
 /** What the user must do for the hooks to run (said after an install). */
 function agentNotes(agent: Agent, scope: Scope, settings: string): string[] {
   const notes: string[] = [];
@@ -376,7 +387,7 @@ function agentNotes(agent: Agent, scope: Scope, settings: string): string[] {
     if (scope === 'project') notes.push('Codex reads a project\'s .codex/ (hooks.json, config.toml) only when the project is trusted');
   }
   if (agent === 'gemini') {
-    if (/"hooksConfig"\s*:\s*\{[^}]*"enabled"\s*:\s*false/.test(settings)) notes.push('Gemini CLI hooks are turned off in this file (hooksConfig.enabled is false): set it to true for mem\'s hooks to run');
+    if (geminiHooksOff(settings)) notes.push('Gemini CLI hooks are turned off in this file (hooksConfig.enabled is false): set it to true for mem\'s hooks to run');
     if (scope === 'project') notes.push('Gemini CLI reads a project\'s .gemini/settings.json only in a trusted folder');
   }
   return notes;

@@ -68,7 +68,6 @@ function verify(parse: Parse, before: string, after: string, keyPath: string[], 
   try {
     a = parse(after);
   } catch {
-    a = {};
     throw new MemError(`cannot edit ${file} safely (its layout is not one mem can change by a line edit); nothing was changed`, { hint: `edit it by hand: ${keyPath.join('.')}` });
   }
   const b = parse(before);
@@ -88,7 +87,7 @@ function keyLines(parse: Parse, lines: string[], key: string): [number, number] 
   if (from < 0) return null;
   for (let to = from; to < end; to++) {
     try {
-      if (key in parse(lines.slice(from, to + 1).join('\n'))) return [from, to];
+      if (key in parse(lines.slice(from, to + 1).join('\n').replace(/\r$/, ''))) return [from, to];
     } catch {
       // the value goes on
     }
