@@ -74,10 +74,12 @@ async function vaultRoot(ctx: Ctx): Promise<string> {
 export function registerHooks(program: Command): void {
   const hooks = program
     .command('hooks')
-    .description('install, remove or check mem\'s git hooks (index after merge/checkout, lint before commit)')
+    .description('install, remove or check mem\'s git hooks and coding agents\' hooks (Claude Code, Codex, Gemini CLI)')
     .addHelpText('after', `
 Examples:
   $ mem hooks install --git
+  $ mem hooks install --claude --mcp
+  $ mem hooks install --codex --user
   $ mem hooks status
   $ mem hooks uninstall --git`);
 

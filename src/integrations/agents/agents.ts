@@ -295,9 +295,12 @@ class Plan {
     for (const [file, f] of this.files) {
       if (f.text === (f.before ?? '')) continue;
       fs.mkdirSync(path.dirname(file), { recursive: true });
-      // Checked again just before the write: a link put in place since is not followed.
+      // Checked again just before the write: a link put in place since is not followed, and a
+      // file the agent rewrote meanwhile (Claude Code rewrites ~/.claude.json often) is not lost.
       const st = fs.lstatSync(file, { throwIfNoEntry: false });
       if (st && !st.isFile()) throw new MemError(`refusing to edit ${file}: it is not a regular file`);
+      const now = st ? fs.readFileSync(file, 'utf8').replace(/^\uFEFF/, '') : null;
+      if (now !== f.before) throw new MemError(`${file} changed while mem was editing it${written.length > 0 ? ` (already written: ${written.join(', ')})` : ''}`, { hint: 'run the command again (with the agent closed if it keeps rewriting the file)' });
       writeFileAtomic(file, (f.bom ? '\uFEFF' : '') + f.text);
       written.push(file);
     }
