@@ -416,6 +416,17 @@ describe('refusals: one mem: line, exit 1, nothing written', () => {
 });
 
 describe('command line', () => {
+  it('status and doctor report a settings file they cannot read (exit 0, state error)', () => {
+    const v = tempVault();
+    v.write('.gemini/settings.json', '{"hooks": [');
+    const st = run(v, ['hooks', 'status', '--gemini', '--json']);
+    expect(st.status).toBe(0);
+    expect(st.json().agents[1]).toMatchObject({ agent: 'gemini', scope: 'project', state: 'error', error: expect.stringMatching(/cannot edit .*settings\.json: .*at line 1/) });
+    expect(run(v, ['hooks', 'status', '--gemini']).stdout).toMatch(/^gemini project\s+error: cannot edit/m);
+    const c = run(v, ['doctor', '--json']).json().checks.find((x: { name: string }) => x.name === 'agent hooks');
+    expect(c).toMatchObject({ status: 'warn', detail: 'gemini project: hooks error, mcp error' });
+  });
+
   it('usage errors exit 2; project scope needs a vault, user scope does not', () => {
     const v = tempVault();
     for (const args of [['--claude', '--user', '--project'], ['--mcp'], ['--per-prompt'], ['--git', '--user']]) {

@@ -360,6 +360,7 @@ export async function installAgents(o: InstallOptions): Promise<{ changes: Chang
       changes.push({ agent, scope: o.scope, file: files.mcp, what: 'mcp', action: m.action === 'added' && !existed ? 'created' : m.action, command: [want.command, ...want.args].join(' ') });
     }
     notes.push(...agentNotes(agent, o.scope, plan.read(files.hooks)));
+    if (o.mcp && agent === 'claude' && o.scope === 'project') notes.push('Claude Code asks once before it starts an MCP server from a project\'s .mcp.json: approve "mem" there');
   }
   plan.write();
   return { changes, form, notes };
