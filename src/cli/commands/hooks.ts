@@ -85,7 +85,7 @@ Examples:
 
   hooks
     .command('install')
-    .description('add mem\'s block to the git hooks post-merge, post-checkout, post-rewrite and pre-commit')
+    .description('add mem\'s block to the git hooks (--git) and/or mem\'s entries to coding agents\' settings (--claude, --codex, --gemini)')
     .option('--git', 'git hooks: post-* run mem index --quiet in the background, pre-commit runs mem lint --staged')
     .option('--claude', 'Claude Code: SessionStart -> mem context --hook claude; PreCompact, SessionEnd -> mem extract --hook claude')
     .option('--codex', 'Codex: hooks.json SessionStart -> context, PreCompact -> extract; at user level also notify -> extract')
