@@ -1,5 +1,6 @@
 // `mem doctor`: is this machine and vault in working order? Node, SQLite/FTS5, the vault,
-// the index, .gitignore, stale locks, and which LLM provider (if any) is configured.
+// the index, .gitignore, stale locks, which LLM provider (if any) is configured, and which
+// agent hooks are installed.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -145,6 +146,7 @@ async function doctorCommand(ctx: Ctx): Promise<void> {
     checks.push({ name: 'locks', status: locks.length > 0 ? 'warn' : 'ok', detail: locks.length > 0 ? `lock files present: ${locks.map((l) => path.relative(vault.root, l)).join(', ')}` : 'no write locks held', hint: locks.length > 0 ? 'if no mem process is running, delete them' : undefined });
     checks.push({ name: 'global', status: 'ok', detail: `${vault.home}${fs.existsSync(path.join(vault.home, 'MEMORY.md')) ? ' (MEMORY.md present)' : ' (no global MEMORY.md)'}` });
   }
+  checks.push(await agentHooksCheck(vault?.root ?? null));
   try {
     const { resolveProviderConfig } = await import('../../llm/provider.js');
     const llm = vault?.config.llm;
@@ -169,4 +171,40 @@ async function doctorCommand(ctx: Ctx): Promise<void> {
     }
   }
   if (failed) process.exitCode = 1;
+}
+
+/**
+ * Agent hooks (mem hooks install --claude/--codex/--gemini) and MCP registrations, at user level
+ * and in this vault: optional, so never a failure; one that runs another mem or cannot be read warns.
+ */
+async function agentHooksCheck(root: string | null): Promise<Check> {
+  try {
+    const { agentStatus, AGENTS } = await import('../../integrations/agents/agents.js');
+    const js = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'mem.js');
+    const real = (p: string) => { try { return fs.realpathSync(p); } catch { return p; } };
+    const me = { node: real(process.execPath), js: real(js) };
+    const seen: string[] = [];
+    const bad: string[] = [];
+    for (const agent of AGENTS) {
+      for (const scope of root ? (['user', 'project'] as const) : (['user'] as const)) {
+        const s = await agentStatus(agent, scope, root, me);
+        const parts: string[] = [];
+        if (s.state !== 'missing') parts.push(`hooks ${s.state}`);
+        if (s.notify && s.notify.state !== 'missing') parts.push(`notify ${s.notify.state}`);
+        if (s.mcp.state !== 'missing') parts.push(`mcp ${s.mcp.state}`);
+        if (parts.length === 0) continue;
+        seen.push(`${agent} ${scope}: ${parts.join(', ')}`);
+        if (s.state === 'outdated' || s.state === 'error' || s.state === 'partial' || ['outdated', 'error'].includes(s.mcp.state) || ['outdated', 'error'].includes(s.notify?.state ?? '')) bad.push(`--${agent}${scope === 'user' ? ' --user' : ''}`);
+      }
+    }
+    if (seen.length === 0) return { name: 'agent hooks', status: 'ok', detail: 'none installed (Claude Code, Codex, Gemini CLI)', hint: 'optional: mem hooks install --claude (or --codex, --gemini; --user for every project)' };
+    return {
+      name: 'agent hooks',
+      status: bad.length > 0 ? 'warn' : 'ok',
+      detail: seen.join('; '),
+      hint: bad.length > 0 ? `run ${bad.map((b) => `mem hooks install ${b}`).join(', ')} (it rewrites mem's entries for this mem; mem hooks status shows the details)` : undefined,
+    };
+  } catch (err) {
+    return { name: 'agent hooks', status: 'warn', detail: (err as Error).message };
+  }
 }

@@ -1,0 +1,283 @@
+// Surgical edits of a JSON (or JSON-with-comments) settings file: a parser that keeps every
+// value's position, and edits that splice text in or out, so every byte mem does not own —
+// key order, indentation, line endings, comments, how arrays are wrapped — stays as it was.
+
+import { MemError } from '../../errors.js';
+
+export type JsonNode =
+  | { kind: 'object'; start: number; end: number; members: Member[] }
+  | { kind: 'array'; start: number; end: number; items: JsonNode[] }
+  | { kind: 'string' | 'number' | 'literal'; start: number; end: number };
+
+export interface Member {
+  key: string;
+  /** Where the member starts (its key) and ends (its value's end). */
+  start: number;
+  end: number;
+  value: JsonNode;
+}
+
+export interface JsonDoc {
+  text: string;
+  root: JsonNode;
+  comments: boolean;
+}
+
+class ParseError extends Error {}
+
+/** Parse `text` (no BOM) keeping positions. Comments only with `comments` (Gemini's JSONC); no trailing commas, no duplicate keys. */
+export function parseJsonc(text: string, opts: { comments?: boolean } = {}): JsonDoc {
+  let i = 0;
+  let sawComment = false;
+  const fail = (what: string): never => {
+    const line = text.slice(0, i).split('\n').length;
+    throw new ParseError(`${what} at line ${line}`);
+  };
+  const ws = (): void => {
+    for (;;) {
+      const c = text[i];
+      if (c === ' ' || c === '\t' || c === '\n' || c === '\r') i++;
+      else if (c === '/' && (text[i + 1] === '/' || text[i + 1] === '*')) {
+        if (!opts.comments) fail('a comment (not JSON)');
+        sawComment = true;
+        if (text[i + 1] === '/') {
+          while (i < text.length && text[i] !== '\n') i++;
+        } else {
+          const close = text.indexOf('*/', i + 2);
+          if (close < 0) fail('an unclosed comment');
+          i = close + 2;
+        }
+      } else return;
+    }
+  };
+  const str = (): JsonNode => {
+    const start = i;
+    i++;
+    for (;;) {
+      const c = text[i];
+      if (c === undefined || c === '\n') fail('an unterminated string');
+      if (c === '\\') i += 2;
+      else if (c === '"') break;
+      else i++;
+    }
+    i++;
+    try {
+      JSON.parse(text.slice(start, i));
+    } catch {
+      fail('a bad string');
+    }
+    return { kind: 'string', start, end: i };
+  };
+  const value = (depth: number): JsonNode => {
+    if (depth > 200) fail('nesting too deep');
+    ws();
+    const start = i;
+    const c = text[i];
+    if (c === '{') {
+      i++;
+      const members: Member[] = [];
+      const seen = new Set<string>();
+      ws();
+      if (text[i] === '}') return { kind: 'object', start, end: ++i, members };
+      for (;;) {
+        ws();
+        if (text[i] !== '"') fail('a key was expected');
+        const k = str();
+        const key = JSON.parse(text.slice(k.start, k.end)) as string;
+        if (seen.has(key)) fail(`a duplicate key "${key}"`);
+        seen.add(key);
+        ws();
+        if (text[i] !== ':') fail('":" was expected');
+        i++;
+        const v = value(depth + 1);
+        members.push({ key, start: k.start, end: v.end, value: v });
+        ws();
+        if (text[i] === ',') {
+          i++;
+          ws();
+          if (text[i] === '}') fail('a trailing comma');
+          continue;
+        }
+        if (text[i] === '}') return { kind: 'object', start, end: ++i, members };
+        fail('"," or "}" was expected');
+      }
+    }
+    if (c === '[') {
+      i++;
+      const items: JsonNode[] = [];
+      ws();
+      if (text[i] === ']') return { kind: 'array', start, end: ++i, items };
+      for (;;) {
+        items.push(value(depth + 1));
+        ws();
+        if (text[i] === ',') {
+          i++;
+          ws();
+          if (text[i] === ']') fail('a trailing comma');
+          continue;
+        }
+        if (text[i] === ']') return { kind: 'array', start, end: ++i, items };
+        fail('"," or "]" was expected');
+      }
+    }
+    if (c === '"') return str();
+    const m = /^(?:-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)/.exec(text.slice(i, i + 400));
+    if (!m) fail('a value was expected');
+    i += m![0].length;
+    return { kind: /^[tfn]/.test(m![0]) ? 'literal' : 'number', start, end: i };
+  };
+  try {
+    const root = value(0);
+    ws();
+    if (i < text.length) fail('text after the end');
+    return { text, root, comments: sawComment };
+  } catch (err) {
+    if (err instanceof ParseError) throw new MemError(err.message);
+    throw err;
+  }
+}
+
+/** The plain value of a node (objects keep their key order). */
+export function valueOf(doc: JsonDoc, node: JsonNode): unknown {
+  switch (node.kind) {
+    case 'object': {
+      const o: Record<string, unknown> = {};
+      for (const m of node.members) Object.defineProperty(o, m.key, { value: valueOf(doc, m.value), enumerable: true, writable: true, configurable: true });
+      return o;
+    }
+    case 'array':
+      return node.items.map((n) => valueOf(doc, n));
+    default:
+      return JSON.parse(doc.text.slice(node.start, node.end));
+  }
+}
+
+export function member(node: JsonNode | undefined, key: string): Member | undefined {
+  return node?.kind === 'object' ? node.members.find((m) => m.key === key) : undefined;
+}
+
+// ---- formatting ------------------------------------------------------------------------------
+
+export interface Style {
+  eol: string;
+  unit: string;
+}
+
+/** The file's line ending and indentation unit (2 spaces when it has none to copy). */
+export function styleOf(text: string): Style {
+  const eol = text.includes('\r\n') ? '\r\n' : '\n';
+  let unit = '';
+  for (const line of text.split('\n')) {
+    const m = /^([ \t]+)\S/.exec(line);
+    if (!m) continue;
+    if (m[1].startsWith('\t')) {
+      unit = '\t';
+      break;
+    }
+    if (unit === '' || m[1].length < unit.length) unit = m[1];
+  }
+  return { eol, unit: unit || '  ' };
+}
+
+function lineStart(text: string, pos: number): number {
+  return text.lastIndexOf('\n', pos - 1) + 1;
+}
+
+/** The whitespace a line starts with. */
+function indentAt(text: string, pos: number): string {
+  return /^[ \t]*/.exec(text.slice(lineStart(text, pos)))![0];
+}
+
+function multiline(text: string, node: JsonNode): boolean {
+  return text.slice(node.start, node.end).includes('\n');
+}
+
+/** `value` as text for a place indented by `indent`: pretty in a multi-line file, compact on one line. */
+export function render(value: unknown, style: Style, indent: string, pretty: boolean): string {
+  if (!pretty) return compact(value);
+  return JSON.stringify(value, null, style.unit).split('\n').join(style.eol + indent);
+}
+
+function compact(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(compact).join(', ')}]`;
+  if (value !== null && typeof value === 'object') return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}: ${compact(v)}`).join(', ')}}`;
+  return JSON.stringify(value);
+}
+
+function splice(text: string, start: number, end: number, insert: string): string {
+  return text.slice(0, start) + insert + text.slice(end);
+}
+
+// ---- edits -----------------------------------------------------------------------------------
+
+/** Add `key: value` at the end of the object `obj` (text in, text out). */
+export function addMember(doc: JsonDoc, obj: JsonNode, key: string, value: unknown): string {
+  if (obj.kind !== 'object') throw new Error('not an object');
+  return addElement(doc, obj, obj.members, (indent, pretty) => `${JSON.stringify(key)}: ${render(value, styleOf(doc.text), indent, pretty)}`);
+}
+
+/** Add `value` at the end of the array `arr`. */
+export function addItem(doc: JsonDoc, arr: JsonNode, value: unknown): string {
+  if (arr.kind !== 'array') throw new Error('not an array');
+  return addElement(doc, arr, arr.items, (indent, pretty) => render(value, styleOf(doc.text), indent, pretty));
+}
+
+function addElement(doc: JsonDoc, container: JsonNode, elems: { start: number; end: number }[], text: (indent: string, pretty: boolean) => string): string {
+  const t = doc.text;
+  const style = styleOf(t);
+  const last = elems[elems.length - 1];
+  if (last && !multiline(t, container)) {
+    // A container written on one line stays on one line.
+    return splice(t, last.end, last.end, `, ${text('', false)}`);
+  }
+  if (last) {
+    const indent = indentAt(t, last.start);
+    return splice(t, last.end, last.end, `,${style.eol}${indent}${text(indent, true)}`);
+  }
+  const outer = indentAt(t, container.start);
+  const indent = outer + style.unit;
+  return splice(t, container.start + 1, container.end - 1, `${style.eol}${indent}${text(indent, true)}${style.eol}${outer}`);
+}
+
+function hasComment(text: string): boolean {
+  return /\/[/*]/.test(text.replace(/"(?:[^"\\\n]|\\.)*"/g, '""'));
+}
+
+/**
+ * Remove element `index` of an object's members or an array's items: the exact reverse of
+ * addElement for an element it added, so an install and an uninstall give back the same bytes.
+ * A comment next to the element is kept.
+ */
+export function removeElement(doc: JsonDoc, container: JsonNode, index: number): string {
+  const t = doc.text;
+  const elems: { start: number; end: number }[] = container.kind === 'object' ? container.members : container.kind === 'array' ? container.items : [];
+  const el = elems[index];
+  const prev = elems[index - 1];
+  const next = elems[index + 1];
+  if (!prev && !next) {
+    const inner = t.slice(container.start + 1, container.end - 1);
+    if (!hasComment(inner)) return splice(t, container.start + 1, container.end - 1, '');
+    return splice(t, el.start, el.end, '');
+  }
+  if (next) {
+    const between = t.slice(el.end, next.start);
+    if (!hasComment(between)) {
+      // The element, its comma and the space up to the next one.
+      const from = prev || t.slice(lineStart(t, el.start), el.start).trim() !== '' ? el.start : lineStart(t, el.start);
+      const to = from === el.start ? next.start : lineStart(t, next.start);
+      return splice(t, from, to, '');
+    }
+    const comma = t.indexOf(',', el.end);
+    return splice(t, el.start, comma + 1, '');
+  }
+  const between = t.slice(prev!.end, el.end);
+  if (!hasComment(between)) return splice(t, prev!.end, el.end, '');
+  const comma = t.indexOf(',', prev!.end);
+  return splice(splice(t, el.start, el.end, ''), comma, comma + 1, '');
+}
+
+/** Replace a node's text with `value`, rendered for where it stands. */
+export function replaceNode(doc: JsonDoc, node: JsonNode, value: unknown): string {
+  const t = doc.text;
+  return splice(t, node.start, node.end, render(value, styleOf(t), indentAt(t, node.start), multiline(t, node)));
+}

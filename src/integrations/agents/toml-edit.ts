@@ -1,0 +1,179 @@
+// Codex's config.toml, edited by hand but checked by a real TOML parser: mem changes only the
+// lines of its own key (top-level `notify`) or table (`[mcp_servers.mem]`), keeps every other byte
+// (comments included), then parses the result and refuses when any other value came out different.
+
+import { MemError } from '../../errors.js';
+
+type Toml = Record<string, unknown>;
+type Parse = (text: string) => Toml;
+
+/** smol-toml's parse, loaded only by the commands that edit Codex's config. */
+export async function tomlParser(): Promise<Parse> {
+  const { parse } = await import('smol-toml');
+  return (text) => parse(text) as Toml;
+}
+
+export function parseToml(parse: Parse, text: string, file: string): Toml {
+  try {
+    return parse(text);
+  } catch (err) {
+    throw new MemError(`cannot edit ${file}: it is not valid TOML (${(err as Error).message.split('\n')[0]}); nothing was changed`, { hint: 'fix the file (codex reports the same error), then run this again' });
+  }
+}
+
+/** A TOML basic string (JSON's escapes are TOML's). */
+export function tomlString(s: string): string {
+  return JSON.stringify(s);
+}
+
+export function tomlArray(a: string[]): string {
+  return `[${a.map(tomlString).join(', ')}]`;
+}
+
+const HEADER = /^\s*\[\[?\s*[^\]\s,{}=#][^\],{}=#]*\]\]?\s*(#.*)?\r?$/;
+
+function split(text: string): string[] {
+  return text.split('\n');
+}
+
+/** The index of the first table header line (the end of the top-level keys). */
+function firstHeader(lines: string[]): number {
+  const i = lines.findIndex((l) => HEADER.test(l));
+  return i < 0 ? lines.length : i;
+}
+
+function eolOf(text: string): string {
+  return text.includes('\r\n') ? '\r\n' : '\n';
+}
+
+function same(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+function without(t: Toml, keyPath: string[]): Toml {
+  const copy = structuredClone(t) as Toml;
+  let o: Toml | undefined = copy;
+  for (const k of keyPath.slice(0, -1)) o = o?.[k] as Toml | undefined;
+  if (o && typeof o === 'object') delete o[keyPath[keyPath.length - 1]];
+  if (keyPath.length > 1) {
+    const parent = copy[keyPath[0]];
+    if (parent && typeof parent === 'object' && Object.keys(parent).length === 0) delete copy[keyPath[0]];
+  }
+  return copy;
+}
+
+/** Check the edit: `after` parses, every value but `keyPath` is unchanged, and keyPath is `want` (undefined: absent). */
+function verify(parse: Parse, before: string, after: string, keyPath: string[], want: unknown, file: string): string {
+  let a: Toml;
+  try {
+    a = parse(after);
+  } catch {
+    throw new MemError(`cannot edit ${file} safely (its layout is not one mem can change by a line edit); nothing was changed`, { hint: `edit it by hand: ${keyPath.join('.')}` });
+  }
+  const b = parse(before);
+  let got: unknown = a;
+  for (const k of keyPath) got = got && typeof got === 'object' ? (got as Toml)[k] : undefined;
+  if (!same(without(a, keyPath), without(b, keyPath)) || !same(got, want)) {
+    throw new MemError(`cannot edit ${file} safely (the edit would change other settings); nothing was changed`, { hint: `edit it by hand: ${keyPath.join('.')}` });
+  }
+  return after;
+}
+
+/** The line range [from, to] of a top-level key's `key = value` (a value may span lines), or null. */
+function keyLines(parse: Parse, lines: string[], key: string): [number, number] | null {
+  const end = firstHeader(lines);
+  const re = new RegExp(`^\\s*(${key}|"${key}"|'${key}')\\s*=`);
+  const from = lines.findIndex((l, i) => i < end && re.test(l));
+  if (from < 0) return null;
+  for (let to = from; to < end; to++) {
+    try {
+      if (key in parse(lines.slice(from, to + 1).join('\n').replace(/\r$/, ''))) return [from, to];
+    } catch {
+      // the value goes on
+    }
+  }
+  return null;
+}
+
+export type EditAction = 'created' | 'added' | 'updated' | 'unchanged' | 'removed' | 'absent';
+
+/**
+ * `text` with the top-level `notify` set to `want` (null: removed). A notify that is not mem's
+ * (`mine` says) is never replaced: a clear error instead.
+ */
+export function editNotify(parse: Parse, text: string, file: string, want: string[] | null, mine: (v: unknown) => boolean): { text: string; action: EditAction } {
+  const before = parseToml(parse, text, file);
+  const cur = before.notify;
+  const lines = split(text);
+  const eol = eolOf(text);
+  const cr = eol === '\r\n' ? '\r' : '';
+  if (cur !== undefined && !mine(cur)) {
+    if (want === null) return { text, action: 'absent' };
+    throw new MemError(`${file} already has a notify program (${JSON.stringify(cur)}); Codex runs only one, and mem does not replace it`, {
+      hint: `keep yours and have it also run: ${want.map((w) => (/\s/.test(w) ? `'${w}'` : w)).join(' ')} "$1" (Codex passes the JSON as the last argument), or remove your notify line and run this again`,
+    });
+  }
+  if (want === null) {
+    if (cur === undefined) return { text, action: 'absent' };
+    const at = keyLines(parse, lines, 'notify');
+    if (!at) throw new MemError(`cannot find the notify line of ${file}; nothing was changed`, { hint: 'remove the notify setting by hand' });
+    lines.splice(at[0], at[1] - at[0] + 1);
+    return { text: verify(parse, text, lines.join('\n'), ['notify'], undefined, file), action: 'removed' };
+  }
+  if (same(cur, want)) return { text, action: 'unchanged' };
+  const line = `notify = ${tomlArray(want)}${cr}`;
+  if (cur !== undefined) {
+    const at = keyLines(parse, lines, 'notify');
+    if (!at) throw new MemError(`cannot find the notify line of ${file}; nothing was changed`, { hint: `set notify = ${tomlArray(want)} by hand` });
+    lines.splice(at[0], at[1] - at[0] + 1, line);
+    return { text: verify(parse, text, lines.join('\n'), ['notify'], want, file), action: 'updated' };
+  }
+  // A new top-level key goes after the last top-level line (a key must come before any table).
+  const end = firstHeader(lines);
+  let k = 0;
+  for (let i = 0; i < end; i++) if (lines[i].trim() !== '' && !lines[i].trim().startsWith('#')) k = i + 1;
+  let out: string;
+  if (k === lines.length) out = `${text}${eol}${line.replace(/\r$/, '')}`;
+  else {
+    lines.splice(k, 0, line);
+    out = lines.join('\n');
+  }
+  return { text: verify(parse, text, out, ['notify'], want, file), action: 'added' };
+}
+
+const MCP_HEADER = /^\s*\[\s*mcp_servers\s*\.\s*(mem|"mem"|'mem')\s*\]\s*(#.*)?\r?$/;
+
+/** `text` with the table [mcp_servers.mem] set to `want` (null: removed); one that is not mem's is never touched. */
+export function editMcpTable(parse: Parse, text: string, file: string, want: { command: string; args: string[] } | null, mine: (v: unknown) => boolean): { text: string; action: EditAction } {
+  const before = parseToml(parse, text, file);
+  const servers = before.mcp_servers as Toml | undefined;
+  const cur = servers && typeof servers === 'object' ? servers.mem : undefined;
+  const eol = eolOf(text);
+  const cr = eol === '\r\n' ? '\r' : '';
+  if (cur !== undefined && !mine(cur)) {
+    if (want === null) return { text, action: 'absent' };
+    throw new MemError(`${file} already has an MCP server named "mem" that is not this mem's`, { hint: 'rename or remove [mcp_servers.mem], then run this again' });
+  }
+  if (cur === undefined && want === null) return { text, action: 'absent' };
+  if (want !== null && same(cur, want)) return { text, action: 'unchanged' };
+  const block = want === null ? [] : ['[mcp_servers.mem]', `command = ${tomlString(want.command)}`, `args = ${tomlArray(want.args)}`].map((l) => l + cr);
+  const lines = split(text);
+  if (cur !== undefined) {
+    const h = lines.findIndex((l) => MCP_HEADER.test(l));
+    if (h < 0) throw new MemError(`cannot find the [mcp_servers.mem] table of ${file} (is it written inline?); nothing was changed`, { hint: 'edit mcp_servers.mem by hand' });
+    let end = lines.findIndex((l, i) => i > h && HEADER.test(l));
+    if (end < 0) end = lines.length;
+    while (end - 1 > h && lines[end - 1].trim() === '') end--;
+    let from = h;
+    // Removing: the blank line mem put before its table goes with it.
+    if (want === null && from > 0 && lines[from - 1].trim() === '') from--;
+    lines.splice(from, end - from, ...block);
+    const out = lines.join('\n');
+    return { text: verify(parse, text, out, ['mcp_servers', 'mem'], want ?? undefined, file), action: want === null ? 'removed' : 'updated' };
+  }
+  let out = text;
+  if (out !== '' && !out.endsWith('\n')) out += eol;
+  if (out.trim() !== '') out += eol;
+  out += block.map((l) => l.replace(/\r$/, '')).join(eol) + eol;
+  return { text: verify(parse, text, out, ['mcp_servers', 'mem'], want, file), action: 'added' };
+}

@@ -1,0 +1,135 @@
+// The pure parts of the agent hook installer: the position-keeping JSON(C) parser and its edits,
+// the Codex config.toml line edits (checked by smol-toml), and recognising mem's own commands.
+import { describe, expect, it } from 'vitest';
+import { hookCommand, memProgram, parseHookCommand, parseMcpCommand, shWords } from '../../src/integrations/agents/command.js';
+import { installHooksText, uninstallHooksText } from '../../src/integrations/agents/agents.js';
+import { addItem, addMember, member, parseJsonc, removeElement, styleOf, valueOf } from '../../src/integrations/agents/jsonc.js';
+import { editMcpTable, editNotify, tomlParser } from '../../src/integrations/agents/toml-edit.js';
+
+const L = { node: '/usr/bin/node', js: '/opt/mem/bin/mem.js' };
+
+describe('jsonc', () => {
+  it('parses with positions; values keep key order; comments only when allowed', () => {
+    const text = '{ "b": [1, {"x": null}], "a": "s\\"q" }';
+    const doc = parseJsonc(text);
+    expect(valueOf(doc, doc.root)).toEqual({ b: [1, { x: null }], a: 's"q' });
+    expect(Object.keys(valueOf(doc, doc.root) as object)).toEqual(['b', 'a']);
+    expect(() => parseJsonc('{ // c\n}')).toThrow(/a comment \(not JSON\) at line 1/);
+    expect(parseJsonc('{ // c\n "a": 1 /* d */ }', { comments: true }).comments).toBe(true);
+    for (const bad of ['{"a": 1,}', '[1,]', '{"a" 1}', '{"a": 1} x', '{"a": 1, "a": 2}', "{'a': 1}", '{"a": 01}', '']) expect(() => parseJsonc(bad), bad).toThrow();
+    // A "__proto__" key is data, not a prototype.
+    const p = parseJsonc('{"__proto__": {"x": 1}}');
+    expect(Object.keys(valueOf(p, p.root) as object)).toEqual(['__proto__']);
+  });
+
+  it('detects the indentation unit and line ending', () => {
+    expect(styleOf('{\n    "a": {\n        "b": 1\n    }\n}')).toEqual({ eol: '\n', unit: '    ' });
+    expect(styleOf('{\r\n\t"a": 1\r\n}')).toEqual({ eol: '\r\n', unit: '\t' });
+    expect(styleOf('{}')).toEqual({ eol: '\n', unit: '  ' });
+  });
+
+  it('adds at the end in the container\'s own style and removes back to the same bytes', () => {
+    for (const text of ['{}', '{\n  "a": 1\n}\n', '{"a": 1}', '{\n\t"a": [\n\t\t1\n\t]\n}', '{ "a": 1, "b": { "c": [] } }']) {
+      const doc = parseJsonc(text);
+      const added = addMember(doc, doc.root, 'mem', { x: [1, 2] });
+      const d2 = parseJsonc(added);
+      expect((valueOf(d2, d2.root) as Record<string, unknown>).mem).toEqual({ x: [1, 2] });
+      const root = d2.root as Extract<typeof d2.root, { kind: 'object' }>;
+      expect(removeElement(d2, root, root.members.length - 1)).toBe(text);
+    }
+    const doc = parseJsonc('{\n  "l": [\n    1\n  ]\n}');
+    expect(addItem(doc, member(doc.root, 'l')!.value, 'two')).toBe('{\n  "l": [\n    1,\n    "two"\n  ]\n}');
+  });
+
+  it('removes a first or middle element with its line, and keeps comments next to it', () => {
+    const text = '[\n  1,\n  2,\n  3\n]';
+    const doc = parseJsonc(text);
+    expect(removeElement(doc, doc.root, 0)).toBe('[\n  2,\n  3\n]');
+    expect(removeElement(doc, doc.root, 1)).toBe('[\n  1,\n  3\n]');
+    const c = '{\n  "a": 1, // keep\n  "b": 2\n}';
+    const dc = parseJsonc(c, { comments: true });
+    const out = removeElement(dc, dc.root, 1);
+    expect(out).toContain('// keep');
+    expect(valueOf(parseJsonc(out, { comments: true }), parseJsonc(out, { comments: true }).root)).toEqual({ a: 1 });
+  });
+});
+
+describe('mem commands', () => {
+  it('quotes words for sh and reads them back', () => {
+    const c = hookCommand({ node: '/opt/my node/node', js: "/it's/mem.js" }, 'absolute', 'context', 'claude');
+    expect(c).toBe(`'/opt/my node/node' '/it'\\''s/mem.js' context --hook claude`);
+    expect(shWords(c)).toEqual(['/opt/my node/node', "/it's/mem.js", 'context', '--hook', 'claude']);
+    expect(shWords('"a b" c\\ d')).toEqual(['a b', 'c d']);
+    expect(shWords('mem context --hook claude; rm -rf /')).toBeNull();
+    expect(shWords('echo $HOME')).toBeNull();
+  });
+
+  it('recognises mem\'s hook commands of any path and form, and nothing else', () => {
+    expect(parseHookCommand('mem context --hook claude')).toMatchObject({ verb: 'context', agent: 'claude', program: { form: 'path' } });
+    expect(parseHookCommand('/old/node /old/lib/node_modules/mem/bin/mem.js extract --hook codex')).toMatchObject({ verb: 'extract', program: { form: 'absolute', node: '/old/node', js: '/old/lib/node_modules/mem/bin/mem.js' } });
+    expect(parseHookCommand('/usr/local/bin/mem --root sub extract --hook claude')).toMatchObject({ verb: 'extract', program: { js: '/usr/local/bin/mem' } });
+    for (const other of ['memo context --hook claude', 'mem context', 'mem search --hook claude', 'python3 mem.py context --hook claude', 'echo hi', 'mem context --hook claude && rm x']) expect(parseHookCommand(other), other).toBeNull();
+    expect(memProgram(['node', 'x.js'])).toBeNull();
+    expect(parseMcpCommand('/usr/bin/node', ['/a/mem.js', 'mcp'])).toMatchObject({ form: 'absolute' });
+    expect(parseMcpCommand('mem', ['mcp'])).toMatchObject({ form: 'path' });
+    expect(parseMcpCommand('python3', ['memory.py'])).toBeNull();
+    expect(parseMcpCommand('mem', 'mcp')).toBeNull();
+  });
+});
+
+describe('hooks in a settings text', () => {
+  const specs = [{ event: 'SessionStart', verb: 'context' as const, timeout: 10 }];
+  it('installs once, updates an old entry in place, uninstalls only mem\'s', () => {
+    const before = '{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "/old/node /old/mem.js context --hook claude", "timeout": 3, "x": 1}]}, {"hooks": [{"type": "command", "command": "echo hi"}]}]}}';
+    const r = installHooksText(before, 'f', 'claude', specs, () => hookCommand(L, 'absolute', 'context', 'claude'));
+    expect(r.events).toEqual([{ event: 'SessionStart', action: 'updated' }]);
+    const v = JSON.parse(r.text);
+    expect(v.hooks.SessionStart[0].hooks[0]).toEqual({ type: 'command', command: '/usr/bin/node /opt/mem/bin/mem.js context --hook claude', timeout: 10, x: 1 });
+    expect(v.hooks.SessionStart).toHaveLength(2);
+    const again = installHooksText(r.text, 'f', 'claude', specs, () => hookCommand(L, 'absolute', 'context', 'claude'));
+    expect(again).toEqual({ text: r.text, events: [{ event: 'SessionStart', action: 'unchanged' }] });
+    const u = uninstallHooksText(r.text, 'f', 'claude');
+    expect(JSON.parse(u.text)).toEqual({ hooks: { SessionStart: [{ hooks: [{ type: 'command', command: 'echo hi' }] }] } });
+  });
+});
+
+describe('Codex config.toml', () => {
+  const want = ['/usr/bin/node', '/opt/mem/bin/mem.js', 'extract', '--hook', 'codex'];
+  const mine = (v: unknown) => Array.isArray(v) && v.includes('extract');
+
+  it('inserts notify after the top-level keys, before the first table; removes it back to the bytes', async () => {
+    const parse = await tomlParser();
+    for (const text of ['', 'model = "o3"', 'model = "o3"\n', '[t]\na = 1\n', '# c\nmodel = "o3"\n\n# about t\n[t]\na = 1\n', 'a = [\n  1,\n  2,\n]\r\n[t]\r\nb = 2\r\n']) {
+      const r = editNotify(parse, text, 'f', want, mine);
+      expect(r.action).toBe('added');
+      expect(parse(r.text).notify).toEqual(want);
+      const u = editNotify(parse, r.text, 'f', null, mine);
+      expect(u.action).toBe('removed');
+      expect(u.text, JSON.stringify(text)).toBe(text);
+    }
+    expect(editNotify(parse, '# c\nmodel = "o3"\n\n# about t\n[t]\na = 1\n', 'f', want, mine).text).toBe(`# c\nmodel = "o3"\nnotify = ${JSON.stringify(want).replace(/,/g, ', ')}\n\n# about t\n[t]\na = 1\n`);
+  });
+
+  it('updates a multi-line notify of mem\'s in place; refuses another program', async () => {
+    const parse = await tomlParser();
+    const text = 'notify = [\n  "/old/node",\n  "/old/mem.js", "extract", "--hook", "codex",\n]\nmodel = "x"\n';
+    const r = editNotify(parse, text, 'f', want, mine);
+    expect(r.action).toBe('updated');
+    expect(r.text.endsWith('\nmodel = "x"\n')).toBe(true);
+    expect(parse(r.text).notify).toEqual(want);
+    expect(() => editNotify(parse, 'notify = ["say", "done"]\n', 'f', want, mine)).toThrow(/already has a notify program/);
+  });
+
+  it('adds, updates and removes [mcp_servers.mem]; keeps the other tables', async () => {
+    const parse = await tomlParser();
+    const isMem = (v: unknown) => typeof v === 'object' && v !== null && String((v as { args?: string[] }).args?.[0]).endsWith('mem.js');
+    const text = '[mcp_servers.docs]\ncommand = "npx"\n';
+    const r = editMcpTable(parse, text, 'f', { command: 'n', args: ['/a/mem.js', 'mcp'] }, isMem);
+    expect(r.text).toBe('[mcp_servers.docs]\ncommand = "npx"\n\n[mcp_servers.mem]\ncommand = "n"\nargs = ["/a/mem.js", "mcp"]\n');
+    const up = editMcpTable(parse, `${r.text}\n[other]\nx = 1\n`, 'f', { command: 'm', args: ['/b/mem.js', 'mcp'] }, isMem);
+    expect(up.action).toBe('updated');
+    expect(parse(up.text)).toEqual({ mcp_servers: { docs: { command: 'npx' }, mem: { command: 'm', args: ['/b/mem.js', 'mcp'] } }, other: { x: 1 } });
+    expect(editMcpTable(parse, r.text, 'f', null, isMem).text).toBe(text);
+    expect(() => editMcpTable(parse, '[mcp_servers.mem]\ncommand = "python3"\n', 'f', { command: 'n', args: [] }, isMem)).toThrow(/not this mem's/);
+  });
+});
