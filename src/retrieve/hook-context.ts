@@ -1,0 +1,127 @@
+// What agent hooks inject (design §11): at session start without a task, the project's most
+// prominent learnings; on each prompt, only the few learnings that clearly bear on it, and none
+// at all when nothing does (the relevance gate below).
+
+import type { Db } from '../index/db.js';
+import { listEntries, type EntryFilter, type EntryRow } from '../index/queries.js';
+import { POLICIES } from './policy.js';
+import { byCodeUnit, coverageOf, hitChars, runSearch, type RankedHit } from './search.js';
+import { queryTerms } from './terms.js';
+
+/** A prompt shorter than this (trimmed) is a reply ("ok", "yes, go on"), not a task. */
+export const MIN_PROMPT_CHARS = 12;
+/** A prompt with fewer distinct content terms than this cannot tell what is relevant. */
+export const MIN_PROMPT_TERMS = 2;
+
+/**
+ * Distinct query terms an entry's own title and body must contain to count as bearing on a
+ * prompt: at least 2 (one shared word is chance: "test", "deploy"), a quarter of the prompt's
+ * terms for longer prompts, but never more than 4 (a long prompt names many things; a learning
+ * about one of them is still relevant).
+ */
+export function requiredMatches(termCount: number): number {
+  return Math.max(2, Math.min(4, Math.ceil(termCount * 0.25)));
+}
+
+/** Why a prompt gets no search at all, or null when it is worth searching. */
+export function promptSkipReason(prompt: string): string | null {
+  const p = prompt.trim();
+  if (p.length < MIN_PROMPT_CHARS) return 'prompt too short';
+  // A slash command is an instruction to the agent's own interface, not a task.
+  if (/^\/[A-Za-z]/.test(p)) return 'slash command';
+  const terms = queryTerms(p).terms;
+  if (terms.length < MIN_PROMPT_TERMS) return 'fewer than 2 content terms';
+  return null;
+}
+
+export interface PromptRequest {
+  prompt: string;
+  filter: EntryFilter;
+  rank: string;
+  now: number;
+  scopeMultipliers: Record<string, number>;
+  /** At most this many learnings (default 3). */
+  limit: number;
+  /** Budget in characters (title + body) for them all (default 1500). */
+  maxChars: number;
+  candidates: number;
+  /** Ids already given in this session: not repeated. */
+  exclude?: ReadonlySet<string>;
+}
+
+export interface PromptResult {
+  /** Why nothing was searched (null when the search ran). */
+  skipped: string | null;
+  terms: string[];
+  learnings: RankedHit[];
+}
+
+/**
+ * The learnings that bear on one prompt: the usual search (BM25, policy, MMR), then the gate —
+ * an entry must contain requiredMatches() of the prompt's terms in its own text (not only through
+ * its neighbours' context) — and the small budget. Norms are not searched: they were given at
+ * session start.
+ */
+export function promptLearnings(db: Db, req: PromptRequest): PromptResult {
+  const skipped = promptSkipReason(req.prompt);
+  const qt = queryTerms(req.prompt);
+  if (skipped) return { skipped, terms: qt.terms, learnings: [] };
+  const need = requiredMatches(qt.terms.length);
+  const coverage = coverageOf(qt.terms, qt.forms);
+  const filter: EntryFilter = { ...req.filter, learningTypes: ['task', 'proxy'] };
+  const found = runSearch(db, { query: req.prompt, filter, rank: req.rank, now: req.now, scopeMultipliers: req.scopeMultipliers,
+    limit: req.limit + (req.exclude?.size ?? 0) + 5, candidates: req.candidates }).results;
+  const out: RankedHit[] = [];
+  let left = req.maxChars;
+  for (const h of found) {
+    if (out.length >= req.limit) break;
+    if (req.exclude?.has(h.id)) continue;
+    if (Math.round(coverage(`${h.title}\n${h.body}`) * qt.terms.length) < need) continue;
+    const size = hitChars(h);
+    if (size > left) continue;
+    left -= size;
+    out.push(h);
+  }
+  return { skipped: null, terms: qt.terms, learnings: out };
+}
+
+export interface ProminentRequest {
+  filter: EntryFilter;
+  now: number;
+  scopeMultipliers: Record<string, number>;
+  limit: number;
+  maxChars: number;
+}
+
+function asHit(r: EntryRow, score: ReturnType<(typeof POLICIES)[string]['score']>): RankedHit {
+  return {
+    id: r.entry_id, path: r.path, line: r.line, scope: r.scope, learning_type: r.learning_type, type: r.type, domain: r.domain,
+    phase: r.phase, status: r.status, importance: r.importance, reinforcement_count: r.reinforcement_count, ordinal: r.ordinal,
+    title: r.title, body: r.body, score: score.score,
+    components: { bm25: 0, vector: null, relevance: 1, importance: score.importance, decay: score.decay, reinforcement: score.reinforcement,
+      scope_multiplier: score.scope_multiplier, retrievability: score.retrievability, prominence: score.prominence, mmr: 0 },
+  };
+}
+
+/**
+ * The project's task learnings a session should start with when its task is not known yet:
+ * ranked by the prominence policy with every entry equally relevant (importance × recency ×
+ * reinforcement × scope), within the budget.
+ */
+export function prominentLearnings(db: Db, req: ProminentRequest): RankedHit[] {
+  const policy = POLICIES.prominence;
+  const ctx = { now: req.now, scopeMultipliers: req.scopeMultipliers };
+  const rows = listEntries(db, { ...req.filter, learningTypes: ['task'] });
+  const scored = rows.map((r) => ({ r, s: policy.score({ ...r, relevance: 1 }, ctx) }))
+    .sort((a, b) => b.s.score - a.s.score || byCodeUnit(a.r.path, b.r.path) || a.r.line - b.r.line);
+  const out: RankedHit[] = [];
+  let left = req.maxChars;
+  for (const { r, s } of scored) {
+    if (out.length >= req.limit) break;
+    const size = hitChars(r);
+    if (size > left) continue;
+    left -= size;
+    out.push(asHit(r, s));
+  }
+  return out;
+}
