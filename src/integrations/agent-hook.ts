@@ -193,6 +193,8 @@ export function detachMem(root: string, args: string[], logName: string, header:
 
 /** Most files a hook indexes itself before answering; a bigger refresh runs in the background. */
 export const INLINE_REFRESH_FILES = 20;
+/** Most files a hook re-checks itself (written just before the last index, stats unchanged). */
+export const INLINE_RECHECK_FILES = 200;
 /** A background `mem index` started less than this long ago is not started again. */
 const INDEX_AGAIN_MS = 30_000;
 /** How long a hook waits for the index's write lock before answering from the index as it is. */
@@ -223,13 +225,15 @@ export async function withHookIndex<T>(vault: Vault, fn: (db: Db) => T, note: (s
   // Waiting seconds for another writer's lock is what a hook must never do.
   process.env.MEM_BUSY_TIMEOUT_MS = String(HOOK_BUSY_MS);
   const { openIndex, indexFault } = await import('../index/db.js');
-  const { planRefresh, planIsEmpty, applyRefresh } = await import('../index/indexer.js');
+  const { planRefresh, planIsEmpty, applyRefresh, staleCount } = await import('../index/indexer.js');
   const { db, recreated } = openIndex(vault.dbPath);
   try {
     const plan = planRefresh(db, vault);
     if (!planIsEmpty(plan)) {
-      const size = plan.work.length + plan.removed.length;
-      if (size <= INLINE_REFRESH_FILES) {
+      // Files whose stats changed; the rest of the plan re-checks files written just before the
+      // last index (same stats, content to be hashed again), cheap only in small numbers.
+      const size = staleCount(plan);
+      if (size <= INLINE_REFRESH_FILES && plan.work.length <= INLINE_RECHECK_FILES) {
         try {
           applyRefresh(db, plan);
         } catch (err) {
@@ -237,7 +241,7 @@ export async function withHookIndex<T>(vault: Vault, fn: (db: Db) => T, note: (s
           note('the index is being written by another process; answered from it as it is');
         }
       } else {
-        startBackgroundIndex(vault.root, recreated ? `the index was ${recreated === 'new' ? 'missing' : 'rebuilt'} (${size} files to index)` : `${size} files changed since the last index`, note);
+        startBackgroundIndex(vault.root, recreated ? `the index was ${recreated === 'new' ? 'missing' : 'rebuilt'} (${size} files to index)` : `${size} files changed since the last index (${plan.work.length} to check)`, note);
       }
     }
     return fn(db);

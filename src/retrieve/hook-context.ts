@@ -3,7 +3,7 @@
 // at all when nothing does (the relevance gate below).
 
 import type { Db } from '../index/db.js';
-import { listEntries, type EntryFilter, type EntryRow } from '../index/queries.js';
+import { entriesByRowid, rankFields, type EntryFilter, type EntryRow } from '../index/queries.js';
 import { POLICIES } from './policy.js';
 import { byCodeUnit, coverageOf, hitChars, runSearch, type RankedHit } from './search.js';
 import { queryTerms } from './terms.js';
@@ -106,22 +106,23 @@ function asHit(r: EntryRow, score: ReturnType<(typeof POLICIES)[string]['score']
 /**
  * The project's task learnings a session should start with when its task is not known yet:
  * ranked by the prominence policy with every entry equally relevant (importance × recency ×
- * reinforcement × scope), within the budget.
+ * reinforcement × scope), within the budget. Ranked on metadata alone; only the winners' text
+ * is read.
  */
 export function prominentLearnings(db: Db, req: ProminentRequest): RankedHit[] {
   const policy = POLICIES.prominence;
   const ctx = { now: req.now, scopeMultipliers: req.scopeMultipliers };
-  const rows = listEntries(db, { ...req.filter, learningTypes: ['task'] });
+  const rows = rankFields(db, { ...req.filter, learningTypes: ['task'] });
   const scored = rows.map((r) => ({ r, s: policy.score({ ...r, relevance: 1 }, ctx) }))
     .sort((a, b) => b.s.score - a.s.score || byCodeUnit(a.r.path, b.r.path) || a.r.line - b.r.line);
-  const out: RankedHit[] = [];
+  const picks: typeof scored = [];
   let left = req.maxChars;
-  for (const { r, s } of scored) {
-    if (out.length >= req.limit) break;
-    const size = hitChars(r);
-    if (size > left) continue;
-    left -= size;
-    out.push(asHit(r, s));
+  for (const p of scored) {
+    if (picks.length >= req.limit) break;
+    if (p.r.chars > left) continue;
+    left -= p.r.chars;
+    picks.push(p);
   }
-  return out;
+  const full = entriesByRowid(db, picks.map((p) => p.r.rowid));
+  return full.map((r, i) => asHit(r, picks[i].s));
 }
