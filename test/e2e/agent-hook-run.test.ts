@@ -216,6 +216,29 @@ describe('never hurts the host', () => {
     expect(context(again.stdout, 'SessionStart')).toContain(NORM);
   }, 30_000);
 
+  it('an index locked by another writer: answers at once from the index as it is, never waits for the lock', async () => {
+    const v = project();
+    const payload = JSON.stringify({ session_id: 'lk', cwd: v.root, hook_event_name: 'SessionStart', source: 'startup' });
+    context(v.run(['context', '--hook', 'claude'], payload).stdout, 'SessionStart'); // builds the index
+    fs.appendFileSync(v.path('institutional.md'), entry('norm-2', 'Every migration gets a down migration.', { type: 'directive' }));
+    const { default: Database } = await import('better-sqlite3');
+    const db = new Database(v.path('.memory.db'));
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      const t0 = Date.now();
+      const r = v.run(['context', '--hook', 'claude'], payload, { MEM_BUSY_TIMEOUT_MS: '5000' });
+      expect(Date.now() - t0).toBeLessThan(1500);
+      const md = context(r.stdout, 'SessionStart');
+      expect(md).toContain(NORM);
+      expect(md).not.toContain('down migration');
+    } finally {
+      db.exec('ROLLBACK');
+      db.close();
+    }
+    expect(v.read('.mem/logs/hooks.log')).toMatch(/SessionStart: the index is being written by another process; answered from it as it is/);
+    expect(context(v.run(['context', '--hook', 'claude'], payload).stdout, 'SessionStart')).toContain('down migration');
+  }, 30_000);
+
   it('is fast: SessionStart and a prompt answer well within the agent\'s patience', () => {
     const v = project();
     const start = JSON.stringify({ session_id: 't', cwd: v.root, hook_event_name: 'SessionStart', source: 'startup' });
