@@ -166,3 +166,12 @@ export function entriesByRowid(db: Db, rowids: number[]): EntryRow[] {
   const order = new Map(rowids.map((r, i) => [r, i]));
   return rows.sort((a, b) => order.get(a.rowid)! - order.get(b.rowid)!);
 }
+
+/**
+ * For each FTS5 expression, how many entries contain it in their own title or body (not only in
+ * their neighbours' context): document frequencies, to tell a telling word from a common one.
+ */
+export function ownDocCounts(db: Db, exprs: string[]): number[] {
+  const count = db.prepare('SELECT count(*) AS n FROM entries_fts WHERE entries_fts MATCH ?');
+  return exprs.map((e) => (count.get(`{title body} : (${e})`) as { n: number }).n);
+}

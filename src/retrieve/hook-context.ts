@@ -3,10 +3,12 @@
 // at all when nothing does (the relevance gate below).
 
 import type { Db } from '../index/db.js';
-import { entriesByRowid, rankFields, type EntryFilter, type EntryRow } from '../index/queries.js';
+import { countEntries } from '../index/indexer.js';
+import { entriesByRowid, ownDocCounts, rankFields, type EntryFilter, type EntryRow } from '../index/queries.js';
 import { POLICIES } from './policy.js';
-import { byCodeUnit, coverageOf, hitChars, runSearch, type RankedHit } from './search.js';
-import { queryTerms } from './terms.js';
+import { byCodeUnit, hitChars, lightStem, runSearch, type RankedHit } from './search.js';
+import { ftsQuote, queryTerms } from './terms.js';
+import { wordRegexes } from './wordchars.js';
 
 /** A prompt shorter than this (trimmed) is a reply ("ok", "yes, go on"), not a task. */
 export const MIN_PROMPT_CHARS = 12;
@@ -21,6 +23,51 @@ export const MIN_PROMPT_TERMS = 2;
  */
 export function requiredMatches(termCount: number): number {
   return Math.max(2, Math.min(4, Math.ceil(termCount * 0.25)));
+}
+
+/**
+ * Most entries that may share the matched terms by chance for the match to count: with each
+ * term in df/N of the vault's entries, N × Π(df/N) entries would hold them all if words fell
+ * independently. Two words found in 3% of entries each ("update", "version") meet in ~9 of 10k
+ * entries by chance: no sign. Five topic words meeting in one entry are. A small vault (N ≤ 3)
+ * always passes: chance co-occurrence needs many entries.
+ */
+export const CHANCE_MAX = 3;
+
+export function chanceCount(docCounts: number[], total: number): number {
+  if (total <= 0) return 0;
+  return docCounts.reduce((acc, df) => acc * Math.min(1, Math.max(0, df) / total), total);
+}
+
+/**
+ * Which of `terms` an entry's own text contains: an identifier term as a substring, a word in any
+ * of its forms (the same matching as search's coverage).
+ */
+export function termsIn(terms: string[], forms: ReadonlyMap<string, readonly string[]> = new Map()): (text: string) => Set<string> {
+  const isWord = (t: string) => wordRegexes(t).only.test(t);
+  const idents = terms.filter((t) => !isWord(t));
+  const wanted = new Map<string, string>();
+  for (const w of terms.filter(isWord)) for (const f of [w, ...(forms.get(w) ?? [])]) if (!wanted.has(lightStem(f))) wanted.set(lightStem(f), w);
+  return (text) => {
+    const lower = text.toLowerCase();
+    const own = new Set<string>();
+    for (const w of lower.match(wordRegexes(lower).word) ?? []) {
+      const term = wanted.get(lightStem(w));
+      if (term !== undefined) own.add(term);
+    }
+    for (const t of idents) if (lower.includes(t)) own.add(t);
+    return own;
+  };
+}
+
+/**
+ * The gate itself: an entry bears on a prompt when its own text holds requiredMatches() of the
+ * prompt's terms and those terms are unlikely to meet in that many entries by chance
+ * (chanceCount ≤ CHANCE_MAX). `docCounts`: entries holding each term; `total`: entries in all.
+ */
+export function bearsOn(matched: ReadonlySet<string>, termCount: number, docCounts: ReadonlyMap<string, number>, total: number): boolean {
+  if (matched.size < requiredMatches(termCount)) return false;
+  return chanceCount([...matched].map((t) => docCounts.get(t) ?? total), total) <= CHANCE_MAX;
 }
 
 /** Why a prompt gets no search at all, or null when it is worth searching. */
@@ -57,26 +104,30 @@ export interface PromptResult {
 }
 
 /**
- * The learnings that bear on one prompt: the usual search (BM25, policy, MMR), then the gate —
- * an entry must contain requiredMatches() of the prompt's terms in its own text (not only through
- * its neighbours' context) — and the small budget. Norms are not searched: they were given at
- * session start.
+ * The learnings that bear on one prompt: the usual search (BM25, policy, MMR), then the gate
+ * (bearsOn: enough of the prompt's terms in the entry's own text, not only in its neighbours'
+ * context, and not a meeting of words that chance explains), then the small budget. Norms are not searched: they were
+ * given at session start.
  */
 export function promptLearnings(db: Db, req: PromptRequest): PromptResult {
   const skipped = promptSkipReason(req.prompt);
   const qt = queryTerms(req.prompt);
   if (skipped) return { skipped, terms: qt.terms, learnings: [] };
-  const need = requiredMatches(qt.terms.length);
-  const coverage = coverageOf(qt.terms, qt.forms);
+  const matchedIn = termsIn(qt.terms, qt.forms);
   const filter: EntryFilter = { ...req.filter, learningTypes: ['task', 'proxy'] };
   const found = runSearch(db, { query: req.prompt, filter, rank: req.rank, now: req.now, scopeMultipliers: req.scopeMultipliers,
     limit: req.limit + (req.exclude?.size ?? 0) + 5, candidates: req.candidates }).results;
+  if (found.length === 0) return { skipped: null, terms: qt.terms, learnings: [] };
+  // Document frequencies only now that there are candidates (one FTS5 count per term).
+  const total = countEntries(db);
+  const counts = ownDocCounts(db, qt.terms.map((t) => [t, ...(qt.forms.get(t) ?? [])].map(ftsQuote).join(' OR ')));
+  const docCounts = new Map(qt.terms.map((t, i) => [t, counts[i]]));
   const out: RankedHit[] = [];
   let left = req.maxChars;
   for (const h of found) {
     if (out.length >= req.limit) break;
     if (req.exclude?.has(h.id)) continue;
-    if (Math.round(coverage(`${h.title}\n${h.body}`) * qt.terms.length) < need) continue;
+    if (!bearsOn(matchedIn(`${h.title}\n${h.body}`), qt.terms.length, docCounts, total)) continue;
     const size = hitChars(h);
     if (size > left) continue;
     left -= size;

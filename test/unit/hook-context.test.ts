@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { withIndex } from '../../src/index/open.js';
-import { MIN_PROMPT_CHARS, promptLearnings, promptSkipReason, prominentLearnings, requiredMatches, type PromptRequest } from '../../src/retrieve/hook-context.js';
+import { bearsOn, CHANCE_MAX, chanceCount, MIN_PROMPT_CHARS, promptLearnings, promptSkipReason, prominentLearnings, requiredMatches, termsIn, type PromptRequest } from '../../src/retrieve/hook-context.js';
 import { DEFAULT_SCOPE_MULTIPLIERS } from '../../src/vault/scope.js';
 import { openVault } from '../../src/vault/vault.js';
 import { cleanup, entry, tempVault } from '../helpers.js';
@@ -28,6 +28,25 @@ async function withVault<T>(fn: (db: Parameters<typeof promptLearnings>[0]) => T
 describe('the per-prompt relevance gate', () => {
   it('needs 2 matched terms, a quarter of a longer prompt, at most 4', () => {
     expect([1, 2, 3, 4, 8, 9, 12, 13, 16, 17, 40].map(requiredMatches)).toEqual([2, 2, 2, 2, 2, 3, 3, 4, 4, 4, 4]);
+  });
+
+  it('chance: words common in a big vault meet by chance; topic words do not; a small vault always passes', () => {
+    expect(chanceCount([300, 300], 10_000)).toBeCloseTo(9);
+    expect(chanceCount([50, 40, 30], 10_000)).toBeLessThan(0.01);
+    expect(chanceCount([1, 1], 3)).toBeLessThan(CHANCE_MAX);
+    expect(chanceCount([3, 3, 3], 3)).toBe(3);
+    const counts = new Map([['update', 300], ['version', 300], ['kafka', 40], ['lag', 30]]);
+    expect(bearsOn(new Set(['update', 'version']), 3, counts, 10_000)).toBe(false);
+    expect(bearsOn(new Set(['kafka', 'lag']), 3, counts, 10_000)).toBe(true);
+    expect(bearsOn(new Set(['kafka']), 3, counts, 10_000)).toBe(false);
+    expect(bearsOn(new Set(['kafka', 'lag', 'update']), 12, counts, 10_000)).toBe(true);
+    expect(bearsOn(new Set(['kafka', 'lag']), 12, counts, 10_000)).toBe(false); // 12 terms need 3
+  });
+
+  it('termsIn: word forms and identifiers, in the entry\'s own text', () => {
+    const m = termsIn(['migrations', 'users_table', 'fails'], new Map([['fails', ['failed']]]));
+    expect([...m('The migration failed: users_table is missing.')].sort()).toEqual(['fails', 'migrations', 'users_table']);
+    expect([...m('Nothing here.')]).toEqual([]);
   });
 
   it('skips replies, slash commands and prompts with fewer than 2 content terms', () => {
@@ -82,6 +101,26 @@ describe('the per-prompt relevance gate', () => {
     const again = await withVault((db) => promptLearnings(db, { ...base, prompt: 'kafka consumer lag alert fired', exclude: new Set(first) }), many);
     expect(again.learnings.map((h) => h.id).filter((id) => first.includes(id))).toEqual([]);
     expect(again.learnings.length).toBe(3);
+  });
+});
+
+describe('the gate in a bigger vault', () => {
+  it('two words each in 12% of the entries are no sign; a rarer pair is', async () => {
+    const v = tempVault();
+    let text = '';
+    for (let i = 0; i < 300; i++) {
+      const words = [i % 25 < 3 ? 'update' : 'alpha', (i + 7) % 25 < 3 ? 'version' : 'beta', `item${i}`];
+      text += entry(`f${i}`, `Filler note ${i}: ${words.join(' ')} gamma.`);
+    }
+    text += entry('both', 'Bump the version after every update of the lockfile.');
+    text += entry('kafka', 'Kafka consumer lag alerts need the offsets reset by hand.');
+    v.write('MEMORY.md', text);
+    const vault = await openVault({ root: v.root, env: { MEM_HOME: v.home } });
+    await withIndex(vault, {}, (ix) => {
+      // Chance puts "update" and "version" together in ~4 of these 302 entries: not a sign.
+      expect(promptLearnings(ix.db, { ...base, prompt: 'update the version please' }).learnings).toEqual([]);
+      expect(promptLearnings(ix.db, { ...base, prompt: 'the kafka consumer lag alert fired' }).learnings.map((h) => h.id)).toEqual(['kafka']);
+    });
   });
 });
 
