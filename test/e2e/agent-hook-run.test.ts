@@ -118,6 +118,27 @@ describe('mem context --hook claude', () => {
     expect(JSON.stringify(r.json())).toContain('vpn-1');
   });
 
+  it('keeps well under Claude Code\'s inline limit, whatever the vault holds', () => {
+    const v = project();
+    const long = (i: number, what: string) => `${what} ${i}: ${'keep the release checklist and the deploy runbook in sync with the pipeline; '.repeat(6)}`;
+    v.write('institutional.md', Array.from({ length: 30 }, (_, i) => entry(`n${i}`, long(i, 'Norm'), { type: 'directive' })).join(''));
+    v.write('MEMORY.md', Array.from({ length: 60 }, (_, i) => entry(`l${i}`, long(i, 'Learning'), { importance: 0.9 })).join('')
+      + Array.from({ length: 10 }, (_, i) => entry(`k${i}`, `Kafka consumer lag ${i}: ${'reset the offsets of the consumer group before replaying the topic. '.repeat(6)}`)).join(''));
+    v.write('proxy.md', Array.from({ length: 20 }, (_, i) => entry(`p${i}`, long(i, 'The human said'))).join(''));
+    const transcript = v.write('t.jsonl', JSON.stringify({ type: 'user', message: { role: 'user', content: 'update the release checklist and the deploy runbook' } }) + '\n');
+    for (const extra of [{ source: 'startup' }, { source: 'resume', transcript_path: transcript }]) {
+      const r = v.run(['context', '--hook', 'claude'], JSON.stringify({ session_id: 'big-1', cwd: v.root, hook_event_name: 'SessionStart', ...extra }));
+      const md = context(r.stdout, 'SessionStart');
+      expect(md.length).toBeLessThanOrEqual(9000);
+      expect(md).toMatch(/more omitted for the budget/);
+      expect(md).toContain('Learning ');
+    }
+    const p = v.run(['context', '--hook', 'claude'], JSON.stringify({ session_id: 'big-2', cwd: v.root, hook_event_name: 'UserPromptSubmit', prompt: 'the kafka consumer lag alert fired again' }));
+    const pm = context(p.stdout, 'UserPromptSubmit');
+    expect(pm.length).toBeLessThan(2200);
+    expect((pm.match(/^#### /gm) ?? []).length).toBeLessThanOrEqual(3);
+  });
+
   it('stdout is only the JSON, even with colours forced', () => {
     const v = project();
     const r = v.run(['context', '--hook', 'claude'], JSON.stringify({ session_id: 's', cwd: v.root, hook_event_name: 'SessionStart', source: 'startup' }), { FORCE_COLOR: '1', NO_COLOR: undefined });
