@@ -133,3 +133,45 @@ export function entriesByIdPrefix(db: Db, prefix: string, limit = 5): EntryRow[]
   const escaped = prefix.replace(/[\\%_]/g, (c) => `\\${c}`);
   return db.prepare(`SELECT ${COLUMNS} FROM entries e WHERE e.entry_id LIKE ? ESCAPE '\\' ORDER BY e.path, e.ordinal LIMIT ?`).all(`${escaped}%`, limit) as EntryRow[];
 }
+
+/** What ranking by metadata needs of an entry, without its text (only its size). */
+export interface RankFieldsRow {
+  rowid: number;
+  path: string;
+  line: number;
+  scope: string;
+  status: string;
+  importance: number;
+  reinforcement_count: number;
+  last_reinforced: string | null;
+  created_at: string | null;
+  /** Characters of title + 1 + body (what a budget counts). */
+  chars: number;
+}
+
+/**
+ * Every entry passing the filter, with only the fields a metadata ranking reads: ranking a whole
+ * vault (agent hooks at session start) without materialising 10k bodies. Fetch the winners'
+ * full rows with entriesByRowid.
+ */
+export function rankFields(db: Db, filter: EntryFilter): RankFieldsRow[] {
+  const params: unknown[] = [];
+  const w = where(filter, params);
+  return db.prepare(`SELECT e.rowid, e.path, e.line, e.scope, e.status, e.importance, e.reinforcement_count, e.last_reinforced, e.created_at,
+    length(e.title) + 1 + length(e.body) AS chars FROM entries e WHERE ${w}`).all(...params) as RankFieldsRow[];
+}
+
+export function entriesByRowid(db: Db, rowids: number[]): EntryRow[] {
+  const rows = db.prepare(`SELECT ${COLUMNS} FROM entries e WHERE e.rowid IN (SELECT value FROM json_each(?))`).all(JSON.stringify(rowids)) as EntryRow[];
+  const order = new Map(rowids.map((r, i) => [r, i]));
+  return rows.sort((a, b) => order.get(a.rowid)! - order.get(b.rowid)!);
+}
+
+/**
+ * For each FTS5 expression, how many entries contain it in their own title or body (not only in
+ * their neighbours' context): document frequencies, to tell a telling word from a common one.
+ */
+export function ownDocCounts(db: Db, exprs: string[]): number[] {
+  const count = db.prepare('SELECT count(*) AS n FROM entries_fts WHERE entries_fts MATCH ?');
+  return exprs.map((e) => (count.get(`{title body} : (${e})`) as { n: number }).n);
+}

@@ -2,17 +2,14 @@
 // with a language model or with the offline heuristics: one transcript, a folder of them, or this
 // project's recent sessions of Claude Code, Codex and Gemini CLI (`--recent`); `--hook` for agent hooks.
 
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { MemError, usageError } from '../../errors.js';
 import type { AgentName } from '../../extract/discover.js';
 import type { ExtractResult } from '../../extract/run.js';
 import { SCOPE_NAMES, type ExtractionScopeName } from '../../extract/scopes.js';
-import { appendConfined, writeTarget } from '../../vault/boundary.js';
 import { globals, vaultFor } from '../common.js';
 import { makeCtx, nowMs, parseIntOption, readStdin, today, type Ctx } from '../io.js';
 
@@ -61,7 +58,7 @@ export function registerExtract(program: Command): void {
     .option('--rollup', 'afterwards, promote learnings that recur across jobs/sessions (team → session → project → global)')
     .option('--dry-run', 'show what would be written, write nothing')
     .option('--force', 'read the whole transcript again, even the part extracted before, e.g. with a model after an offline run (duplicates are still skipped)')
-    .option('--hook <agent>', 'hook mode for claude or codex: read the hook payload, extract in the background, never fail the agent')
+    .option('--hook <agent>', 'hook mode for claude, codex or gemini: read the hook payload, extract in the background, never fail the agent')
     .addHelpText('after', `
 Scopes and where they write: project, corrective, prospective → MEMORY.md; observations,
 interventions, intent-alignment → proxy.md; escalation → institutional.md; session, in-flight →
@@ -333,34 +330,6 @@ function report(ctx: Ctx, r: ExtractResult, inFolder = false): void {
 
 // ---- hook mode ----
 
-interface HookPayload {
-  sessionId?: string;
-  transcript?: string;
-  cwd?: string;
-  event?: string;
-}
-
-function str(v: unknown): string | undefined {
-  return typeof v === 'string' && v.trim() !== '' ? v : undefined;
-}
-
-function parsePayload(text: string): HookPayload {
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch {
-    throw new MemError('the hook payload is not JSON');
-  }
-  if (typeof v !== 'object' || v === null) throw new MemError('the hook payload is not a JSON object');
-  const o = v as Record<string, unknown>;
-  return {
-    sessionId: str(o.session_id) ?? str(o['thread-id']) ?? str(o.thread_id) ?? str(o.sessionId),
-    transcript: str(o.transcript_path) ?? str(o.transcriptPath),
-    cwd: str(o.cwd),
-    event: str(o.hook_event_name) ?? str(o.type),
-  };
-}
-
 /** Codex rollouts live in $CODEX_HOME/sessions/YYYY/MM/DD/rollout-…-<thread id>.jsonl. */
 function findCodexRollout(threadId: string): string | undefined {
   const base = path.join(process.env.CODEX_HOME || path.join(os.homedir(), '.codex'), 'sessions');
@@ -382,55 +351,45 @@ function findCodexRollout(threadId: string): string | undefined {
   return found.sort().pop();
 }
 
-function logLine(root: string, line: string): void {
-  try {
-    appendConfined(path.join(root, '.mem', 'logs', 'extract.log'), `${new Date().toISOString()} ${line}\n`, '.mem/logs/extract.log', root);
-  } catch {
-    // nowhere to log; the agent must still not fail
-  }
-}
-
 /**
- * Hook mode: answer the agent at once (exit 0, nothing on stdout) and extract in a detached
- * process whose output goes to .mem/logs/extract.log. Any problem is logged, never raised.
+ * Hook mode (Claude SessionEnd/PreCompact, Codex notify/PreCompact, Gemini SessionEnd/PreCompress):
+ * answer the agent at once (exit 0, nothing on stdout) and extract in a detached process whose
+ * output goes to .mem/logs/extract.log. Outside a mem vault it does nothing; any problem is
+ * logged there, never raised.
  */
-async function hookCommand(ctx: Ctx, agent: string, arg: string | undefined): Promise<void> {
-  const { resolveRoot } = await import('../../vault/vault.js');
-  // Until the payload says where the project is, log to the vault of the hook's own folder.
-  let logRoot: string;
+async function hookCommand(ctx: Ctx, agentName: string, arg: string | undefined): Promise<void> {
+  process.exitCode = 0;
+  const hook = await import('../../integrations/agent-hook.js');
+  const { homeDir } = await import('../../vault/vault.js');
+  const home = homeDir();
+  const explicit = ctx.root ?? process.env.MEM_ROOT;
+  // Until the payload says where the project is, errors go to the vault of the hook's own folder.
+  let root: string | null = null;
   try {
-    logRoot = resolveRoot({ root: ctx.root, cwd: ctx.cwd });
+    root = hook.findMemVault({ cwd: ctx.cwd, root: explicit, home });
   } catch {
-    logRoot = path.resolve(process.env.MEM_HOME || os.homedir());
+    root = null;
   }
   try {
-    if (agent !== 'claude' && agent !== 'codex') throw new MemError(`unknown hook agent "${agent}" (use claude or codex)`);
-    // Codex's notify passes the payload as the last argument; hooks pass it on stdin.
-    const text = arg && arg.trim().startsWith('{') ? arg : readStdin();
-    if (!text.trim()) throw new MemError('no hook payload on stdin');
-    const p = parsePayload(text);
-    const cwd = p.cwd ?? ctx.cwd;
-    const root = resolveRoot({ root: ctx.root, cwd });
-    logRoot = root;
+    const agent = hook.parseHookAgent(agentName);
+    const p = hook.parseHookPayload(hook.readHookInput(arg));
+    root = hook.findMemVault({ cwd: p.cwd ?? ctx.cwd, root: explicit, home });
+    if (root === null) return;
+    // Codex's notify payload names no transcript: its rollout is found by the thread id.
     const transcript = p.transcript ?? (agent === 'codex' && p.sessionId ? findCodexRollout(p.sessionId) : undefined);
-    if (!transcript) throw new MemError(`the ${agent} hook payload names no transcript${p.sessionId ? ` (session ${p.sessionId})` : ''}`);
-    const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'mem.js');
-    const args = [bin, 'extract', transcript, '--root', root];
+    if (!transcript) throw new MemError(`the ${agent} hook payload names no transcript${p.sessionId ? ` (session ${printableId(p.sessionId)})` : ''}`);
+    const args = ['extract', transcript, '--root', root];
     // Made valid here as the extraction would make the transcript's own id (same name both ways).
     const { usableSessionId } = await import('../../extract/session-id.js');
     const session = usableSessionId(p.sessionId);
     if (session) args.push('--session', session);
-    // Never through a link out of the vault: the log's real place, checked, then its folder made.
-    const logFile = writeTarget(path.join(root, '.mem', 'logs', 'extract.log'), '.mem/logs/extract.log', root);
-    fs.mkdirSync(path.dirname(logFile), { recursive: true });
-    const log = fs.openSync(logFile, 'a');
-    fs.writeSync(log, `${new Date().toISOString()} ${agent} hook${p.event ? ` (${p.event})` : ''}: extracting ${transcript}\n`);
-    const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', log, log], cwd: root, env: { ...process.env, NO_COLOR: '1' } });
-    child.on('error', (err) => logLine(root, `cannot start the extraction: ${err.message}`));
-    child.unref();
-    fs.closeSync(log);
+    hook.detachMem(root, args, 'extract.log', `${agent} hook${p.event ? ` (${p.event})` : ''}: extracting ${transcript}`);
   } catch (err) {
-    logLine(logRoot, `${agent} hook: ${(err as Error).message}`);
+    if (root !== null) hook.hookLog(root, 'extract.log', `${agentName.slice(0, 40)} hook: ${(err as Error).message}`);
   }
   process.exitCode = 0;
+}
+
+function printableId(id: string): string {
+  return JSON.stringify(id.length > 80 ? `${id.slice(0, 80)}…` : id).slice(1, -1);
 }

@@ -1,0 +1,179 @@
+// What agent hooks inject (design §11): at session start without a task, the project's most
+// prominent learnings; on each prompt, only the few learnings that clearly bear on it, and none
+// at all when nothing does (the relevance gate below).
+
+import type { Db } from '../index/db.js';
+import { countEntries } from '../index/indexer.js';
+import { entriesByRowid, ownDocCounts, rankFields, type EntryFilter, type EntryRow } from '../index/queries.js';
+import { POLICIES } from './policy.js';
+import { byCodeUnit, hitChars, lightStem, runSearch, type RankedHit } from './search.js';
+import { ftsQuote, queryTerms } from './terms.js';
+import { wordRegexes } from './wordchars.js';
+
+/** A prompt shorter than this (trimmed) is a reply ("ok", "yes, go on"), not a task. */
+export const MIN_PROMPT_CHARS = 12;
+/** A prompt with fewer distinct content terms than this cannot tell what is relevant. */
+export const MIN_PROMPT_TERMS = 2;
+
+/**
+ * Distinct query terms an entry's own title and body must contain to count as bearing on a
+ * prompt: at least 2 (one shared word is chance: "test", "deploy"), a quarter of the prompt's
+ * terms for longer prompts, but never more than 4 (a long prompt names many things; a learning
+ * about one of them is still relevant).
+ */
+export function requiredMatches(termCount: number): number {
+  return Math.max(2, Math.min(4, Math.ceil(termCount * 0.25)));
+}
+
+/**
+ * Most entries that may share the matched terms by chance for the match to count: with each
+ * term in df/N of the vault's entries, N × Π(df/N) entries would hold them all if words fell
+ * independently. Two words found in 3% of entries each ("update", "version") meet in ~9 of 10k
+ * entries by chance: no sign. Five topic words meeting in one entry are. A small vault (N ≤ 3)
+ * always passes: chance co-occurrence needs many entries.
+ */
+export const CHANCE_MAX = 3;
+
+export function chanceCount(docCounts: number[], total: number): number {
+  if (total <= 0) return 0;
+  return docCounts.reduce((acc, df) => acc * Math.min(1, Math.max(0, df) / total), total);
+}
+
+/**
+ * Which of `terms` an entry's own text contains: an identifier term as a substring, a word in any
+ * of its forms (the same matching as search's coverage).
+ */
+export function termsIn(terms: string[], forms: ReadonlyMap<string, readonly string[]> = new Map()): (text: string) => Set<string> {
+  const isWord = (t: string) => wordRegexes(t).only.test(t);
+  const idents = terms.filter((t) => !isWord(t));
+  const wanted = new Map<string, string>();
+  for (const w of terms.filter(isWord)) for (const f of [w, ...(forms.get(w) ?? [])]) if (!wanted.has(lightStem(f))) wanted.set(lightStem(f), w);
+  return (text) => {
+    const lower = text.toLowerCase();
+    const own = new Set<string>();
+    for (const w of lower.match(wordRegexes(lower).word) ?? []) {
+      const term = wanted.get(lightStem(w));
+      if (term !== undefined) own.add(term);
+    }
+    for (const t of idents) if (lower.includes(t)) own.add(t);
+    return own;
+  };
+}
+
+/**
+ * The gate itself: an entry bears on a prompt when its own text holds requiredMatches() of the
+ * prompt's terms and those terms are unlikely to meet in that many entries by chance
+ * (chanceCount ≤ CHANCE_MAX). `docCounts`: entries holding each term; `total`: entries in all.
+ */
+export function bearsOn(matched: ReadonlySet<string>, termCount: number, docCounts: ReadonlyMap<string, number>, total: number): boolean {
+  if (matched.size < requiredMatches(termCount)) return false;
+  return chanceCount([...matched].map((t) => docCounts.get(t) ?? total), total) <= CHANCE_MAX;
+}
+
+/** Why a prompt gets no search at all, or null when it is worth searching. */
+export function promptSkipReason(prompt: string): string | null {
+  const p = prompt.trim();
+  if (p.length < MIN_PROMPT_CHARS) return 'prompt too short';
+  // A slash command is an instruction to the agent's own interface, not a task.
+  if (/^\/[A-Za-z]/.test(p)) return 'slash command';
+  const terms = queryTerms(p).terms;
+  if (terms.length < MIN_PROMPT_TERMS) return 'fewer than 2 content terms';
+  return null;
+}
+
+export interface PromptRequest {
+  prompt: string;
+  filter: EntryFilter;
+  rank: string;
+  now: number;
+  scopeMultipliers: Record<string, number>;
+  /** At most this many learnings (default 3). */
+  limit: number;
+  /** Budget in characters (title + body) for them all (default 1500). */
+  maxChars: number;
+  candidates: number;
+  /** Ids already given in this session: not repeated. */
+  exclude?: ReadonlySet<string>;
+}
+
+export interface PromptResult {
+  /** Why nothing was searched (null when the search ran). */
+  skipped: string | null;
+  terms: string[];
+  learnings: RankedHit[];
+}
+
+/**
+ * The learnings that bear on one prompt: the usual search (BM25, policy, MMR), then the gate
+ * (bearsOn: enough of the prompt's terms in the entry's own text, not only in its neighbours'
+ * context, and not a meeting of words that chance explains), then the small budget. Norms are not searched: they were
+ * given at session start.
+ */
+export function promptLearnings(db: Db, req: PromptRequest): PromptResult {
+  const skipped = promptSkipReason(req.prompt);
+  const qt = queryTerms(req.prompt);
+  if (skipped) return { skipped, terms: qt.terms, learnings: [] };
+  const matchedIn = termsIn(qt.terms, qt.forms);
+  const filter: EntryFilter = { ...req.filter, learningTypes: ['task', 'proxy'] };
+  const found = runSearch(db, { query: req.prompt, filter, rank: req.rank, now: req.now, scopeMultipliers: req.scopeMultipliers,
+    limit: req.limit + (req.exclude?.size ?? 0) + 5, candidates: req.candidates }).results;
+  if (found.length === 0) return { skipped: null, terms: qt.terms, learnings: [] };
+  // Document frequencies only now that there are candidates (one FTS5 count per term).
+  const total = countEntries(db);
+  const counts = ownDocCounts(db, qt.terms.map((t) => [t, ...(qt.forms.get(t) ?? [])].map(ftsQuote).join(' OR ')));
+  const docCounts = new Map(qt.terms.map((t, i) => [t, counts[i]]));
+  const out: RankedHit[] = [];
+  let left = req.maxChars;
+  for (const h of found) {
+    if (out.length >= req.limit) break;
+    if (req.exclude?.has(h.id)) continue;
+    if (!bearsOn(matchedIn(`${h.title}\n${h.body}`), qt.terms.length, docCounts, total)) continue;
+    const size = hitChars(h);
+    if (size > left) continue;
+    left -= size;
+    out.push(h);
+  }
+  return { skipped: null, terms: qt.terms, learnings: out };
+}
+
+export interface ProminentRequest {
+  filter: EntryFilter;
+  now: number;
+  scopeMultipliers: Record<string, number>;
+  limit: number;
+  maxChars: number;
+}
+
+function asHit(r: EntryRow, score: ReturnType<(typeof POLICIES)[string]['score']>): RankedHit {
+  return {
+    id: r.entry_id, path: r.path, line: r.line, scope: r.scope, learning_type: r.learning_type, type: r.type, domain: r.domain,
+    phase: r.phase, status: r.status, importance: r.importance, reinforcement_count: r.reinforcement_count, ordinal: r.ordinal,
+    title: r.title, body: r.body, score: score.score,
+    components: { bm25: 0, vector: null, relevance: 1, importance: score.importance, decay: score.decay, reinforcement: score.reinforcement,
+      scope_multiplier: score.scope_multiplier, retrievability: score.retrievability, prominence: score.prominence, mmr: 0 },
+  };
+}
+
+/**
+ * The project's task learnings a session should start with when its task is not known yet:
+ * ranked by the prominence policy with every entry equally relevant (importance × recency ×
+ * reinforcement × scope), within the budget. Ranked on metadata alone; only the winners' text
+ * is read.
+ */
+export function prominentLearnings(db: Db, req: ProminentRequest): RankedHit[] {
+  const policy = POLICIES.prominence;
+  const ctx = { now: req.now, scopeMultipliers: req.scopeMultipliers };
+  const rows = rankFields(db, { ...req.filter, learningTypes: ['task'] });
+  const scored = rows.map((r) => ({ r, s: policy.score({ ...r, relevance: 1 }, ctx) }))
+    .sort((a, b) => b.s.score - a.s.score || byCodeUnit(a.r.path, b.r.path) || a.r.line - b.r.line);
+  const picks: typeof scored = [];
+  let left = req.maxChars;
+  for (const p of scored) {
+    if (picks.length >= req.limit) break;
+    if (p.r.chars > left) continue;
+    left -= p.r.chars;
+    picks.push(p);
+  }
+  const full = entriesByRowid(db, picks.map((p) => p.r.rowid));
+  return full.map((r, i) => asHit(r, picks[i].s));
+}
