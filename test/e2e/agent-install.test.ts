@@ -231,6 +231,7 @@ describe('Codex', () => {
       SessionStart: [{ hooks: [{ type: 'command', command: cmd('context', 'codex'), timeout: 10 }] }],
       UserPromptSubmit: [{ hooks: [{ type: 'command', command: cmd('context', 'codex'), timeout: 5 }] }],
       PreCompact: [{ hooks: [{ type: 'command', command: cmd('extract', 'codex'), timeout: 10 }] }],
+      SessionEnd: [{ hooks: [{ type: 'command', command: cmd('extract', 'codex'), timeout: 3 }] }],
     } });
     expect(exists(path.join(v.home, '.codex'))).toBe(false);
     const hooksText = read(path.join(home, 'hooks.json'));
@@ -290,7 +291,7 @@ describe('Codex', () => {
     expect(r.status, r.stderr).toBe(0);
     expect(r.json().agents.changes.map((c: { what: string }) => c.what)).toEqual(['hooks']);
     expect(r.stderr).toMatch(/Codex reads a project's \.codex\/ .* only when the project is trusted/);
-    expect(Object.keys(JSON.parse(read(v.path('.codex/hooks.json'))).hooks)).toEqual(['SessionStart', 'PreCompact']);
+    expect(Object.keys(JSON.parse(read(v.path('.codex/hooks.json'))).hooks)).toEqual(['SessionStart', 'PreCompact', 'SessionEnd']);
     expect(exists(path.join(v.home, '.codex'))).toBe(false);
     const m = run(v, ['hooks', 'install', '--codex', '--mcp']);
     expect(m.status, m.stderr).toBe(0);

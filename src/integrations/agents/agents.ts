@@ -36,6 +36,9 @@ export const EVENTS: Record<Agent, EventSpec[]> = {
     { event: 'SessionStart', verb: 'context', timeout: 10 },
     { event: 'UserPromptSubmit', verb: 'context', perPrompt: true, timeout: 5 },
     { event: 'PreCompact', verb: 'extract', timeout: 10 },
+    // Codex runs SessionEnd during shutdown and caps its timeout at 3 s (warning on every start
+    // above that); `extract --hook` answers in ~0.1 s and detaches the work.
+    { event: 'SessionEnd', verb: 'extract', timeout: 3 },
   ],
   gemini: [
     { event: 'SessionStart', verb: 'context', timeout: 10000 },
