@@ -30,6 +30,7 @@ const COMMANDS: [string[], () => Promise<Register>][] = [
   [['hooks'], async () => (await import('./commands/hooks.js')).registerHooks],
   [['merge-driver'], async () => (await import('./commands/merge-driver.js')).registerMergeDriver],
   [['resolve'], async () => (await import('./commands/resolve.js')).registerResolve],
+  [['watch'], async () => (await import('./commands/watch.js')).registerWatch],
 ];
 
 /** The command word: the first argument that is neither an option nor the value of --root. */
