@@ -190,15 +190,28 @@ export class Batcher {
 
 // ---- what a batch did ----------------------------------------------------------------------
 
-/** Per indexed file: its content hash and entry count, as the index holds them. */
-export type IndexSnapshot = Map<string, { hash: string | null; entries: number }>;
+/** Per indexed file: its content hash and the ids of its entries, as the index holds them. */
+export type IndexSnapshot = Map<string, { hash: string | null; ids: string[] }>;
 
 export interface SnapshotDiff {
   /** Vault names of the files added, changed or removed in the index. */
   files: string[];
-  /** Entries gained and lost, summed per file. */
+  /** Entries that came and went (by id, per file: an entry moved between files counts in both). */
   added: number;
   removed: number;
+}
+
+/** How many of `a` are not in `b` (as multisets: a file may repeat an id). */
+function missingFrom(a: string[], b: string[]): number {
+  const left = new Map<string, number>();
+  for (const id of b) left.set(id, (left.get(id) ?? 0) + 1);
+  let n = 0;
+  for (const id of a) {
+    const k = left.get(id) ?? 0;
+    if (k > 0) left.set(id, k - 1);
+    else n++;
+  }
+  return n;
 }
 
 export function diffSnapshots(before: IndexSnapshot, after: IndexSnapshot): SnapshotDiff {
@@ -207,16 +220,15 @@ export function diffSnapshots(before: IndexSnapshot, after: IndexSnapshot): Snap
   let removed = 0;
   for (const [file, now] of after) {
     const was = before.get(file);
-    if (was && was.hash === now.hash && was.entries === now.entries) continue;
+    if (was && was.hash === now.hash) continue;
     files.push(file);
-    const delta = now.entries - (was?.entries ?? 0);
-    if (delta > 0) added += delta;
-    else removed -= delta;
+    added += missingFrom(now.ids, was?.ids ?? []);
+    removed += missingFrom(was?.ids ?? [], now.ids);
   }
   for (const [file, was] of before) {
     if (after.has(file)) continue;
     files.push(file);
-    removed += was.entries;
+    removed += was.ids.length;
   }
   return { files: files.sort(), added, removed };
 }
@@ -297,13 +309,32 @@ export interface Watch {
   stop(): Promise<void>;
 }
 
-async function snapshotOf(vault: Vault): Promise<{ snap: IndexSnapshot; files: number; reindexed: number; warnings: string[] }> {
+/**
+ * Refresh the index (the freshness check and incremental refresh of `mem index`) and read what it
+ * holds now. The ids of every file are read once (`last` null); later only those of files whose
+ * hash changed since `last`, so a batch costs one small query per changed file.
+ */
+async function refreshAndRead(vault: Vault, last: IndexSnapshot | null): Promise<{ snap: IndexSnapshot; files: number; entries: number; reindexed: number; warnings: string[] }> {
   const { withIndex } = await import('../index/open.js');
   return withIndex(vault, { refresh: true }, (ix) => {
-    const rows = ix.db.prepare('SELECT path, hash, entry_count FROM files').raw().all() as [string, string | null, number][];
-    const snap: IndexSnapshot = new Map(rows.map(([p, hash, entries]) => [p, { hash, entries }]));
+    const snap: IndexSnapshot = new Map();
+    if (last === null) {
+      const rows = ix.db.prepare('SELECT f.path, f.hash, e.entry_id FROM files f LEFT JOIN entries e ON e.file_id = f.id ORDER BY f.id, e.ordinal').raw().all() as [string, string | null, string | null][];
+      for (const [p, hash, id] of rows) {
+        let s = snap.get(p);
+        if (!s) snap.set(p, (s = { hash, ids: [] }));
+        if (id !== null) s.ids.push(id);
+      }
+    } else {
+      const idsOf = ix.db.prepare('SELECT entry_id FROM entries WHERE file_id = ? ORDER BY ordinal').pluck();
+      for (const [id, p, hash] of ix.db.prepare('SELECT id, path, hash FROM files').raw().all() as [number, string, string | null][]) {
+        const was = last.get(p);
+        snap.set(p, was && was.hash === hash ? was : { hash, ids: idsOf.all(id) as string[] });
+      }
+    }
+    const entries = ix.db.prepare('SELECT count(*) FROM entries').pluck().get() as number;
     const warnings = [...ix.notes, ...(ix.report?.diagnostics ?? []).map((d) => formatWhere(d.message, d))];
-    return { snap, files: ix.report?.files ?? rows.length, reindexed: (ix.report?.changed ?? 0) + (ix.report?.removed ?? 0), warnings };
+    return { snap, files: ix.report?.files ?? snap.size, entries, reindexed: (ix.report?.changed ?? 0) + (ix.report?.removed ?? 0), warnings };
   });
 }
 
@@ -408,13 +439,12 @@ export async function startWatch(vault: Vault, opts: WatchOptions): Promise<Watc
     }
     const seen = paths.map((p) => p.replace(/^config:/, '')).sort();
     try {
-      const s = await snapshotOf(vault);
+      const s = await refreshAndRead(vault, last);
       warnings.push(...s.warnings, ...skipNotices(vault));
       const diff = last ? diffSnapshots(last, s.snap) : { files: [], added: 0, removed: 0 };
       last = s.snap;
       failures = 0;
-      let entries = 0;
-      for (const v of s.snap.values()) entries += v.entries;
+      const entries = s.entries;
       const ms = Math.round(performance.now() - t0);
       opts.onResult({ at: new Date(), kind, seen, diff, reindexed: s.reindexed, vaultFiles: s.files, entries, ms, warnings, configReloaded, folders: kind === 'start' ? folders() : undefined });
     } catch (err) {
