@@ -4,7 +4,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import type { FSWatcher } from 'chokidar';
+import type { ChokidarOptions, FSWatcher } from 'chokidar';
 import { formatWhere, MemError } from '../errors.js';
 import { CONFIG_PATH, loadConfig, type VaultConfig } from '../vault/config.js';
 import { globBase, globToRegExp } from '../vault/glob.js';
@@ -256,6 +256,8 @@ export interface BatchResult {
   configReloaded?: boolean;
   /** Folders watched (at start). */
   folders?: number;
+  /** At start, when the watchers poll (--poll, or CHOKIDAR_USEPOLLING): how often (ms). */
+  pollMs?: number;
 }
 
 /** A failed batch is retried after 1, 2, 4 … s (at most 30 s) even when nothing changes. */
@@ -353,8 +355,11 @@ function sameGlobs(a: Pick<VaultConfig, 'include' | 'exclude'>, b: Pick<VaultCon
  * results (retried), a watcher that cannot go on is `onFatal`.
  */
 export async function startWatch(vault: Vault, opts: WatchOptions): Promise<Watch> {
-  const { watch } = await import('chokidar');
-  const poll = Boolean(opts.poll);
+  const { FSWatcher } = await import('chokidar');
+  // chokidar may poll when not asked to (CHOKIDAR_USEPOLLING, IBM i): what it really does is
+  // read back from its options, and decides whether files are watched one by one.
+  let poll = Boolean(opts.poll);
+  let pollMs: number | undefined;
   let scope = watchScope(vault.root, vault.home, vault.config);
   let watchers: FSWatcher[] = [];
   let stopped = false;
@@ -371,7 +376,7 @@ export async function startWatch(vault: Vault, opts: WatchOptions): Promise<Watc
   };
 
   const open = async (): Promise<FSWatcher[]> => {
-    const common = {
+    const common: ChokidarOptions = {
       ignoreInitial: true,
       followSymlinks: false,
       usePolling: poll,
@@ -380,16 +385,24 @@ export async function startWatch(vault: Vault, opts: WatchOptions): Promise<Watc
       atomic: false,
     };
     const s = scope;
-    const made: FSWatcher[] = [watch(vault.root, { ...common, ignored: (p: string, st?: fs.Stats) => s.ignoredUnderRoot(p, st, poll) })];
+    const make = (target: string, extra: ChokidarOptions, ignored: (p: string, st: fs.Stats | undefined, polling: boolean) => boolean): FSWatcher => {
+      const w: FSWatcher = new FSWatcher({ ...common, ...extra, ignored: (p: string, st?: fs.Stats) => ignored(p, st, w.options.usePolling) });
+      if (w.options.usePolling) {
+        poll = true;
+        pollMs = w.options.interval;
+      }
+      return w.add(target);
+    };
+    const made: FSWatcher[] = [make(vault.root, {}, (p, st, polling) => s.ignoredUnderRoot(p, st, polling))];
     if (s.homeApart && fs.existsSync(vault.home)) {
-      made.push(watch(vault.home, { ...common, depth: 0, ignored: (p: string, st?: fs.Stats) => s.ignoredUnderHome(p, st, poll) }));
+      made.push(make(vault.home, { depth: 0 }, (p, st, polling) => s.ignoredUnderHome(p, st, polling)));
     }
     for (const w of made) {
       // Natively only folders are watched (one inotify watch each, not one per file): what
       // happens to a file in them comes as the folder's raw event, named by the file.
       w.on('raw', (_event: string, name: string | null, details: unknown) => {
         const dir = (details as { watchedPath?: unknown } | undefined)?.watchedPath;
-        if (poll || typeof dir !== 'string') return;
+        if (w.options.usePolling || typeof dir !== 'string') return;
         onPath(name ? path.join(dir, name) : dir);
       });
       w.on('all', (_event: string, p: string) => onPath(p));
@@ -446,7 +459,7 @@ export async function startWatch(vault: Vault, opts: WatchOptions): Promise<Watc
       failures = 0;
       const entries = s.entries;
       const ms = Math.round(performance.now() - t0);
-      opts.onResult({ at: new Date(), kind, seen, diff, reindexed: s.reindexed, vaultFiles: s.files, entries, ms, warnings, configReloaded, folders: kind === 'start' ? folders() : undefined });
+      opts.onResult({ at: new Date(), kind, seen, diff, reindexed: s.reindexed, vaultFiles: s.files, entries, ms, warnings, configReloaded, folders: kind === 'start' ? folders() : undefined, pollMs: kind === 'start' ? pollMs : undefined });
     } catch (err) {
       failures++;
       const retryInMs = retryDelay(failures);

@@ -22,6 +22,7 @@ interface Batch {
   reindexed: number;
   ms: number;
   folders?: number;
+  poll_ms?: number;
   warnings: string[];
   error: { message: string; hint: string | null; retry_in_ms: number } | null;
 }
@@ -323,13 +324,59 @@ describe('mem watch', () => {
   it('works with --poll too', async () => {
     const v = vault();
     const w = startWatcher(v, ['--json', '--poll', '--poll-interval', '100']);
-    await started(w);
+    expect((await started(w)).poll_ms).toBe(100);
     const n = w.batches.length;
     fs.appendFileSync(v.path('MEMORY.md'), entry('m6', 'The lemur polls.'));
     await batchAfter(w, n, (b) => b.files.includes('MEMORY.md'));
     expect(found(v, 'lemur')[0]).toBe('m6');
     w.child.kill('SIGTERM');
     expect((await w.exited).code).toBe(0);
+  }, 40_000);
+
+  it('still sees edits when chokidar is told to poll by CHOKIDAR_USEPOLLING', async () => {
+    const v = vault();
+    const w = startWatcher(v, ['--json'], { CHOKIDAR_USEPOLLING: '1', CHOKIDAR_INTERVAL: '100' });
+    expect((await started(w)).poll_ms).toBe(100);
+    const n = w.batches.length;
+    fs.appendFileSync(v.path('MEMORY.md'), entry('m7', 'The dingo polls by itself.'));
+    await batchAfter(w, n, (b) => b.files.includes('MEMORY.md'));
+    expect(found(v, 'dingo')[0]).toBe('m7');
+  }, 40_000);
+
+  it('watches the global MEMORY.md in MEM_HOME too', async () => {
+    const v = vault();
+    fs.writeFileSync(path.join(v.home, 'MEMORY.md'), `# Global\n\n${entry('g1', 'Prefer small commits.')}`);
+    const w = startWatcher(v);
+    expect((await started(w)).vault_files).toBe(2);
+    const n = w.batches.length;
+    fs.appendFileSync(path.join(v.home, 'MEMORY.md'), entry('g2', 'The gecko rule applies everywhere.'));
+    fs.writeFileSync(path.join(v.home, 'unrelated.txt'), 'x');
+    const b = await batchAfter(w, n, (x) => x.files.length > 0);
+    expect(b.files).toEqual([path.join(v.home, 'MEMORY.md')]);
+    expect(found(v, 'gecko')[0]).toBe('g2');
+  }, 40_000);
+
+  it('--quiet prints nothing while all goes well', async () => {
+    const v = vault();
+    const w = startWatcher(v, ['--quiet']);
+    await until('the index', () => fs.existsSync(v.path('.memory.db')) && found(v, 'migrations')[0] === 'm1', 20_000, w);
+    fs.appendFileSync(v.path('MEMORY.md'), entry('m10', 'The quiet ibis.'));
+    await until('the edit indexed', () => found(v, 'ibis')[0] === 'm10', 15_000, w);
+    w.child.kill('SIGTERM');
+    expect((await w.exited).code).toBe(0);
+    expect(w.stdout()).toBe('');
+    expect(w.stderr()).toBe('');
+  }, 40_000);
+
+  it('waits for the --debounce quiet period', async () => {
+    const v = vault();
+    const w = startWatcher(v, ['--json', '--debounce', '800']);
+    await started(w);
+    const n = w.batches.length;
+    const t0 = Date.now();
+    fs.appendFileSync(v.path('MEMORY.md'), entry('m8', 'The emu waits.'));
+    const b = await batchAfter(w, n, (x) => x.files.includes('MEMORY.md'));
+    expect(w.arrivals[w.batches.indexOf(b)] - t0).toBeGreaterThanOrEqual(800);
   }, 40_000);
 
   it.runIf(process.platform === 'linux')('uses next to no CPU when idle on a vault of 3000 files', async () => {

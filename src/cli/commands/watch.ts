@@ -53,12 +53,12 @@ function warningsTail(r: BatchResult): string {
 }
 
 /** The human line for a batch; null for a batch that changed nothing (kept quiet). */
-export function batchLine(r: BatchResult, poll?: number): string | null {
+export function batchLine(r: BatchResult): string | null {
   const at = clock(r.at);
   if (r.error) return `${at} not indexed: ${r.error.message}; retrying in ${Math.round(r.error.retryInMs / 1000)} s${warningsTail(r)}`;
   if (r.kind === 'start') {
     const what = r.reindexed === 0 ? 'index up to date' : `indexed ${plural(r.reindexed, 'file')}`;
-    const how = poll ? `, polling every ${poll} ms` : '';
+    const how = r.pollMs !== undefined ? `, polling every ${r.pollMs} ms` : '';
     return `${at} watching ${plural(r.vaultFiles, 'file')} in ${plural(r.folders ?? 0, 'folder')}${how}; ${what} (${r.entries} ${r.entries === 1 ? 'entry' : 'entries'}) in ${r.ms} ms${warningsTail(r)}`;
   }
   if (r.diff.files.length === 0 && !r.configReloaded) return null;
@@ -78,6 +78,7 @@ export function batchJson(r: BatchResult): string {
     reindexed: r.reindexed,
     ms: r.ms,
     ...(r.folders !== undefined ? { folders: r.folders } : {}),
+    ...(r.pollMs !== undefined ? { poll_ms: r.pollMs } : {}),
     ...(r.configReloaded ? { config_reloaded: true } : {}),
     warnings: r.warnings,
     error: r.error ? { message: r.error.message, hint: r.error.hint ?? null, retry_in_ms: r.error.retryInMs } : null,
@@ -116,7 +117,7 @@ async function watchCommand(ctx: Ctx, opts: WatchOpts): Promise<void> {
       return;
     }
     if (ctx.quiet && !r.error) return;
-    const line = batchLine(r, opts.poll ? pollIntervalMs : undefined);
+    const line = batchLine(r);
     if (line === null) return;
     if (ctx.quiet) process.stderr.write(`mem: ${line.slice(9)}\n`);
     else ctx.out(line);
