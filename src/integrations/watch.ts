@@ -368,6 +368,9 @@ export async function startWatch(vault: Vault, opts: WatchOptions): Promise<Watc
   let failures = 0;
   let retryTimer: NodeJS.Timeout | undefined;
   let started = false;
+  // Settled by stop(): a watcher closed before it was ready never says `ready`.
+  let stoppedNow!: () => void;
+  const whenStopped = new Promise<void>((resolve) => (stoppedNow = resolve));
 
   const onPath = (abs: string) => {
     if (stopped) return;
@@ -375,7 +378,7 @@ export async function startWatch(vault: Vault, opts: WatchOptions): Promise<Watc
     if (kind !== null) batcher.note(kind === 'config' ? `config:${abs}` : abs);
   };
 
-  const open = async (): Promise<FSWatcher[]> => {
+  const open = async (): Promise<void> => {
     const common: ChokidarOptions = {
       ignoreInitial: true,
       followSymlinks: false,
@@ -393,10 +396,13 @@ export async function startWatch(vault: Vault, opts: WatchOptions): Promise<Watc
       }
       return w.add(target);
     };
+    // Each watcher is in `watchers` from the moment it exists: a stop (a fault while they start,
+    // a signal) closes it even before it is ready, or the process would stay alive.
     const made: FSWatcher[] = [make(vault.root, {}, (p, st, polling) => s.ignoredUnderRoot(p, st, polling))];
     if (s.homeApart && fs.existsSync(vault.home)) {
       made.push(make(vault.home, { depth: 0 }, (p, st, polling) => s.ignoredUnderHome(p, st, polling)));
     }
+    watchers.push(...made);
     for (const w of made) {
       // Natively only folders are watched (one inotify watch each, not one per file): what
       // happens to a file in them comes as the folder's raw event, named by the file.
@@ -415,8 +421,8 @@ export async function startWatch(vault: Vault, opts: WatchOptions): Promise<Watc
         } else opts.onWarning?.(`cannot watch: ${err instanceof Error ? err.message : String(err)}`);
       });
     }
-    await Promise.all(made.map((w) => new Promise<void>((resolve) => w.once('ready', () => resolve()))));
-    return made;
+    await Promise.race([whenStopped, Promise.all(made.map((w) => new Promise<void>((resolve) => w.once('ready', () => resolve()))))]);
+    if (stopped) await Promise.all(made.map((w) => w.close()));
   };
 
   const reloadConfig = async (): Promise<{ warning?: string; reloaded: boolean }> => {
@@ -433,7 +439,7 @@ export async function startWatch(vault: Vault, opts: WatchOptions): Promise<Watc
     const old = watchers;
     watchers = [];
     await Promise.all(old.map((w) => w.close()));
-    if (!stopped) watchers = await open();
+    if (!stopped) await open();
     return { reloaded: true };
   };
 
@@ -486,6 +492,7 @@ export async function startWatch(vault: Vault, opts: WatchOptions): Promise<Watc
   const stop = async (): Promise<void> => {
     if (stopped) return;
     stopped = true;
+    stoppedNow();
     clearTimeout(retryTimer);
     const closing = watchers.map((w) => w.close());
     watchers = [];
@@ -493,7 +500,7 @@ export async function startWatch(vault: Vault, opts: WatchOptions): Promise<Watc
   };
 
   try {
-    watchers = await open();
+    await open();
   } catch (err) {
     await stop();
     throw watcherFault(err, poll) ?? err;

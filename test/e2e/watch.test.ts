@@ -2,7 +2,7 @@
 // edits, renames and deletions, a real `mem add` from another process, a real SQLite writer
 // holding the index, real signals. Every wait polls against a deadline (the box may be busy).
 
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -378,6 +378,36 @@ describe('mem watch', () => {
     const b = await batchAfter(w, n, (x) => x.files.includes('MEMORY.md'));
     expect(w.arrivals[w.batches.indexOf(b)] - t0).toBeGreaterThanOrEqual(800);
   }, 40_000);
+
+  // A real ENOSPC: a user namespace with its own, tiny limit of inotify watches (Linux 5.11+).
+  const canLimit = process.platform === 'linux' && spawnSync('unshare', ['-Ur', 'sh', '-c', 'echo 2 > /proc/sys/user/max_inotify_watches']).status === 0;
+  it.runIf(canLimit)('stops with a clear message and a hint when the inotify limit is reached; --poll works there', async () => {
+    const v = vault();
+    for (const d of ['a', 'b', 'c']) v.write(`memory/${d}/n.md`, entry(`n${d}`, `Note ${d}.`));
+    const limited = (args: string[]) => {
+      const script = `echo 2 > /proc/sys/user/max_inotify_watches && exec "$0" "$@"`;
+      return spawn('unshare', ['-Ur', 'sh', '-c', script, process.execPath, BIN, 'watch', ...args], { cwd: v.root, env: envFor(v), stdio: ['ignore', 'pipe', 'pipe'] });
+    };
+    const child = limited([]);
+    let err = '';
+    let out = '';
+    child.stderr!.on('data', (d) => (err += d));
+    child.stdout!.on('data', (d) => (out += d));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+    expect(code).toBe(1);
+    expect(out).toBe('');
+    expect(err).toMatch(/^mem: the system limit on watched folders is reached \(inotify watches\)\nhint: .*max_user_watches.*--poll/);
+
+    const polled = limited(['--json', '--poll', '--poll-interval', '100']);
+    let lines = '';
+    polled.stdout!.on('data', (d) => (lines += d));
+    const exited = new Promise<number | null>((resolve) => polled.on('exit', (c) => resolve(c)));
+    await until('the start line', () => lines.includes('"event":"start"'), 20_000);
+    fs.appendFileSync(v.path('MEMORY.md'), entry('m11', 'The polled yak.'));
+    await until('the batch', () => lines.includes('"files":["MEMORY.md"]'), 15_000);
+    polled.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  }, 60_000);
 
   it.runIf(process.platform === 'linux')('uses next to no CPU when idle on a vault of 3000 files', async () => {
     const v = vault();
