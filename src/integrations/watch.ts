@@ -316,27 +316,36 @@ export interface Watch {
  * holds now. The ids of every file are read once (`last` null); later only those of files whose
  * hash changed since `last`, so a batch costs one small query per changed file.
  */
-async function refreshAndRead(vault: Vault, last: IndexSnapshot | null): Promise<{ snap: IndexSnapshot; files: number; entries: number; reindexed: number; warnings: string[] }> {
+async function refreshAndRead(vault: Vault, last: IndexSnapshot | null): Promise<{ snap: IndexSnapshot; fresh: string[]; files: number; entries: number; reindexed: number; warnings: string[] }> {
   const { withIndex } = await import('../index/open.js');
   return withIndex(vault, { refresh: true }, (ix) => {
     const snap: IndexSnapshot = new Map();
+    /** Absolute paths of the files read anew (all of them the first time). */
+    const fresh: string[] = [];
     if (last === null) {
-      const rows = ix.db.prepare('SELECT f.path, f.hash, e.entry_id FROM files f LEFT JOIN entries e ON e.file_id = f.id ORDER BY f.id, e.ordinal').raw().all() as [string, string | null, string | null][];
-      for (const [p, hash, id] of rows) {
+      const rows = ix.db.prepare('SELECT f.path, f.abs, f.hash, e.entry_id FROM files f LEFT JOIN entries e ON e.file_id = f.id ORDER BY f.id, e.ordinal').raw().all() as [string, string, string | null, string | null][];
+      for (const [p, abs, hash, id] of rows) {
         let s = snap.get(p);
-        if (!s) snap.set(p, (s = { hash, ids: [] }));
+        if (!s) {
+          snap.set(p, (s = { hash, ids: [] }));
+          fresh.push(abs);
+        }
         if (id !== null) s.ids.push(id);
       }
     } else {
       const idsOf = ix.db.prepare('SELECT entry_id FROM entries WHERE file_id = ? ORDER BY ordinal').pluck();
-      for (const [id, p, hash] of ix.db.prepare('SELECT id, path, hash FROM files').raw().all() as [number, string, string | null][]) {
+      for (const [id, p, abs, hash] of ix.db.prepare('SELECT id, path, abs, hash FROM files').raw().all() as [number, string, string, string | null][]) {
         const was = last.get(p);
-        snap.set(p, was && was.hash === hash ? was : { hash, ids: idsOf.all(id) as string[] });
+        if (was && was.hash === hash) snap.set(p, was);
+        else {
+          snap.set(p, { hash, ids: idsOf.all(id) as string[] });
+          fresh.push(abs);
+        }
       }
     }
     const entries = ix.db.prepare('SELECT count(*) FROM entries').pluck().get() as number;
     const warnings = [...ix.notes, ...(ix.report?.diagnostics ?? []).map((d) => formatWhere(d.message, d))];
-    return { snap, files: ix.report?.files ?? snap.size, entries, reindexed: (ix.report?.changed ?? 0) + (ix.report?.removed ?? 0), warnings };
+    return { snap, fresh, files: ix.report?.files ?? snap.size, entries, reindexed: (ix.report?.changed ?? 0) + (ix.report?.removed ?? 0), warnings };
   });
 }
 
@@ -368,13 +377,17 @@ export async function startWatch(vault: Vault, opts: WatchOptions): Promise<Watc
   let failures = 0;
   let retryTimer: NodeJS.Timeout | undefined;
   let started = false;
+  // Indexed files that are links (kept by the walk: they stay inside the vault) are edited where
+  // they lead: those files, and the folders holding them, are watched too.
+  const linkTargets = new Set<string>();
+  const linkDirs = new Set<string>();
   // Settled by stop(): a watcher closed before it was ready never says `ready`.
   let stoppedNow!: () => void;
   const whenStopped = new Promise<void>((resolve) => (stoppedNow = resolve));
 
   const onPath = (abs: string) => {
     if (stopped) return;
-    const kind = scope.classify(abs);
+    const kind = scope.classify(abs) ?? (linkTargets.has(abs) ? 'index' : null);
     if (kind !== null) batcher.note(kind === 'config' ? `config:${abs}` : abs);
   };
 
@@ -398,7 +411,11 @@ export async function startWatch(vault: Vault, opts: WatchOptions): Promise<Watc
     };
     // Each watcher is in `watchers` from the moment it exists: a stop (a fault while they start,
     // a signal) closes it even before it is ready, or the process would stay alive.
-    const made: FSWatcher[] = [make(vault.root, {}, (p, st, polling) => s.ignoredUnderRoot(p, st, polling))];
+    const made: FSWatcher[] = [make(vault.root, {}, (p, st, polling) => {
+      if (linkDirs.has(p)) return st !== undefined && !st.isDirectory();
+      if (linkTargets.has(p)) return !polling;
+      return s.ignoredUnderRoot(p, st, polling);
+    })];
     if (s.homeApart && fs.existsSync(vault.home)) {
       made.push(make(vault.home, { depth: 0 }, (p, st, polling) => s.ignoredUnderHome(p, st, polling)));
     }
@@ -436,6 +453,9 @@ export async function startWatch(vault: Vault, opts: WatchOptions): Promise<Watc
     vault.config = cfg;
     if (!changed) return { reloaded: false };
     scope = watchScope(vault.root, vault.home, cfg);
+    // The new watchers follow the links again (see followLinks).
+    linkTargets.clear();
+    linkDirs.clear();
     const old = watchers;
     watchers = [];
     await Promise.all(old.map((w) => w.close()));
@@ -457,9 +477,27 @@ export async function startWatch(vault: Vault, opts: WatchOptions): Promise<Watc
       configReloaded = r.reloaded;
     }
     const seen = paths.map((p) => p.replace(/^config:/, '')).sort();
+    /** Watch where the links among `files` lead (one lstat per file read anew). */
+    const followLinks = (files: string[]) => {
+      for (const abs of files) {
+        if (!fs.lstatSync(abs, { throwIfNoEntry: false })?.isSymbolicLink()) continue;
+        let real: string;
+        try {
+          real = fs.realpathSync(abs);
+        } catch {
+          continue;
+        }
+        linkTargets.add(real);
+        const dir = path.dirname(real);
+        if (linkDirs.has(dir)) continue;
+        linkDirs.add(dir);
+        watchers[0]?.add(dir);
+      }
+    };
     try {
       const s = await refreshAndRead(vault, last);
       warnings.push(...s.warnings, ...skipNotices(vault));
+      if (!stopped) followLinks(configReloaded ? [...s.snap.keys()].map((p) => (path.isAbsolute(p) ? p : path.join(vault.root, p))) : s.fresh);
       const diff = last ? diffSnapshots(last, s.snap) : { files: [], added: 0, removed: 0 };
       last = s.snap;
       failures = 0;

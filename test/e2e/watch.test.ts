@@ -343,6 +343,32 @@ describe('mem watch', () => {
     expect(found(v, 'dingo')[0]).toBe('m7');
   }, 40_000);
 
+  it.runIf(process.platform !== 'win32')('sees an edit made where a memory file links to inside the vault; a link out is never followed', async () => {
+    const v = tempVault();
+    v.write('docs/memory.md', `# Memory\n\n${entry('k1', 'Linked file.')}`);
+    fs.symlinkSync('docs/memory.md', v.path('MEMORY.md'));
+    const outside = path.join(path.dirname(v.root), 'outside');
+    fs.mkdirSync(outside);
+    fs.writeFileSync(path.join(outside, 'x.md'), entry('o1', 'Outside.'));
+    fs.mkdirSync(v.path('memory'));
+    fs.symlinkSync(path.join(outside, 'x.md'), v.path('memory/out.md'));
+    const w = startWatcher(v);
+    const start = await started(w);
+    expect(start.vault_files).toBe(1);
+    expect(start.warnings.join('\n')).toMatch(/memory\/out\.md: a symlink out of the vault/);
+    let n = w.batches.length;
+    fs.appendFileSync(v.path('docs/memory.md'), entry('k2', 'The marmot edit went through the link target.'));
+    const b = await batchAfter(w, n, (x) => x.files.length > 0);
+    expect(b).toMatchObject({ files: ['MEMORY.md'], added: 1 });
+    expect(found(v, 'marmot')[0]).toBe('k2');
+    // An edit out of the vault starts nothing.
+    n = w.batches.length;
+    fs.appendFileSync(path.join(outside, 'x.md'), entry('o2', 'The outside yeti.'));
+    await new Promise((r) => setTimeout(r, 1200));
+    expect(w.batches.slice(n).filter((x) => x.files.length > 0)).toEqual([]);
+    expect(found(v, 'yeti')).toEqual([]);
+  }, 40_000);
+
   it('watches the global MEMORY.md in MEM_HOME too', async () => {
     const v = vault();
     fs.writeFileSync(path.join(v.home, 'MEMORY.md'), `# Global\n\n${entry('g1', 'Prefer small commits.')}`);
