@@ -254,6 +254,8 @@ export interface BatchResult {
   error?: { message: string; hint?: string; retryInMs: number };
   /** `.mem/config.yaml` changed: its include/exclude were applied to the watch. */
   configReloaded?: boolean;
+  /** `.mem/config.yaml` changed but cannot be read: why (the watch keeps the previous globs). */
+  configError?: string;
   /** Folders watched (at start). */
   folders?: number;
   /** At start, when the watchers poll (--poll, or CHOKIDAR_USEPOLLING): how often (ms). */
@@ -381,6 +383,8 @@ export async function startWatch(vault: Vault, opts: WatchOptions): Promise<Watc
   // they lead: those files, and the folders holding them, are watched too.
   const linkTargets = new Set<string>();
   const linkDirs = new Set<string>();
+  /** Set when the watchers were made anew: the next successful batch looks at every file's link. */
+  let relinkAll = false;
   // Settled by stop(): a watcher closed before it was ready never says `ready`.
   let stoppedNow!: () => void;
   const whenStopped = new Promise<void>((resolve) => (stoppedNow = resolve));
@@ -442,12 +446,12 @@ export async function startWatch(vault: Vault, opts: WatchOptions): Promise<Watc
     if (stopped) await Promise.all(made.map((w) => w.close()));
   };
 
-  const reloadConfig = async (): Promise<{ warning?: string; reloaded: boolean }> => {
+  const reloadConfig = async (): Promise<{ error?: string; reloaded: boolean }> => {
     let cfg: VaultConfig;
     try {
       cfg = await loadConfig(vault.root);
     } catch (err) {
-      return { warning: `${describe(err).message}; the watch keeps the previous include/exclude`, reloaded: false };
+      return { error: describe(err).message, reloaded: false };
     }
     const changed = !sameGlobs(cfg, vault.config);
     vault.config = cfg;
@@ -456,6 +460,7 @@ export async function startWatch(vault: Vault, opts: WatchOptions): Promise<Watc
     // The new watchers follow the links again (see followLinks).
     linkTargets.clear();
     linkDirs.clear();
+    relinkAll = true;
     const old = watchers;
     watchers = [];
     await Promise.all(old.map((w) => w.close()));
@@ -467,13 +472,14 @@ export async function startWatch(vault: Vault, opts: WatchOptions): Promise<Watc
     if (stopped) return;
     clearTimeout(retryTimer);
     const t0 = performance.now();
+    // Until the first refresh succeeds (the index may be locked at start), each try is the start.
     const kind: BatchResult['kind'] = !started ? 'start' : paths.length === 0 ? 'retry' : 'change';
-    started = true;
     const warnings: string[] = [];
     let configReloaded = false;
+    let configError: string | undefined;
     if (paths.some((p) => p.startsWith('config:'))) {
       const r = await reloadConfig();
-      if (r.warning) warnings.push(r.warning);
+      configError = r.error;
       configReloaded = r.reloaded;
     }
     const seen = paths.map((p) => p.replace(/^config:/, '')).sort();
@@ -497,20 +503,24 @@ export async function startWatch(vault: Vault, opts: WatchOptions): Promise<Watc
     try {
       const s = await refreshAndRead(vault, last);
       warnings.push(...s.warnings, ...skipNotices(vault));
-      if (!stopped) followLinks(configReloaded ? [...s.snap.keys()].map((p) => (path.isAbsolute(p) ? p : path.join(vault.root, p))) : s.fresh);
+      if (!stopped) {
+        followLinks(relinkAll ? [...s.snap.keys()].map((p) => (path.isAbsolute(p) ? p : path.join(vault.root, p))) : s.fresh);
+        relinkAll = false;
+      }
       const diff = last ? diffSnapshots(last, s.snap) : { files: [], added: 0, removed: 0 };
       last = s.snap;
       failures = 0;
+      started = true;
       const entries = s.entries;
       const ms = Math.round(performance.now() - t0);
-      opts.onResult({ at: new Date(), kind, seen, diff, reindexed: s.reindexed, vaultFiles: s.files, entries, ms, warnings, configReloaded, folders: kind === 'start' ? folders() : undefined, pollMs: kind === 'start' ? pollMs : undefined });
+      opts.onResult({ at: new Date(), kind, seen, diff, reindexed: s.reindexed, vaultFiles: s.files, entries, ms, warnings, configReloaded, configError, folders: kind === 'start' ? folders() : undefined, pollMs: kind === 'start' ? pollMs : undefined });
     } catch (err) {
       failures++;
       const retryInMs = retryDelay(failures);
       if (!stopped) retryTimer = setTimeout(() => void batcher.flush(), retryInMs);
       opts.onResult({
         at: new Date(), kind, seen, diff: { files: [], added: 0, removed: 0 }, reindexed: 0, vaultFiles: last?.size ?? 0, entries: -1,
-        ms: Math.round(performance.now() - t0), warnings, configReloaded, error: { ...describe(err), retryInMs },
+        ms: Math.round(performance.now() - t0), warnings, configReloaded, configError, error: { ...describe(err), retryInMs },
       });
     }
   };

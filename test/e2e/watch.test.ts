@@ -246,6 +246,26 @@ describe('mem watch', () => {
     expect(found(v, 'pangolin')[0]).toBe('m3');
   }, 40_000);
 
+  it('starts even when the index is locked at start: the start is retried until it works', async () => {
+    const v = vault();
+    expect(mem(['index'], { cwd: v.root, home: v.home }).status).toBe(0);
+    fs.appendFileSync(v.path('MEMORY.md'), entry('m12', 'The okapi arrived while locked.'));
+    const db = new Database(v.path('.memory.db'));
+    db.exec('BEGIN IMMEDIATE');
+    let w: Watcher;
+    try {
+      w = startWatcher(v, ['--json'], { MEM_BUSY_TIMEOUT_MS: '50' });
+      const failed = await until('a failed start', () => w.batches.find((b) => b.event === 'start' && b.error !== null), 20_000, w);
+      expect(failed.error!.message).toMatch(/locked/);
+    } finally {
+      db.exec('ROLLBACK');
+      db.close();
+    }
+    const ok = await until('the start', () => w.batches.find((b) => b.event === 'start' && b.error === null), 20_000, w);
+    expect(ok).toMatchObject({ vault_files: 1, entries: 2, reindexed: 1 });
+    expect(found(v, 'okapi')[0]).toBe('m12');
+  }, 40_000);
+
   it('applies an include: glob added to .mem/config.yaml while watching', async () => {
     const v = vault();
     v.write('docs/guide.md', entry('d1', 'The ocelot build uses make.'));
@@ -260,6 +280,14 @@ describe('mem watch', () => {
     v.write('docs/more/deep.md', entry('d2', 'The serval lint runs first.'));
     await batchAfter(w, n, (b) => b.files.includes('docs/more/deep.md'));
     expect(found(v, 'serval')[0]).toBe('d2');
+    // A broken edit of the config is said, and the watch goes on with the globs it had.
+    n = w.batches.length;
+    v.write('.mem/config.yaml', 'include: [docs/**/*.md\n');
+    const broken = await batchAfter(w, n, (b) => (b as Batch & { config_error?: string }).config_error !== undefined);
+    expect((broken as Batch & { config_error?: string }).config_error).toMatch(/config\.yaml/);
+    n = w.batches.length;
+    v.write('docs/third.md', entry('d3', 'The civet still counts.'));
+    await batchAfter(w, n, (b) => b.files.includes('docs/third.md'));
   }, 40_000);
 
   it('ignores what the index does not hold: other files, node_modules, .mem/logs, lock and temp files', async () => {

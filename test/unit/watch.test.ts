@@ -195,6 +195,8 @@ describe('printed lines', () => {
     expect(batchLine({ ...base, warnings: ['bad (memory/a.md:3)', 'w2'] })).toBe('12:03:04 indexed 3 files (+5 -1 entries) in 42 ms; 2 warnings: bad (memory/a.md:3) (and 1 more)');
     expect(batchLine({ ...base, error: { message: 'the index .memory.db is locked by another process', retryInMs: 2000 } }))
       .toBe('12:03:04 not indexed: the index .memory.db is locked by another process; retrying in 2 s');
+    expect(batchLine({ ...base, diff: { files: [], added: 0, removed: 0 }, configError: 'malformed YAML (.mem/config.yaml:2)' }))
+      .toBe('12:03:04 .mem/config.yaml not applied (the previous include/exclude stay): malformed YAML (.mem/config.yaml:2)');
     expect(batchLine({ ...base, kind: 'start', reindexed: 0, folders: 4, entries: 1, vaultFiles: 1 })).toBe('12:03:04 watching 1 file in 4 folders; index up to date (1 entry) in 42 ms');
     expect(batchLine({ ...base, kind: 'start', folders: 4, pollMs: 1000 })).toBe('12:03:04 watching 10 files in 4 folders, polling every 1000 ms; indexed 3 files (40 entries) in 42 ms');
   });

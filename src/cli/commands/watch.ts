@@ -56,13 +56,15 @@ function warningsTail(r: BatchResult): string {
 export function batchLine(r: BatchResult): string | null {
   const at = clock(r.at);
   if (r.error) return `${at} not indexed: ${r.error.message}; retrying in ${Math.round(r.error.retryInMs / 1000)} s${warningsTail(r)}`;
+  if (r.configError !== undefined && r.diff.files.length > 0) r = { ...r, warnings: [`.mem/config.yaml not applied: ${r.configError}`, ...r.warnings] };
   if (r.kind === 'start') {
     const what = r.reindexed === 0 ? 'index up to date' : `indexed ${plural(r.reindexed, 'file')}`;
     const how = r.pollMs !== undefined ? `, polling every ${r.pollMs} ms` : '';
     return `${at} watching ${plural(r.vaultFiles, 'file')} in ${plural(r.folders ?? 0, 'folder')}${how}; ${what} (${r.entries} ${r.entries === 1 ? 'entry' : 'entries'}) in ${r.ms} ms${warningsTail(r)}`;
   }
-  if (r.diff.files.length === 0 && !r.configReloaded) return null;
+  if (r.diff.files.length === 0 && !r.configReloaded && r.configError === undefined) return null;
   const config = r.configReloaded ? 'applied .mem/config.yaml; ' : '';
+  if (r.configError !== undefined && r.diff.files.length === 0) return `${at} .mem/config.yaml not applied (the previous include/exclude stay): ${r.configError}`;
   return `${at} ${config}indexed ${plural(r.diff.files.length, 'file')} (+${r.diff.added} -${r.diff.removed} entries) in ${r.ms} ms${warningsTail(r)}`;
 }
 
@@ -80,6 +82,7 @@ export function batchJson(r: BatchResult): string {
     ...(r.folders !== undefined ? { folders: r.folders } : {}),
     ...(r.pollMs !== undefined ? { poll_ms: r.pollMs } : {}),
     ...(r.configReloaded ? { config_reloaded: true } : {}),
+    ...(r.configError !== undefined ? { config_error: r.configError } : {}),
     warnings: r.warnings,
     error: r.error ? { message: r.error.message, hint: r.error.hint ?? null, retry_in_ms: r.error.retryInMs } : null,
   });
