@@ -25,8 +25,8 @@ Watches what the index holds: MEMORY.md, institutional.md, proxy.md, memory/**, 
 the include: globs of .mem/config.yaml (a change to it is applied) and the two global files. Each
 batch runs the same incremental refresh as mem index; a failed batch (say, the index is locked by
 another writer) is reported and retried. One line per batch that changed the index; with --json,
-one JSON object per batch (every batch, also those that found nothing to do). Ctrl-C or SIGTERM
-stops it (exit 0).
+one JSON object per batch (every batch, also those that found nothing to do); with --quiet,
+only failed batches, on stderr. Ctrl-C or SIGTERM stops it (exit 0).
 
 Examples:
   $ mem watch
