@@ -31,6 +31,7 @@ const COMMANDS: [string[], () => Promise<Register>][] = [
   [['merge-driver'], async () => (await import('./commands/merge-driver.js')).registerMergeDriver],
   [['resolve'], async () => (await import('./commands/resolve.js')).registerResolve],
   [['mcp'], async () => (await import('./commands/mcp.js')).registerMcp],
+  [['watch'], async () => (await import('./commands/watch.js')).registerWatch],
 ];
 
 /** The command word: the first argument that is neither an option nor the value of --root. */

@@ -37,10 +37,11 @@ export interface VaultFile extends ScopeInfo {
 }
 
 const ROOT_MARKERS = ['.mem', 'MEMORY.md', '.git'];
-const MEMORY_NAMES = new Set(['MEMORY.md', 'institutional.md']);
+export const MEMORY_NAMES: ReadonlySet<string> = new Set(['MEMORY.md', 'institutional.md']);
 /** Memory files directly in the root, in the order they are listed. */
-const ROOT_FILES = ['MEMORY.md', 'institutional.md', 'proxy.md'];
-const SKIP_DIRS = new Set(['node_modules', '.git', '.hg', '.svn']);
+export const ROOT_FILES: readonly string[] = ['MEMORY.md', 'institutional.md', 'proxy.md'];
+/** Folders no walk enters (`mem watch` watches none of them either). */
+export const SKIP_DIRS: ReadonlySet<string> = new Set(['node_modules', '.git', '.hg', '.svn']);
 
 export function findRoot(start: string): string | null {
   let dir = path.resolve(start);
@@ -267,7 +268,7 @@ function layoutFiles(w: Walk): string[] {
   return out;
 }
 
-function isGlob(pattern: string): boolean {
+export function isGlob(pattern: string): boolean {
   return /[*?[{]/.test(pattern);
 }
 
