@@ -115,15 +115,8 @@ async function contextCommand(ctx: Ctx, taskArgs: string[], opts: ContextOptions
     appendRetrieval(vault.root, sessionId, [{ at: new Date(now).toISOString(), query: task.slice(0, 2000), ids: [...res.learnings, ...res.proxy].map((h) => h.id) }]);
   }
   if (ctx.json) {
-    const { hitJson } = await import('../output/hits.js');
-    const { entryJson } = await import('./list.js');
-    ctx.out(JSON.stringify({
-      task,
-      institutional: res.institutional.map((r) => ({ ...entryJson(r), body: r.body })),
-      institutional_omitted: res.institutionalOmitted,
-      learnings: res.learnings.map((h) => hitJson(h, false)),
-      proxy: res.proxy.map((h) => hitJson(h, false)),
-    }, null, 2));
+    const { contextJson } = await import('../output/entries.js');
+    ctx.out(JSON.stringify(await contextJson(res), null, 2));
     return;
   }
   ctx.out(renderContextMd(res));

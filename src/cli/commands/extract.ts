@@ -2,8 +2,6 @@
 // with a language model or with the offline heuristics: one transcript, a folder of them, or this
 // project's recent sessions of Claude Code, Codex and Gemini CLI (`--recent`); `--hook` for agent hooks.
 
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { MemError, usageError } from '../../errors.js';
@@ -93,9 +91,10 @@ Examples:
   $ cat transcript.txt | mem extract - --format text
 
 Hooks (the agent is never blocked: the work continues in the background, errors go to
-.mem/logs/extract.log):
+.mem/logs/extract.log). \`mem hooks install --claude | --codex | --gemini\` writes them for you:
   Claude Code settings.json: {"hooks": {"SessionEnd": [{"hooks": [{"type": "command", "command": "mem extract --hook claude"}]}]}}
-  Codex config.toml:         notify = ["mem", "extract", "--hook", "codex"]`)
+  Codex config.toml:         notify = ["mem", "extract", "--hook", "codex"]
+  Gemini CLI settings.json:  {"hooks": {"SessionEnd": [{"hooks": [{"type": "command", "command": "mem extract --hook gemini"}]}]}}`)
     .action(async (transcript: string | undefined, opts: ExtractOptions, command: Command) => {
       const ctx = makeCtx(globals(command));
       if (opts.hook !== undefined) await hookCommand(ctx, opts.hook, transcript);
@@ -330,27 +329,6 @@ function report(ctx: Ctx, r: ExtractResult, inFolder = false): void {
 
 // ---- hook mode ----
 
-/** Codex rollouts live in $CODEX_HOME/sessions/YYYY/MM/DD/rollout-…-<thread id>.jsonl. */
-function findCodexRollout(threadId: string): string | undefined {
-  const base = path.join(process.env.CODEX_HOME || path.join(os.homedir(), '.codex'), 'sessions');
-  const found: string[] = [];
-  const walk = (dir: string, depth: number) => {
-    let list: fs.Dirent[];
-    try {
-      list = fs.readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const d of list) {
-      const p = path.join(dir, d.name);
-      if (d.isDirectory() && depth < 4) walk(p, depth + 1);
-      else if (d.isFile() && d.name.endsWith('.jsonl') && d.name.includes(threadId)) found.push(p);
-    }
-  };
-  walk(base, 0);
-  return found.sort().pop();
-}
-
 /**
  * Hook mode (Claude SessionEnd/PreCompact, Codex notify/PreCompact, Gemini SessionEnd/PreCompress):
  * answer the agent at once (exit 0, nothing on stdout) and extract in a detached process whose
@@ -375,8 +353,8 @@ async function hookCommand(ctx: Ctx, agentName: string, arg: string | undefined)
     const p = hook.parseHookPayload(hook.readHookInput(arg));
     root = hook.findMemVault({ cwd: p.cwd ?? ctx.cwd, root: explicit, home });
     if (root === null) return;
-    // Codex's notify payload names no transcript: its rollout is found by the thread id.
-    const transcript = p.transcript ?? (agent === 'codex' && p.sessionId ? findCodexRollout(p.sessionId) : undefined);
+    // Codex's notify names only the thread: its rollout is $CODEX_HOME/sessions/YYYY/MM/DD/rollout-…-<thread id>.jsonl.
+    const transcript = p.transcript ?? (agent === 'codex' && p.sessionId ? (await import('../../extract/discover.js')).codexRolloutFor(p.sessionId) : undefined);
     if (!transcript) throw new MemError(`the ${agent} hook payload names no transcript${p.sessionId ? ` (session ${printableId(p.sessionId)})` : ''}`);
     const args = ['extract', transcript, '--root', root];
     // Made valid here as the extraction would make the transcript's own id (same name both ways).
