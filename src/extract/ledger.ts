@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { MemError } from '../errors.js';
-import { withFileLock } from '../vault/write.js';
+import { acquireLockAsync, withFileLock } from '../vault/write.js';
 import { appendConfined } from '../vault/boundary.js';
 import { readRegular } from './source.js';
 import type { TranscriptMessage } from './transcript.js';
@@ -81,4 +81,32 @@ export function checkLedger(root: string): void {
 export function appendLedger(root: string, rec: LedgerRecord): void {
   const file = path.join(root, LEDGER_PATH);
   withFileLock(file, () => appendConfined(file, `${JSON.stringify(rec)}\n`, LEDGER_PATH, root), LEDGER_PATH);
+}
+
+/** How long a second extraction of one transcript waits for the first (a model may take minutes). */
+const TURN_WAIT_MS = 10 * 60 * 1000;
+
+/**
+ * One extraction of a transcript at a time. Agents fire several hooks for one session (PreCompact
+ * then SessionEnd, Codex's notify and SessionEnd together, the same hook at user and project
+ * level): a second run waits for the first, then reads the transcript and the ledger the first
+ * wrote, and extracts only what is new — no second model call over the same messages, no
+ * near-duplicate entries from two answers. The turn is a lock under .mem/extracting/.
+ */
+export async function oneExtractionAtATime<T>(root: string, transcript: string, fn: () => Promise<T>): Promise<T> {
+  const turn = path.join(root, '.mem', 'extracting', createHash('sha256').update(transcript).digest('hex').slice(0, 24));
+  const deadline = Date.now() + TURN_WAIT_MS;
+  for (;;) {
+    try {
+      const lock = await acquireLockAsync(turn, `the extraction of ${transcript}`);
+      try {
+        return await fn();
+      } finally {
+        lock.release();
+      }
+    } catch (err) {
+      // Only the wait for the other run is retried (acquireLockAsync gives up after the lock timeout).
+      if (!(err instanceof MemError) || !/is locked by another writer/.test(err.message) || Date.now() >= deadline) throw err;
+    }
+  }
 }

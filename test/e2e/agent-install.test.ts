@@ -492,8 +492,6 @@ function sh(command: string, cwd: string, input: string, home: string) {
   return spawnSync('sh', ['-c', command], { cwd, input, encoding: 'utf8', env: { ...process.env, HOME: home, MEM_HOME: home, MEM_ROOT: '' } });
 }
 
-const contextHookShipped = /--hook/.test(spawnSync(process.execPath, [BIN, 'context', '--help'], { encoding: 'utf8' }).stdout);
-
 describe('the installed commands run', () => {
   const payload = (v: TempVault, event: string) => JSON.stringify({ session_id: 's1', transcript_path: path.join(v.root, 'no-such-transcript.jsonl'), cwd: v.root, hook_event_name: event });
 
@@ -521,16 +519,66 @@ describe('the installed commands run', () => {
     expect(r.stdout).toBe('');
   });
 
-  it.skipIf(!contextHookShipped).each([
+  // The whole loop through the agent's own file: the command mem wrote, run by a shell as the
+  // agent runs it, with the agent's payload → the JSON the agent reads, holding the learning.
+  const PROMPT_EVENT: Record<string, string> = { claude: 'UserPromptSubmit', codex: 'UserPromptSubmit', gemini: 'BeforeAgent' };
+  it.each([
     ['claude', '.claude/settings.json'],
     ['codex', '.codex/hooks.json'],
     ['gemini', '.gemini/settings.json'],
-  ])('%s SessionStart hook: exit 0, stdout empty or one JSON object', (agent, rel) => {
+  ])('%s: the installed SessionStart and per-prompt commands answer with the learning, as the agent\'s JSON', (agent, rel) => {
     const v = tempVault();
-    v.write('MEMORY.md', '# Memory\n');
+    const add = run(v, ['add', 'Run npm run db:migrate before the API tests, or they fail on a fresh database', '--type', 'corrective']);
+    expect(add.status, add.stderr).toBe(0);
+    expect(run(v, ['hooks', 'install', `--${agent}`, '--per-prompt']).status).toBe(0);
+    const start = sh(installed(v.path(rel), 'SessionStart'), v.root, JSON.stringify({ session_id: 's1', cwd: v.root, hook_event_name: 'SessionStart', source: 'startup' }), v.home);
+    expect(start.status, start.stderr).toBe(0);
+    const out = JSON.parse(start.stdout);
+    expect(out.hookSpecificOutput.hookEventName).toBe('SessionStart');
+    expect(out.hookSpecificOutput.additionalContext).toContain('Run npm run db:migrate before the API tests');
+    const event = PROMPT_EVENT[agent];
+    const ask = (prompt: string, session: string) => sh(installed(v.path(rel), event), v.root, JSON.stringify({ session_id: session, cwd: v.root, hook_event_name: event, prompt }), v.home);
+    const relevant = ask('the API tests fail on a fresh database, why?', 's2');
+    expect(relevant.status, relevant.stderr).toBe(0);
+    const answer = JSON.parse(relevant.stdout);
+    expect(answer.hookSpecificOutput.hookEventName).toBe(event);
+    expect(answer.hookSpecificOutput.additionalContext).toContain('db:migrate');
+    const unrelated = ask('write a haiku about autumn leaves falling', 's3');
+    expect(unrelated.status, unrelated.stderr).toBe(0);
+    expect(unrelated.stdout).toBe('');
+  });
+
+  it.each([
+    ['claude', '.claude/settings.json', 'SessionEnd'],
+    ['gemini', '.gemini/settings.json', 'PreCompress'],
+    ['codex', '.codex/hooks.json', 'SessionEnd'],
+  ])('%s: the installed extract command (%s) extracts the transcript in the background', async (agent, rel, event) => {
+    const v = tempVault();
     expect(run(v, ['hooks', 'install', `--${agent}`]).status).toBe(0);
-    const r = sh(installed(v.path(rel), 'SessionStart'), v.root, JSON.stringify({ session_id: 's1', cwd: v.root, hook_event_name: 'SessionStart', source: 'startup' }), v.home);
+    const transcript = path.join(path.dirname(path.dirname(JS)), 'examples', 'sessions', 'fix-checkout-tests.jsonl');
+    const r = sh(installed(v.path(rel), event), v.root, JSON.stringify({ session_id: `hook-${agent}`, transcript_path: transcript, cwd: v.root, hook_event_name: event }), v.home);
     expect(r.status, r.stderr).toBe(0);
-    if (r.stdout.trim() !== '') expect(typeof JSON.parse(r.stdout)).toBe('object');
+    expect(r.stdout).toBe('');
+    const deadline = Date.now() + 20_000;
+    const has = () => exists(v.path('MEMORY.md')) && read(v.path('MEMORY.md')).includes(`session_id: hook-${agent}`);
+    while (!has() && Date.now() < deadline) await new Promise((res) => setTimeout(res, 100));
+    expect(read(v.path('MEMORY.md'))).toContain(`session_id: hook-${agent}`);
+    // let the detached run finish (compaction, index) before the folder is removed
+    const done = () => exists(v.path('.mem/logs/extract.log')) && read(v.path('.mem/logs/extract.log')).includes('wrote ');
+    while (!done() && Date.now() < deadline) await new Promise((res) => setTimeout(res, 100));
+  }, 30_000);
+});
+
+describe('the same hooks at both levels', () => {
+  it('installing at the second level notes that the agent would run both (context read twice)', () => {
+    const v = tempVault();
+    const first = run(v, ['hooks', 'install', '--claude']);
+    expect(first.status, first.stderr).toBe(0);
+    expect(first.stderr).not.toMatch(/also installed/);
+    const second = run(v, ['hooks', 'install', '--claude', '--user']);
+    expect(second.status, second.stderr).toBe(0);
+    expect(second.stderr).toMatch(/note: mem's claude hooks are also installed at project level \(\.claude\/settings\.json\): the agent runs both .*mem hooks uninstall --claude --project/);
+    const gem = run(v, ['hooks', 'install', '--gemini', '--user']);
+    expect(gem.stderr).not.toMatch(/also installed/);
   });
 });

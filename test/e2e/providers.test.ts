@@ -16,7 +16,7 @@ interface Seen {
   body: any;
 }
 
-type Reply = { status?: number; headers?: Record<string, string>; body?: unknown; hang?: boolean };
+type Reply = { status?: number; headers?: Record<string, string>; body?: unknown; hang?: boolean; delayMs?: number };
 
 const servers: http.Server[] = [];
 afterEach(async () => {
@@ -37,8 +37,10 @@ async function fakeServer(replies: Reply[]): Promise<{ url: string; seen: Seen[]
       seen.push({ path: req.url ?? '', headers: req.headers, body: data ? JSON.parse(data) : null });
       const r = replies[Math.min(seen.length - 1, replies.length - 1)];
       if (r.hang) return; // never answer: the client's timeout must fire
-      res.writeHead(r.status ?? 200, { 'content-type': 'application/json', ...r.headers });
-      res.end(typeof r.body === 'string' ? r.body : JSON.stringify(r.body));
+      setTimeout(() => {
+        res.writeHead(r.status ?? 200, { 'content-type': 'application/json', ...r.headers });
+        res.end(typeof r.body === 'string' ? r.body : JSON.stringify(r.body));
+      }, r.delayMs ?? 0);
     });
   });
   servers.push(server);
@@ -105,6 +107,24 @@ describe('mem extract with a language model', () => {
     expect(r.stderr).toMatch(/1 learning\(s\) in the model's answer were incomplete and dropped/);
     expect(r.stderr).toMatch(/wrote 2 learnings .* with anthropic \(claude-haiku-4-5\); 1234 input \+ 210 output tokens/);
   });
+
+  it('two extractions of one transcript at once (PreCompact and SessionEnd, user and project hooks): the model is asked once', async () => {
+    const srv = await fakeServer([{ body: anthropicMessage(LEARNINGS), delayMs: 1500 }]);
+    const v = vault();
+    const env = { ...NO_KEYS, ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: srv.url };
+    const [a, b] = await Promise.all([
+      memAsync(['extract', SAMPLE, '--json'], { cwd: v.root, home: v.home, env }),
+      memAsync(['extract', SAMPLE, '--json'], { cwd: v.root, home: v.home, env }),
+    ]);
+    expect(a.status, a.stderr).toBe(0);
+    expect(b.status, b.stderr).toBe(0);
+    expect(srv.seen).toHaveLength(1);
+    const results = [a.json(), b.json()];
+    expect(results.map((r) => r.up_to_date).sort()).toEqual([false, true]);
+    expect(results.reduce((n, r) => n + r.written.length, 0)).toBe(2);
+    expect(v.read('MEMORY.md').split('Procedural: Run the test migrations before the API tests').length).toBe(2);
+    expect(fs.readdirSync(v.path('.mem/extracting'))).toEqual([]);
+  }, 30_000);
 
   it('openai-compatible server via base URL: JSON schema response format, usage reported', async () => {
     const srv = await fakeServer([{ body: openaiCompletion(JSON.stringify(LEARNINGS)) }]);

@@ -220,13 +220,16 @@ async function extractCommand(ctx: Ctx, file: string | undefined, opts: ExtractO
   const announce = () => {
     if (provider.name !== 'heuristic' && ctx.stderrTTY && !ctx.quiet && !ctx.json) ctx.info(`asking ${provider.name} (${provider.model}${provider.baseUrl ? ` at ${provider.baseUrl}` : ''})…`);
   };
-  const run = (one: string) =>
+  const { oneExtractionAtATime } = await import('../../extract/ledger.js');
+  const runOne = (one: string) =>
     runExtract(vault, loadTranscript(one, { format, cwd: ctx.cwd, stdin: readStdin }), {
       scopes, provider, budget: budget ?? vault.config.extract.budgetChars,
       client: { timeoutMs: timeout ?? fromConfig.timeoutMs, maxRetries: fromConfig.maxRetries },
       sessionId: opts.recent ? undefined : sessionId, job: opts.job, task: opts.task, dryRun: Boolean(opts.dryRun), force: Boolean(opts.force), fallback: opts.fallback !== false,
       today: today(), stage: readCurrentStage(vault.root) ?? undefined,
     });
+  // Hooks fire several extractions of one session: they take turns (the transcript is read after the turn begins).
+  const run = (one: string) => (one === '-' || opts.dryRun ? runOne(one) : oneExtractionAtATime(vault.root, path.resolve(ctx.cwd, one), () => runOne(one)));
   const heuristicNote = (o: ManyOutcome) => {
     if (!ctx.json && o.results.some((r) => !r.up_to_date && (r.provider.name === 'heuristic' || r.fallback))) {
       ctx.info('note: the heuristics catch only explicit signals; a language model finds much more. Set ANTHROPIC_API_KEY (or OPENAI_API_KEY, or OPENAI_BASE_URL for a local server such as Ollama), or pass --provider.');

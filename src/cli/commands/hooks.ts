@@ -260,6 +260,18 @@ async function installAgentHooks(ctx: Ctx, opts: Which, agents: Agent[]): Promis
   if (scope === 'project' && r.form === 'absolute') {
     ctx.warn(`the project settings name this machine's mem (${me.node} ${me.js}): if you commit them, others' agents will not find it; with mem installed on PATH (npm i -g), run this again to write "mem …" instead`);
   }
+  // The same hooks at user and project level both run: the agent would read mem's context twice.
+  const other = scope === 'project' ? 'user' : 'project';
+  const otherRoot = other === 'project' ? await maybeRoot(ctx) : null;
+  if (other === 'user' || otherRoot !== null) {
+    const { agentStatus } = await import('../../integrations/agents/agents.js');
+    for (const a of agents) {
+      const st = await agentStatus(a, other, otherRoot, me);
+      if (st.events.some((e) => e.state === 'installed' || e.state === 'outdated')) {
+        r.notes.push(`mem's ${a} hooks are also installed at ${other} level (${shown(ctx, st.file)}): the agent runs both and reads mem's context twice; keep one: mem hooks uninstall --${a}${other === 'user' ? ' --user' : ' --project'}`);
+      }
+    }
+  }
   for (const n of r.notes) ctx.info(`note: ${n}`);
   return { scope, form: r.form, changes: r.changes, notes: r.notes };
 }
