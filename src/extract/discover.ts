@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { usageError } from '../errors.js';
-import { specialKind } from './source.js';
+import { specialKind, withRegularFile } from './source.js';
 
 export const AGENTS = ['claude', 'codex', 'gemini'] as const;
 export type AgentName = (typeof AGENTS)[number];
@@ -193,15 +193,8 @@ const HEAD_MAX = 2 << 20;
 
 /** The first bytes of a regular file, up to the first line end past `min` bytes (or `max`); null if not a regular file. */
 export function readHead(abs: string, min = HEAD_CHUNK, max = HEAD_MAX): string | null {
-  let fd: number;
-  try {
-    // Without blocking: a FIFO put in a session's place must not stop the search.
-    fd = fs.openSync(abs, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
-  } catch {
-    return null;
-  }
-  try {
-    if (!fs.fstatSync(fd).isFile()) return null;
+  // Without blocking: a FIFO put in a session's place must not stop the search.
+  return withRegularFile(abs, (fd) => {
     const parts: Buffer[] = [];
     let total = 0;
     for (;;) {
@@ -213,11 +206,7 @@ export function readHead(abs: string, min = HEAD_CHUNK, max = HEAD_MAX): string 
       if ((total >= min && buf.subarray(0, n).includes(10)) || total >= max) break;
     }
     return Buffer.concat(parts).toString('utf8');
-  } catch {
-    return null;
-  } finally {
-    fs.closeSync(fd);
-  }
+  });
 }
 
 export interface AgentHomes {

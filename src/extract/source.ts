@@ -36,10 +36,10 @@ function fromText(text: string, label: string, format?: TranscriptFormat): Trans
 }
 
 /**
- * The text of a regular file, or null (missing, unreadable, or a FIFO or device, which would
- * block or never end: checked on the open file, opened without blocking).
+ * `read` on the open file when `abs` is a regular file, else null (missing, unreadable, or a FIFO
+ * or device, which would block or never end: opened without blocking, checked on the open file).
  */
-export function readRegular(abs: string): string | null {
+export function withRegularFile<T>(abs: string, read: (fd: number) => T): T | null {
   let fd: number;
   try {
     fd = fs.openSync(abs, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
@@ -47,15 +47,21 @@ export function readRegular(abs: string): string | null {
     return null;
   }
   try {
-    if (!fs.fstatSync(fd).isFile()) return null;
-    const text = fs.readFileSync(fd, 'utf8');
-    // A BOM is not text: a memory file's first `---` line or a ledger's first record starts after it.
-    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+    return fs.fstatSync(fd).isFile() ? read(fd) : null;
   } catch {
     return null;
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/** The text of a regular file, or null (see withRegularFile). */
+export function readRegular(abs: string): string | null {
+  return withRegularFile(abs, (fd) => {
+    const text = fs.readFileSync(fd, 'utf8');
+    // A BOM is not text: a memory file's first `---` line or a ledger's first record starts after it.
+    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  });
 }
 
 /** What kind of special file this is, for messages: "a FIFO", "a socket", … */

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { spawn } from 'node:child_process';
 import { MemError } from '../errors.js';
 import { appendConfined, writeTarget } from '../vault/boundary.js';
-import type { Vault } from '../vault/vault.js';
+import { homeDir, type Vault } from '../vault/vault.js';
 import type { Db } from '../index/db.js';
 
 export const HOOK_AGENTS = ['claude', 'codex', 'gemini'] as const;
@@ -329,4 +329,37 @@ export function hookMode(agent: HookAgent, p: HookPayload): { mode: HookMode; ev
  */
 export function hookOutput(event: string, additionalContext: string): string {
   return JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext } });
+}
+
+/** What a hook's work gets: the agent, its payload, and the mem vault the payload's cwd is in. */
+export interface HookCall {
+  agent: HookAgent;
+  payload: HookPayload;
+  root: string;
+}
+
+/**
+ * The frame of every hook command: read the payload (`arg` for Codex's notify, else stdin), find
+ * the mem vault from its cwd and run `work` there — nothing at all outside a mem vault. An error
+ * is logged to `.mem/logs/<logName>` of the vault (of the hook's own folder until the payload
+ * names one), never raised: the exit code stays 0.
+ */
+export async function runHook(o: { agentName: string; cwd: string; root?: string; arg?: string; logName: string; what: string }, work: (call: HookCall) => Promise<void>): Promise<void> {
+  process.exitCode = 0;
+  const home = homeDir();
+  let root: string | null = null;
+  try {
+    root = findMemVault({ cwd: o.cwd, root: o.root, home });
+  } catch {
+    root = null;
+  }
+  try {
+    const agent = parseHookAgent(o.agentName);
+    const payload = parseHookPayload(readHookInput(o.arg));
+    root = findMemVault({ cwd: payload.cwd ?? o.cwd, root: o.root, home });
+    if (root !== null) await work({ agent, payload, root });
+  } catch (err) {
+    if (root !== null) hookLog(root, o.logName, `${o.agentName.slice(0, 40)} ${o.what}: ${(err as Error).message}`);
+  }
+  process.exitCode = 0;
 }

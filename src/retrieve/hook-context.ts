@@ -6,9 +6,8 @@ import type { Db } from '../index/db.js';
 import { countEntries } from '../index/indexer.js';
 import { entriesByRowid, ownDocCounts, rankFields, type EntryFilter, type EntryRow } from '../index/queries.js';
 import { POLICIES } from './policy.js';
-import { byCodeUnit, hitChars, lightStem, runSearch, type RankedHit } from './search.js';
+import { byCodeUnit, hitChars, runSearch, termsIn, type RankedHit } from './search.js';
 import { ftsQuote, queryTerms } from './terms.js';
-import { wordRegexes } from './wordchars.js';
 
 /** A prompt shorter than this (trimmed) is a reply ("ok", "yes, go on"), not a task. */
 export const MIN_PROMPT_CHARS = 12;
@@ -37,27 +36,6 @@ export const CHANCE_MAX = 3;
 export function chanceCount(docCounts: number[], total: number): number {
   if (total <= 0) return 0;
   return docCounts.reduce((acc, df) => acc * Math.min(1, Math.max(0, df) / total), total);
-}
-
-/**
- * Which of `terms` an entry's own text contains: an identifier term as a substring, a word in any
- * of its forms (the same matching as search's coverage).
- */
-export function termsIn(terms: string[], forms: ReadonlyMap<string, readonly string[]> = new Map()): (text: string) => Set<string> {
-  const isWord = (t: string) => wordRegexes(t).only.test(t);
-  const idents = terms.filter((t) => !isWord(t));
-  const wanted = new Map<string, string>();
-  for (const w of terms.filter(isWord)) for (const f of [w, ...(forms.get(w) ?? [])]) if (!wanted.has(lightStem(f))) wanted.set(lightStem(f), w);
-  return (text) => {
-    const lower = text.toLowerCase();
-    const own = new Set<string>();
-    for (const w of lower.match(wordRegexes(lower).word) ?? []) {
-      const term = wanted.get(lightStem(w));
-      if (term !== undefined) own.add(term);
-    }
-    for (const t of idents) if (lower.includes(t)) own.add(t);
-    return own;
-  };
 }
 
 /**

@@ -123,17 +123,15 @@ export function lightStem(w: string): string {
 }
 
 /**
- * The share of `terms` an entry's own text contains (an identifier term: as a substring; a word:
- * in any of its forms).
+ * Which of `terms` an entry's own text contains: an identifier term as a substring, a word in any
+ * of its forms (search's coverage, and the per-prompt relevance gate of the agent hooks).
  */
-export function coverageOf(terms: string[], forms: ReadonlyMap<string, readonly string[]> = new Map()): (text: string) => number {
-  if (terms.length < 2) return () => 0;
+export function termsIn(terms: string[], forms: ReadonlyMap<string, readonly string[]> = new Map()): (text: string) => Set<string> {
   const isWord = (t: string) => wordRegexes(t).only.test(t);
-  const words = terms.filter(isWord);
   const idents = terms.filter((t) => !isWord(t));
   // Every form of a word stands for the word.
   const wanted = new Map<string, string>();
-  for (const w of words) for (const f of [w, ...(forms.get(w) ?? [])]) if (!wanted.has(lightStem(f))) wanted.set(lightStem(f), w);
+  for (const w of terms.filter(isWord)) for (const f of [w, ...(forms.get(w) ?? [])]) if (!wanted.has(lightStem(f))) wanted.set(lightStem(f), w);
   return (text) => {
     const lower = text.toLowerCase();
     const own = new Set<string>();
@@ -141,11 +139,16 @@ export function coverageOf(terms: string[], forms: ReadonlyMap<string, readonly 
       const term = wanted.get(lightStem(w));
       if (term !== undefined) own.add(term);
     }
-    let hit = 0;
-    for (const w of words) if (own.has(w)) hit++;
-    for (const t of idents) if (lower.includes(t)) hit++;
-    return hit / terms.length;
+    for (const t of idents) if (lower.includes(t)) own.add(t);
+    return own;
   };
+}
+
+/** The share of `terms` an entry's own text contains (see termsIn). */
+export function coverageOf(terms: string[], forms: ReadonlyMap<string, readonly string[]> = new Map()): (text: string) => number {
+  if (terms.length < 2) return () => 0;
+  const matched = termsIn(terms, forms);
+  return (text) => matched(text).size / terms.length;
 }
 
 /** Weight of the file prior: how much a file full of good matches lifts each of them. */

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { withIndex } from '../../src/index/open.js';
-import { bearsOn, CHANCE_MAX, chanceCount, MIN_PROMPT_CHARS, promptLearnings, promptSkipReason, prominentLearnings, requiredMatches, termsIn, type PromptRequest } from '../../src/retrieve/hook-context.js';
+import { bearsOn, CHANCE_MAX, chanceCount, MIN_PROMPT_CHARS, promptLearnings, promptSkipReason, prominentLearnings, requiredMatches, type PromptRequest } from '../../src/retrieve/hook-context.js';
+import { termsIn } from '../../src/retrieve/search.js';
 import { DEFAULT_SCOPE_MULTIPLIERS } from '../../src/vault/scope.js';
 import { openVault } from '../../src/vault/vault.js';
 import { cleanup, entry, tempVault } from '../helpers.js';

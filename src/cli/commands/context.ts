@@ -155,30 +155,14 @@ export function renderPromptMd(hits: RankedHit[]): string {
  * .mem/logs/hooks.log of the vault when there is one. Nothing but that JSON ever reaches stdout.
  */
 async function contextHookCommand(ctx: Ctx, agentName: string): Promise<void> {
-  process.exitCode = 0;
   const hook = await import('../../integrations/agent-hook.js');
-  const { homeDir } = await import('../../vault/vault.js');
-  const home = homeDir();
-  const explicit = ctx.root ?? process.env.MEM_ROOT;
-  // Until the payload says where the project is, errors go to the vault of the hook's own folder.
-  let root: string | null = null;
-  try {
-    root = hook.findMemVault({ cwd: ctx.cwd, root: explicit, home });
-  } catch {
-    root = null;
-  }
-  try {
-    const agent = hook.parseHookAgent(agentName);
-    const p = hook.parseHookPayload(hook.readHookInput());
-    root = hook.findMemVault({ cwd: p.cwd ?? ctx.cwd, root: explicit, home });
-    if (root === null) return;
+  await hook.runHook({ agentName, cwd: ctx.cwd, root: ctx.root ?? process.env.MEM_ROOT, logName: 'hooks.log', what: 'context hook' }, async ({ agent, payload: p, root }) => {
     const which = hook.hookMode(agent, p);
     if (!which) {
       hook.hookLog(root, 'hooks.log', `${agent} context hook: event ${JSON.stringify(p.event)} is not one mem answers; nothing printed`);
       return;
     }
-    const vaultRoot = root;
-    const note = (s: string) => hook.hookLog(vaultRoot, 'hooks.log', `${agent} ${which.event}: ${s}`);
+    const note = (s: string) => hook.hookLog(root, 'hooks.log', `${agent} ${which.event}: ${s}`);
     const { usableSessionId } = await import('../../extract/session-id.js');
     const sessionId = usableSessionId(p.sessionId);
     const { openVault } = await import('../../vault/vault.js');
@@ -231,8 +215,5 @@ async function contextHookCommand(ctx: Ctx, agentName: string): Promise<void> {
       appendRetrieval(root, sessionId, [{ at: new Date(now).toISOString(), query: query.slice(0, 2000), ids }]);
     }
     if (md !== '') ctx.out(hook.hookOutput(which.event, capped(md)));
-  } catch (err) {
-    if (root !== null) hook.hookLog(root, 'hooks.log', `${agentName.slice(0, 40)} context hook: ${(err as Error).message}`);
-  }
-  process.exitCode = 0;
+  });
 }

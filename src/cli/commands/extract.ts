@@ -339,23 +339,8 @@ function report(ctx: Ctx, r: ExtractResult, inFolder = false): void {
  * logged there, never raised.
  */
 async function hookCommand(ctx: Ctx, agentName: string, arg: string | undefined): Promise<void> {
-  process.exitCode = 0;
   const hook = await import('../../integrations/agent-hook.js');
-  const { homeDir } = await import('../../vault/vault.js');
-  const home = homeDir();
-  const explicit = ctx.root ?? process.env.MEM_ROOT;
-  // Until the payload says where the project is, errors go to the vault of the hook's own folder.
-  let root: string | null = null;
-  try {
-    root = hook.findMemVault({ cwd: ctx.cwd, root: explicit, home });
-  } catch {
-    root = null;
-  }
-  try {
-    const agent = hook.parseHookAgent(agentName);
-    const p = hook.parseHookPayload(hook.readHookInput(arg));
-    root = hook.findMemVault({ cwd: p.cwd ?? ctx.cwd, root: explicit, home });
-    if (root === null) return;
+  await hook.runHook({ agentName, cwd: ctx.cwd, root: ctx.root ?? process.env.MEM_ROOT, arg, logName: 'extract.log', what: 'hook' }, async ({ agent, payload: p, root }) => {
     // Codex's notify names only the thread: its rollout is $CODEX_HOME/sessions/YYYY/MM/DD/rollout-…-<thread id>.jsonl.
     const transcript = p.transcript ?? (agent === 'codex' && p.sessionId ? (await import('../../extract/discover.js')).codexRolloutFor(p.sessionId) : undefined);
     if (!transcript) throw new MemError(`the ${agent} hook payload names no transcript${p.sessionId ? ` (session ${printableId(p.sessionId)})` : ''}`);
@@ -365,10 +350,7 @@ async function hookCommand(ctx: Ctx, agentName: string, arg: string | undefined)
     const session = usableSessionId(p.sessionId);
     if (session) args.push('--session', session);
     hook.detachMem(root, args, 'extract.log', `${agent} hook${p.event ? ` (${p.event})` : ''}: extracting ${transcript}`);
-  } catch (err) {
-    if (root !== null) hook.hookLog(root, 'extract.log', `${agentName.slice(0, 40)} hook: ${(err as Error).message}`);
-  }
-  process.exitCode = 0;
+  });
 }
 
 function printableId(id: string): string {
