@@ -145,20 +145,28 @@ export interface RankFieldsRow {
   reinforcement_count: number;
   last_reinforced: string | null;
   created_at: string | null;
-  /** Characters of title + 1 + body (what a budget counts). */
-  chars: number;
 }
 
 /**
- * Every entry passing the filter, with only the fields a metadata ranking reads: ranking a whole
- * vault (agent hooks at session start) without materialising 10k bodies. Fetch the winners'
- * full rows with entriesByRowid.
+ * The metadata prominence ranks on, for the entries `filter` selects, in descending order of
+ * importance × (1 + reinforcements) — an upper bound of prominence up to the scope multiplier,
+ * so a caller can stop reading once the bound falls below what it already holds. No entry text
+ * is read (reading every body of a big vault costs far more than the ranking). The connection is
+ * busy while the iterator is open: end it (`return()`) before other queries.
  */
-export function rankFields(db: Db, filter: EntryFilter): RankFieldsRow[] {
+export function rankFieldsByPotential(db: Db, filter: EntryFilter, offset = 0): IterableIterator<RankFieldsRow> {
   const params: unknown[] = [];
   const w = where(filter, params);
-  return db.prepare(`SELECT e.rowid, e.path, e.line, e.scope, e.status, e.importance, e.reinforcement_count, e.last_reinforced, e.created_at,
-    length(e.title) + 1 + length(e.body) AS chars FROM entries e WHERE ${w}`).all(...params) as RankFieldsRow[];
+  // rowid last: the same order every time, so a second read can go on from an offset.
+  return db.prepare(`SELECT e.rowid, e.path, e.line, e.scope, e.status, e.importance, e.reinforcement_count, e.last_reinforced, e.created_at
+    FROM entries e WHERE ${w} ORDER BY e.importance * (1 + max(e.reinforcement_count, 0)) DESC, e.rowid LIMIT -1 OFFSET ?`).iterate(...params, offset) as IterableIterator<RankFieldsRow>;
+}
+
+/** Characters of title + 1 + body (what a budget counts) of the given entries, by rowid. */
+export function entryChars(db: Db, rowids: number[]): Map<number, number> {
+  const rows = db.prepare('SELECT rowid, length(title) + 1 + length(body) AS chars FROM entries WHERE rowid IN (SELECT value FROM json_each(?))')
+    .all(JSON.stringify(rowids)) as { rowid: number; chars: number }[];
+  return new Map(rows.map((r) => [r.rowid, r.chars]));
 }
 
 export function entriesByRowid(db: Db, rowids: number[]): EntryRow[] {

@@ -4,7 +4,7 @@
 
 import type { Db } from '../index/db.js';
 import { countEntries } from '../index/indexer.js';
-import { entriesByRowid, ownDocCounts, rankFields, type EntryFilter, type EntryRow } from '../index/queries.js';
+import { entriesByRowid, entryChars, ownDocCounts, rankFieldsByPotential, type EntryFilter, type EntryRow, type RankFieldsRow } from '../index/queries.js';
 import { POLICIES } from './policy.js';
 import { byCodeUnit, hitChars, runSearch, termsIn, type RankedHit } from './search.js';
 import { ftsQuote, queryTerms } from './terms.js';
@@ -135,23 +135,61 @@ function asHit(r: EntryRow, score: ReturnType<(typeof POLICIES)[string]['score']
 /**
  * The project's task learnings a session should start with when its task is not known yet:
  * ranked by the prominence policy with every entry equally relevant (importance × recency ×
- * reinforcement × scope), within the budget. Ranked on metadata alone; only the winners' text
- * is read.
+ * reinforcement × scope), within the budget. Ranked on metadata alone, read in descending order
+ * of importance × (1 + reinforcements): recency and scope only lower that bound (decay ≤ 1, the
+ * largest scope multiplier), so reading stops once enough entries are certain to outrank every
+ * entry not read yet — on a 100k-entry vault a few thousand rows instead of all. Only the
+ * winners' text is read.
  */
 export function prominentLearnings(db: Db, req: ProminentRequest): RankedHit[] {
   const policy = POLICIES.prominence;
   const ctx = { now: req.now, scopeMultipliers: req.scopeMultipliers };
-  const rows = rankFields(db, { ...req.filter, learningTypes: ['task'] });
-  const scored = rows.map((r) => ({ r, s: policy.score({ ...r, relevance: 1 }, ctx) }))
-    .sort((a, b) => b.s.score - a.s.score || byCodeUnit(a.r.path, b.r.path) || a.r.line - b.r.line);
-  const picks: typeof scored = [];
-  let left = req.maxChars;
-  for (const p of scored) {
-    if (picks.length >= req.limit) break;
-    if (p.r.chars > left) continue;
-    left -= p.r.chars;
-    picks.push(p);
+  const maxMult = Math.max(1, ...Object.values(req.scopeMultipliers).filter((m) => Number.isFinite(m)));
+  const filter: EntryFilter = { ...req.filter, learningTypes: ['task'] };
+  type Scored = { r: RankFieldsRow; s: ReturnType<typeof policy.score> };
+  const scored: Scored[] = [];
+  const order = (a: Scored, b: Scored) => b.s.score - a.s.score || byCodeUnit(a.r.path, b.r.path) || a.r.line - b.r.line;
+  // Every row not read yet scores at most `bound` (its potential × the largest multiplier).
+  let bound = Infinity;
+  let exhausted = false;
+  const certain = () => scored.filter((x) => x.s.score > bound).length;
+  let pool = Math.max(32, req.limit * 4);
+  for (;;) {
+    const rows = rankFieldsByPotential(db, filter, scored.length);
+    try {
+      while (!exhausted && certain() < pool) {
+        for (let i = 0; i < 256; i++) {
+          const next = rows.next();
+          if (next.done) {
+            exhausted = true;
+            bound = -Infinity;
+            break;
+          }
+          const r = next.value;
+          bound = r.importance * (1 + Math.max(0, r.reinforcement_count)) * maxMult;
+          scored.push({ r, s: policy.score({ ...r, relevance: 1 }, ctx) });
+        }
+      }
+    } finally {
+      rows.return?.();
+    }
+    scored.sort(order);
+    const top = scored.slice(0, Math.min(pool, certain()));
+    const chars = entryChars(db, top.map((x) => x.r.rowid));
+    const picks: Scored[] = [];
+    let left = req.maxChars;
+    for (const p of top) {
+      if (picks.length >= req.limit) break;
+      const size = chars.get(p.r.rowid) ?? 0;
+      if (size > left) continue;
+      left -= size;
+      picks.push(p);
+    }
+    // Long entries left the picks short: look deeper (the budget may fit shorter ones further down).
+    if (picks.length >= req.limit || exhausted) {
+      const full = entriesByRowid(db, picks.map((p) => p.r.rowid));
+      return full.map((r, i) => asHit(r, picks[i].s));
+    }
+    pool *= 4;
   }
-  const full = entriesByRowid(db, picks.map((p) => p.r.rowid));
-  return full.map((r, i) => asHit(r, picks[i].s));
 }

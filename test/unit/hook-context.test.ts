@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { withIndex } from '../../src/index/open.js';
 import { bearsOn, CHANCE_MAX, chanceCount, MIN_PROMPT_CHARS, promptLearnings, promptSkipReason, prominentLearnings, requiredMatches, type PromptRequest } from '../../src/retrieve/hook-context.js';
 import { termsIn } from '../../src/retrieve/search.js';
+import { POLICIES } from '../../src/retrieve/policy.js';
 import { DEFAULT_SCOPE_MULTIPLIERS } from '../../src/vault/scope.js';
 import { openVault } from '../../src/vault/vault.js';
 import { cleanup, entry, tempVault } from '../helpers.js';
@@ -131,6 +132,53 @@ describe('prominentLearnings (session start without a prompt)', () => {
     expect(hits.map((h) => h.id)).toEqual(['cents', 'migrate', 'vpn']);
     expect(hits.every((h) => h.learning_type === 'task')).toBe(true);
   });
+
+  it('reads only as deep as it must, and picks exactly what ranking every entry would (random vaults, budgets, long entries)', async () => {
+    // Seeds 1-3: metadata at random. Seed 4: the entries with the most importance and
+    // reinforcements are the oldest (decayed to the floor), so the best lie deep in read order.
+    for (const seed of [1, 2, 3, 4]) {
+      let x = seed * 2654435761;
+      const rnd = () => ((x = (x * 1103515245 + 12345) >>> 0) / 2 ** 32);
+      const day = (n: number) => new Date(NOW - n * 86_400_000).toISOString().slice(0, 10);
+      const entries: string[] = [];
+      for (let i = 0; i < 3000; i++) {
+        const words = Array.from({ length: 3 + Math.floor(rnd() * (rnd() < 0.05 ? 400 : 30)) }, (_, j) => `w${(i * 7 + j) % 97}`).join(' ');
+        const old = seed === 4 && i % 2 === 0;
+        entries.push(entry(`e${seed}-${i}`, `Entry ${i}: ${words}.`, seed === 4 ? {
+          importance: old ? 0.9 + Math.round(rnd()) / 10 : Math.round((0.2 + rnd() * 0.4) * 10) / 10,
+          reinforcement_count: old ? 3 + Math.floor(rnd() * 3) : Math.floor(rnd() * 2),
+          last_reinforced: day(old ? 600 + Math.floor(rnd() * 100) : Math.floor(rnd() * 30)),
+        } : {
+          importance: Math.round((0.1 + rnd() * 0.9) * 10) / 10, reinforcement_count: Math.floor(rnd() * rnd() * 6),
+          last_reinforced: day(Math.floor(rnd() * 700)), ...(rnd() < 0.03 ? { status: 'retired' } : {}),
+        }));
+      }
+      const v = tempVault();
+      v.write('MEMORY.md', entries.slice(0, 2000).join(''));
+      v.write('memory/team/MEMORY.md', entries.slice(2000).join(''));
+      const vault = await openVault({ root: v.root, env: { MEM_HOME: v.home } });
+      const mult = { ...DEFAULT_SCOPE_MULTIPLIERS };
+      for (const [limit, maxChars] of [[8, 3500], [3, 200], [20, 100_000], [5, 60]]) {
+        const [fast, slow] = await withIndex(vault, {}, (ix) => {
+          const got = prominentLearnings(ix.db, { filter: {}, now: NOW, scopeMultipliers: mult, limit, maxChars }).map((h) => h.id);
+          // Brute force: every task entry scored, sorted, then the same greedy budget.
+          const all = ix.db.prepare("SELECT entry_id, path, line, scope, status, importance, reinforcement_count, last_reinforced, created_at, length(title) + 1 + length(body) AS chars FROM entries WHERE learning_type = 'task' AND status != 'retired'").all() as any[];
+          const scored = all.map((r) => ({ r, s: POLICIES.prominence.score({ ...r, relevance: 1 }, { now: NOW, scopeMultipliers: mult }).score }))
+            .sort((a, b) => b.s - a.s || (a.r.path < b.r.path ? -1 : a.r.path > b.r.path ? 1 : 0) || a.r.line - b.r.line);
+          const want: string[] = [];
+          let left = maxChars;
+          for (const { r } of scored) {
+            if (want.length >= limit) break;
+            if (r.chars > left) continue;
+            left -= r.chars;
+            want.push(r.entry_id);
+          }
+          return [got, want];
+        });
+        expect(fast, `seed ${seed}, limit ${limit}, budget ${maxChars}`).toEqual(slow);
+      }
+    }
+  }, 60_000);
 
   it('keeps to the budget', async () => {
     const hits = await withVault((db) => prominentLearnings(db, { filter: {}, now: NOW, scopeMultipliers: { ...DEFAULT_SCOPE_MULTIPLIERS }, limit: 8, maxChars: 100 }));
