@@ -395,55 +395,59 @@ export async function startWatch(vault: Vault, opts: WatchOptions): Promise<Watc
     if (kind !== null) batcher.note(kind === 'config' ? `config:${abs}` : abs);
   };
 
+  const common = (): ChokidarOptions => ({
+    ignoreInitial: true,
+    followSymlinks: false,
+    usePolling: poll,
+    ...(poll ? { interval: opts.pollIntervalMs ?? 1000, binaryInterval: opts.pollIntervalMs ?? 1000 } : {}),
+    // Editors' atomic saves are told apart by the freshness check (hashes), not by chokidar.
+    atomic: false,
+  });
+  /**
+   * A watcher of `targets`, wired to the batcher, in `watchers` from the moment it exists (a
+   * stop — a fault while they start, a signal — closes it even before it is ready, or the
+   * process would stay alive). Resolves once it is ready: from then on no change is missed.
+   */
+  const watch = async (targets: string[], extra: ChokidarOptions, ignored: (p: string, st: fs.Stats | undefined, polling: boolean) => boolean): Promise<FSWatcher> => {
+    const w: FSWatcher = new FSWatcher({ ...common(), ...extra, ignored: (p: string, st?: fs.Stats) => ignored(p, st, w.options.usePolling) });
+    if (w.options.usePolling) {
+      poll = true;
+      pollMs = w.options.interval;
+    }
+    watchers.push(w);
+    // Natively only folders are watched (one inotify watch each, not one per file): what
+    // happens to a file in them comes as the folder's raw event, named by the file.
+    w.on('raw', (_event: string, name: string | null, details: unknown) => {
+      const dir = (details as { watchedPath?: unknown } | undefined)?.watchedPath;
+      if (w.options.usePolling || typeof dir !== 'string') return;
+      onPath(name ? path.join(dir, name) : dir);
+    });
+    w.on('all', (_event: string, p: string) => onPath(p));
+    w.on('error', (err: unknown) => {
+      const f = watcherFault(err, poll);
+      if (f) {
+        if (fatal || stopped) return;
+        fatal = true;
+        void stop().then(() => opts.onFatal(f));
+      } else opts.onWarning?.(`cannot watch: ${err instanceof Error ? err.message : String(err)}`);
+    });
+    const ready = new Promise<void>((resolve) => w.once('ready', () => resolve()));
+    w.add(targets);
+    await Promise.race([whenStopped, ready]);
+    if (stopped) await w.close();
+    return w;
+  };
+  const underRoot = (p: string, st: fs.Stats | undefined, polling: boolean): boolean => {
+    if (linkDirs.has(p)) return st !== undefined && !st.isDirectory();
+    if (linkTargets.has(p)) return !polling;
+    return scope.ignoredUnderRoot(p, st, polling);
+  };
+
   const open = async (): Promise<void> => {
-    const common: ChokidarOptions = {
-      ignoreInitial: true,
-      followSymlinks: false,
-      usePolling: poll,
-      ...(poll ? { interval: opts.pollIntervalMs ?? 1000, binaryInterval: opts.pollIntervalMs ?? 1000 } : {}),
-      // Editors' atomic saves are told apart by the freshness check (hashes), not by chokidar.
-      atomic: false,
-    };
     const s = scope;
-    const make = (target: string, extra: ChokidarOptions, ignored: (p: string, st: fs.Stats | undefined, polling: boolean) => boolean): FSWatcher => {
-      const w: FSWatcher = new FSWatcher({ ...common, ...extra, ignored: (p: string, st?: fs.Stats) => ignored(p, st, w.options.usePolling) });
-      if (w.options.usePolling) {
-        poll = true;
-        pollMs = w.options.interval;
-      }
-      return w.add(target);
-    };
-    // Each watcher is in `watchers` from the moment it exists: a stop (a fault while they start,
-    // a signal) closes it even before it is ready, or the process would stay alive.
-    const made: FSWatcher[] = [make(vault.root, {}, (p, st, polling) => {
-      if (linkDirs.has(p)) return st !== undefined && !st.isDirectory();
-      if (linkTargets.has(p)) return !polling;
-      return s.ignoredUnderRoot(p, st, polling);
-    })];
-    if (s.homeApart && fs.existsSync(vault.home)) {
-      made.push(make(vault.home, { depth: 0 }, (p, st, polling) => s.ignoredUnderHome(p, st, polling)));
-    }
-    watchers.push(...made);
-    for (const w of made) {
-      // Natively only folders are watched (one inotify watch each, not one per file): what
-      // happens to a file in them comes as the folder's raw event, named by the file.
-      w.on('raw', (_event: string, name: string | null, details: unknown) => {
-        const dir = (details as { watchedPath?: unknown } | undefined)?.watchedPath;
-        if (w.options.usePolling || typeof dir !== 'string') return;
-        onPath(name ? path.join(dir, name) : dir);
-      });
-      w.on('all', (_event: string, p: string) => onPath(p));
-      w.on('error', (err: unknown) => {
-        const f = watcherFault(err, poll);
-        if (f) {
-          if (fatal || stopped) return;
-          fatal = true;
-          void stop().then(() => opts.onFatal(f));
-        } else opts.onWarning?.(`cannot watch: ${err instanceof Error ? err.message : String(err)}`);
-      });
-    }
-    await Promise.race([whenStopped, Promise.all(made.map((w) => new Promise<void>((resolve) => w.once('ready', () => resolve()))))]);
-    if (stopped) await Promise.all(made.map((w) => w.close()));
+    const made = [watch([vault.root], {}, underRoot)];
+    if (s.homeApart && fs.existsSync(vault.home)) made.push(watch([vault.home], { depth: 0 }, (p, st, polling) => s.ignoredUnderHome(p, st, polling)));
+    await Promise.all(made);
   };
 
   const reloadConfig = async (): Promise<{ error?: string; reloaded: boolean }> => {
@@ -483,8 +487,12 @@ export async function startWatch(vault: Vault, opts: WatchOptions): Promise<Watc
       configReloaded = r.reloaded;
     }
     const seen = paths.map((p) => p.replace(/^config:/, '')).sort();
-    /** Watch where the links among `files` lead (one lstat per file read anew). */
-    const followLinks = (files: string[]) => {
+    /**
+     * Watch where the links among `files` lead (one lstat per file read anew); resolves once the
+     * new folders are watched, true when there were any.
+     */
+    const followLinks = async (files: string[]): Promise<boolean> => {
+      const dirs: string[] = [];
       for (const abs of files) {
         if (!fs.lstatSync(abs, { throwIfNoEntry: false })?.isSymbolicLink()) continue;
         let real: string;
@@ -497,16 +505,25 @@ export async function startWatch(vault: Vault, opts: WatchOptions): Promise<Watc
         const dir = path.dirname(real);
         if (linkDirs.has(dir)) continue;
         linkDirs.add(dir);
-        watchers[0]?.add(dir);
+        dirs.push(dir);
       }
+      if (dirs.length === 0 || stopped) return false;
+      await watch(dirs, { depth: 0 }, underRoot);
+      return true;
     };
     try {
-      const s = await refreshAndRead(vault, last);
-      warnings.push(...s.warnings, ...skipNotices(vault));
+      let s = await refreshAndRead(vault, last);
       if (!stopped) {
-        followLinks(relinkAll ? [...s.snap.keys()].map((p) => (path.isAbsolute(p) ? p : path.join(vault.root, p))) : s.fresh);
+        const linked = await followLinks(relinkAll ? [...s.snap.keys()].map((p) => (path.isAbsolute(p) ? p : path.join(vault.root, p))) : s.fresh);
         relinkAll = false;
+        // What changed in a newly watched folder before its watch was ready: read once more.
+        if (linked && !stopped) {
+          const first = s;
+          s = await refreshAndRead(vault, last);
+          s = { ...s, reindexed: first.reindexed + s.reindexed, fresh: [...first.fresh, ...s.fresh] };
+        }
       }
+      warnings.push(...s.warnings, ...skipNotices(vault));
       const diff = last ? diffSnapshots(last, s.snap) : { files: [], added: 0, removed: 0 };
       last = s.snap;
       failures = 0;
