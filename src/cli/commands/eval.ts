@@ -1,12 +1,15 @@
 // `mem eval FIXTURE`: how well the default pipeline finds the right memories — recall@k, MRR
-// and nDCG@k over a fixture of queries with their relevant ids, in one process.
+// and nDCG@k over a fixture of queries with their relevant ids, in one process. `mem eval
+// extract`: how good the learnings of `mem extract` are, against labelled transcripts.
 
 import fs from 'node:fs';
+import path from 'node:path';
 import type { Command } from 'commander';
 import { MemError, usageError } from '../../errors.js';
 import type { Judged, Scores } from '../../eval/metrics.js';
+import type { ExtractEvalReport } from '../../eval/extract-run.js';
 import { addFilterOptions, filterFromOptions, globals, vaultFor, withFreshIndex, type FilterOptions } from '../common.js';
-import { makeCtx, nowMs, parseIntOption, type Ctx } from '../io.js';
+import { makeCtx, nowMs, parseIntOption, today, type Ctx } from '../io.js';
 
 interface EvalOptions extends FilterOptions {
   k?: string;
@@ -38,6 +41,105 @@ Examples:
   cmd.action(async (fixture: string, opts: EvalOptions, command: Command) => {
     await evalCommand(makeCtx(globals(command)), fixture, opts);
   });
+  registerEvalExtract(cmd);
+}
+
+interface EvalExtractOptions {
+  labels?: string;
+  provider?: string;
+  model?: string;
+  baseUrl?: string;
+  timeout?: string;
+  minPrecision?: string;
+  minOfflineRecall?: string;
+}
+
+// A subcommand of `eval`: commander dispatches `mem eval extract …` to it and any other first
+// word to the retrieval eval above (a fixture file named "extract" is given as ./extract).
+function registerEvalExtract(parent: Command): void {
+  parent
+    .command('extract')
+    .description('measure extraction: run mem extract on labelled transcripts; precision, recall, noise and misses')
+    .option('--labels <dir>', 'a folder of label files (.yaml/.json), or one file (default test/fixtures/extract-labels)')
+    .option('--provider <name>', 'heuristic (default: the offline rules), anthropic or openai')
+    .option('--model <model>', 'model name for anthropic/openai')
+    .option('--base-url <url>', 'OpenAI-compatible server')
+    .option('--timeout <ms>', 'per-request timeout for the model (default 60000)')
+    .option('--min-precision <pct>', 'exit 1 when the overall precision is below this percentage (for CI)')
+    .option('--min-offline-recall <pct>', 'exit 1 when the recall of offline (explicit-signal) labels is below this percentage')
+    .addHelpText('after', `
+Each label file names a transcript (a relative path is looked up from the label file's folder
+and each folder above it) and lists what a careful engineer would keep from that session, by
+key phrases a learning's title or body must contain ("a|b": either), each marked offline: true
+(an explicit signal the heuristics must catch) or false (needs a language model), and the noise
+that must never appear. Each transcript goes through the real extract pipeline in a throw-away
+vault. Precision = learnings that match a keep label / learnings written: a learning matching
+no label counts as not worth keeping. Recall is given for offline labels and for all labels.
+A learning never holds a NUL, raw tool-call JSON or the transcript's file name: those count as
+noise too. Exits 0 unless a --min-* threshold is missed.
+
+Examples:
+  $ mem eval extract
+  $ npm run eval:extract
+  $ mem eval extract --labels test/fixtures/extract-labels/example-fix-checkout-tests.yaml
+  $ mem eval extract --json | jq '.overall'
+  $ mem eval extract --min-precision 80 --min-offline-recall 100
+  $ ANTHROPIC_API_KEY=… mem eval extract --provider anthropic`)
+    .action(async (opts: EvalExtractOptions, command: Command) => {
+      await evalExtractCommand(makeCtx(globals(command)), opts);
+    });
+}
+
+function percentOption(name: string, v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v.trim().replace(/%$/, ''));
+  if (v.trim() === '' || !Number.isFinite(n) || n < 0 || n > 100) throw usageError(`${name} must be a percentage from 0 to 100, not "${v}"`);
+  return n / 100;
+}
+
+async function evalExtractCommand(ctx: Ctx, opts: EvalExtractOptions): Promise<void> {
+  const minPrecision = percentOption('--min-precision', opts.minPrecision);
+  const minRecall = percentOption('--min-offline-recall', opts.minOfflineRecall);
+  const timeout = parseIntOption('--timeout', opts.timeout, 1);
+  const { resolveProviderConfig } = await import('../../llm/provider.js');
+  // The heuristics unless asked: an eval should not change with whichever API key is set.
+  const provider = resolveProviderConfig(process.env, { provider: opts.provider ?? 'heuristic', providerSource: '--provider', model: opts.model, baseUrl: opts.baseUrl });
+  const labels = path.resolve(ctx.cwd, opts.labels ?? path.join('test', 'fixtures', 'extract-labels'));
+  const { runExtractEval } = await import('../../eval/extract-run.js');
+  const report = await runExtractEval(labels, { provider, client: { timeoutMs: timeout ?? 60_000, maxRetries: 2 }, today: today() });
+  const rel = (p: string) => path.relative(ctx.cwd, p) || p;
+  if (ctx.json) {
+    ctx.out(JSON.stringify({ ...report, labels: rel(report.labels), transcripts: report.transcripts.map((t) => ({ ...t, labels_file: rel(t.labels_file) })), skipped: report.skipped.map((s) => ({ ...s, labels_file: rel(s.labels_file) })) }, null, 2));
+  } else {
+    ctx.out(renderExtractEval(report, rel));
+  }
+  for (const s of report.skipped) ctx.warn(`${rel(s.labels_file)}: ${s.reason}; skipped`);
+  const o = report.overall;
+  if (minPrecision !== undefined && o.precision !== null && o.precision < minPrecision) {
+    throw new MemError(`precision ${pct(o.precision)} is below --min-precision ${pct(minPrecision)}`);
+  }
+  if (minRecall !== undefined && o.recall.offline !== null && o.recall.offline < minRecall) {
+    throw new MemError(`offline recall ${pct(o.recall.offline)} is below --min-offline-recall ${pct(minRecall)}`);
+  }
+}
+
+const pct = (x: number | null) => (x === null ? '–' : `${(100 * x).toFixed(0)}%`);
+const frac = (n: number, d: number) => `${n}/${d}${d ? ` (${pct(n / d)})` : ''}`;
+
+function renderExtractEval(r: ExtractEvalReport, rel: (p: string) => string): string {
+  const lines: string[] = [`extraction eval: provider ${r.provider.name}${r.provider.name === 'heuristic' ? '' : ` (${r.provider.model})`}, labels ${rel(r.labels)}`];
+  for (const t of r.transcripts) {
+    lines.push('', `${path.basename(t.labels_file)}  ${t.transcript}`);
+    lines.push(`  written ${t.written}  worth keeping ${t.matched}  precision ${pct(t.precision)}  recall offline ${frac(t.found.offline, t.labels.offline)}  all ${frac(t.found.all, t.labels.all)}  noise ${t.noise.length}`);
+    for (const n of t.noise) lines.push(`  noise      "${n.phrase}" in: ${n.learning}`);
+    for (const m of t.misses) lines.push(`  missed     ${m.offline ? '[offline] ' : ''}${m.id}: ${m.match}`);
+    for (const u of t.unmatched) lines.push(`  unmatched  ${u}`);
+  }
+  const o = r.overall;
+  lines.push('', `overall: ${o.transcripts} transcripts${r.skipped.length ? ` (${r.skipped.length} skipped)` : ''}, ${o.written} learnings written, ${o.matched} worth keeping: precision ${pct(o.precision)}`);
+  lines.push(`  recall of offline labels ${frac(o.found.offline, o.labels.offline)}, of all labels ${frac(o.found.all, o.labels.all)}; noise hits ${o.noise}`);
+  lines.push('  (a learning that matches no keep label counts as not worth keeping)');
+  return lines.join('\n');
 }
 
 interface Query {
