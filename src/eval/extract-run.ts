@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { MemError } from '../errors.js';
 import type { ExtractionScopeName } from '../extract/scopes.js';
-import type { ProviderConfig, ClientOptions } from '../llm/provider.js';
+import { ProviderError, type ProviderConfig, type ClientOptions } from '../llm/provider.js';
 import { checkLabels, scoreTranscript, totals, type LabelFile, type LearningText, type Totals, type TranscriptScore } from './extract.js';
 
 export interface ExtractEvalOptions {
@@ -138,8 +138,9 @@ export async function runExtractEval(labelsPath: string, opts: ExtractEvalOption
       try {
         out = await extractInto(root, abs, labels, opts);
       } catch (err) {
-        // A transcript the pipeline refuses is reported with the others, not fatal to the run.
-        if (!(err instanceof MemError) || err.exitCode === 2) throw err;
+        // A transcript the pipeline refuses is reported with the others, not fatal to the run; a
+        // provider that cannot answer (no key, unreachable) would fail them all: it stops the run.
+        if (!(err instanceof MemError) || err instanceof ProviderError || err.exitCode === 2) throw err;
         report.skipped.push({ labels_file: labels.file, transcript: labels.transcript, reason: err.message });
         continue;
       }

@@ -130,6 +130,12 @@ noise: ["migrations"]
     const usage = mem(['eval', 'extract', '--labels', labels, '--min-precision', 'lots'], { cwd: base, env: OFFLINE });
     expect(usage.status).toBe(2);
     expect(usage.stderr).toMatch(/^mem: --min-precision must be a percentage from 0 to 100, not "lots"/);
+    // A provider that cannot answer stops the run (it would fail every transcript), not one skip each.
+    const good = setup();
+    const nokey = mem(['eval', 'extract', '--labels', good.labels, '--provider', 'anthropic'], { cwd: good.base, env: OFFLINE });
+    expect(nokey.status).toBe(1);
+    expect(nokey.stderr).toMatch(/^mem: the anthropic provider needs ANTHROPIC_API_KEY$/m);
+    expect(nokey.stdout).toBe('');
   });
 
   it('the bundled labels run from the repo (npm run eval:extract) and `mem eval FIXTURE` still means the retrieval eval', () => {
