@@ -30,7 +30,7 @@ function isWrapperTag(name: string): boolean {
   return !HTML.has(name.toLowerCase());
 }
 
-/** End of the block opened at 0 (just past its closing tag), or the text's end when it never closes. */
+/** End of the block opened at 0 (just past its closing tag), or -1 when it never closes. */
 function blockEnd(t: string, name: string, openLen: number): number {
   const re = new RegExp(`<(/?)${name.replace(/[.]/g, '\\.')}(?:\\s[^<>]*)?>`, 'g');
   re.lastIndex = openLen;
@@ -39,8 +39,7 @@ function blockEnd(t: string, name: string, openLen: number): number {
     depth += m[1] ? -1 : 1;
     if (depth === 0) return m.index + m[0].length;
   }
-  // Never closed: cut short by the reader's cap, or a harness block that runs to the end.
-  return t.length;
+  return -1;
 }
 
 /** Text that is an instruction file's contents or a harness notice as a whole (checked at a block start). */
@@ -74,7 +73,15 @@ export function splitInjected(text: string): HarnessSplit {
     }
     const m = OPEN.exec(t);
     if (!m || !isWrapperTag(m[1])) break;
-    const end = blockEnd(t, m[1], m[0].length);
+    let end = blockEnd(t, m[1], m[0].length);
+    if (end < 0) {
+      // Never closed (cut short by the reader's cap, or running to the end): a harness block
+      // only when named like one (`environment_context`, `system-reminder`, `INSTRUCTIONS`).
+      if (!/[_-]|^[A-Z]+$/.test(m[1])) break;
+      end = t.length;
+    }
+    // A harness block ends its line; `<Button>Save</Button> is misaligned` is a person writing.
+    if (!/^[ \t]*(?:\r?\n|$)/.test(t.slice(end))) break;
     injected.push(t.slice(0, end).trim());
     t = t.slice(end).trim();
   }

@@ -22,7 +22,7 @@ const PREFER = /^(?:i (?:prefer|(?:'d|would) rather|(?:always|usually) (?:use|wa
 /** A tool call the human refused: an intervention, not an error to learn a fix from. */
 export const REFUSED = /the user doesn'?t want to (?:proceed with this tool use|take this action)|\[Request interrupted by user for tool use\]/i;
 /** Interjections before the rule itself ("No, don't …", "OK, also always …"). */
-const LEAD = /^(?:(?:no|nope|ok|okay|actually|wait|great|thanks|and|also|please|hmm|sorry|well)[,.!:]?\s+)*/i;
+const LEAD = /^(?:(?:no|nope|ok|okay|actually|wait|great|thanks|also|please|hmm|sorry|well)[,.!:]?\s+)*/i;
 
 // ---------------------------------------------------------------------------------------------
 // Whole clauses, not fragments
@@ -32,7 +32,7 @@ const FUNCTION_WORDS = new Set(
   ("a an the this that these those it its it's they them their there here we us our you your i me my he she him her " +
     "is are was were be been being am do does did done doing have has had having will would shall should can could may might must " +
     "and or but so then than if when while as of in on at to for from by with without into onto about over under up down out off " +
-    "not no yes just only also too very really still even again now then please ok okay all any some each every more most " +
+    "not no yes always never just only also too very really still even again now then please ok okay all any some each every more most " +
     "don't dont doesn't didn't won't can't cannot isn't aren't wasn't shouldn't wouldn't couldn't let's lets what which who whom whose why how where")
     .split(' '),
 );
@@ -93,16 +93,17 @@ export function correctionRule(sentence: string): string | null {
   s = s.split(/,\s+(?:so|but|which|although|though)\s+/i)[0].trim();
   let rule: string | null = null;
   let m: RegExpExecArray | null;
-  if ((m = /^i (?:want|need|'d like|would like|asked for|meant for|told you) (?:(?:it|you|this|that|them) )?to (.+)$/i.exec(s))) rule = m[1];
+  if ((m = /^i(?: want| need|'d like| would like| asked for| meant for| told you) (?:(?:it|you|this|that|them) )?to (.+)$/i.exec(s))) rule = m[1];
   else if ((m = /^(?:you|we) (?:should|need to|must|have to|ought to|are supposed to) (.+)$/i.exec(s))) rule = m[1];
   else if ((m = /^(?:you|we) (?:shouldn'?t|should not|must not|mustn'?t|can'?t|cannot|are not supposed to) (.+)$/i.exec(s))) rule = `Don't ${m[1]}`;
   else if (/^(?:please\s+)?(?:don'?t|do not|never)\b/i.test(s)) rule = s.replace(/^please\s+/i, '');
   else if (IMPERATIVE.test(s)) rule = s;
   else if (/^(?:the|this|our|each|every)\s+\S+.*\b(?:should|must|needs? to|has to|have to)\b/i.test(s)) rule = s;
   if (!rule) return null;
-  rule = capWords(rule, 100).replace(/!+$/, '');
-  rule = rule.charAt(0).toUpperCase() + rule.slice(1);
-  return isWholeClause(rule) ? rule : null;
+  rule = rule.replace(/!+$/, '');
+  if (!isWholeClause(rule)) return null;
+  rule = capWords(rule, 100);
+  return rule.charAt(0).toUpperCase() + rule.slice(1);
 }
 
 // ---------------------------------------------------------------------------------------------
