@@ -79,7 +79,7 @@ function mainClause(s: string): string {
 // Corrections as rules
 
 const CORRECTION_LEAD = /^(?:(?:no|nope|wrong|actually|wait|stop|hmm|ok|okay|sorry|hey|again|that'?s (?:not (?:it|right|what i (?:meant|asked(?: for)?|wanted))|wrong|incorrect)|this is (?:not (?:it|right)|wrong)|not (?:like )?(?:that|this)|i said)\s*[,.!:;—–-]*\s+)+/i;
-const IMPERATIVE = /^(?:use|run|keep|put|add|remove|call|connect|read|write|check|make|move|leave|ask|wait|revert|undo|start|try|install|build|test|commit|push|pull|rename|delete|create|set|change|switch|follow|avoid|prefer|let|always|never|only|just|go|fix|look|open|save|load|send|store|return|include|exclude|skip|drop|replace|merge|rebase|deploy|restart|stop)\b/i;
+const IMPERATIVE = /^(?:use|run|keep|put|add|remove|call|connect|read|write|check|make|move|leave|ask|wait|revert|undo|start|try|install|build|test|commit|push|pull|rename|delete|create|set|change|switch|follow|avoid|prefer|always|never|only|just|go|fix|look|open|save|load|send|store|return|include|exclude|skip|drop|replace|merge|rebase|deploy|restart|stop)\b(?!')/i;
 
 /**
  * The rule a correction implies, as a short imperative: the correction's lead-in dropped ("No,",
@@ -94,6 +94,8 @@ export function correctionRule(sentence: string): string | null {
   let rule: string | null = null;
   let m: RegExpExecArray | null;
   if ((m = /^i(?: want| need|'d like| would like| asked for| meant for| told you) (?:(?:it|you|this|that|them) )?to (.+)$/i.exec(s))) rule = m[1];
+  // "I want the exporter to X": the subject is named, so it stays ("The exporter should X").
+  else if ((m = /^i(?: want| need|'d like| would like) ((?:the|our|this|that|each|every) [\w./-]+(?: [\w./-]+)?) to (.+)$/i.exec(s))) rule = `${m[1]} should ${m[2]}`;
   else if ((m = /^(?:you|we) (?:should|need to|must|have to|ought to|are supposed to) (.+)$/i.exec(s))) rule = m[1];
   else if ((m = /^(?:you|we) (?:shouldn'?t|should not|must not|mustn'?t|can'?t|cannot|are not supposed to) (.+)$/i.exec(s))) rule = `Don't ${m[1]}`;
   else if (/^(?:please\s+)?(?:don'?t|do not|never)\b/i.test(s)) rule = s.replace(/^please\s+/i, '');
@@ -195,6 +197,11 @@ function sameJob(a: string, b: string): boolean {
   return wb.filter((w) => set.has(w)).length / Math.max(wa.length, wb.length) >= 0.5;
 }
 
+/** A command as a title names it: without what only shapes its output. */
+function short(cmd: string): string {
+  return bare(cmd) || cmd;
+}
+
 function tick(cmd: string, n = 80): string {
   return `\`${capWords(cmd.replace(/`/g, "'"), n)}\``;
 }
@@ -237,14 +244,14 @@ function errorFixes(messages: TranscriptMessage[]): Learning[] {
         if (bare(c) !== bare(cmd) && !edited) {
           l = {
             scope: 'corrective', type: 'corrective', importance: 0.4,
-            title: cleanTitle(`Use ${tick(c, 60)}, not ${tick(cmd, 40)}: ${capWords(cause, 50)}`),
+            title: cleanTitle(`Use ${tick(c, 50)}, not ${tick(short(cmd), 40)}: ${capWords(cause, 60)}`),
             body: `${tick(cmd, 200)} failed with: ${capWords(cause, 200)}\n\nWhat worked: ${tick(c, 240)}`,
           };
         } else if (fixes.length > 0 && !edited) {
           const fix = fixes[fixes.length - 1];
           l = {
             scope: 'corrective', type: 'corrective', importance: 0.4,
-            title: cleanTitle(`Run ${tick(fix, 50)} before ${tick(cmd, 40)}: ${capWords(cause, 50)}`),
+            title: cleanTitle(`Run ${tick(fix, 40)} before ${tick(short(cmd), 40)}: ${capWords(cause, 60)}`),
             body: `${tick(cmd, 200)} failed with: ${capWords(cause, 200)}\n\nWhat fixed it: ${tick(fix, 240)}, then ${tick(c, 120)} worked.`,
           };
         }
