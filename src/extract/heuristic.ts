@@ -202,6 +202,12 @@ function short(cmd: string): string {
   return bare(cmd) || cmd;
 }
 
+/** The fix as a title, with the cause when it fits whole (the body always has it). */
+function withCause(fix: string, cause: string): string {
+  const full = `${fix}: ${cause}`;
+  return cleanTitle(full.length <= 90 ? full : fix);
+}
+
 function tick(cmd: string, n = 80): string {
   return `\`${capWords(cmd.replace(/`/g, "'"), n)}\``;
 }
@@ -244,14 +250,14 @@ function errorFixes(messages: TranscriptMessage[]): Learning[] {
         if (bare(c) !== bare(cmd) && !edited) {
           l = {
             scope: 'corrective', type: 'corrective', importance: 0.4,
-            title: cleanTitle(`Use ${tick(c, 50)}, not ${tick(short(cmd), 40)}: ${capWords(cause, 60)}`),
+            title: withCause(`Use ${tick(c, 50)}, not ${tick(short(cmd), 40)}`, cause),
             body: `${tick(cmd, 200)} failed with: ${capWords(cause, 200)}\n\nWhat worked: ${tick(c, 240)}`,
           };
         } else if (fixes.length > 0 && !edited) {
           const fix = fixes[fixes.length - 1];
           l = {
             scope: 'corrective', type: 'corrective', importance: 0.4,
-            title: cleanTitle(`Run ${tick(fix, 40)} before ${tick(short(cmd), 40)}: ${capWords(cause, 60)}`),
+            title: withCause(`Run ${tick(fix, 40)} before ${tick(short(cmd), 40)}`, cause),
             body: `${tick(cmd, 200)} failed with: ${capWords(cause, 200)}\n\nWhat fixed it: ${tick(fix, 240)}, then ${tick(c, 120)} worked.`,
           };
         }

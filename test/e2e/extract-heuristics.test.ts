@@ -83,7 +83,7 @@ describe('mem extract --provider heuristic on sessions full of harness text and 
     expect(titles).toEqual([
       'The script should print to stdout only; the finance team pipes it into their own tooling.',
       "Don't write files anywhere.",
-      expect.stringMatching(/^Run `pip install --user babel` before `python scripts\/report\.py --month 2026-10`: Module/),
+      expect.stringMatching(/^Run `pip install --user babel` before `python scripts\/report\.py --month 2026-10`$/),
     ]);
     for (const t of titles) expect(t).not.toMatch(/make check|gen\/|sandbox|apply_patch|Traceback/);
     const memory = v.read('MEMORY.md');

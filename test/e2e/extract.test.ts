@@ -23,7 +23,7 @@ describe('mem extract (offline heuristics)', () => {
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/added {2}MEMORY\.md {2}\S+ {2}directive: The API tests need the migrations on a fresh database/);
     // The failed test run is kept as its cause and fix, not as "X failed".
-    expect(r.stdout).toMatch(/added {2}MEMORY\.md .*Run `npm run db:migrate -- --env test` before `npm test -- checkout`: relation "orders"/);
+    expect(r.stdout).toMatch(/added {2}MEMORY\.md .*Run `npm run db:migrate -- --env test` before `npm test -- checkout`/);
     expect(r.stdout).toMatch(/added {2}proxy\.md .*don't use yarn/i);
     expect(r.stderr).toMatch(/a language model finds much more/);
     const memory = v.read('MEMORY.md');
