@@ -41,6 +41,14 @@ const MID_SENTENCE = /^(?:and|or|but|nor|so|then|because|which|that|who|whom|who
 /** The verb's object is only a pronoun ("Don't do that", "Never touch it again"): meaningless later. */
 const PRONOUN_OBJECT = /^(?:(?:please|always|never|don'?t|do not|make sure(?: to| you)?)\s+)*[a-z][\w'-]*\s+(?:it|this|that|them|these|those)(?:\s*$|\s*[.!,;]|\s+(?:again|now|here|there|anymore|please|yet|up|down|out|in|on|to|for|with|like|as|before|after|until|unless|when|if|or|and|without|either|at all)\b)/i;
 
+/** "Always the same error", "Never mind": always/never not followed by a verb. */
+const NO_VERB = /^(?:always|never)\s+(?:the|a|an|this|that|these|those|same|my|your|our|their|its|it|so|too|again|ever|mind|once|before|after|when|with|in|on|at)\b/i;
+/**
+ * A steer for this moment, not a rule for next month: "don't worry", "not yet", "for now", "this
+ * time", "at the moment".
+ */
+const TRANSIENT = /^(?:please\s+)?(?:don'?t|do not)\s+(?:worry|bother|mind|panic)\b|\b(?:for now|(?:just )?yet|right now|this time|at the moment|for the moment|today|for this (?:task|pr|change|session))\b[.!]?\s*$/i;
+
 function contentWords(s: string): string[] {
   return s
     .split(/\s+/)
@@ -57,7 +65,7 @@ function contentWords(s: string): string[] {
 export function isWholeClause(text: string): boolean {
   const s = text.trim();
   if (s.split(/\s+/).length < 4 || /[:…,]$|\.\.\.$/.test(s) || /\?\s*$/.test(s)) return false;
-  if (MID_SENTENCE.test(s) || PRONOUN_OBJECT.test(s)) return false;
+  if (MID_SENTENCE.test(s) || PRONOUN_OBJECT.test(s) || NO_VERB.test(s) || TRANSIENT.test(s)) return false;
   return contentWords(s).length >= 3;
 }
 
@@ -141,7 +149,8 @@ function program(cmd: string): string {
 
 /** Looking around (reading, listing, searching) fails all the time and teaches nothing about the project. */
 const INSPECTION = new Set(['ls', 'cat', 'head', 'tail', 'less', 'find', 'grep', 'rg', 'ag', 'fd', 'which', 'type', 'whereis', 'echo', 'printf', 'test', '[', 'stat', 'file', 'wc', 'pwd', 'cd', 'sed', 'awk', 'tree', 'du', 'df', 'sleep', 'true', 'false', 'diff', 'cmp', 'jq', 'xargs', 'sort', 'uniq', 'cut', 'tr', 'readlink', 'realpath', 'basename', 'dirname', 'mkdir', 'touch', 'rm', 'cp', 'mv', 'ln', 'chmod', 'kill', 'pkill', 'ps', 'lsof', 'curl', 'wget', 'open', 'gh']);
-const READ_ONLY_GIT = /^git\s+(?:status|log|show|diff|branch|rev-parse|ls-files|config|remote|fetch|blame|grep|describe|tag)\b/;
+/** Git's failures (a rejected push, nothing to commit, a missing branch) are about version control, not this project. */
+const GIT = /^git\b/;
 
 /**
  * The agent's own environment refusing or cutting off a command: sandbox and approval denials,
@@ -162,7 +171,8 @@ export function errorCause(output: string): string | null {
   const lines = output.split('\n').map((l) => l.trim()).filter((l) => l && !NOT_A_CAUSE.test(l));
   const exception = [...lines].reverse().find((l) => /^(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)(?::|$)/.test(l));
   const line = exception ?? lines.find((l) => CAUSE.test(l));
-  if (!line) return null;
+  // A failing assertion is the code under work being wrong, not a fact about how the project runs.
+  if (!line || /\bassert|\bexpected\b.*\b(?:to|but|got|received)\b/i.test(line)) return null;
   return capWords(line.replace(/^(?:error|fatal|npm ERR!)\s*:?\s*/i, '').replace(/^Error:\s*/, ''), 160) || null;
 }
 
@@ -227,7 +237,7 @@ function errorFixes(messages: TranscriptMessage[]): Learning[] {
     const res = resultOf(messages, i);
     if (!cmd || !res || !isFailure(res) || AGENT_MECHANICS.test(res.text.slice(0, 2000))) continue;
     const prog = program(cmd);
-    if (!prog || INSPECTION.has(prog) || READ_ONLY_GIT.test(cmd.replace(/^cd\s+\S+\s*&&\s*/, ''))) continue;
+    if (!prog || INSPECTION.has(prog) || GIT.test(cmd.replace(/^cd\s+\S+\s*&&\s*/, ''))) continue;
     const cause = errorCause(res.text);
     if (!cause) continue;
     // Look ahead for the same job succeeding, and note what ran in between.
@@ -245,7 +255,7 @@ function errorFixes(messages: TranscriptMessage[]): Learning[] {
       }
       if (sameJob(cmd, c)) {
         if (!ok) continue;
-        const fixes = between.filter((b) => !INSPECTION.has(program(b)) && !READ_ONLY_GIT.test(b) && !sameJob(cmd, b));
+        const fixes = between.filter((b) => !INSPECTION.has(program(b)) && !GIT.test(b) && !sameJob(cmd, b));
         let l: Learning | null = null;
         if (bare(c) !== bare(cmd) && !edited) {
           l = {

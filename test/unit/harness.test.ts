@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isHumanText } from '../../src/extract/condense.js';
+import { condense, isHumanText } from '../../src/extract/condense.js';
 import { isInjected, splitInjected } from '../../src/extract/harness.js';
 import { readTranscript, type TranscriptMessage } from '../../src/extract/transcript.js';
 
@@ -81,5 +81,18 @@ describe('the readers mark injected text as instruction', () => {
     expect(human(arr.messages)).toEqual(['Speed up the import.']);
     const txt = readTranscript('user: <system-reminder>be brief</system-reminder>\nassistant: ok\nuser: Drop the unused flag.\n', 'text');
     expect(human(txt.messages)).toEqual(['Drop the unused flag.']);
+  });
+});
+
+describe('condense never labels injected text as the human', () => {
+  it('instruction text is [injected], the prompt is [human]', () => {
+    const t = readTranscript([
+      codexLine('user', '# AGENTS.md instructions for /srv\n\n<INSTRUCTIONS>\nUse pnpm.\n</INSTRUCTIONS>'),
+      codexLine('user', 'Bump the API client to v3.'),
+    ].join('\n'));
+    const c = condense(t.messages, 10_000).text;
+    expect(c).toMatch(/^\[injected\] # AGENTS\.md instructions/);
+    expect(c).toContain('[human] Bump the API client to v3.');
+    expect(c).not.toMatch(/\[(?:human|user)\] # AGENTS/);
   });
 });

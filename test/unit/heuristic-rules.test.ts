@@ -29,6 +29,10 @@ describe('isWholeClause: a learning that means something next month', () => {
     ['introduces what is missing', 'The options we discussed are the following:'],
     ['a question', 'Should the cache live in redis or memcached?'],
     ['cut with an ellipsis', 'Always pass the tenant id to the…'],
+    ['a steer for now, not a rule', "Don't merge the release branch yet."],
+    ['a steer for now, not a rule', 'Skip the slow browser tests for now'],
+    ['a reassurance', "Don't worry about the flaky upload test in CI."],
+    ['always without a verb', 'Always the same timeout from the staging cluster.'],
   ])('rejects %s: %s', (_why, s) => expect(isWholeClause(s)).toBe(false));
 });
 
@@ -138,6 +142,20 @@ describe('failed commands: only project failures that a later step fixed, as cau
       ok(),
       bash('go build ./...'),
       ok(''),
+      // version control: a rejected push, then a pull and the push again
+      bash('git push origin feature/cart'),
+      fail("error: failed to push some refs to 'origin'\nhint: Updates were rejected because the remote contains work that you do not have locally."),
+      bash('git pull --rebase origin feature/cart'),
+      ok('Successfully rebased'),
+      bash('git push origin feature/cart'),
+      ok('ok'),
+      // a failing assertion is the code under work, not a fact about the project
+      bash('npm test -- cart'),
+      fail('AssertionError: expected 3 to equal 4'),
+      bash('npm run build'),
+      ok('built'),
+      bash('npm test -- cart'),
+      ok('passed'),
       // the same command, only piped differently
       bash('make test'),
       fail('Error: flaky network'),
