@@ -32,7 +32,7 @@ const FUNCTION_WORDS = new Set(
   ("a an the this that these those it its it's they them their there here we us our you your i me my he she him her " +
     "is are was were be been being am do does did done doing have has had having will would shall should can could may might must " +
     "and or but so then than if when while as of in on at to for from by with without into onto about over under up down out off " +
-    "not no yes always never just only also too very really still even again now then please ok okay all any some each every more most " +
+    "not no yes always never just only also too very anything something everything nothing else stuff thing things way really still even again now then please ok okay all any some each every more most " +
     "don't dont doesn't didn't won't can't cannot isn't aren't wasn't shouldn't wouldn't couldn't let's lets what which who whom whose why how where")
     .split(' '),
 );
@@ -52,21 +52,21 @@ const TRANSIENT = /^(?:please\s+)?(?:don'?t|do not)\s+(?:worry|bother|mind|panic
 function contentWords(s: string): string[] {
   return s
     .split(/\s+/)
-    .map((w) => w.replace(/^[^\w`/.~-]+|[^\w`/.~-]+$/g, ''))
+    .map((w) => w.replace(/[.,;:!?)"']+$/, '').replace(/^[^\w`/.~-]+|[^\w`/.~-]+$/g, ''))
     .filter((w) => w.length >= 2 && !FUNCTION_WORDS.has(w.toLowerCase()));
 }
 
 /**
- * A learning's text is a whole clause that still means something next month: at least four
- * words with three content words (a verb and what it acts on), not opening mid-sentence, not
+ * A learning's text is a whole clause that still means something next month: at least three
+ * words with two content words (a verb and what it acts on), not opening mid-sentence, not
  * ending on a colon or an ellipsis (it introduced something that is not there), not a question,
  * and its verb's object not only a pronoun.
  */
 export function isWholeClause(text: string): boolean {
   const s = text.trim();
-  if (s.split(/\s+/).length < 4 || /[:…,]$|\.\.\.$/.test(s) || /\?\s*$/.test(s)) return false;
+  if (s.split(/\s+/).length < 3 || /[:\u2026,]$|\.\.\.$/.test(s) || /\?\s*$/.test(s)) return false;
   if (MID_SENTENCE.test(s) || PRONOUN_OBJECT.test(s) || NO_VERB.test(s) || TRANSIENT.test(s)) return false;
-  return contentWords(s).length >= 3;
+  return contentWords(s).length >= 2;
 }
 
 /** Cut at a word boundary to about `max` characters. */
@@ -75,18 +75,18 @@ function capWords(s: string, max: number): string {
   if (t.length <= max) return t;
   const cut = t.slice(0, max);
   const sp = cut.lastIndexOf(' ');
-  return `${(sp > max * 0.6 ? cut.slice(0, sp) : cut).replace(/[\s,;:.-]+$/, '')}…`;
+  return `${(sp > max * 0.6 ? cut.slice(0, sp) : cut).replace(/[\s,;:.-]+$/, '')}\u2026`;
 }
 
 /** The main clause of a sentence: what follows ", so …", ", but …" or ";" starts another thought. */
 function mainClause(s: string): string {
-  return s.split(/\s*;\s+|\s+[—–]\s+|,\s+(?:so|but|which|although|though)\s+/i)[0].trim();
+  return s.split(/\s*;\s+|\s+[\u2014\u2013]\s+|,\s+(?:so|but|which|although|though)\s+/i)[0].trim();
 }
 
 // ---------------------------------------------------------------------------------------------
 // Corrections as rules
 
-const CORRECTION_LEAD = /^(?:(?:no|nope|wrong|actually|wait|stop|hmm|ok|okay|sorry|hey|again|that'?s (?:not (?:it|right|what i (?:meant|asked(?: for)?|wanted))|wrong|incorrect)|this is (?:not (?:it|right)|wrong)|not (?:like )?(?:that|this)|i said)\s*[,.!:;—–-]*\s+)+/i;
+const CORRECTION_LEAD = /^(?:(?:no|nope|wrong|actually|wait|stop|hmm|ok|okay|sorry|hey|again|that'?s (?:not (?:it|right|what i (?:meant|asked(?: for)?|wanted))|wrong|incorrect)|this is (?:not (?:it|right)|wrong)|not (?:like )?(?:that|this)|i said)\s*[,.!:;\u2014\u2013-]*\s+)+/i;
 const IMPERATIVE = /^(?:use|run|keep|put|add|remove|call|connect|read|write|check|make|move|leave|ask|wait|revert|undo|start|try|install|build|test|commit|push|pull|rename|delete|create|set|change|switch|follow|avoid|prefer|always|never|only|just|go|fix|look|open|save|load|send|store|return|include|exclude|skip|drop|replace|merge|rebase|deploy|restart|stop)\b(?!')/i;
 
 /**
@@ -290,12 +290,12 @@ function sentences(text: string): string[] {
     .replace(/```[\s\S]*?```/g, ' ')
     .split(/(?<=[.!?])\s+|\n+/)
     .map((s) => s.trim().replace(/^[-*>\d.)\s]+/, ''))
-    .filter((s) => s.length >= 12 && s.length <= 400 && !/[{}<>|=]{3,}|^\$ |^❯/.test(s));
+    .filter((s) => s.length >= 12 && s.length <= 400 && !/[{}<>|=]{3,}|^\$ |^\u276f/.test(s));
 }
 
 function excerpt(s: string, n: number): string {
   const t = s.replace(/\s+/g, ' ').trim();
-  return t.length <= n ? t : `${t.slice(0, n - 1)}…`;
+  return t.length <= n ? t : `${t.slice(0, n - 1)}\u2026`;
 }
 
 function toolName(call: string): string {
@@ -312,11 +312,13 @@ function lastCommand(messages: TranscriptMessage[], i: number): string | null {
   return null;
 }
 
-/** What no learning may carry: control characters, a raw tool call, a transcript's own path. */
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
+
+/** What no learning may carry: a raw tool call, a transcript's own path. */
 function unsafe(l: Learning): boolean {
   const t = `${l.title}\n${l.body}`;
-  // eslint-disable-next-line no-control-regex
-  return /[\u0000-\u0008\u000e-\u001f]/.test(t) || /\b\w+\(\{"|\{"[\w-]+":/.test(t) || /\S+\.jsonl\b/.test(t);
+  return /\b\w+\(\{"|\{"[\w-]+":/.test(t) || /\S+\.jsonl\b/.test(t);
 }
 
 export function heuristicLearnings(messages: TranscriptMessage[], scopes: readonly ExtractionScopeName[]): Learning[] {
@@ -324,6 +326,8 @@ export function heuristicLearnings(messages: TranscriptMessage[], scopes: readon
   const out: Learning[] = [];
   const seen = new Set<string>();
   const add = (l: Learning): boolean => {
+    // A transcript may hold control characters (a NUL); no learning carries them.
+    l = { ...l, title: l.title.replace(CONTROL, ''), body: l.body.replace(CONTROL, '') };
     const key = l.title.toLowerCase().replace(/[^\w]+/g, ' ').trim();
     if (!want.has(l.scope) || seen.has(key) || unsafe(l)) return false;
     seen.add(key);

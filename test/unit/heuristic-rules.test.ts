@@ -18,10 +18,12 @@ describe('isWholeClause: a learning that means something next month', () => {
     'The billing worker must never retry a captured payment.',
     'In this repo the linter runs on every commit.',
     "Don't give the generated clients a version number",
+    'Never use yarn.',
   ])('keeps %s', (s) => expect(isWholeClause(s)).toBe(true));
 
   it.each([
     ['too short, no object', 'Do not merge.'],
+    ['no object but a filler', "Don't change anything else."],
     ['only a pronoun object', 'Never touch that again.'],
     ['only a pronoun object, before a preposition', 'Please move it to the end'],
     ['starts mid-sentence (a conjunction)', 'and then rebuild the docker image afterwards'],
@@ -245,13 +247,14 @@ describe('what people say: corrections, rules and preferences', () => {
     expect(ls).toEqual([]);
   });
 
-  it('no learning carries a NUL, a raw tool call or a transcript path', () => {
+  it('no learning carries a NUL (stripped), a raw tool call or a transcript path (dropped)', () => {
     const ls = heuristicLearnings([
       human('Remember the config lives in ~/.claude/projects/app/4f1c.jsonl for this session.'),
       human('Always call Bash({"command":"make"}) before you commit anything.'),
       human('Never store the token\u0000 in the repository config.'),
       human('Always keep the API keys out of the repository config.'),
     ], ['project']);
-    expect(ls.map((l) => l.title)).toEqual(['Always keep the API keys out of the repository config.']);
+    expect(ls.map((l) => l.title)).toEqual(['Never store the token in the repository config.', 'Always keep the API keys out of the repository config.']);
+    for (const l of ls) expect(`${l.title}${l.body}`).not.toMatch(/\u0000/);
   });
 });
