@@ -190,11 +190,11 @@ function codexOutput(raw: string): { text: string; isError?: boolean } {
       // not the wrapper after all
     }
   }
-  const m = /^(?:Exit code:|Process exited with code) (-?\d+)/.exec(raw);
-  if (m) {
-    const at = raw.indexOf('\nOutput:\n');
-    return { text: at >= 0 ? raw.slice(at + 9) : raw, isError: Number(m[1]) !== 0 };
-  }
+  // The exit line may follow other header lines (`Chunk ID:`, `Wall time:`) before `Output:`.
+  const at = raw.indexOf('\nOutput:\n');
+  const head = at >= 0 && at < 600 ? raw.slice(0, at) : raw.slice(0, raw.indexOf('\n') < 0 ? raw.length : raw.indexOf('\n'));
+  const m = /^(?:Exit code:|Process exited with code) (-?\d+)/m.exec(head);
+  if (m) return { text: at >= 0 && at < 600 ? raw.slice(at + 9) : raw, isError: Number(m[1]) !== 0 };
   return { text: raw };
 }
 

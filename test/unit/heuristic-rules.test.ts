@@ -258,3 +258,17 @@ describe('what people say: corrections, rules and preferences', () => {
     for (const l of ls) expect(`${l.title}${l.body}`).not.toMatch(/\u0000/);
   });
 });
+
+describe('Codex command output: the exit code is read past other header lines', () => {
+  it('a failure reported after `Chunk ID:` / `Wall time:` lines is a failure', async () => {
+    const { readTranscript } = await import('../../src/extract/transcript.js');
+    const line = (type: string, payload: Record<string, unknown>) => JSON.stringify({ timestamp: 't', type, payload });
+    const t = readTranscript([
+      line('session_meta', { id: 'x' }),
+      line('response_item', { type: 'function_call', name: 'exec_command', arguments: JSON.stringify({ cmd: 'make test' }), call_id: 'a' }),
+      line('response_item', { type: 'function_call_output', call_id: 'a', output: 'Chunk ID: 7f\nWall time: 1.2 seconds\nProcess exited with code 2\nOriginal token count: 40\nOutput:\nmake: *** No rule to make target `test`.  Stop.' }),
+    ].join('\n'));
+    const r = t.messages.find((m) => m.kind === 'tool_result')!;
+    expect(r).toMatchObject({ isError: true, text: 'make: *** No rule to make target `test`.  Stop.' });
+  });
+});
