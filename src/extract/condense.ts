@@ -3,6 +3,7 @@
 // the ending. Everything is trimmed first (tool output hardest); if it still does not fit, the
 // least telling messages are left out, and the gaps are marked so the model knows.
 
+import { isInjected } from './harness.js';
 import type { TranscriptMessage } from './transcript.js';
 
 export interface Condensed {
@@ -48,14 +49,12 @@ function group(messages: TranscriptMessage[]): TranscriptMessage[][] {
 
 /**
  * A message the person typed: user text that is not a sidechain (there the "user" is the main
- * agent prompting a subagent) and not a slash command, command output or system reminder.
+ * agent prompting a subagent) and not what the harness injected (instruction files, reminders,
+ * command wrappers: marked by the readers, and checked again for messages built elsewhere).
  */
 export function isHumanText(m: TranscriptMessage): boolean {
-  if (m.role !== 'user' || m.kind !== 'text' || m.isSidechain) return false;
-  const t = m.text.trim();
-  // Context the agent inserts as "user" text: slash-command records, reminders, Codex's
-  // <environment_context> and <user_instructions> blocks — a whole message in one tag.
-  return !/^<(?:command|local-command|system-reminder|bash-|user-memory)/.test(t) && !/^<([A-Za-z_][\w-]*)[^>]*>[\s\S]*<\/\1>$/.test(t);
+  if (m.role !== 'user' || m.kind !== 'text' || m.isSidechain || m.instruction) return false;
+  return !isInjected(m.text);
 }
 
 export function condense(messages: TranscriptMessage[], budget: number): Condensed {
@@ -79,6 +78,9 @@ export function condense(messages: TranscriptMessage[], budget: number): Condens
       [label, limit, priority] = ['tool call', LIMITS.tool_use, at - lastError <= 3 ? 60 : 20];
     } else if (m.kind === 'thinking') {
       [label, limit, priority] = ['thinking', LIMITS.thinking, DECISION.test(text) ? 35 : 12];
+    } else if (m.instruction) {
+      // Instruction files and reminders: context for the model, never the human's words.
+      [label, limit, priority] = ['injected', LIMITS.system, 8];
     } else if (m.role === 'user') {
       const human = isHumanText(m);
       const corrective = CORRECTION.test(text.trim()) || INTERRUPTED.test(text);

@@ -10,7 +10,7 @@ import type { ParsedFile } from '../vault/format.js';
 import { renderNewEntry, type Append } from '../vault/store.js';
 import { describeFile, type Vault, type VaultFile } from '../vault/vault.js';
 import { staysInside, writeTarget } from '../vault/boundary.js';
-import { condense, isHumanText } from './condense.js';
+import { condense, INTERRUPTED, isHumanText } from './condense.js';
 import { heuristicLearnings } from './heuristic.js';
 import { checkSessionId, printable, usableSessionId } from './session-id.js';
 import { appendLedger, checkLedger, LEDGER_PATH, messagesHash, readLedger, resumePoint } from './ledger.js';
@@ -83,9 +83,10 @@ Record only what would change what a future session does: specific facts, comman
 Each learning stands alone (a reader will not see the transcript), names the concrete commands, files, settings and errors, and is 1-4 sentences.
 Do not narrate the session, do not record what is general knowledge, do not invent. When nothing qualifies for a scope, return nothing for it; an empty list is a fine answer.`;
 
+/** The session's task: the first thing the person typed (never harness text, never a bare interruption marker). */
 function firstHuman(messages: readonly TranscriptMessage[]): string | undefined {
-  const m = messages.find(isHumanText);
-  return m ? m.text.replace(/\s+/g, ' ').trim().slice(0, 200) : undefined;
+  const m = messages.find((x) => isHumanText(x) && x.text.replace(INTERRUPTED, '').trim() !== '');
+  return m ? m.text.replace(INTERRUPTED, '').replace(/\s+/g, ' ').trim().slice(0, 200) : undefined;
 }
 
 function safeName(s: string): string {

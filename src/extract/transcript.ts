@@ -1,6 +1,9 @@
 // Agent transcripts → a flat list of messages. Formats: Claude Code session JSONL and Claude
 // `stream-json` output, Codex CLI rollouts, Gemini CLI session JSON, a JSON array of
 // {role, content}, and plain text. Unknown records and broken lines are counted, never fatal.
+// What a harness injected into the user's turn is kept but marked `instruction` (see harness.ts).
+
+import { splitInjected } from './harness.js';
 
 export type Role = 'user' | 'assistant' | 'system' | 'tool';
 export type MessageKind = 'text' | 'thinking' | 'tool_use' | 'tool_result' | 'summary';
@@ -15,6 +18,8 @@ export interface TranscriptMessage {
   timestamp?: string;
   isError?: boolean;
   isSidechain?: boolean;
+  /** Injected by the harness or an instruction file (AGENTS.md, reminders, command wrappers), never typed by the human. */
+  instruction?: true;
 }
 
 export interface Transcript {
@@ -99,12 +104,16 @@ function claudeMessages(rec: Json): TranscriptMessage[] | null {
   if (type === 'summary' && typeof rec.summary === 'string') return [{ role: 'system', kind: 'summary', text: rec.summary, ...base }];
   if (type === 'result' && typeof rec.result === 'string') return [{ role: 'assistant', kind: 'text', text: rec.result, ...base }];
   if (type !== 'user' && type !== 'assistant') return null;
-  if (rec.isMeta === true) return [];
   const msg = isObj(rec.message) ? rec.message : null;
   if (!msg) return null;
+  // Claude marks what it inserted itself (caveats, expanded commands, skill text) as meta.
+  if (rec.isMeta === true) {
+    const text = blockText(msg.content);
+    return text.trim() ? [{ role: 'system', kind: 'text', text, instruction: true, ...base }] : [];
+  }
   const id = typeof msg.id === 'string' ? msg.id : undefined;
   const role: Role = type === 'assistant' ? 'assistant' : 'user';
-  if (rec.isCompactSummary === true) return [{ role: 'system', kind: 'summary', text: blockText(msg.content), ...base }];
+  if (rec.isCompactSummary === true) return [{ role: 'system', kind: 'summary', text: blockText(msg.content), instruction: true, ...base }];
   const content = msg.content;
   if (typeof content === 'string') return [{ role, kind: 'text', text: content, id, ...base }];
   if (!Array.isArray(content)) return [];
@@ -137,13 +146,16 @@ function codexMessages(rec: Json): TranscriptMessage[] | null {
   }
   const p = isObj(rec.payload) ? rec.payload : null;
   const timestamp = typeof rec.timestamp === 'string' ? rec.timestamp : undefined;
-  if (rec.type === 'compacted' && p && typeof p.message === 'string') return [{ role: 'system', kind: 'summary', text: p.message, timestamp }];
+  if (rec.type === 'compacted' && p && typeof p.message === 'string') return [{ role: 'system', kind: 'summary', text: p.message, instruction: true, timestamp }];
   if (rec.type !== 'response_item' || !p) return null;
   switch (p.type) {
     case 'message': {
       const r = p.role === 'assistant' ? 'assistant' : p.role === 'user' ? 'user' : 'system';
-      const text = blockText(p.content);
-      return text ? [{ role: r, kind: 'text', text, timestamp }] : [];
+      // A user turn's blocks are judged one by one: Codex puts AGENTS.md and the environment in blocks of their own.
+      const parts = r === 'user' && Array.isArray(p.content) ? p.content.map((b) => blockText([b])).filter(Boolean) : [blockText(p.content)];
+      // The developer role carries the harness's own instructions.
+      const injected = p.role === 'developer' || p.role === 'system' ? { instruction: true as const } : {};
+      return parts.filter((text) => text).map((text) => ({ role: r, kind: 'text' as const, text, timestamp, ...injected }));
     }
     case 'reasoning': {
       const text = blockText(p.summary);
@@ -178,11 +190,11 @@ function codexOutput(raw: string): { text: string; isError?: boolean } {
       // not the wrapper after all
     }
   }
-  const m = /^(?:Exit code:|Process exited with code) (-?\d+)/.exec(raw);
-  if (m) {
-    const at = raw.indexOf('\nOutput:\n');
-    return { text: at >= 0 ? raw.slice(at + 9) : raw, isError: Number(m[1]) !== 0 };
-  }
+  // The exit line may follow other header lines (`Chunk ID:`, `Wall time:`) before `Output:`.
+  const at = raw.indexOf('\nOutput:\n');
+  const head = at >= 0 && at < 600 ? raw.slice(0, at) : raw.slice(0, raw.indexOf('\n') < 0 ? raw.length : raw.indexOf('\n'));
+  const m = /^(?:Exit code:|Process exited with code) (-?\d+)/m.exec(head);
+  if (m) return { text: at >= 0 && at < 600 ? raw.slice(at + 9) : raw, isError: Number(m[1]) !== 0 };
   return { text: raw };
 }
 
@@ -275,7 +287,33 @@ export function detectFormat(text: string): TranscriptFormat {
   return 'text';
 }
 
+/**
+ * Marks what a harness injected into user turns: a message made only of injected blocks gets
+ * `instruction`; one that mixes them with the person's words is split in two (injected first).
+ */
+export function markInjected(messages: TranscriptMessage[]): TranscriptMessage[] {
+  const out: TranscriptMessage[] = [];
+  for (const m of messages) {
+    if (m.role !== 'user' || m.kind !== 'text' || m.instruction) {
+      out.push(m);
+      continue;
+    }
+    const s = splitInjected(m.text);
+    if (s.injected.length === 0) out.push(m);
+    else {
+      out.push({ ...m, text: s.injected.join('\n\n'), instruction: true });
+      if (s.human) out.push({ ...m, text: s.human });
+    }
+  }
+  return out;
+}
+
 export function readTranscript(text: string, format?: TranscriptFormat): Transcript {
+  const t = readAny(text, format);
+  return { ...t, messages: markInjected(t.messages) };
+}
+
+function readAny(text: string, format?: TranscriptFormat): Transcript {
   const fmt = format ?? detectFormat(text);
   if (fmt === 'text') return { format: fmt, messages: textMessages(text), skipped: 0, broken: 0 };
   if (fmt === 'messages' || fmt === 'gemini') {
@@ -344,7 +382,7 @@ export class JsonlReader {
   }
 
   result(): Transcript {
-    const messages = this.messages.map((m) => ({ ...m, text: m.text.trim() })).filter((m) => m.text !== '');
+    const messages = markInjected(this.messages.map((m) => ({ ...m, text: m.text.trim() })).filter((m) => m.text !== ''));
     return { format: this.fmt, sessionId: this.sessionId, messages, skipped: this.skipped, broken: this.broken };
   }
 }

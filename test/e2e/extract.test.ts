@@ -22,14 +22,15 @@ describe('mem extract (offline heuristics)', () => {
     const r = mem(['extract', SAMPLE, '--scopes', ALL_HEURISTIC, '--session', 's-1'], { cwd: v.root, home: v.home, env: OFFLINE });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/added {2}MEMORY\.md {2}\S+ {2}directive: The API tests need the migrations on a fresh database/);
-    expect(r.stdout).toMatch(/added {2}MEMORY\.md .*`npm test -- checkout` failed: relation "orders" does not exist/);
+    // The failed test run is kept as its cause and fix, not as "X failed".
+    expect(r.stdout).toMatch(/added {2}MEMORY\.md .*Run `npm run db:migrate -- --env test` before `npm test -- checkout`/);
     expect(r.stdout).toMatch(/added {2}proxy\.md .*don't use yarn/i);
     expect(r.stderr).toMatch(/a language model finds much more/);
     const memory = v.read('MEMORY.md');
     expect(memory).toContain('session_id: s-1');
     expect(memory).toContain("session_task: 'The checkout API tests fail on my machine, can you fix them?'");
     expect(memory).toContain('source: heuristic');
-    expect(memory).toContain('What worked: `npm run db:migrate -- --env test`');
+    expect(memory).toContain('What fixed it: `npm run db:migrate -- --env test`, then `npm test -- checkout` worked.');
     expect(v.read('proxy.md')).toMatch(/^# Proxy memory/);
     // The new entries are valid and searchable.
     expect(mem(['lint'], { cwd: v.root, home: v.home }).status).toBe(0);

@@ -71,8 +71,9 @@ describe('heuristicLearnings', () => {
       m('user', 'text', 'Remember that staging needs the VPN. I prefer one commit per fix.'),
     ]), [...all]);
     const titles = ls.map((l) => `${l.scope}|${l.type}|${l.title}`);
-    expect(titles).toContain("project|directive|Don't put the limiter in each route; use the shared middleware in src/http/limits.ts.");
-    expect(titles).toContain("corrective|corrective|No, don't put the limiter in each route; use the shared middleware in src/http/limits.ts.");
+    // One learning per sentence: the correction, as a rule without its "No," (it used to be kept twice).
+    expect(titles).toContain("corrective|corrective|Don't put the limiter in each route; use the shared middleware in src/http/limits.ts.");
+    expect(titles.filter((t) => t.includes('limiter'))).toHaveLength(1);
     expect(titles).toContain('project|directive|Staging needs the VPN.');
     expect(titles).toContain('observations|declarative|I prefer one commit per fix.');
     for (const l of ls) expect(l.importance).toBeLessThanOrEqual(0.5);
@@ -111,7 +112,7 @@ describe('heuristicLearnings', () => {
       m('tool', 'tool_result', 'Batch 1 run: 3 migrations', { isError: false }),
     ], ['corrective']);
     expect(ls).toHaveLength(1);
-    expect(ls[0].title).toBe('`npm run migrate` failed: npm ERR! Missing script: "migrate"');
+    expect(ls[0].title).toBe('Use `npm run db:migrate`, not `npm run migrate`: Missing script: "migrate"');
     expect(ls[0].body).toContain('What worked: `npm run db:migrate`');
   });
 
