@@ -16,6 +16,8 @@ export interface ExtractEvalOptions {
   today: string;
   /** Where throw-away vaults are made (default: the system's temp folder). */
   tmpDir?: string;
+  /** Extraction scopes (default: a new vault's, project and corrective). */
+  scopes?: ExtractionScopeName[];
 }
 
 export interface TranscriptReport extends TranscriptScore {
@@ -105,7 +107,7 @@ async function extractInto(root: string, abs: string, labels: LabelFile, opts: E
   const vault = await openVault({ root, noConfig: true, env: { ...process.env, MEM_HOME: home } });
   const loaded = loadTranscript(abs, { format: checkFormat(labels.format), cwd: root });
   const result = await runExtract(vault, loaded, {
-    scopes: SCOPES, provider: opts.provider, client: opts.client, budget: vault.config.extract.budgetChars,
+    scopes: opts.scopes ?? SCOPES, provider: opts.provider, client: opts.client, budget: vault.config.extract.budgetChars,
     dryRun: false, force: true, fallback: false, today: opts.today,
   });
   // Read back what was written: the bodies, after the pipeline's own compaction.

@@ -2,6 +2,8 @@
 // reads, its instructions to the model and the file its learnings go to. One table, so the
 // README, `--help` and the prompt cannot drift apart.
 
+import { usageError } from '../errors.js';
+
 export const SCOPE_NAMES = [
   'observations', 'escalation', 'intent-alignment', 'team', 'session', 'project', 'global', 'prospective', 'in-flight', 'corrective', 'interventions',
 ] as const;
@@ -90,4 +92,12 @@ export function targetPath(kind: TargetKind, where: { job?: string; task?: strin
     case 'global':
       return null; // resolved against MEM_HOME by the caller
   }
+}
+
+/** A comma-separated list of extraction scopes ("all": every one), checked: a usage error names the valid ones. */
+export function parseScopeList(v: string): ExtractionScopeName[] {
+  const list = v.trim() === 'all' ? [...SCOPE_NAMES] : v.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  if (list.length === 0) throw usageError('--scopes is empty', `use "all" or some of: ${SCOPE_NAMES.join(', ')}`);
+  for (const s of list) if (!(SCOPE_NAMES as readonly string[]).includes(s)) throw usageError(`unknown extraction scope "${s}"`, `use "all" or some of: ${SCOPE_NAMES.join(', ')}`);
+  return [...new Set(list)] as ExtractionScopeName[];
 }

@@ -50,6 +50,7 @@ interface EvalExtractOptions {
   model?: string;
   baseUrl?: string;
   timeout?: string;
+  scopes?: string;
   minPrecision?: string;
   minOfflineRecall?: string;
 }
@@ -65,6 +66,7 @@ function registerEvalExtract(parent: Command): void {
     .option('--model <model>', 'model name for anthropic/openai')
     .option('--base-url <url>', 'OpenAI-compatible server')
     .option('--timeout <ms>', 'per-request timeout for the model (default 60000)')
+    .option('--scopes <list>', 'extraction scopes, comma-separated (default project,corrective: what a new vault extracts; add observations,interventions to measure preferences and interruptions, written to proxy.md)')
     .option('--min-precision <pct>', 'exit 1 when the overall precision is below this percentage (for CI)')
     .option('--min-offline-recall <pct>', 'exit 1 when the recall of offline (explicit-signal) labels is below this percentage')
     .addHelpText('after', `
@@ -83,6 +85,7 @@ Examples:
   $ npm run eval:extract
   $ mem eval extract --labels test/fixtures/extract-labels/example-fix-checkout-tests.yaml
   $ mem eval extract --json | jq '.overall'
+  $ mem eval extract --scopes project,corrective,observations,interventions
   $ mem eval extract --min-precision 80 --min-offline-recall 100
   $ ANTHROPIC_API_KEY=… mem eval extract --provider anthropic`)
     .action(async (opts: EvalExtractOptions, command: Command) => {
@@ -106,7 +109,9 @@ async function evalExtractCommand(ctx: Ctx, opts: EvalExtractOptions): Promise<v
   const provider = resolveProviderConfig(process.env, { provider: opts.provider ?? 'heuristic', providerSource: '--provider', model: opts.model, baseUrl: opts.baseUrl });
   const labels = path.resolve(ctx.cwd, opts.labels ?? path.join('test', 'fixtures', 'extract-labels'));
   const { runExtractEval } = await import('../../eval/extract-run.js');
-  const report = await runExtractEval(labels, { provider, client: { timeoutMs: timeout ?? 60_000, maxRetries: 2 }, today: today() });
+  const { parseScopeList } = await import('../../extract/scopes.js');
+  const scopes = opts.scopes === undefined ? undefined : parseScopeList(opts.scopes);
+  const report = await runExtractEval(labels, { provider, client: { timeoutMs: timeout ?? 60_000, maxRetries: 2 }, today: today(), scopes });
   const rel = (p: string) => path.relative(ctx.cwd, p) || p;
   if (ctx.json) {
     ctx.out(JSON.stringify({ ...report, labels: rel(report.labels), transcripts: report.transcripts.map((t) => ({ ...t, labels_file: rel(t.labels_file) })), skipped: report.skipped.map((s) => ({ ...s, labels_file: rel(s.labels_file) })) }, null, 2));

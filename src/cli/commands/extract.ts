@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { MemError, usageError } from '../../errors.js';
 import type { AgentName } from '../../extract/discover.js';
 import type { ExtractResult } from '../../extract/run.js';
-import { SCOPE_NAMES, type ExtractionScopeName } from '../../extract/scopes.js';
+import { parseScopeList, SCOPE_NAMES } from '../../extract/scopes.js';
 import { globals, vaultFor } from '../common.js';
 import { makeCtx, nowMs, parseIntOption, readStdin, today, type Ctx } from '../io.js';
 
@@ -100,13 +100,6 @@ Hooks (the agent is never blocked: the work continues in the background, errors 
       if (opts.hook !== undefined) await hookCommand(ctx, opts.hook, transcript);
       else await extractCommand(ctx, transcript, opts);
     });
-}
-
-function parseScopes(v: string | undefined, dflt: string[]): ExtractionScopeName[] {
-  const list = v === undefined ? dflt : v.trim() === 'all' ? [...SCOPE_NAMES] : v.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
-  if (list.length === 0) throw usageError('--scopes is empty', `use "all" or some of: ${SCOPE_NAMES.join(', ')}`);
-  for (const s of list) if (!(SCOPE_NAMES as readonly string[]).includes(s)) throw usageError(`unknown extraction scope "${s}"`, `use "all" or some of: ${SCOPE_NAMES.join(', ')}`);
-  return [...new Set(list)] as ExtractionScopeName[];
 }
 
 /** The flags that choose what to read, checked before anything is opened. */
@@ -202,7 +195,7 @@ async function extractCommand(ctx: Ctx, file: string | undefined, opts: ExtractO
   const { checkFormat, loadTranscript } = await import('../../extract/source.js');
   const format = checkFormat(opts.format);
   const vault = await vaultFor(ctx);
-  const scopes = parseScopes(opts.scopes, vault.config.extract.scopes);
+  const scopes = parseScopeList(opts.scopes ?? vault.config.extract.scopes.join(','));
   const { resolveProviderConfig } = await import('../../llm/provider.js');
   const fromConfig = vault.config.llm;
   const provider = resolveProviderConfig(process.env, {
