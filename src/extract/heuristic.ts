@@ -23,6 +23,13 @@ const PREFER = /^(?:i (?:prefer|(?:'d|would) rather|(?:always|usually) (?:use|wa
 export const REFUSED = /the user doesn'?t want to (?:proceed with this tool use|take this action)|\[Request interrupted by user for tool use\]/i;
 /** Interjections before the rule itself ("No, don't …", "OK, also always …"). */
 const LEAD = /^(?:(?:no|nope|ok|okay|actually|wait|great|thanks|also|please|hmm|sorry|well)[,.!:]?\s+)*/i;
+/**
+ * A request to keep what was just said ("remember this", "add this to CLAUDE.md", "don't forget
+ * that"), even asked as a question: the learning is the sentence before it, not the request.
+ */
+const KEEP_THIS = /\b(?:remember (?:this|that|it)\b|(?:add|put|write|save|note|record) (?:this|that|it)\b.{0,40}?\b(?:to|in|into) (?:the |our |your )?(?:[\w-]+\.md|memory|memories|notes|docs|readme)\b|don'?t forget (?:this|that|it)\b)/i;
+/** A word that points back: the sentence before says what it is about. */
+const POINTS_BACK = /\b(?:it|its|them|they|this|these|those)\b/i;
 
 // ---------------------------------------------------------------------------------------------
 // Whole clauses, not fragments
@@ -37,6 +44,8 @@ const FUNCTION_WORDS = new Set(
     .split(' '),
 );
 /** A clause that starts with one of these was cut from a longer sentence. */
+/** A reason or concession with no main clause ("Since that is the stable link."): half a sentence. Conditions ("if …", "when …") can be rules. */
+const REASON_ONLY = /^(?:since|although|though|whereas|as)\b[^,;]*$/i;
 const MID_SENTENCE = /^(?:and|or|but|nor|so|then|because|which|that|who|whom|whose|than|like|plus|as well|(?:in|on|at|of|for|with|to|from|by|into|about|than)\b(?!\s+(?:the|this|that|these|those|our|my|your|each|every|all|any|a|an)\b))/i;
 /** The verb's object is only a pronoun ("Don't do that", "Never touch it again"): meaningless later. */
 const PRONOUN_OBJECT = /^(?:(?:please|always|never|don'?t|do not|make sure(?: to| you)?)\s+)*[a-z][\w'-]*\s+(?:it|this|that|them|these|those)(?:\s*$|\s*[.!,;]|\s+(?:again|now|here|there|anymore|please|yet|up|down|out|in|on|to|for|with|like|as|before|after|until|unless|when|if|or|and|without|either|at all)\b)/i;
@@ -65,7 +74,7 @@ function contentWords(s: string): string[] {
 export function isWholeClause(text: string): boolean {
   const s = text.trim();
   if (s.split(/\s+/).length < 3 || /[:\u2026,]$|\.\.\.$/.test(s) || /\?\s*$/.test(s)) return false;
-  if (MID_SENTENCE.test(s) || PRONOUN_OBJECT.test(s) || NO_VERB.test(s) || TRANSIENT.test(s)) return false;
+  if (MID_SENTENCE.test(s) || REASON_ONLY.test(s) || PRONOUN_OBJECT.test(s) || NO_VERB.test(s) || TRANSIENT.test(s)) return false;
   return contentWords(s).length >= 2;
 }
 
@@ -365,10 +374,23 @@ export function heuristicLearnings(messages: TranscriptMessage[], scopes: readon
     said.forEach((s, k) => {
       if (k === used) return;
       const core = s.replace(LEAD, '');
+      if (KEEP_THIS.test(core) && k > 0) {
+        // "… that's why we add the trailer. Add this to CLAUDE.md so you remember it": the nearest
+        // whole sentence before the request is what to keep; the human's words are the evidence.
+        for (let j = k - 1; j >= Math.max(0, k - 2); j--) {
+          const kept = said[j].replace(LEAD, '');
+          if (/\?\s*$/.test(kept) || !isWholeClause(kept)) continue;
+          add({ scope: 'project', type: 'directive', importance: 0.5, title: cleanTitle(capWords(kept, 100)), body: `The human asked to remember it: "${excerpt(said.slice(j, k + 1).join(' '), 400)}"` });
+          break;
+        }
+        return;
+      }
       if (/\?\s*$/.test(core)) return; // a question is not a rule
       if (REMEMBER.test(core) || ALWAYS_NEVER.test(core) || DONT.test(core)) {
         const rule = core.replace(LEAD_IN, '');
-        if (isWholeClause(rule)) add({ scope: 'project', type: 'directive', importance: 0.4, title: cleanTitle(rule), body: excerpt(s, 400) });
+        // A rule that points back ("don't give it a number") keeps the sentence it points to.
+        const about = k > 0 && POINTS_BACK.test(rule) ? `\n\nSaid about: "${excerpt(said.slice(Math.max(0, k - 2), k).join(' '), 300)}"` : '';
+        if (isWholeClause(rule)) add({ scope: 'project', type: 'directive', importance: 0.4, title: cleanTitle(rule), body: `${excerpt(s, 400)}${about}` });
       } else if (PREFER.test(core)) {
         const clause = mainClause(core);
         if (isWholeClause(clause)) add({ scope: 'observations', type: 'declarative', importance: 0.4, title: cleanTitle(capWords(clause, 100)), body: `The human said: "${excerpt(s, 300)}"` });

@@ -35,6 +35,8 @@ describe('isWholeClause: a learning that means something next month', () => {
     ['a steer for now, not a rule', 'Skip the slow browser tests for now'],
     ['a reassurance', "Don't worry about the flaky upload test in CI."],
     ['always without a verb', 'Always the same timeout from the staging cluster.'],
+    ['a reason with no main clause', 'Since the cache is shared between workers.'],
+    ['a concession with no main clause', 'Although the mock server answers faster.'],
   ])('rejects %s: %s', (_why, s) => expect(isWholeClause(s)).toBe(false));
 });
 
@@ -256,6 +258,40 @@ describe('what people say: corrections, rules and preferences', () => {
     ], ['project']);
     expect(ls.map((l) => l.title)).toEqual(['Never store the token in the repository config.', 'Always keep the API keys out of the repository config.']);
     for (const l of ls) expect(`${l.title}${l.body}`).not.toMatch(/\u0000/);
+  });
+});
+
+describe('what the human asks to keep, and what a rule points back to', () => {
+  it('"remember this" / "add this to AGENTS.md": the sentence before is the learning, even asked as a question', () => {
+    const ls = heuristicLearnings([
+      human('Set up the payments module.'),
+      said('Done, I used the card id as the idempotency key.'),
+      human('The card id is reused across retries, so the idempotency key must be the order id. Because retries reuse it. Could you add that to AGENTS.md so you remember it?'),
+      human('Deploys go through the blue-green script in ops/. Please remember this.'),
+    ], [...ALL]);
+    expect(ls.map((l) => l.title)).toEqual([
+      'The card id is reused across retries, so the idempotency key must be the order id.',
+      'Deploys go through the blue-green script in ops/.',
+    ]);
+    expect(ls[0].body).toMatch(/^The human asked to remember it: "The card id is reused/);
+    expect(ls.every((l) => l.scope === 'project' && l.type === 'directive')).toBe(true);
+  });
+
+  it('a request to remember with nothing whole before it writes nothing', () => {
+    expect(heuristicLearnings([said('ok'), human('Remember this?')], [...ALL])).toEqual([]);
+    expect(heuristicLearnings([said('ok'), human('Because of the proxy. Remember that.')], [...ALL])).toEqual([]);
+  });
+
+  it('a rule that says "it" keeps the sentences it points back to, as context in the body', () => {
+    const ls = heuristicLearnings([
+      said('I drafted the changelog entry.'),
+      human('Can you redo the changelog entry for the 2.0 release? Keep it short. Also never put internal ticket numbers in it.'),
+    ], [...ALL]);
+    expect(ls).toHaveLength(1);
+    expect(ls[0].title).toBe('Never put internal ticket numbers in it.');
+    expect(ls[0].body).toContain('Said about: "Can you redo the changelog entry for the 2.0 release? Keep it short."');
+    const plain = heuristicLearnings([said('x'), human('Fix the build. Never commit the generated protobuf files.')], [...ALL]);
+    expect(plain[0].body).not.toContain('Said about');
   });
 });
 
