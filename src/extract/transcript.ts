@@ -15,6 +15,8 @@ export interface TranscriptMessage {
   timestamp?: string;
   isError?: boolean;
   isSidechain?: boolean;
+  /** Set on a user-role message the harness or an instruction file injected (never typed by the human). */
+  instruction?: true;
 }
 
 export interface Transcript {

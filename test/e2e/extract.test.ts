@@ -23,7 +23,9 @@ describe('mem extract (offline heuristics)', () => {
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/added {2}MEMORY\.md {2}\S+ {2}directive: The API tests need the migrations on a fresh database/);
     expect(r.stdout).toMatch(/added {2}MEMORY\.md .*`npm test -- checkout` failed: relation "orders" does not exist/);
-    expect(r.stdout).toMatch(/added {2}proxy\.md .*don't use yarn/i);
+    // The intervention's context was the raw tool call (Bash({"command": …})): the quality gate
+    // turns such a learning away (gate.ts, tool-mechanics); no entry holds a tool-call JSON blob.
+    expect(fs.existsSync(v.path('proxy.md')) ? v.read('proxy.md') : '').not.toMatch(/\{"command"/);
     expect(r.stderr).toMatch(/a language model finds much more/);
     const memory = v.read('MEMORY.md');
     expect(memory).toContain('session_id: s-1');
