@@ -149,6 +149,7 @@ export function fragment(l: Pick<Learning, 'title' | 'body'>): string | null {
   const { rule } = splitEvidence(l.body);
   const stated = `${l.title}\n${rule}`;
   if (normTokens(stated).length < MIN_CONTENT_WORDS) return 'too few words to say anything';
+  if (/\?["')\]]*$/.test(l.title.trim())) return 'a question, not a statement';
   if (verbOnly(l.title.replace(/\u2026$/, '')) && (!rule || verbOnly(rule) || rule.trim() === l.title.trim())) return 'a verb without an object';
   return fragmentOf(l.title, 'the title') ?? fragmentOf(rule, 'the text');
 }
@@ -207,7 +208,31 @@ export function subjectOf(text: string): string | null {
   return null;
 }
 
+/** Pronouns that always stand for something said before. */
+const PRONOUN = new Set(['it', 'they', 'he', 'she', 'them']);
+const DEMONSTRATIVE = new Set(['this', 'that', 'these', 'those']);
+
+/**
+ * A title that opens by pointing back ("This means …", "It somehow …", "That breaks …"): its
+ * subject is in a message the reader will not see. "This repo …" names its subject; "It is
+ * worth …" / "It's best to …" (an empty "it") is fine.
+ */
+function pointsBack(title: string): string | null {
+  const w: string[] = title.trim().match(/[\p{L}\p{N}']+/gu) ?? [];
+  if (w.length < 2) return null;
+  const [a, b] = [w[0].toLowerCase(), w[1].toLowerCase()];
+  const to = (i: number) => (w[i] ?? '').toLowerCase() === 'to';
+  if ((a === 'it' && (b === 'is' || b === 'was') && to(3)) || (a === "it's" && to(2))) return null; // an empty "it"
+  // "This means" / "These are": a verb or function word after the demonstrative ("This class" and
+  // "These endpoints" are nouns: a plural after these/those, a singular in -ss/-us/-is after this/that).
+  const verbish = isStopword(b) || /(?:ed|ly)$/.test(b) || ((a === 'this' || a === 'that') && /[^su]s$/.test(b) && !/is$/.test(b));
+  if (PRONOUN.has(a) || a === "it's" || (DEMONSTRATIVE.has(a) && verbish)) return `refers back to something unsaid ("${w[0]} ${w[1]} …")`;
+  return null;
+}
+
 export function noSubject(l: Pick<Learning, 'title' | 'body'>): string | null {
+  const back = pointsBack(l.title);
+  if (back) return back;
   const { rule } = splitEvidence(l.body);
   return subjectOf(`${l.title.replace(/\u2026$/, '')}.\n${rule}`) ? null : 'names no command, file, tool or thing';
 }

@@ -146,3 +146,19 @@ describe('learning: rule and evidence', () => {
     expect(v?.learnings[0].body).toBe('The repo has package-lock.json only.\n\nEvidence: "we always use npm in this repo"');
   });
 });
+
+describe('gate: self-contained titles and statements', () => {
+  it('rejects a title that points back to an earlier message, and a question', () => {
+    for (const t of ['This breaks the nightly export when run twice', 'It silently drops rows over the batch limit', 'That means the cache never warms up', "It's flaky on the ARM runners"]) {
+      expect(noSubject(L(t)), t).toMatch(/refers back/);
+    }
+    expect(fragment(L('Could you rerun the benchmark with a warm cache?'))).toMatch(/question/);
+  });
+
+  it('keeps a demonstrative with its noun and an empty "it"', () => {
+    for (const t of ['This repository pins Node 20 in .nvmrc', 'These endpoints require the X-Tenant header', 'This class owns the retry queue', 'It is safer to run migrations in a transaction', "It's best to restart the dev server after changing .env"]) {
+      expect(noSubject(L(t)), t).toBeNull();
+      expect(fragment(L(t)), t).toBeNull();
+    }
+  });
+});
