@@ -275,6 +275,18 @@ export function checkLearning(l: Pick<Learning, 'title' | 'body'>, ctx: GateCont
   return null;
 }
 
+/** The learnings that pass every rule but `duplicate` (checked against the target file when it is written), and the rest with why. */
+export function gateLearnings<T extends Pick<Learning, 'title' | 'body'>>(learnings: readonly T[], ctx: GateContext): { kept: T[]; rejected: (Rejection & { learning: T })[] } {
+  const kept: T[] = [];
+  const rejected: (Rejection & { learning: T })[] = [];
+  for (const l of learnings) {
+    const r = checkLearning(l, ctx);
+    if (r) rejected.push({ ...r, learning: l });
+    else kept.push(l);
+  }
+  return { kept, rejected };
+}
+
 /** An entry's title without mem's "[date] Type: " prefix or a cut-off last word. */
 export function bareTitle(title: string): string {
   return title.replace(/^\[[^\]]*\]\s*/, '').replace(/^\w+:\s*/, '').replace(/\s*\S*\u2026$/, '').trim();

@@ -2,6 +2,7 @@
 // heuristics) → the quality gate (gate.ts; duplicates of the target file checked under its lock) → appended under locks → touched files compacted → the
 // session's retrieved entries reinforced (usage-aware) → index refreshed → ledger record.
 
+import os from 'node:os';
 import path from 'node:path';
 import { MemError, usageError } from '../errors.js';
 import { createProvider, ProviderError, type ClientOptions, type LlmProvider, type ProviderConfig } from '../llm/provider.js';
@@ -11,7 +12,7 @@ import { describeFile, type Vault, type VaultFile } from '../vault/vault.js';
 import { staysInside, writeTarget } from '../vault/boundary.js';
 import { condense, isHumanText } from './condense.js';
 import { heuristicLearnings } from './heuristic.js';
-import { DuplicateCheck, checkLearning, emptyCounts, gateContext, type RejectReason } from './gate.js';
+import { DuplicateCheck, emptyCounts, gateContext, gateLearnings, type RejectReason } from './gate.js';
 import { checkSessionId, printable, usableSessionId } from './session-id.js';
 import { appendLedger, checkLedger, LEDGER_PATH, messagesHash, readLedger, resumePoint } from './ledger.js';
 import { learningSchema, validateLearnings, type Learning } from './learning.js';
@@ -98,6 +99,13 @@ Do not narrate the session, do not record what is general knowledge, do not inve
 function firstHuman(messages: readonly TranscriptMessage[]): string | undefined {
   const m = messages.find(isHumanText);
   return m ? m.text.replace(/\s+/g, ' ').trim().slice(0, 200) : undefined;
+}
+
+/** The ways a learning could quote the transcript file's path (absolute, and under ~). */
+function transcriptPaths(abs: string): string[] {
+  if (abs === '-') return [];
+  const home = os.homedir();
+  return home && abs.startsWith(home + path.sep) ? [abs, `~${abs.slice(home.length)}`] : [abs];
 }
 
 function safeName(s: string): string {
@@ -257,12 +265,9 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
     result.rejected[r.reason]++;
     result.rejected_learnings.push({ title: l.title, scope: l.scope, reason: r.reason, detail: r.detail });
   };
-  const gate = gateContext(t.messages, loaded.path !== '-' ? [loaded.path, path.resolve(loaded.path)] : []);
-  learnings = learnings.filter((l) => {
-    const r = checkLearning(l, gate);
-    if (r) reject(l, r);
-    return !r;
-  });
+  const gated = gateLearnings(learnings, gateContext(t.messages, transcriptPaths(loaded.path)));
+  for (const r of gated.rejected) reject(r.learning, r);
+  learnings = gated.kept;
 
   // The global scope takes only what could hold in any project (the same offline check as promote).
   if (learnings.some((l) => l.scope === 'global')) {

@@ -176,6 +176,29 @@ describe('mem extract: the quality gate on a model\'s answer', () => {
   });
 });
 
+describe('mem extract: text that must never reach memory', () => {
+  it('a learning quoting the transcript file\'s path, holding a NUL, or naming nothing is turned away', async () => {
+    const answer = {
+      learnings: [
+        { scope: 'project', type: 'declarative', title: 'The failing run is recorded in the session file', body: `See ${SAMPLE} for the full failing run of the checkout tests.`, evidence: '', importance: 0.5, phase: 'unknown' },
+        { scope: 'project', type: 'procedural', title: 'Clear the build cache first', body: 'Remove dist/ before\u0000 running the checkout build.', evidence: '', importance: 0.5, phase: 'unknown' },
+        { scope: 'project', type: 'directive', title: 'Do it the same way next time', body: 'Just do that again, it was much better.', evidence: '', importance: 0.5, phase: 'unknown' },
+        { scope: 'project', type: 'procedural', title: 'Seed the checkout database with `npm run db:seed`', body: 'The checkout tests expect the seeded products table.', evidence: '', importance: 0.6, phase: 'implementation' },
+      ],
+    };
+    const srv = await fakeServer(openaiCompletion(JSON.stringify(answer)));
+    const v = vault();
+    const r = await memAsync(['extract', SAMPLE, '--json'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: `${srv.url}/v1` } });
+    expect(r.status, r.stderr).toBe(0);
+    const j = r.json();
+    expect(j.rejected).toMatchObject({ 'unsafe-text': 2, 'no-subject': 1 });
+    expect(j.written.map((w: { title: string }) => w.title)).toEqual(['Seed the checkout database with `npm run db:seed`']);
+    const memory = v.read('MEMORY.md');
+    expect(memory).not.toContain(SAMPLE);
+    expect(memory).not.toContain('\u0000');
+  });
+});
+
 describe('mem extract: the quality gate offline', () => {
   const OFFLINE = { ...NO_KEYS, MEM_PROVIDER: 'heuristic' };
 
