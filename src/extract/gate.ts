@@ -10,7 +10,7 @@ import { isStopword } from '../retrieve/stopwords.js';
 import { splitEvidence, type Learning } from './learning.js';
 import type { TranscriptMessage } from './transcript.js';
 
-export const REJECT_REASONS = ['tool-mechanics', 'unsafe-text', 'instruction-text', 'fragment', 'no-subject', 'duplicate'] as const;
+export const REJECT_REASONS = ['tool-mechanics', 'transcript-path', 'instruction-text', 'fragment', 'no-subject', 'duplicate'] as const;
 export type RejectReason = (typeof REJECT_REASONS)[number];
 
 export interface Rejection {
@@ -237,7 +237,7 @@ export function noSubject(l: Pick<Learning, 'title' | 'body'>): string | null {
   return subjectOf(`${l.title.replace(/\u2026$/, '')}.\n${rule}`) ? null : 'names no command, file, tool or thing';
 }
 
-// ---- instruction text, unsafe text ----
+// ---- instruction text, the transcript's path ----
 
 /** Why a learning is text an instruction file injected (not the human's words), or null. */
 export function instructionText(l: Pick<Learning, 'title' | 'body'>, ctx: GateContext): string | null {
@@ -249,9 +249,9 @@ export function instructionText(l: Pick<Learning, 'title' | 'body'>, ctx: GateCo
   return null;
 }
 
-function unsafeText(l: Pick<Learning, 'title' | 'body'>, ctx: GateContext): string | null {
+/** A learning that quotes the transcript file's own path (a reader next month cannot open it; it is no knowledge). */
+function quotesTranscript(l: Pick<Learning, 'title' | 'body'>, ctx: GateContext): string | null {
   const all = `${l.title}\n${l.body}`;
-  if (/[\u0000-\u0008\u000e-\u001f\u007f]/.test(all)) return 'contains control characters';
   for (const p of ctx.transcriptPaths) if (all.includes(p)) return 'quotes the transcript file\'s path';
   return null;
 }
@@ -263,7 +263,7 @@ export function checkLearning(l: Pick<Learning, 'title' | 'body'>, ctx: GateCont
   const all = `${l.title}\n${l.body}`;
   const checks: [RejectReason, () => string | null][] = [
     ['tool-mechanics', () => toolMechanics(all)],
-    ['unsafe-text', () => unsafeText(l, ctx)],
+    ['transcript-path', () => quotesTranscript(l, ctx)],
     ['instruction-text', () => instructionText(l, ctx)],
     ['fragment', () => fragment(l)],
     ['no-subject', () => noSubject(l)],

@@ -83,7 +83,7 @@ const ANSWER = {
   ],
 };
 
-const GATED = { 'tool-mechanics': 1, 'unsafe-text': 0, 'instruction-text': 0, fragment: 1, 'no-subject': 0, duplicate: 1 };
+const GATED = { 'tool-mechanics': 1, 'transcript-path': 0, 'instruction-text': 0, fragment: 1, 'no-subject': 0, duplicate: 1 };
 
 function checkWritten(v: ReturnType<typeof vault>, j: any) {
   expect(j.rejected).toEqual(GATED);
@@ -177,7 +177,7 @@ describe('mem extract: the quality gate on a model\'s answer', () => {
 });
 
 describe('mem extract: text that must never reach memory', () => {
-  it('a learning quoting the transcript file\'s path, holding a NUL, or naming nothing is turned away', async () => {
+  it('a learning quoting the transcript file\'s path or naming nothing is turned away; a NUL is written as a visible mark', async () => {
     const answer = {
       learnings: [
         { scope: 'project', type: 'declarative', title: 'The failing run is recorded in the session file', body: `See ${SAMPLE} for the full failing run of the checkout tests.`, evidence: '', importance: 0.5, phase: 'unknown' },
@@ -191,11 +191,12 @@ describe('mem extract: text that must never reach memory', () => {
     const r = await memAsync(['extract', SAMPLE, '--json'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: `${srv.url}/v1` } });
     expect(r.status, r.stderr).toBe(0);
     const j = r.json();
-    expect(j.rejected).toMatchObject({ 'unsafe-text': 2, 'no-subject': 1 });
-    expect(j.written.map((w: { title: string }) => w.title)).toEqual(['Seed the checkout database with `npm run db:seed`']);
+    expect(j.rejected).toMatchObject({ 'transcript-path': 1, 'no-subject': 1 });
+    expect(j.written.map((w: { title: string }) => w.title)).toEqual(['Clear the build cache first', 'Seed the checkout database with `npm run db:seed`']);
     const memory = v.read('MEMORY.md');
     expect(memory).not.toContain(SAMPLE);
     expect(memory).not.toContain('\u0000');
+    expect(memory).toContain('Remove dist/ before\u2400 running the checkout build.');
   });
 });
 
@@ -209,7 +210,7 @@ describe('mem extract: the quality gate offline', () => {
     expect(first.status, first.stderr).toBe(0);
     const wrote = first.json().written.length;
     expect(wrote).toBeGreaterThan(0);
-    expect(Object.keys(first.json().rejected).sort()).toEqual(['duplicate', 'fragment', 'instruction-text', 'no-subject', 'tool-mechanics', 'unsafe-text']);
+    expect(Object.keys(first.json().rejected).sort()).toEqual(['duplicate', 'fragment', 'instruction-text', 'no-subject', 'tool-mechanics', 'transcript-path']);
     const before = v.read('MEMORY.md');
     // --force reads the transcript again: every learning it finds is already in MEMORY.md.
     const again = mem(['extract', SAMPLE, '--force', '--json'], { cwd: v.root, home: v.home, env: OFFLINE });

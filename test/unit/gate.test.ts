@@ -107,9 +107,8 @@ describe('gate: checkLearning', () => {
     expect(checkLearning(L('Do not finalize.'), NONE)?.reason).toBe('fragment');
     expect(checkLearning(L('Do that again next time, it was much better'), NONE)?.reason).toBe('no-subject');
     expect(checkLearning(L('`Edit` failed: String to replace not found'), NONE)?.reason).toBe('tool-mechanics');
-    expect(checkLearning(L('Clean the build cache\u0000 first'), NONE)?.reason).toBe('unsafe-text');
     const withPath = gateContext([], ['/home/me/.codex/sessions/rollout-1.jsonl']);
-    expect(checkLearning(L('Read /home/me/.codex/sessions/rollout-1.jsonl for the fix'), withPath)?.reason).toBe('unsafe-text');
+    expect(checkLearning(L('Read /home/me/.codex/sessions/rollout-1.jsonl for the fix'), withPath)?.reason).toBe('transcript-path');
   });
 });
 

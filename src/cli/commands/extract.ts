@@ -70,7 +70,7 @@ Every learning, the heuristics' and a model's alike, passes a quality gate; reje
 counted by reason (--json: "rejected", "rejected_learnings"; --explain lists them):
   tool-mechanics    the agent's tool protocol: an edit's text not found, a patch that did not apply,
                     a sandbox or approval refusal, a tool-use error, a raw tool-call JSON blob
-  unsafe-text       control characters, or the transcript file's own path
+  transcript-path   quotes the transcript file's own path
   instruction-text  copied from an instruction file or harness text (AGENTS.md, system reminders)
   fragment          not a whole sentence: too few words, a verb without an object, cut at either end
   no-subject        names no command, file, tool, service or thing (only pronouns and vague words)
@@ -191,9 +191,9 @@ async function extractMany(ctx: Ctx, items: Item[], run: (file: string) => Promi
   return out;
 }
 
-function summaryOf(o: ManyOutcome): { transcripts: number; extracted: number; up_to_date: number; failed: number; written: number; rejected: Record<string, number> } {
+function summaryOf(o: ManyOutcome, reasons: readonly string[]): { transcripts: number; extracted: number; up_to_date: number; failed: number; written: number; rejected: Record<string, number> } {
   const upToDate = o.results.filter((r) => r.up_to_date).length;
-  const rejected: Record<string, number> = {};
+  const rejected: Record<string, number> = Object.fromEntries(reasons.map((k) => [k, 0]));
   for (const r of o.results) for (const [k, n] of Object.entries(r.rejected)) rejected[k] = (rejected[k] ?? 0) + n;
   return {
     transcripts: o.results.length + o.failed.length,
@@ -241,6 +241,7 @@ async function extractCommand(ctx: Ctx, file: string | undefined, opts: ExtractO
   if (sessionId !== undefined) (await import('../../extract/session-id.js')).checkSessionId(sessionId);
   const { readCurrentStage } = await import('../../lifecycle/stage.js');
   const { runExtract } = await import('../../extract/run.js');
+  const { REJECT_REASONS } = await import('../../extract/gate.js');
   const announce = () => {
     if (provider.name !== 'heuristic' && ctx.stderrTTY && !ctx.quiet && !ctx.json) ctx.info(`asking ${provider.name} (${provider.model}${provider.baseUrl ? ` at ${provider.baseUrl}` : ''})…`);
   };
@@ -268,7 +269,7 @@ async function extractCommand(ctx: Ctx, file: string | undefined, opts: ExtractO
     const sinceIso = new Date(since).toISOString();
     if (found.sessions.length > 0) announce();
     const o = await extractMany(ctx, found.sessions.map((s) => ({ file: s.file, agent: s.agent })), run, true, Boolean(opts.explain));
-    const summary = summaryOf(o);
+    const summary = summaryOf(o, REJECT_REASONS);
     if (ctx.json) {
       ctx.out(JSON.stringify({
         recent: { root: vault.root, since: sinceIso, agents }, searched: found.searched, found: perAgent,
@@ -290,7 +291,7 @@ async function extractCommand(ctx: Ctx, file: string | undefined, opts: ExtractO
     for (const s of listing.skipped) ctx.warn(`skipped ${s}: not a regular file`);
     announce();
     const o = await extractMany(ctx, listing.files.map((f) => ({ file: f })), run, false, Boolean(opts.explain));
-    const summary = summaryOf(o);
+    const summary = summaryOf(o, REJECT_REASONS);
     if (ctx.json) ctx.out(JSON.stringify({ folder: file, transcripts: o.results, failed: o.failed, not_regular: listing.skipped, summary, ...(await rollup(ctx, opts)) }, null, 2));
     else ctx.info(`${opts.dryRun ? 'dry run: would write' : 'wrote'} ${plural(summary.written, 'learning')} from ${plural(o.results.length, 'transcript')} in ${file}${rejectedNote(summary.rejected)}${o.failed.length ? `; ${o.failed.length} could not be read` : ''}`);
     if (o.failed.length > 0) process.exitCode = 1;
