@@ -67,8 +67,8 @@ export function gateContext(messages: readonly TranscriptMessage[], transcriptPa
  * that did not apply, the harness's sandbox or approval refusing a command, a tool-use error.
  */
 const MECHANICS: [RegExp, string][] = [
-  [/string to replace (?:was )?not found|\bold_string\b|\bnew_string\b|no (?:exact )?match(?:es)? (?:was |were )?found for (?:the )?(?:old|search) (?:string|text)/i, 'an edit tool\'s text was not found'],
-  [/\bapply_patch\b|failed to find (?:the )?expected lines|patch (?:did not|does not|didn'?t|doesn'?t|failed to) apply|invalid (?:patch|hunk)\b|\bhunk #?\d* ?failed/i, 'a patch did not apply'],
+  [/string (?:to replace )?(?:was )?not found in (?:the )?file|string to replace (?:was )?not found|failed to apply edit|\bold_string\b|\bnew_string\b|no (?:exact )?match(?:es)? (?:was |were )?found for (?:the )?(?:old|search) (?:string|text)/i, 'an edit tool\'s text was not found'],
+  [/\bapply_patch\b|failed to find (?:the )?expected lines|patch (?:did not|does not|didn'?t|doesn'?t|failed to) apply|failed to (?:apply|parse) (?:the )?patch|invalid (?:patch|hunk)\b|unexpected line found in update hunk|\bhunk #?\d* ?failed/i, 'a patch did not apply'],
   [/\bsandbox(?:ed|ing)?\b[^.\n]{0,80}\b(?:den(?:y|ied)|fail\w*|block\w*|refus\w*|not (?:allowed|permitted)|restrict\w*|escalat\w*)|\b(?:den(?:y|ied)|fail\w*|block\w*|refus\w*|not (?:allowed|permitted))\b[^.\n]{0,40}\bsandbox/i, 'the sandbox refused a command'],
   [/requires? (?:user )?approval|approval[_ ]polic|escalated[_ ]permissions|permission to use \S+ (?:was |has been )?denied|the user doesn'?t want to (?:proceed|take this)|request interrupted by user|tool use was (?:rejected|denied)/i, 'the harness asked for or refused approval'],
   [/<\/?tool_use_error>|\btool_use_error\b|\btool_use_id\b|InputValidationError|has not been read yet|(?:file|it) has been modified since (?:it was )?read|must (?:read|view) the file (?:first|before)/i, 'a tool-use error'],
