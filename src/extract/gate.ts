@@ -53,9 +53,8 @@ function shareIn(text: string, set: Set<string>): number {
 export function gateContext(messages: readonly TranscriptMessage[], transcriptPaths: string[] = []): GateContext {
   const ctx: GateContext = { instruction: new Set(), human: new Set(), transcriptPaths: transcriptPaths.filter((p) => p.length > 3 && p !== '-') };
   for (const m of messages) {
-    if (m.role !== 'user' || (m.kind !== 'text' && m.kind !== 'summary')) continue;
-    const into = m.instruction ? ctx.instruction : ctx.human;
-    for (const s of shingles(m.text)) into.add(s);
+    const into = m.instruction ? ctx.instruction : m.role === 'user' && m.kind === 'text' ? ctx.human : null;
+    if (into) for (const s of shingles(m.text)) into.add(s);
   }
   return ctx;
 }

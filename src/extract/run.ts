@@ -1,6 +1,7 @@
 // `mem extract`, the steps: new messages (ledger) → learnings (a model, or the offline
-// heuristics) → the quality gate (gate.ts; duplicates of the target file checked under its lock) → appended under locks → touched files compacted → the
-// session's retrieved entries reinforced (usage-aware) → index refreshed → ledger record.
+// heuristics) → the quality gate (gate.ts; duplicates checked against the target file under its
+// lock) → appended under locks → touched files compacted → the session's retrieved entries
+// reinforced (usage-aware) → index refreshed → ledger record.
 
 import os from 'node:os';
 import path from 'node:path';
