@@ -128,7 +128,7 @@ function fragmentOf(text: string, what: string): string | null {
     if (j >= 0) return `${what} starts with a phrase cut from its sentence ("${w.slice(0, j + 3).join(' ')} …")`;
   }
   if (/\u2026$|\.\.\.$/.test(t)) return null; // cut on purpose (a long quote or title): not dangling
-  if (/[,;:(\-–]$/.test(t)) return `${what} ends mid-sentence ("…${t.slice(-20)}")`;
+  if (/[,;:(\-\u2013]$/.test(t)) return `${what} ends mid-sentence ("…${t.slice(-20)}")`;
   const last = (t.match(/([\p{L}']+)[^\p{L}\p{N}]*$/u)?.[1] ?? '').toLowerCase();
   if (DANGLING.has(last) && !/`$/.test(t.replace(/[.!?]+$/, ''))) return `${what} ends on "${last}"`;
   return null;
