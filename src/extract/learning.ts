@@ -26,12 +26,13 @@ export function learningSchema(scopes: readonly string[]): Record<string, unknow
         items: {
           type: 'object',
           additionalProperties: false,
-          required: ['scope', 'type', 'title', 'body', 'importance', 'phase'],
+          required: ['scope', 'type', 'title', 'body', 'evidence', 'importance', 'phase'],
           properties: {
             scope: { type: 'string', enum: [...scopes] },
             type: { type: 'string', enum: [...ENTRY_TYPES] },
-            title: { type: 'string', description: 'one line, specific, under 90 characters' },
-            body: { type: 'string', description: '1-4 sentences: the learning, self-contained, with the names of commands, files and settings' },
+            title: { type: 'string', description: 'the rule, short and imperative where it is one ("Run X before Y"), naming its subject; under 90 characters' },
+            body: { type: 'string', description: '1-3 sentences: why the rule holds and how to apply it, self-contained, with the names of commands, files and settings' },
+            evidence: { type: 'string', description: 'the words that show it, quoted exactly from the transcript: what the human said, or the error line; empty when there is none' },
             importance: { type: 'number', description: '0.1 (minor) to 1.0 (critical)' },
             phase: { type: 'string', description: 'project stage it belongs to: specification, planning, design, implementation, review, maintenance or unknown' },
           },
@@ -39,6 +40,23 @@ export function learningSchema(scopes: readonly string[]): Record<string, unknow
       },
     },
   };
+}
+
+/** How a learning's evidence is written into its body: a last paragraph `Evidence: "…"`. */
+const EVIDENCE = /\n*^Evidence: "(.*)"[ \t]*$/gm;
+const MAX_EVIDENCE = 300;
+
+/** The body with its evidence as a last paragraph (one line, quoted); the body alone when there is none. */
+export function withEvidence(body: string, evidence: string | undefined): string {
+  const e = oneLine((evidence ?? '').replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, ' '), MAX_EVIDENCE).replace(/^["'\u201c]+|["'\u201d]+$/g, '').trim();
+  if (e.length < 3 || body.includes(e)) return body;
+  return `${body.trimEnd()}\n\nEvidence: "${e}"`;
+}
+
+/** A body split into the rule's explanation and its evidence lines (see withEvidence). */
+export function splitEvidence(body: string): { rule: string; evidence: string[] } {
+  const evidence = [...body.matchAll(EVIDENCE)].map((m) => m[1]);
+  return { rule: evidence.length ? body.replace(EVIDENCE, '').trim() : body, evidence };
 }
 
 function oneLine(s: string, max: number): string {
@@ -78,7 +96,8 @@ export function validateLearnings(json: unknown, scopes: readonly ExtractionScop
     const scope = typeof r?.scope === 'string' ? (r.scope.trim().toLowerCase() as ExtractionScopeName) : scopes.length === 1 ? scopes[0] : undefined;
     const def = EXTRACTION_SCOPES.find((s) => s.name === scope);
     const title = typeof r?.title === 'string' ? cleanTitle(r.title) : '';
-    const body = typeof r?.body === 'string' ? safeBody(r.body).slice(0, 2000) : '';
+    const evidence = typeof r?.evidence === 'string' ? r.evidence : undefined;
+    const body = typeof r?.body === 'string' ? safeBody(withEvidence(r.body.slice(0, 2000), evidence)) : '';
     if (!def || !scopes.includes(def.name) || title.length < 3 || body.length < 3) {
       dropped++;
       continue;

@@ -1,17 +1,19 @@
 // `mem extract`, the steps: new messages (ledger) → learnings (a model, or the offline
-// heuristics) → duplicates dropped → appended under locks → touched files compacted → the
-// session's retrieved entries reinforced (usage-aware) → index refreshed → ledger record.
+// heuristics) → the quality gate (gate.ts; duplicates checked against the target file under its
+// lock) → appended under locks → touched files compacted → the session's retrieved entries
+// reinforced (usage-aware) → index refreshed → ledger record.
 
+import os from 'node:os';
 import path from 'node:path';
 import { MemError, usageError } from '../errors.js';
 import { createProvider, ProviderError, type ClientOptions, type LlmProvider, type ProviderConfig } from '../llm/provider.js';
-import { TokenVocab, jaccardSorted, type TokenSet } from '../lifecycle/similarity.js';
 import type { ParsedFile } from '../vault/format.js';
 import { renderNewEntry, type Append } from '../vault/store.js';
 import { describeFile, type Vault, type VaultFile } from '../vault/vault.js';
 import { staysInside, writeTarget } from '../vault/boundary.js';
 import { condense, INTERRUPTED, isHumanText } from './condense.js';
 import { heuristicLearnings } from './heuristic.js';
+import { DuplicateCheck, emptyCounts, gateContext, gateLearnings, type RejectReason } from './gate.js';
 import { checkSessionId, printable, usableSessionId } from './session-id.js';
 import { appendLedger, checkLedger, LEDGER_PATH, messagesHash, readLedger, resumePoint } from './ledger.js';
 import { learningSchema, validateLearnings, type Learning } from './learning.js';
@@ -48,6 +50,13 @@ export interface WrittenEntry {
   type: string;
 }
 
+export interface RejectedLearning {
+  title: string;
+  scope: ExtractionScopeName;
+  reason: RejectReason;
+  detail: string;
+}
+
 export interface ExtractResult {
   transcript: string;
   format: string;
@@ -65,6 +74,9 @@ export interface ExtractResult {
   invalid_learnings: number;
   written: WrittenEntry[];
   duplicates: { title: string; file: string }[];
+  /** Learnings the quality gate turned away, counted by reason (gate.ts; duplicates included). */
+  rejected: Record<RejectReason, number>;
+  rejected_learnings: RejectedLearning[];
   /** Learnings the model gave for the global scope that read as specific to this project. */
   not_global: { title: string; reason: string }[];
   compacted: number;
@@ -80,13 +92,22 @@ const TASK_DOMAIN = new Set<ExtractionScopeName>(['session', 'team', 'in-flight'
 
 const SYSTEM = `You turn a coding agent's session transcript into durable learnings for a long-term memory that future sessions search before they start work.
 Record only what would change what a future session does: specific facts, commands, conventions, pitfalls with their fixes, the human's corrections and preferences.
-Each learning stands alone (a reader will not see the transcript), names the concrete commands, files, settings and errors, and is 1-4 sentences.
+Each learning stands alone (a reader will not see the transcript) and names its subject: the concrete command, file, setting, tool, service or error.
+Give the rule and its evidence separately: the title is the rule itself (short, imperative where it is one: "Run X before Y"), the body says why it holds and how to apply it in 1-3 whole sentences, and the evidence is the human's words or the error line that shows it, quoted exactly.
+Never record the agent's own tool mechanics (an edit whose text was not found, a patch that did not apply, a sandbox or approval refusal, a tool-use error), nor text from instruction files (AGENTS.md, CLAUDE.md, system reminders, environment context) as if the human had said it.
 Do not narrate the session, do not record what is general knowledge, do not invent. When nothing qualifies for a scope, return nothing for it; an empty list is a fine answer.`;
 
 /** The session's task: the first thing the person typed (never harness text, never a bare interruption marker). */
 function firstHuman(messages: readonly TranscriptMessage[]): string | undefined {
   const m = messages.find((x) => isHumanText(x) && x.text.replace(INTERRUPTED, '').trim() !== '');
   return m ? m.text.replace(INTERRUPTED, '').replace(/\s+/g, ' ').trim().slice(0, 200) : undefined;
+}
+
+/** The ways a learning could quote the transcript file's path (absolute, and under ~). */
+function transcriptPaths(abs: string): string[] {
+  if (abs === '-') return [];
+  const home = os.homedir();
+  return home && abs.startsWith(home + path.sep) ? [abs, `~${abs.slice(home.length)}`] : [abs];
 }
 
 function safeName(s: string): string {
@@ -139,15 +160,26 @@ function resolveTargets(vault: Vault, scopes: ExtractionScopeName[], where: { jo
   return { targets, skipped };
 }
 
-/** Titles already in the target files, so the model does not repeat them (the newest 60). */
+/** Most titles of existing entries the prompt lists (the newest: entries are appended). */
+export const MAX_KNOWN_TITLES = 60;
+
+/** Titles already in the target files, so the model adds only what is new (the newest MAX_KNOWN_TITLES). */
 function existingTitles(targets: Iterable<Target>): string[] {
   const titles: string[] = [];
-  for (const t of targets) {
+  const seen = new Set<string>();
+  for (const t of new Map([...targets].map((x) => [x.abs, x])).values()) {
     const text = readRegular(t.abs);
     if (text === null) continue;
     for (const m of text.matchAll(/^## (?:\[[^\]]*\] )?(?:\w+: )?(.+)$/gm)) titles.push(m[1].trim());
   }
-  return [...new Set(titles)].slice(-60);
+  const out: string[] = [];
+  for (const title of titles.reverse()) {
+    if (seen.has(title.toLowerCase())) continue;
+    seen.add(title.toLowerCase());
+    out.push(title);
+    if (out.length === MAX_KNOWN_TITLES) break;
+  }
+  return out.reverse();
 }
 
 export function buildPrompt(condensed: string, scopes: ExtractionScopeName[], extra: { task?: string; intent?: string; known: string[] }): string {
@@ -157,31 +189,10 @@ export function buildPrompt(condensed: string, scopes: ExtractionScopeName[], ex
   parts.push('Importance: 0.9+ would have saved hours or prevents damage; 0.6 useful; 0.3 minor.');
   if (extra.task) parts.push('', `Session task (the human's first request): ${extra.task}`);
   if (extra.intent) parts.push('', 'INTENT.md (what the project intends):', extra.intent.slice(0, 3000));
-  if (extra.known.length > 0) parts.push('', 'Already in memory; do not repeat these:', ...extra.known.map((t) => `- ${t}`));
+  if (extra.known.length > 0) parts.push('', 'Already in memory (titles of the existing entries); add only what is new, never a restatement of these:', ...extra.known.map((t) => `- ${t}`));
+  parts.push('', 'For each learning: title = the rule, short; body = why and how, in whole sentences; evidence = the exact words from the transcript that show it (the human\'s, or the error line), or "" when there are none.');
   parts.push('', 'Transcript (condensed; [human] is the person, [assistant] the agent, [tool call]/[tool result]/[tool error] its tools; gaps are marked):', '<<<', condensed, '>>>');
   return parts.join('\n');
-}
-
-/** True when a learning says what an existing entry (or an earlier new one) already says. */
-function duplicateOf(l: Learning, known: { title: string; tokens: TokenSet }[], vocab: TokenVocab): boolean {
-  const ids = vocab.ofText(`${l.title}\n${l.body}`);
-  const title = l.title.toLowerCase();
-  for (const k of known) if (k.title === title || (ids.length > 0 && jaccardSorted(ids, k.tokens) >= 0.8)) return true;
-  known.push({ title, tokens: ids });
-  return false;
-}
-
-/** An entry's title without mem's "[date] Type: " prefix or a cut-off last word. */
-function bareTitle(title: string): string {
-  return title.replace(/^\[[^\]]*\]\s*/, '').replace(/^\w+:\s*/, '').replace(/\s*\S*\u2026$/, '').trim();
-}
-
-function knownOf(parsed: ParsedFile | null, vocab: TokenVocab): { title: string; tokens: TokenSet }[] {
-  if (!parsed) return [];
-  return parsed.entries.map((e) => ({
-    title: bareTitle(e.title).toLowerCase(),
-    tokens: vocab.ofText(`${bareTitle(e.title)}\n${e.body}`),
-  }));
 }
 
 export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: ExtractOptions): Promise<ExtractResult> {
@@ -210,7 +221,7 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
     messages: { total: t.messages.length, new: fresh.length, from }, skipped_records: t.skipped, broken_lines: t.broken,
     up_to_date: fresh.length === 0, dry_run: opts.dryRun,
     provider: { name: opts.provider.name, model: opts.provider.model, source: opts.provider.source }, usage: null, fallback: null,
-    scopes: opts.scopes, skipped_scopes: [], invalid_learnings: 0, written: [], duplicates: [], not_global: [], compacted: 0, reinforced: 0,
+    scopes: opts.scopes, skipped_scopes: [], invalid_learnings: 0, written: [], duplicates: [], rejected: emptyCounts(), rejected_learnings: [], not_global: [], compacted: 0, reinforced: 0,
     session_id_from_transcript: opts.sessionId === undefined && own !== undefined && own !== t.sessionId ? printable(t.sessionId!) : null,
     index_warning: null,
   };
@@ -250,6 +261,16 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
     }
   }
 
+  // The quality gate, for every provider alike; duplicates are checked below, against the target
+  // file as it is under its lock.
+  const reject = (l: Learning, r: { reason: RejectReason; detail: string }) => {
+    result.rejected[r.reason]++;
+    result.rejected_learnings.push({ title: l.title, scope: l.scope, reason: r.reason, detail: r.detail });
+  };
+  const gated = gateLearnings(learnings, gateContext(t.messages, transcriptPaths(loaded.path)));
+  for (const r of gated.rejected) reject(r.learning, r);
+  learnings = gated.kept;
+
   // The global scope takes only what could hold in any project (the same offline check as promote).
   if (learnings.some((l) => l.scope === 'global')) {
     const { projectNames, repoNames } = await import('../lifecycle/repo-names.js');
@@ -275,12 +296,13 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
   const slots = [...byFile.values()];
   const appends: Append[] = slots.map((s) => ({ abs: s.target.abs, path: s.target.path, preamble: s.target.preamble, texts: [] }));
   const render = (parsed: (ParsedFile | null)[]) => {
-    const vocab = new TokenVocab();
     slots.forEach((slot, i) => {
-      const known = knownOf(parsed[i], vocab);
+      const known = new DuplicateCheck(parsed[i]?.entries ?? []);
       for (const l of slot.items) {
-        if (duplicateOf(l, known, vocab)) {
+        const dup = known.check(l);
+        if (dup) {
           result.duplicates.push({ title: l.title, file: slot.target.path });
+          reject(l, { reason: dup.reason, detail: `${slot.target.path} ${dup.detail}` });
           continue;
         }
         const { id, text } = renderNewEntry({

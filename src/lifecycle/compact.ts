@@ -12,6 +12,11 @@ import { DisjointSets, TokenVocab, jaccardSorted, similarEdges, type SimilarPair
 
 export const MERGE_THRESHOLD = 0.8;
 
+/** The text compaction compares for near-duplicates: an entry's body, or its title when it has none. */
+export function similarityText(e: { title: string; body: string }): string {
+  return e.body || e.title;
+}
+
 export interface CompactFile {
   path: string;
   /** Files with the same group key may be merged with one another (same scope, job, task, learning type). */
@@ -136,7 +141,7 @@ export function compactFiles(input: CompactFile[]): { files: Map<string, ParsedF
   // one of its members, and anything similar to any member is already in the cluster.
   {
     const vocab = new TokenVocab();
-    const tokens = live.map((it) => vocab.ofText(it.entry.body || it.entry.title));
+    const tokens = live.map((it) => vocab.ofText(similarityText(it.entry)));
     const pairs = similarEdges(tokens, MERGE_THRESHOLD, {
       strict: true,
       canPair: (a, b) => files[live[a].fileIdx].group === files[live[b].fileIdx].group,

@@ -227,7 +227,10 @@ describe('mem extract --recent', () => {
     expect(out.transcripts[0].written[0]).toMatchObject({ file: 'MEMORY.md', title: 'Run make lint-claude before pushing.' });
     expect(out.failed).toEqual([{ transcript: broken, agent: 'claude', error: expect.stringMatching(/binary/) }]);
     if (POSIX) expect(out.not_regular.map((s: string) => path.basename(s)).sort()).toEqual(['pipe.jsonl (a FIFO)', 'rollout-pipe.jsonl (a FIFO)']);
-    expect(out.summary).toEqual({ transcripts: 7, extracted: 6, up_to_date: 0, failed: 1, written: 5 });
+    expect(out.summary).toEqual({
+      transcripts: 7, extracted: 6, up_to_date: 0, failed: 1, written: 5,
+      rejected: { 'tool-mechanics': 0, 'transcript-path': 0, 'instruction-text': 0, fragment: 0, 'no-subject': 0, duplicate: 0 },
+    });
   });
 
   it('--dry-run reports what it would write and writes nothing', () => {

@@ -25,6 +25,8 @@ describe('mem extract (offline heuristics)', () => {
     // The failed test run is kept as its cause and fix, not as "X failed".
     expect(r.stdout).toMatch(/added {2}MEMORY\.md .*Run `npm run db:migrate -- --env test` before `npm test -- checkout`/);
     expect(r.stdout).toMatch(/added {2}proxy\.md .*don't use yarn/i);
+    // No entry holds a tool-call JSON blob (the quality gate turns such a learning away).
+    expect(fs.existsSync(v.path('proxy.md')) ? v.read('proxy.md') : '').not.toMatch(/\{"command"/);
     expect(r.stderr).toMatch(/a language model finds much more/);
     const memory = v.read('MEMORY.md');
     expect(memory).toContain('session_id: s-1');

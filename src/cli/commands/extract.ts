@@ -31,6 +31,7 @@ interface ExtractOptions {
   agent?: string;
   since?: string;
   maxDepth?: string;
+  explain?: boolean;
 }
 
 export function registerExtract(program: Command): void {
@@ -55,6 +56,7 @@ export function registerExtract(program: Command): void {
     .option('--no-fallback', 'fail when the model cannot be used, instead of falling back to the heuristics')
     .option('--rollup', 'afterwards, promote learnings that recur across jobs/sessions (team → session → project → global)')
     .option('--dry-run', 'show what would be written, write nothing')
+    .option('--explain', 'list each learning the quality gate turned away, with its reason (--json always has them: rejected, rejected_learnings)')
     .option('--force', 'read the whole transcript again, even the part extracted before, e.g. with a model after an offline run (duplicates are still skipped)')
     .option('--hook <agent>', 'hook mode for claude, codex or gemini: read the hook payload, extract in the background, never fail the agent')
     .addHelpText('after', `
@@ -63,6 +65,16 @@ interventions, intent-alignment → proxy.md; escalation → institutional.md; s
 .mem/jobs/<job>/MEMORY.md; team → .mem/jobs/<job>/tasks/<task>/MEMORY.md; global → ~/MEMORY.md.
 Without a model (no API key) mem uses heuristics: explicit signals only ("remember …",
 "always/never …", "don't …", corrections, interruptions, an error and the fix that worked).
+
+Every learning, the heuristics' and a model's alike, passes a quality gate; rejected ones are
+counted by reason (--json: "rejected", "rejected_learnings"; --explain lists them):
+  tool-mechanics    the agent's tool protocol: an edit's text not found, a patch that did not apply,
+                    a sandbox or approval refusal, a tool-use error, a raw tool-call JSON blob
+  transcript-path   quotes the transcript file's own path
+  instruction-text  copied from an instruction file or harness text (AGENTS.md, system reminders)
+  fragment          not a whole sentence: too few words, a verb without an object, cut at either end
+  no-subject        names no command, file, tool, service or thing (only pronouns and vague words)
+  duplicate         what an entry of the target file already says (the measure compaction merges on)
 
 A re-run on the same transcript writes nothing; a resumed session extracts only what is new
 (.mem/extracted.jsonl). New entries are compacted with their file, the session's retrieved
@@ -85,6 +97,8 @@ Examples:
   $ mem extract ~/.codex/sessions                       # walks YYYY/MM/DD (up to 6 levels)
   $ mem extract ~/.codex/sessions/2026/11 --max-depth 1
   $ mem extract session.jsonl --dry-run --json | jq '.written'
+  $ mem extract session.jsonl --dry-run --explain       # and why the others were turned away
+  $ mem extract --recent --json | jq '.summary.rejected'
   $ mem extract rollout.jsonl --scopes all --job auth-rewrite --task login-form
   $ ANTHROPIC_API_KEY=… mem extract session.jsonl --model claude-haiku-4-5
   $ mem extract chat.md --provider openai --base-url http://localhost:11434/v1 --model llama3.1
@@ -148,7 +162,7 @@ function progressLine(ctx: Ctx, total: number): { show(i: number, label: string)
 }
 
 /** Extract each transcript in turn; one that cannot be read is reported and skipped, a usage error stops all. */
-async function extractMany(ctx: Ctx, items: Item[], run: (file: string) => Promise<ExtractResult>, quietUpToDate: boolean): Promise<ManyOutcome> {
+async function extractMany(ctx: Ctx, items: Item[], run: (file: string) => Promise<ExtractResult>, quietUpToDate: boolean, explain: boolean): Promise<ManyOutcome> {
   const out: ManyOutcome = { results: [], failed: [] };
   const progress = progressLine(ctx, items.length);
   for (const [i, it] of items.entries()) {
@@ -158,7 +172,7 @@ async function extractMany(ctx: Ctx, items: Item[], run: (file: string) => Promi
       progress.clear();
       out.results.push(it.agent ? { agent: it.agent, ...r } : r);
       warnAbout(ctx, r);
-      if (!ctx.json && !(quietUpToDate && r.up_to_date)) report(ctx, r, true);
+      if (!ctx.json && !(quietUpToDate && r.up_to_date)) report(ctx, r, explain, true);
     } catch (err) {
       progress.clear();
       if (!(err instanceof MemError) || err.exitCode === 2) throw err;
@@ -170,18 +184,28 @@ async function extractMany(ctx: Ctx, items: Item[], run: (file: string) => Promi
   return out;
 }
 
-function summaryOf(o: ManyOutcome): { transcripts: number; extracted: number; up_to_date: number; failed: number; written: number } {
+function summaryOf(o: ManyOutcome, reasons: readonly string[]): { transcripts: number; extracted: number; up_to_date: number; failed: number; written: number; rejected: Record<string, number> } {
   const upToDate = o.results.filter((r) => r.up_to_date).length;
+  const rejected: Record<string, number> = Object.fromEntries(reasons.map((k) => [k, 0]));
+  for (const r of o.results) for (const [k, n] of Object.entries(r.rejected)) rejected[k] = (rejected[k] ?? 0) + n;
   return {
     transcripts: o.results.length + o.failed.length,
     extracted: o.results.length - upToDate,
     up_to_date: upToDate,
     failed: o.failed.length,
     written: o.results.reduce((n, r) => n + r.written.length, 0),
+    rejected,
   };
 }
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/** "; rejected 3 (fragment 2, duplicate 1)", or nothing when the gate turned nothing away. */
+function rejectedNote(counts: Record<string, number>): string {
+  const parts = Object.entries(counts).filter(([, n]) => n > 0);
+  const total = parts.reduce((s, [, n]) => s + n, 0);
+  return total ? `; rejected ${total} (${parts.map(([k, n]) => `${k} ${n}`).join(', ')})` : '';
+}
 
 async function extractCommand(ctx: Ctx, file: string | undefined, opts: ExtractOptions): Promise<void> {
   checkSelection(file, opts);
@@ -210,6 +234,7 @@ async function extractCommand(ctx: Ctx, file: string | undefined, opts: ExtractO
   if (sessionId !== undefined) (await import('../../extract/session-id.js')).checkSessionId(sessionId);
   const { readCurrentStage } = await import('../../lifecycle/stage.js');
   const { runExtract } = await import('../../extract/run.js');
+  const { REJECT_REASONS } = await import('../../extract/gate.js');
   const announce = () => {
     if (provider.name !== 'heuristic' && ctx.stderrTTY && !ctx.quiet && !ctx.json) ctx.info(`asking ${provider.name} (${provider.model}${provider.baseUrl ? ` at ${provider.baseUrl}` : ''})…`);
   };
@@ -236,8 +261,8 @@ async function extractCommand(ctx: Ctx, file: string | undefined, opts: ExtractO
     for (const s of found.skipped) ctx.warn(`skipped ${s}: not a regular file`);
     const sinceIso = new Date(since).toISOString();
     if (found.sessions.length > 0) announce();
-    const o = await extractMany(ctx, found.sessions.map((s) => ({ file: s.file, agent: s.agent })), run, true);
-    const summary = summaryOf(o);
+    const o = await extractMany(ctx, found.sessions.map((s) => ({ file: s.file, agent: s.agent })), run, true, Boolean(opts.explain));
+    const summary = summaryOf(o, REJECT_REASONS);
     if (ctx.json) {
       ctx.out(JSON.stringify({
         recent: { root: vault.root, since: sinceIso, agents }, searched: found.searched, found: perAgent,
@@ -248,7 +273,7 @@ async function extractCommand(ctx: Ctx, file: string | undefined, opts: ExtractO
       ctx.info(`no ${agents.join(', ')} sessions of ${vault.root} changed since ${sinceIso.slice(0, 16).replace('T', ' ')} UTC (--since ${sinceText}); looked in ${where}`);
     } else {
       const counts = agents.map((a) => `${a} ${perAgent[a]}`).join(', ');
-      ctx.info(`${plural(found.sessions.length, 'session')} found (${counts}): ${summary.extracted} extracted, ${summary.up_to_date} up to date, ${summary.failed} failed; ${opts.dryRun ? 'would write' : 'wrote'} ${plural(summary.written, 'learning')}`);
+      ctx.info(`${plural(found.sessions.length, 'session')} found (${counts}): ${summary.extracted} extracted, ${summary.up_to_date} up to date, ${summary.failed} failed; ${opts.dryRun ? 'would write' : 'wrote'} ${plural(summary.written, 'learning')}${rejectedNote(summary.rejected)}`);
       heuristicNote(o);
     }
     if (o.failed.length > 0) process.exitCode = 1;
@@ -258,10 +283,10 @@ async function extractCommand(ctx: Ctx, file: string | undefined, opts: ExtractO
     if (sessionId) throw usageError('--session names one session; a folder holds many', 'drop --session, or extract one file');
     for (const s of listing.skipped) ctx.warn(`skipped ${s}: not a regular file`);
     announce();
-    const o = await extractMany(ctx, listing.files.map((f) => ({ file: f })), run, false);
-    const summary = summaryOf(o);
+    const o = await extractMany(ctx, listing.files.map((f) => ({ file: f })), run, false, Boolean(opts.explain));
+    const summary = summaryOf(o, REJECT_REASONS);
     if (ctx.json) ctx.out(JSON.stringify({ folder: file, transcripts: o.results, failed: o.failed, not_regular: listing.skipped, summary, ...(await rollup(ctx, opts)) }, null, 2));
-    else ctx.info(`${opts.dryRun ? 'dry run: would write' : 'wrote'} ${plural(summary.written, 'learning')} from ${plural(o.results.length, 'transcript')} in ${file}${o.failed.length ? `; ${o.failed.length} could not be read` : ''}`);
+    else ctx.info(`${opts.dryRun ? 'dry run: would write' : 'wrote'} ${plural(summary.written, 'learning')} from ${plural(o.results.length, 'transcript')} in ${file}${rejectedNote(summary.rejected)}${o.failed.length ? `; ${o.failed.length} could not be read` : ''}`);
     if (o.failed.length > 0) process.exitCode = 1;
     heuristicNote(o);
   } else {
@@ -270,7 +295,7 @@ async function extractCommand(ctx: Ctx, file: string | undefined, opts: ExtractO
     const r = await run(file!);
     warnAbout(ctx, r);
     if (ctx.json) ctx.out(JSON.stringify({ ...r, ...(await rollup(ctx, opts)) }, null, 2));
-    else report(ctx, r);
+    else report(ctx, r, Boolean(opts.explain));
   }
   if (!ctx.json) await rollup(ctx, opts);
 }
@@ -297,7 +322,7 @@ function warnAbout(ctx: Ctx, r: ExtractResult): void {
   if (r.index_warning) ctx.warn(r.index_warning);
 }
 
-function report(ctx: Ctx, r: ExtractResult, inFolder = false): void {
+function report(ctx: Ctx, r: ExtractResult, explain: boolean, inFolder = false): void {
   if (ctx.json) {
     ctx.out(JSON.stringify(r, null, 2));
     return;
@@ -309,7 +334,8 @@ function report(ctx: Ctx, r: ExtractResult, inFolder = false): void {
   const via = r.fallback ? 'heuristic (fallback)' : r.provider.name === 'heuristic' ? 'heuristic' : `${r.provider.name} (${r.provider.model})`;
   const part = r.messages.from > 0 ? `${r.messages.new} new of ${r.messages.total} messages` : `${r.messages.total} messages`;
   for (const w of r.written) ctx.out(`${r.dry_run ? 'would add' : 'added'}  ${w.file}  ${w.id}  ${w.type}: ${w.title}`);
-  for (const d of r.duplicates) ctx.out(`skipped    ${d.file} already has it  ${d.title}`);
+  if (explain) for (const x of r.rejected_learnings) ctx.out(`rejected   ${x.reason} (${x.detail})  ${x.scope}: ${x.title}`);
+  else for (const d of r.duplicates) ctx.out(`skipped    ${d.file} already has it  ${d.title}`);
   for (const n of r.not_global) ctx.out(`skipped    not global (${n.reason})  ${n.title}`);
   if (r.fallback) ctx.warn(`${r.fallback}; used the offline heuristics instead`);
   for (const s of r.skipped_scopes) ctx.warn(`scope ${s.scope} skipped: ${s.reason}`);
@@ -317,7 +343,8 @@ function report(ctx: Ctx, r: ExtractResult, inFolder = false): void {
   if (r.broken_lines > 0) ctx.info(`read ${r.transcript} as ${r.format}: ${r.skipped_records} records of other types skipped, ${r.broken_lines} broken lines skipped`);
   const n = r.written.length;
   const tokens = r.usage ? `; ${r.usage.input_tokens} input + ${r.usage.output_tokens} output tokens` : '';
-  ctx.info(`${r.dry_run ? 'dry run: would write' : 'wrote'} ${n} learning${n === 1 ? '' : 's'} from ${part} of ${r.transcript} with ${via}${tokens}${r.compacted ? `; compaction removed ${r.compacted}` : ''}${r.reinforced ? `; reinforced ${r.reinforced}` : ''}`);
+  ctx.info(`${r.dry_run ? 'dry run: would write' : 'wrote'} ${n} learning${n === 1 ? '' : 's'} from ${part} of ${r.transcript} with ${via}${tokens}${rejectedNote(r.rejected)}${r.compacted ? `; compaction removed ${r.compacted}` : ''}${r.reinforced ? `; reinforced ${r.reinforced}` : ''}`);
+  if (!explain && !inFolder && r.rejected_learnings.some((x) => x.reason !== 'duplicate')) ctx.info('  (--explain lists the rejected learnings and why)');
   if ((r.provider.name === 'heuristic' || r.fallback) && !inFolder) {
     ctx.info('note: the heuristics catch only explicit signals; a language model finds much more. Set ANTHROPIC_API_KEY (or OPENAI_API_KEY, or OPENAI_BASE_URL for a local server such as Ollama), or pass --provider.');
   }
