@@ -4,7 +4,7 @@
 // failed and the step that fixed it (cause and fix). Lower importance than a model's learnings.
 
 import { CORRECTION, INTERRUPTED, isHumanText } from './condense.js';
-import { cleanTitle, safeBody, type Learning } from './learning.js';
+import { cleanTitle, safeBody, withEvidence, type Learning } from './learning.js';
 import type { ExtractionScopeName } from './scopes.js';
 import type { TranscriptMessage } from './transcript.js';
 
@@ -364,7 +364,8 @@ export function heuristicLearnings(messages: TranscriptMessage[], scopes: readon
         const rule = correctionRule(said[k]);
         if (!rule) continue;
         const cmd = lastCommand(messages, i);
-        const evidence = `${interrupted ? 'The human stopped the agent' : 'The human corrected the agent'}${cmd ? ` after it ran ${tick(cmd, 80)}` : ''}: "${excerpt(text, 300)}"`;
+        // The human's words are the evidence (the gate judges the rule, not the quote).
+        const evidence = withEvidence(`${interrupted ? 'The human stopped the agent' : 'The human corrected the agent'}${cmd ? ` after it ran ${tick(cmd, 80)}` : ''}.`, excerpt(text, 300));
         const l = { type: 'corrective' as const, importance: 0.5, title: cleanTitle(rule), body: evidence };
         for (const scope of [interrupted ? 'interventions' : 'corrective', 'corrective', 'project'] as const) if (add({ ...l, scope })) break;
         used = k;
@@ -380,7 +381,7 @@ export function heuristicLearnings(messages: TranscriptMessage[], scopes: readon
         for (let j = k - 1; j >= Math.max(0, k - 2); j--) {
           const kept = said[j].replace(LEAD, '');
           if (/\?\s*$/.test(kept) || !isWholeClause(kept)) continue;
-          add({ scope: 'project', type: 'directive', importance: 0.5, title: cleanTitle(capWords(kept, 100)), body: `The human asked to remember it: "${excerpt(said.slice(j, k + 1).join(' '), 400)}"` });
+          add({ scope: 'project', type: 'directive', importance: 0.5, title: cleanTitle(capWords(kept, 100)), body: withEvidence('The human asked for it to be remembered.', excerpt(said.slice(j, k + 1).join(' '), 400)) });
           break;
         }
         return;
@@ -393,7 +394,7 @@ export function heuristicLearnings(messages: TranscriptMessage[], scopes: readon
         if (isWholeClause(rule)) add({ scope: 'project', type: 'directive', importance: 0.4, title: cleanTitle(rule), body: `${excerpt(s, 400)}${about}` });
       } else if (PREFER.test(core)) {
         const clause = mainClause(core);
-        if (isWholeClause(clause)) add({ scope: 'observations', type: 'declarative', importance: 0.4, title: cleanTitle(capWords(clause, 100)), body: `The human said: "${excerpt(s, 300)}"` });
+        if (isWholeClause(clause)) add({ scope: 'observations', type: 'declarative', importance: 0.4, title: cleanTitle(capWords(clause, 100)), body: withEvidence('A preference the human stated.', excerpt(s, 300)) });
       }
     });
   });

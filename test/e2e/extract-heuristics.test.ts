@@ -91,7 +91,7 @@ describe('mem extract --provider heuristic on sessions full of harness text and 
     expect(memory).not.toContain('AGENTS.md');
     expect(memory).toContain("failed with: ModuleNotFoundError: No module named 'babel'");
     // The human's words are the evidence; the agent's last message is not glued on.
-    expect(memory).toContain('The human corrected the agent: "No, I want the script to print to stdout only');
+    expect(memory).toContain('The human corrected the agent.\n\nEvidence: "No, I want the script to print to stdout only');
     expect(memory).not.toContain('CSV file in /tmp');
   });
 
@@ -103,7 +103,7 @@ describe('mem extract --provider heuristic on sessions full of harness text and 
     expect(j.written.map((w) => `${w.scope}|${w.title}`)).toEqual(['interventions|Never force-push to main; open a pull request from a feature branch instead.']);
     const proxy = v.read('proxy.md');
     expect(proxy).toContain("session_task: 'Rename the `fetchUser` helper to `loadUser` across the web app.'");
-    expect(proxy).toContain('The human stopped the agent after it ran `git push --force origin main`: "Never force-push to main');
+    expect(proxy).toContain('The human stopped the agent after it ran `git push --force origin main`.\n\nEvidence: "Never force-push to main');
     expect(`${proxy}${v.read('MEMORY.md')}`).not.toMatch(/type checker|String to replace/);
   });
 

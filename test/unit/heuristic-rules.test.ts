@@ -193,7 +193,7 @@ describe('what people say: corrections, rules and preferences', () => {
       human("Don't drop the volumes, the seed data takes an hour to rebuild."),
     ], [...ALL]);
     expect(ls.map((l) => `${l.scope}|${l.title}`)).toEqual(["interventions|Don't drop the volumes, the seed data takes an hour to rebuild."]);
-    expect(ls[0].body).toMatch(/^The human stopped the agent after it ran `docker compose down -v`: "Don't drop the volumes/);
+    expect(ls[0].body).toMatch(/^The human stopped the agent after it ran `docker compose down -v`\.\n\nEvidence: "Don't drop the volumes/);
   });
 
   it('every explicit remember / always / never / from now on / don\'t is still caught', () => {
@@ -237,7 +237,7 @@ describe('what people say: corrections, rules and preferences', () => {
       'project|We always squash feature branches before merging to main.',
       'observations|Our convention is one React component per file.',
     ]);
-    expect(ls[0].body).toBe('The human said: "I prefer integration tests that hit a real Postgres, so skip the mocks here."');
+    expect(ls[0].body).toBe('A preference the human stated.\n\nEvidence: "I prefer integration tests that hit a real Postgres, so skip the mocks here."');
   });
 
   it('instruction-file text is never a learning, even when it reads like a rule', () => {
@@ -273,7 +273,7 @@ describe('what the human asks to keep, and what a rule points back to', () => {
       'The card id is reused across retries, so the idempotency key must be the order id.',
       'Deploys go through the blue-green script in ops/.',
     ]);
-    expect(ls[0].body).toMatch(/^The human asked to remember it: "The card id is reused/);
+    expect(ls[0].body).toMatch(/^The human asked for it to be remembered\.\n\nEvidence: "The card id is reused/);
     expect(ls.every((l) => l.scope === 'project' && l.type === 'directive')).toBe(true);
   });
 
