@@ -2,60 +2,21 @@
 // a loopback HTTP server (the providers.test.ts pattern), and the offline heuristics.
 
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { anthropicMessage, closeServers, fakeServer, openaiCompletion } from '../fake-llm.js';
 import { cleanup, mem, memAsync, REPO, tempDir, tempVault } from '../helpers.js';
 
 const SAMPLE = path.join(REPO, 'examples', 'sessions', 'fix-checkout-tests.jsonl');
 
-interface Seen {
-  path: string;
-  body: any;
-}
-
-const servers: http.Server[] = [];
 afterEach(async () => {
-  for (const s of servers.splice(0)) {
-    s.closeAllConnections();
-    await new Promise((r) => s.close(r));
-  }
+  await closeServers();
   cleanup();
 });
 
-/** A server answering every request with the same JSON body, recording what it was sent. */
-async function fakeServer(body: unknown): Promise<{ url: string; seen: Seen[] }> {
-  const seen: Seen[] = [];
-  const server = http.createServer((req, res) => {
-    let data = '';
-    req.on('data', (c) => (data += c));
-    req.on('end', () => {
-      seen.push({ path: req.url ?? '', body: data ? JSON.parse(data) : null });
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(body));
-    });
-  });
-  servers.push(server);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
-}
-
-function anthropicMessage(input: unknown) {
-  return {
-    id: 'msg_gate', type: 'message', role: 'assistant', model: 'claude-haiku-4-5', stop_reason: 'tool_use', stop_sequence: null,
-    content: [{ type: 'tool_use', id: 'toolu_gate', name: 'record_learnings', input }],
-    usage: { input_tokens: 800, output_tokens: 300 },
-  };
-}
-
-function openaiCompletion(content: string) {
-  return {
-    id: 'chatcmpl-gate', object: 'chat.completion', created: 1764000000, model: 'gpt-4o-mini',
-    choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
-    usage: { prompt_tokens: 700, completion_tokens: 200, total_tokens: 900 },
-  };
-}
+const server = (body: unknown) => fakeServer([{ body }]);
+const anthropic = (input: unknown) => anthropicMessage(input, { input_tokens: 800, output_tokens: 300 });
+const openai = (content: string) => openaiCompletion(content, { prompt_tokens: 700, completion_tokens: 200, total_tokens: 900 });
 
 const NO_KEYS = { ANTHROPIC_API_KEY: undefined, ANTHROPIC_BASE_URL: undefined, OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined, MEM_PROVIDER: undefined, MEM_MODEL: undefined, MEM_NOW: '2026-11-20' };
 
@@ -104,7 +65,7 @@ function checkWritten(v: ReturnType<typeof vault>, j: any) {
 
 describe('mem extract: the quality gate on a model\'s answer', () => {
   it('anthropic: the prompt lists the existing titles, the tool schema asks for evidence, and the answer is gated', async () => {
-    const srv = await fakeServer(anthropicMessage(ANSWER));
+    const srv = await server(anthropic(ANSWER));
     const v = vault();
     const r = await memAsync(['extract', SAMPLE, '--json'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: srv.url } });
     expect(r.status, r.stderr).toBe(0);
@@ -120,7 +81,7 @@ describe('mem extract: the quality gate on a model\'s answer', () => {
   });
 
   it('openai: the json_schema response format asks for evidence, the prompt lists the titles, the answer is gated', async () => {
-    const srv = await fakeServer(openaiCompletion(JSON.stringify(ANSWER)));
+    const srv = await server(openai(JSON.stringify(ANSWER)));
     const v = vault();
     const r = await memAsync(['extract', SAMPLE, '--json'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: `${srv.url}/v1` } });
     expect(r.status, r.stderr).toBe(0);
@@ -137,7 +98,7 @@ describe('mem extract: the quality gate on a model\'s answer', () => {
   });
 
   it('--explain lists each rejected learning with its reason on stdout; without it, stderr counts them and points to --explain', async () => {
-    const srv = await fakeServer(anthropicMessage(ANSWER));
+    const srv = await server(anthropic(ANSWER));
     const v = vault();
     const env = { ...NO_KEYS, ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: srv.url };
     const r = await memAsync(['extract', SAMPLE, '--dry-run', '--explain'], { cwd: v.root, home: v.home, env });
@@ -157,7 +118,7 @@ describe('mem extract: the quality gate on a model\'s answer', () => {
   });
 
   it('a folder run adds up the rejections in its summary', async () => {
-    const srv = await fakeServer(anthropicMessage(ANSWER));
+    const srv = await server(anthropic(ANSWER));
     const v = vault();
     const dir = tempDir();
     fs.copyFileSync(SAMPLE, path.join(dir, 'one.jsonl'));
@@ -186,7 +147,7 @@ describe('mem extract: text that must never reach memory', () => {
         { scope: 'project', type: 'procedural', title: 'Seed the checkout database with `npm run db:seed`', body: 'The checkout tests expect the seeded products table.', evidence: '', importance: 0.6, phase: 'implementation' },
       ],
     };
-    const srv = await fakeServer(openaiCompletion(JSON.stringify(answer)));
+    const srv = await server(openai(JSON.stringify(answer)));
     const v = vault();
     const r = await memAsync(['extract', SAMPLE, '--json'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: `${srv.url}/v1` } });
     expect(r.status, r.stderr).toBe(0);

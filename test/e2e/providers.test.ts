@@ -2,51 +2,17 @@
 // their wire formats with recorded answers. Nothing is mocked inside the CLI.
 
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { anthropicMessage, closeServers, fakeServer, openaiCompletion } from '../fake-llm.js';
 import { cleanup, mem, memAsync, REPO, tempVault } from '../helpers.js';
 
 const SAMPLE = path.join(REPO, 'examples', 'sessions', 'fix-checkout-tests.jsonl');
 
-interface Seen {
-  path: string;
-  headers: http.IncomingHttpHeaders;
-  body: any;
-}
-
-type Reply = { status?: number; headers?: Record<string, string>; body?: unknown; hang?: boolean; delayMs?: number };
-
-const servers: http.Server[] = [];
 afterEach(async () => {
-  for (const s of servers.splice(0)) {
-    s.closeAllConnections();
-    await new Promise((r) => s.close(r));
-  }
+  await closeServers();
   cleanup();
 });
-
-/** A server answering each request with the next reply (the last one repeats). */
-async function fakeServer(replies: Reply[]): Promise<{ url: string; seen: Seen[] }> {
-  const seen: Seen[] = [];
-  const server = http.createServer((req, res) => {
-    let data = '';
-    req.on('data', (c) => (data += c));
-    req.on('end', () => {
-      seen.push({ path: req.url ?? '', headers: req.headers, body: data ? JSON.parse(data) : null });
-      const r = replies[Math.min(seen.length - 1, replies.length - 1)];
-      if (r.hang) return; // never answer: the client's timeout must fire
-      setTimeout(() => {
-        res.writeHead(r.status ?? 200, { 'content-type': 'application/json', ...r.headers });
-        res.end(typeof r.body === 'string' ? r.body : JSON.stringify(r.body));
-      }, r.delayMs ?? 0);
-    });
-  });
-  servers.push(server);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
-}
 
 const LEARNINGS = {
   learnings: [
@@ -55,22 +21,6 @@ const LEARNINGS = {
     { scope: 'nonsense', type: 'procedural', title: 'x', body: '', importance: 2, phase: 'unknown' },
   ],
 };
-
-function anthropicMessage(input: unknown) {
-  return {
-    id: 'msg_test', type: 'message', role: 'assistant', model: 'claude-haiku-4-5', stop_reason: 'tool_use', stop_sequence: null,
-    content: [{ type: 'tool_use', id: 'toolu_test', name: 'record_learnings', input }],
-    usage: { input_tokens: 1234, output_tokens: 210 },
-  };
-}
-
-function openaiCompletion(content: string) {
-  return {
-    id: 'chatcmpl-test', object: 'chat.completion', created: 1764000000, model: 'gpt-4o-mini',
-    choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
-    usage: { prompt_tokens: 900, completion_tokens: 120, total_tokens: 1020 },
-  };
-}
 
 function vault(config = '') {
   const v = tempVault();
@@ -189,7 +139,7 @@ describe('mem extract with a language model', () => {
     expect(bad.stderr).toMatch(/^mem: anthropic \(claude-haiku-4-5\) rejected the API key \(401\)\nhint: check ANTHROPIC_API_KEY/m);
     const closed = await fakeServer([{ body: {} }]);
     const port = new URL(closed.url).port;
-    servers[servers.length - 1].close();
+    await closeServers(); // the port is free again: nothing answers there
     const v2 = vault('llm:\n  max_retries: 0\n');
     const down = await memAsync(['extract', SAMPLE, '--json'], { cwd: v2.root, home: v2.home, env: { ...NO_KEYS, OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1` } });
     expect(down.status, down.stderr).toBe(0);
