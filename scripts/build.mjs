@@ -29,8 +29,9 @@ const common = {
   alias: { 'node:child_process': path.join(repo, 'src/cli/child-process.ts') },
   // The LLM SDKs load only when a provider is used; better-sqlite3's `bindings` only as a fallback.
   // The MCP SDK (with zod), chokidar and smol-toml serve `mem mcp`, `mem watch` and the Codex
-  // hook installer only: kept out of the bundle so `mem search` does not parse them at start-up.
-  external: ['@anthropic-ai/sdk', 'openai', 'bindings', '@modelcontextprotocol/sdk', 'zod', 'chokidar', 'smol-toml'],
+  // hook installer only, ts-fsrs the fsrs ranking and reviews: kept out of the bundle so a plain
+  // `mem search` does not parse them at start-up.
+  external: ['@anthropic-ai/sdk', 'openai', 'bindings', '@modelcontextprotocol/sdk', 'zod', 'chokidar', 'smol-toml', 'ts-fsrs'],
 };
 
 // A build id ties the code cache to this exact bundle (V8 itself only checks the source length).
