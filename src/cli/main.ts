@@ -19,6 +19,7 @@ const COMMANDS: [string[], () => Promise<Register>][] = [
   [['context'], async () => (await import('./commands/context.js')).registerContext],
   [['extract'], async () => (await import('./commands/extract.js')).registerExtract],
   [['reinforce'], async () => (await import('./commands/reinforce.js')).registerReinforce],
+  [['review'], async () => (await import('./commands/review.js')).registerReview],
   [['compact'], async () => (await import('./commands/compact.js')).registerCompact],
   [['retire-stage', 'stage'], async () => (await import('./commands/stage.js')).registerStage],
   [['promote'], async () => (await import('./commands/promote.js')).registerPromote],

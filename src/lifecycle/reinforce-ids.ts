@@ -13,7 +13,7 @@ export interface ReinforceIdsResult {
   lag?: string;
 }
 
-export async function reinforceIds(vault: Vault, ids: string[], opts: { today: string; used?: Set<string>; dryRun?: boolean; onNotes?: (notes: string[]) => void }): Promise<ReinforceIdsResult> {
+export async function reinforceIds(vault: Vault, ids: string[], opts: { today: string; used?: Set<string>; review?: { now: number }; dryRun?: boolean; onNotes?: (notes: string[]) => void }): Promise<ReinforceIdsResult> {
   const { locateIds, reindex } = await import('./vault-ops.js');
   const { reinforceFile } = await import('./reinforce.js');
   const { editFiles } = await import('../vault/store.js');
@@ -28,7 +28,7 @@ export async function reinforceIds(vault: Vault, ids: string[], opts: { today: s
     abs: f.abs,
     path: f.path,
     change: (parsed: Parameters<typeof reinforceFile>[0]) => {
-      const r = reinforceFile(parsed, f.path, idSet, { today: opts.today, used: opts.used });
+      const r = reinforceFile(parsed, f.path, idSet, { today: opts.today, used: opts.used, review: opts.review });
       decisions.push(...r.decisions);
       return opts.dryRun ? null : r.file;
     },

@@ -1,11 +1,13 @@
 // Reinforcement (design §7): entries retrieved in a session gain +1 and today's date. With the
 // session's transcript, usage-aware: an entry the assistant actually used (at least 30% of its
 // distinctive words appear in the assistant's text) gains +1, one it ignored loses 1 (floor 0)
-// and keeps its date. Retired entries are never touched.
+// and keeps its date. Retired entries are never touched. With `review`, each decision is also an
+// FSRS review (src/episodes/review.ts): `good` for an entry reinforced, `again` for one ignored.
 
 import type { Entry } from '../vault/entry.js';
 import { updateBlockMeta, type ParsedFile } from '../vault/format.js';
 import { distinctiveWords } from './words.js';
+import { reviewEntry, type ReviewDecision } from '../episodes/review.js';
 
 export const USAGE_SHARE = 0.3;
 
@@ -20,6 +22,8 @@ export interface ReinforceDecision {
   after: number;
   /** Share of the entry's distinctive words found in the assistant's text (usage-aware mode). */
   share?: number;
+  /** The FSRS review recorded with it (reinforce --session/--transcript). */
+  review?: Pick<ReviewDecision, 'rating' | 'action' | 'before' | 'after' | 'hours_since'>;
 }
 
 /** Share of an entry's distinctive words that appear in `used` (a stemmed word set). */
@@ -35,6 +39,8 @@ export interface ReinforceOptions {
   today: string;
   /** Stemmed words of the assistant's text; present = usage-aware mode. */
   used?: Set<string>;
+  /** Record an FSRS review at this time (ms) with each decision. */
+  review?: { now: number };
 }
 
 /** Apply reinforcement to the entries of `ids` in one parsed file; returns the new file and decisions. */
@@ -54,18 +60,26 @@ export function reinforceFile(file: ParsedFile, path: string, ids: Set<string>, 
       return b;
     }
     const share = opts.used ? usageShare(e, opts.used) : undefined;
-    if (share === undefined || share >= USAGE_SHARE) {
+    const used = share === undefined || share >= USAGE_SHARE;
+    // The review that goes with the decision: what the code can observe is use (the entry's words
+    // in the assistant's text, or retrieval alone without a transcript) or its absence.
+    const review = opts.review ? reviewEntry(e, path, used ? 'good' : 'again', opts.review.now) : undefined;
+    const reviewNote = review && { rating: review.decision.rating, action: review.decision.action, before: review.decision.before, after: review.decision.after, hours_since: review.decision.hours_since };
+    const withReview = (changes: Record<string, unknown>) => ({ ...changes, ...review?.change });
+    if (used) {
       changed = true;
-      decisions.push({ ...base, after: e.reinforcement_count + 1, action: 'reinforced', share });
-      return updateBlockMeta(b, { reinforcement_count: e.reinforcement_count + 1, last_reinforced: opts.today });
+      decisions.push({ ...base, after: e.reinforcement_count + 1, action: 'reinforced', share, review: reviewNote });
+      return updateBlockMeta(b, withReview({ reinforcement_count: e.reinforcement_count + 1, last_reinforced: opts.today }));
     }
     if (e.reinforcement_count === 0) {
-      decisions.push({ ...base, action: 'unchanged', share });
-      return b;
+      decisions.push({ ...base, action: 'unchanged', share, review: reviewNote });
+      if (!review?.change) return b;
+      changed = true;
+      return updateBlockMeta(b, review.change);
     }
     changed = true;
-    decisions.push({ ...base, after: e.reinforcement_count - 1, action: 'weakened', share });
-    return updateBlockMeta(b, { reinforcement_count: e.reinforcement_count - 1 });
+    decisions.push({ ...base, after: e.reinforcement_count - 1, action: 'weakened', share, review: reviewNote });
+    return updateBlockMeta(b, withReview({ reinforcement_count: e.reinforcement_count - 1 }));
   });
   return { file: changed ? { ...file, blocks } : null, decisions };
 }

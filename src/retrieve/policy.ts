@@ -1,9 +1,10 @@
 // Ranking policies (design §6.4): how a candidate's relevance and its metadata become one
 // score. `prominence` is the default; `relevance` ignores metadata. New policies (fsrs) plug in
-// by implementing RankingPolicy.
+// by implementing RankingPolicy; `fsrs` ranks by FSRS-6 retrievability (src/episodes/fsrs.ts).
 
 import type { Scope } from '../vault/scope.js';
 import { dateMs } from '../vault/entry.js';
+import { fsrsStateOf, retrievability } from '../episodes/fsrs.js';
 
 export const HALF_LIFE_DAYS = 90;
 export const DECAY_FLOOR = 0.1;
@@ -17,6 +18,8 @@ export interface RankInput {
   created_at: string | null;
   status: string;
   scope: Scope | string;
+  /** The entry's frontmatter as the index stores it (JSON); the fsrs policy reads `fsrs` from it. */
+  metadata_json?: string;
 }
 
 export interface RankContext {
@@ -82,7 +85,34 @@ export const relevancePolicy: RankingPolicy = {
   },
 };
 
+function fsrsField(json: string | undefined): unknown {
+  if (!json || !json.includes('"fsrs"')) return undefined;
+  try {
+    return (JSON.parse(json) as Record<string, unknown>).fsrs;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * fsrs (seed 000): relevance × R(t) × scope multiplier, R the FSRS-6 retrievability of the
+ * entry's state (defaults from importance when it has none). The scope multiplier is kept so
+ * project and global memories weigh as they do under prominence; importance and reinforcement
+ * count enter only through the state (initial stability, reviews).
+ */
+export const fsrsPolicy: RankingPolicy = {
+  name: 'fsrs',
+  score(input, ctx) {
+    const p = parts(input, ctx);
+    const { state } = fsrsStateOf({ ...input, fsrs: fsrsField(input.metadata_json) });
+    const r = p.retired ? 0 : retrievability(state, ctx.now);
+    return { relevance: input.relevance, importance: input.importance, decay: p.decay, reinforcement: p.reinforcement,
+      scope_multiplier: p.scope_multiplier, retrievability: r, prominence: p.prominence, score: p.retired ? 0 : input.relevance * r * p.scope_multiplier };
+  },
+};
+
 export const POLICIES: Record<string, RankingPolicy> = {
   prominence: prominencePolicy,
   relevance: relevancePolicy,
+  fsrs: fsrsPolicy,
 };

@@ -30,7 +30,7 @@ export function registerContext(program: Command): void {
     .option('--task-chars <n>', 'budget for retrieved learnings (default 6000)')
     .option('--proxy-chars <n>', 'budget for proxy learnings (default 2000)')
     .option('-n, --limit <n>', 'at most this many retrieved learnings (default 12)')
-    .option('--rank <policy>', 'ranking policy: prominence (default) or relevance')
+    .option('--rank <policy>', 'ranking policy: prominence (default), fsrs (FSRS retrievability) or relevance')
     .option('--session <id>', 'log retrieved ids for `mem reinforce --session` (env MEM_SESSION)')
     .option('--no-refresh', 'do not bring the index up to date first')
     .option('--hook <agent>', 'agent hook mode (claude, codex or gemini): read the hook JSON on stdin, print the JSON the agent expects or nothing; always exit 0');

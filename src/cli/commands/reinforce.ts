@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import type { Command } from 'commander';
 import { MemError, usageError } from '../../errors.js';
 import { globals, vaultFor } from '../common.js';
-import { makeCtx, readStdin, today, type Ctx } from '../io.js';
+import { makeCtx, nowMs, readStdin, today, type Ctx } from '../io.js';
 
 interface ReinforceOptions {
   session?: string;
@@ -24,6 +24,9 @@ export function registerReinforce(program: Command): void {
     .addHelpText('after', `
 When to run it: at the end of an agent session (the extract hook does it for you).
 Retired entries are skipped; unknown ids are reported, not fatal.
+With --session or --transcript each entry also gets an FSRS review (see mem review): "good"
+when used (retrieved in the session; with a transcript, its words in the assistant's text),
+"again" when the transcript shows it ignored. Reviews less than a day apart are skipped.
 
 Examples:
   $ mem reinforce 3f0c2a4e-8d7b-4c1e-9a55-0b7e3c2d9f10
@@ -63,7 +66,7 @@ async function reinforceCommand(ctx: Ctx, idArgs: string[], opts: ReinforceOptio
   }
   const { reinforceIds } = await import('../../lifecycle/reinforce-ids.js');
   const { decisions, unknown, lag } = await reinforceIds(vault, ids, {
-    today: today(), used, dryRun: opts.dryRun, onNotes: (notes) => notes.forEach((n) => ctx.warn(n)),
+    today: today(), used, review: sessionId || opts.transcript ? { now: nowMs() } : undefined, dryRun: opts.dryRun, onNotes: (notes) => notes.forEach((n) => ctx.warn(n)),
   });
   if (lag) ctx.warn(lag);
   if (ctx.json) {
@@ -73,7 +76,8 @@ async function reinforceCommand(ctx: Ctx, idArgs: string[], opts: ReinforceOptio
   const verb: Record<string, string> = { reinforced: 'reinforced', weakened: 'weakened', unchanged: 'unchanged', 'skipped-retired': 'skipped (retired)', 'read-only': 'skipped (no frontmatter to update)' };
   for (const d of decisions) {
     const share = d.share === undefined ? '' : ` · used ${Math.round(d.share * 100)}%`;
-    ctx.out(`${verb[d.action].padEnd(18)} ${d.id}  ${d.path}:${d.line}  ${d.before} → ${d.after}${share}`);
+    const review = !d.review ? '' : d.review.action === 'reviewed' ? ` · review ${d.review.rating}` : d.review.action === 'skipped-recent' ? ' · review skipped (less than a day)' : '';
+    ctx.out(`${verb[d.action].padEnd(18)} ${d.id}  ${d.path}:${d.line}  ${d.before} → ${d.after}${share}${review}`);
   }
   for (const id of unknown) ctx.warn(`unknown id ${id}; skipped`);
   if (opts.dryRun) ctx.info('dry run: nothing written');

@@ -27,7 +27,7 @@ export function registerSearch(program: Command): void {
     .argument('[query...]', 'what to look for, in plain words ("-" reads it from stdin)')
     .option('-n, --limit <n>', 'how many results (default 10, or search.limit in config)')
     .option('--candidates <n>', 'BM25 candidates to rank (default 100)')
-    .option('--rank <policy>', 'ranking policy: prominence (default) or relevance')
+    .option('--rank <policy>', 'ranking policy: prominence (default), fsrs (FSRS retrievability) or relevance')
     .option('--max-chars <n>', 'pack results into this many characters, skipping any that do not fit')
     .option('--explain', 'show how each score was made')
     .option('--md', 'print a markdown block for a prompt')
@@ -45,7 +45,9 @@ Examples:
   $ printf '{"id":"q1","query":"sqlite locking"}\\n' | mem search --batch - --limit 50
 
 Ranking: relevance × importance × decay × (1 + reinforcement_count) × scope multiplier,
-where relevance is BM25 scaled so the best match is 1 and decay halves every 90 days (floor 0.1).`);
+where relevance is BM25 scaled so the best match is 1 and decay halves every 90 days (floor 0.1).
+With --rank fsrs: relevance × R(t) × scope multiplier, R the FSRS-6 retrievability of the
+entry's \`fsrs:\` state (mem review), e.g. $ mem search deploy --rank fsrs --explain`);
   cmd.action(async (query: string[], opts: SearchOptions, command: Command) => {
     const ctx = makeCtx(globals(command));
     await searchCommand(ctx, query, opts);

@@ -36,6 +36,7 @@ export function explainLine(c: Components): string {
   return [
     `bm25 ${fmt(c.bm25)}`, `relevance ${fmt(c.relevance)}`, `importance ${fmt(c.importance)}`, `decay ${fmt(c.decay)}`,
     `reinforcement ×${fmt(c.reinforcement)}`, `scope ×${fmt(c.scope_multiplier)}`, `prominence ${fmt(c.prominence)}`,
+    ...(c.retrievability === null ? [] : [`retrievability ${fmt(c.retrievability)}`]),
     `mmr ${fmt(c.mmr)}`,
   ].join(' · ');
 }

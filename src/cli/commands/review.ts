@@ -1,0 +1,64 @@
+// `mem review`: rate how well entries held up (again|hard|good|easy); FSRS moves their stability
+// and difficulty, and `--rank fsrs` ranks by the retrievability that follows.
+
+import type { Command } from 'commander';
+import { usageError } from '../../errors.js';
+import { globals, vaultFor } from '../common.js';
+import { makeCtx, nowMs, type Ctx } from '../io.js';
+
+interface ReviewOptions {
+  rating?: string;
+  dryRun?: boolean;
+}
+
+const RATING_NAMES = ['again', 'hard', 'good', 'easy'];
+
+export function registerReview(program: Command): void {
+  program
+    .command('review')
+    .description('record an FSRS review of entries: again | hard | good | easy (updates their fsrs: state)')
+    .argument('<ids...>', 'entry ids to review')
+    .option('--rating <rating>', 'again (forgotten or wrong), hard, good (recalled and useful), easy')
+    .option('--dry-run', 'show what would change, write nothing')
+    .addHelpText('after', `
+The entry's frontmatter gets (or updates) an fsrs: map — stability (days), difficulty (1-10),
+last_review, reps, lapses, state — and nothing else in the file changes. A second review of an
+entry less than a day after its last one is skipped and reported. Retired entries are skipped.
+
+Examples:
+  $ mem review 3f0c2a4e-8d7b-4c1e-9a55-0b7e3c2d9f10 --rating good
+  $ mem review id-1 id-2 --rating again --json
+  $ mem search "deploy steps" --rank fsrs --explain`)
+    .action(async (ids: string[], opts: ReviewOptions, command: Command) => {
+      await reviewCommand(makeCtx(globals(command)), ids, opts);
+    });
+}
+
+async function reviewCommand(ctx: Ctx, ids: string[], opts: ReviewOptions): Promise<void> {
+  if (opts.rating === undefined) throw usageError('missing --rating', 'say how the entry held up: --rating again|hard|good|easy');
+  const rating = opts.rating.toLowerCase();
+  if (!RATING_NAMES.includes(rating)) throw usageError(`unknown rating "${opts.rating}"`, 'use one of: again, hard, good, easy');
+  const vault = await vaultFor(ctx);
+  const { reviewIds } = await import('../../episodes/review.js');
+  const { decisions, unknown, lag } = await reviewIds(vault, [...new Set(ids)], {
+    rating: rating as 'again', now: nowMs(), dryRun: opts.dryRun, onNotes: (notes) => notes.forEach((n) => ctx.warn(n)),
+  });
+  if (lag) ctx.warn(lag);
+  if (ctx.json) {
+    ctx.out(JSON.stringify({ dry_run: Boolean(opts.dryRun), rating, decisions, unknown }, null, 2));
+    return;
+  }
+  const fmt = (n: number) => Number(n.toFixed(2)).toString();
+  for (const d of decisions) {
+    const where = `${d.id}  ${d.path}:${d.line}`;
+    if (d.action === 'reviewed' && d.before && d.after) {
+      ctx.out(`reviewed (${rating})`.padEnd(18) + ` ${where}  stability ${fmt(d.before.stability)} → ${fmt(d.after.stability)} d · difficulty ${fmt(d.before.difficulty)} → ${fmt(d.after.difficulty)}`);
+    } else if (d.action === 'skipped-recent') {
+      ctx.out(`${'skipped (recent)'.padEnd(18)} ${where}  last review ${d.hours_since} h ago (less than a day)`);
+    } else {
+      ctx.out(`${(d.action === 'skipped-retired' ? 'skipped (retired)' : 'skipped (no frontmatter to update)').padEnd(18)} ${where}`);
+    }
+  }
+  for (const id of unknown) ctx.warn(`unknown id ${id}; skipped`);
+  if (opts.dryRun) ctx.info('dry run: nothing written');
+}
