@@ -148,4 +148,14 @@ describe('writing the state', () => {
     const plain = reinforceFile(parsed, 'MEMORY.md', new Set(['a1']), { today: '2026-11-26' });
     expect(serializeFile(plain.file!)).not.toContain('fsrs');
   });
+
+  it('an episode\'s block-style fsrs map is read, and replaced by exactly its own lines', () => {
+    const ep = '---\nid: ep1\nkind: episode\nsurprise: 0.4\nfsrs:\n  stability: 2.7678\n  difficulty: 2.118\ncreated_at: 2026-11-20\n---\n## Episode\n\nText.\n';
+    const parsed = parseMemoryFile(ep, '.mem/episodes/s.md');
+    const r = reviewFile(parsed, '.mem/episodes/s.md', new Map([['ep1', 'good']]), NOW);
+    expect(r.decisions[0]).toMatchObject({ action: 'reviewed', before: { stability: 2.7678, difficulty: 2.118, last_review: '2026-11-20' } });
+    const out = serializeFile(r.file!);
+    const line = out.split('\n').find((l) => l.startsWith('fsrs: '))!;
+    expect(out).toBe(ep.replace('fsrs:\n  stability: 2.7678\n  difficulty: 2.118\n', `${line}\n`));
+  });
 });

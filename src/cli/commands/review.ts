@@ -5,13 +5,15 @@ import type { Command } from 'commander';
 import { usageError } from '../../errors.js';
 import { globals, vaultFor } from '../common.js';
 import { makeCtx, nowMs, type Ctx } from '../io.js';
+import type { ReviewRating } from '../../episodes/fsrs.js';
 
 interface ReviewOptions {
   rating?: string;
   dryRun?: boolean;
 }
 
-const RATING_NAMES = ['again', 'hard', 'good', 'easy'];
+// The names of episodes/fsrs.ts RATINGS, repeated so that `--help` loads nothing else.
+const RATING_NAMES: readonly string[] = ['again', 'hard', 'good', 'easy'] satisfies ReviewRating[];
 
 export function registerReview(program: Command): void {
   program
@@ -41,7 +43,7 @@ async function reviewCommand(ctx: Ctx, ids: string[], opts: ReviewOptions): Prom
   const vault = await vaultFor(ctx);
   const { reviewIds } = await import('../../episodes/review.js');
   const { decisions, unknown, lag } = await reviewIds(vault, [...new Set(ids)], {
-    rating: rating as 'again', now: nowMs(), dryRun: opts.dryRun, onNotes: (notes) => notes.forEach((n) => ctx.warn(n)),
+    rating: rating as ReviewRating, now: nowMs(), dryRun: opts.dryRun, onNotes: (notes) => notes.forEach((n) => ctx.warn(n)),
   });
   if (lag) ctx.warn(lag);
   if (ctx.json) {
