@@ -35,7 +35,7 @@ const filters = {
   learning_type: oneOrMany(LEARNING_TYPES as readonly string[] as [string, ...string[]], 'learning types (institutional: norms; task: learnings; proxy: what the human said)'),
 };
 
-const rank = z.enum(['prominence', 'relevance']).optional().describe('ranking policy: prominence (default: importance, recency and reinforcement count) or relevance (text match only)');
+const rank = z.enum(['prominence', 'relevance', 'fsrs']).optional().describe('ranking policy: prominence (default: importance, recency and reinforcement count), relevance (text match only) or fsrs (text match × FSRS retrievability)');
 const sessionId = z.string().max(128).optional().describe('your session id: the returned ids are logged so `mem reinforce --session` can strengthen them at the end of the session');
 const limit = (what: string) => z.number().int().min(1).max(MAX_LIMIT).optional().describe(what);
 const chars = (what: string) => z.number().int().min(0).max(1_000_000).optional().describe(what);
