@@ -126,14 +126,23 @@ async function searchCommand(ctx: Ctx, queryArgs: string[], opts: SearchOptions)
     batch = parseBatch(text, opts.batch === '-' ? 'stdin' : opts.batch);
   }
 
+  // Embeddings configured: hybrid search (src/retrieve/hybrid.ts); else the lexical path alone.
+  const emb = (await import('../../vault/config.js')).embeddingsFrom(vault.config.embeddings);
   await withFreshIndex(ctx, vault, { refresh: opts.refresh !== false, tolerateBusy: true }, async (ix) => {
     const { hitJson, renderHuman, renderMd, styleFor } = await import('../output/hits.js');
+    let hooks: SearchRequest['hybrid'][] | null = null;
+    if (emb) {
+      const texts = batch ? batch.items.map((it) => it.query) : [query];
+      const setup = await (await import('../../retrieve/hybrid.js')).prepareHybrid(ix.db, emb, texts);
+      if (setup.warning) ctx.warn(setup.warning);
+      hooks = setup.hooks;
+    }
     const log: { at: string; query: string; ids: string[] }[] = [];
     const at = new Date(now).toISOString();
     if (batch) {
       const lines: string[] = [];
-      for (const item of batch.items) {
-        const res = runSearch(ix.db, { ...base, query: item.query, limit: item.limit ?? base.limit, candidates: Math.max(base.candidates, item.limit ?? 0) });
+      for (const [i, item] of batch.items.entries()) {
+        const res = runSearch(ix.db, { ...base, query: item.query, limit: item.limit ?? base.limit, candidates: Math.max(base.candidates, item.limit ?? 0), hybrid: hooks?.[i] });
         lines.push(JSON.stringify({ id: item.id, results: res.results.map((h) => hitJson(h, Boolean(opts.explain))) }));
         log.push({ at, query: item.query, ids: res.results.map((h) => h.id) });
       }
@@ -141,7 +150,7 @@ async function searchCommand(ctx: Ctx, queryArgs: string[], opts: SearchOptions)
       for (const e of batch.errors) ctx.warn(e);
       if (batch.errors.length > 0) process.exitCode = 1;
     } else {
-      const res: SearchResult = runSearch(ix.db, { ...base, query });
+      const res: SearchResult = runSearch(ix.db, { ...base, query, hybrid: hooks?.[0] });
       if (res.truncated) ctx.warn(`the query has more than ${res.terms.length} distinct terms; searched for the first ${res.terms.length}`);
       if (res.onlyStopwords) ctx.warn('the query has only common words (like "the", "what", "is"); nothing to search for');
       log.push({ at, query: query.length > 2000 ? `${query.slice(0, 2000)}…` : query, ids: res.results.map((h) => h.id) });

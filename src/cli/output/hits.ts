@@ -37,6 +37,10 @@ export function explainLine(c: Components): string {
     `bm25 ${fmt(c.bm25)}`, `relevance ${fmt(c.relevance)}`, `importance ${fmt(c.importance)}`, `decay ${fmt(c.decay)}`,
     `reinforcement ×${fmt(c.reinforcement)}`, `scope ×${fmt(c.scope_multiplier)}`, `prominence ${fmt(c.prominence)}`,
     `mmr ${fmt(c.mmr)}`,
+    // Hybrid search only: where each list ranked the entry, and the fused score.
+    ...(c.fused !== undefined
+      ? [`vector ${c.vector_rank ? `#${c.vector_rank} cos ${fmt(c.vector)}` : '–'}`, `bm25 ${c.bm25_rank ? `#${c.bm25_rank}` : '–'}`, `fused ${fmt(c.fused)}`]
+      : []),
   ].join(' · ');
 }
 
