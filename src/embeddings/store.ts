@@ -5,11 +5,13 @@
 import fs from 'node:fs';
 import type { Db } from '../index/db.js';
 import { where, type EntryFilter } from '../index/queries.js';
-import { fromBlob, toBlob } from './vectors.js';
+import { toBlob } from './vectors.js';
 
+// A rowid table, not WITHOUT ROWID: a 768-d vector (3 KB) then fits in its leaf page instead of
+// an overflow chain; reading 100k of them took 0.5 s instead of 1.3 s (measured, see the report).
 const TABLE = `CREATE TABLE IF NOT EXISTS vectors(
-  hash TEXT NOT NULL, model TEXT NOT NULL, dims INTEGER NOT NULL, vec BLOB NOT NULL,
-  PRIMARY KEY(hash, model)) WITHOUT ROWID`;
+  id INTEGER PRIMARY KEY, hash TEXT NOT NULL, model TEXT NOT NULL, dims INTEGER NOT NULL, vec BLOB NOT NULL,
+  UNIQUE(hash, model))`;
 
 function hasTable(db: Db, schema = 'main'): boolean {
   return Boolean(db.prepare(`SELECT 1 FROM ${schema}.sqlite_master WHERE type = 'table' AND name = 'vectors'`).get());
@@ -66,26 +68,27 @@ export function loadVectors(db: Db, model: string, filter: EntryFilter): { rowid
   const w = where(filter, params);
   const stmt = db.prepare(`SELECT e.rowid AS rowid, v.vec AS vec FROM entries e JOIN vectors v ON v.hash = e.content_hash AND v.model = ? WHERE ${w}`).raw(true);
   const rowids: number[] = [];
-  let matrix: Float32Array = new Float32Array(0);
-  let dims = -1;
+  // Bytes copied straight into one growing buffer (a memcpy per row): no typed array per vector.
+  let bytes = new Uint8Array(0);
+  let size = -1;
   let n = 0;
   for (const [rowid, blob] of stmt.iterate(...params) as Iterable<[number, Uint8Array]>) {
-    const v = fromBlob(blob);
-    if (dims === -1) {
-      dims = v.length;
-      matrix = new Float32Array(dims * 1024);
+    if (size === -1) {
+      size = blob.byteLength;
+      bytes = new Uint8Array(size * 1024);
     }
-    if (v.length !== dims) continue;
-    if ((n + 1) * dims > matrix.length) {
-      const grown: Float32Array = new Float32Array(matrix.length * 2);
-      grown.set(matrix);
-      matrix = grown;
+    if (blob.byteLength !== size) continue;
+    if ((n + 1) * size > bytes.length) {
+      const grown = new Uint8Array(bytes.length * 2);
+      grown.set(bytes);
+      bytes = grown;
     }
-    matrix.set(v, n * dims);
+    bytes.set(blob, n * size);
     rowids.push(rowid);
     n++;
   }
-  return dims === -1 ? empty : { rowids, matrix: matrix.subarray(0, n * dims), dims };
+  const dims = size / 4;
+  return size <= 0 ? empty : { rowids, matrix: new Float32Array(bytes.buffer, 0, n * dims), dims };
 }
 
 /** A rebuilt index keeps the old one's vectors (they are keyed by content, not by row). */
@@ -102,7 +105,7 @@ export function carryVectors(db: Db, oldPath: string): void {
     const model = db.prepare("SELECT value FROM old.meta WHERE key = 'embed_model'").get() as { value: string } | undefined;
     if (!model) return;
     db.exec(TABLE);
-    db.prepare('INSERT OR IGNORE INTO main.vectors SELECT hash, model, dims, vec FROM old.vectors WHERE model = ? AND hash IN (SELECT content_hash FROM main.entries)').run(model.value);
+    db.prepare('INSERT OR IGNORE INTO main.vectors(hash, model, dims, vec) SELECT hash, model, dims, vec FROM old.vectors WHERE model = ? AND hash IN (SELECT content_hash FROM main.entries)').run(model.value);
     db.prepare("INSERT OR REPLACE INTO main.meta(key, value) VALUES ('embed_model', ?)").run(model.value);
   } catch {
     // A damaged old index: its vectors are simply embedded again.

@@ -16,7 +16,7 @@ export function toBlob(v: Float32Array): Buffer {
 /** A stored blob as floats; copied when SQLite's buffer is not 4-byte aligned. */
 export function fromBlob(b: Uint8Array): Float32Array {
   if (b.byteOffset % 4 === 0) return new Float32Array(b.buffer, b.byteOffset, b.byteLength / 4);
-  return new Float32Array(Uint8Array.from(b).buffer);
+  return new Float32Array(new Uint8Array(b).buffer);
 }
 
 export interface Scored {
