@@ -45,7 +45,12 @@ Examples:
   $ printf '{"id":"q1","query":"sqlite locking"}\\n' | mem search --batch - --limit 50
 
 Ranking: relevance × importance × decay × (1 + reinforcement_count) × scope multiplier,
-where relevance is BM25 scaled so the best match is 1 and decay halves every 90 days (floor 0.1).`);
+where relevance is BM25 scaled so the best match is 1 and decay halves every 90 days (floor 0.1).
+
+With embeddings configured (embeddings: in .mem/config.yaml, or MEM_EMBED_MODEL and
+MEM_EMBED_BASE_URL; vectors filled by mem index), relevance is the vector and BM25 ranks fused
+by RRF (k = 60), or 0.7 × cosine + 0.3 × BM25 with search.fusion: blend; --explain shows both
+ranks, the cosine and the fused score. An unreachable endpoint: a warning, then BM25 results.`);
   cmd.action(async (query: string[], opts: SearchOptions, command: Command) => {
     const ctx = makeCtx(globals(command));
     await searchCommand(ctx, query, opts);
