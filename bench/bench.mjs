@@ -119,7 +119,7 @@ else measure(`mem index --rebuild (${ENTRIES} entries)`, '≤ 5 s, ≤ 300 MB', 
   const DIMS = 768;
   const Database = createRequire(import.meta.url)('better-sqlite3');
   const db = new Database(path.join(vault, '.memory.db'));
-  db.exec(`CREATE TABLE IF NOT EXISTS vectors(id INTEGER PRIMARY KEY, hash TEXT NOT NULL, model TEXT NOT NULL, dims INTEGER NOT NULL, vec BLOB NOT NULL, UNIQUE(hash, model))`);
+  db.exec(`CREATE TABLE IF NOT EXISTS vectors(id INTEGER PRIMARY KEY AUTOINCREMENT, hash TEXT NOT NULL, model TEXT NOT NULL, dims INTEGER NOT NULL, vec BLOB NOT NULL, UNIQUE(hash, model))`);
   db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('embed_model', 'bench-768')").run();
   const hashes = db.prepare('SELECT DISTINCT content_hash FROM entries').pluck().all();
   let seed = 42;
@@ -148,6 +148,9 @@ else measure(`mem index --rebuild (${ENTRIES} entries)`, '≤ 5 s, ≤ 300 MB', 
     const wait = new Int32Array(new SharedArrayBuffer(4));
     for (let i = 0; i < 200 && !fs.existsSync(portFile); i++) Atomics.wait(wait, 0, 0, 25);
     const embedEnv = { MEM_EMBED_BASE_URL: `http://127.0.0.1:${fs.readFileSync(portFile, 'utf8')}/v1`, MEM_EMBED_MODEL: 'bench-768' };
+    // Every entry has its vector, so this sends no text: it only writes the one-blob snapshot.
+    const filled = JSON.parse(run(vault, ['index', '--embed', '--json'], undefined, embedEnv).stdout).embeddings;
+    if (filled.embedded !== 0) throw new Error(`the bench vectors were not found: ${JSON.stringify(filled)}`);
     measure(`hybrid mem search (${hashes.length} × ${DIMS}-d vectors, RRF, end to end)`, '≤ 100 ms over node', QUERIES.length, (i) => {
       const r = run(vault, ['search', QUERIES[i], '--json', '--explain'], undefined, embedEnv);
       if (!('fused' in (JSON.parse(r.stdout).results[0]?.components ?? {}))) throw new Error('hybrid search did not run');

@@ -4,7 +4,7 @@
 
 import type { Db } from '../index/db.js';
 import { createEmbedder, type EmbedSettings } from './client.js';
-import { prepareVectors, putVectors, vectorCount } from './store.js';
+import { prepareVectors, putVectors, vectorCount, writeSnapshot } from './store.js';
 
 export interface EmbedReport {
   model: string;
@@ -29,5 +29,6 @@ export async function embedMissing(db: Db, settings: EmbedSettings, opts: { env?
     putVectors(db, embedder.key, batch.map((m, j) => ({ hash: m.hash, vec: vecs[j] })));
     progress?.(i + batch.length, missing.length);
   }
+  writeSnapshot(db, embedder.key);
   return { model: embedder.key, embedded: missing.length, vectors: vectorCount(db, embedder.key), requests, ms: Date.now() - started };
 }

@@ -26,13 +26,15 @@ export interface Scored {
 
 /**
  * The `n` rows of `matrix` (row-major, `dims` wide, unit rows) closest to unit `query`, best first;
- * ties by index. Exact: every row is scored, and a bounded sorted list keeps the best n.
+ * ties by index; rows whose `mask` byte is 0 are skipped. Exact: every row is scored, and a
+ * bounded sorted list keeps the best n.
  */
-export function topByCosine(query: Float32Array, matrix: Float32Array, dims: number, n: number): Scored[] {
+export function topByCosine(query: Float32Array, matrix: Float32Array, dims: number, n: number, mask: Uint8Array | null = null): Scored[] {
   const rows = Math.floor(matrix.length / dims);
   const best: Scored[] = [];
   let floor = -Infinity;
   for (let r = 0; r < rows; r++) {
+    if (mask !== null && mask[r] === 0) continue;
     let s = 0;
     const off = r * dims;
     for (let i = 0; i < dims; i++) s += query[i] * matrix[off + i];

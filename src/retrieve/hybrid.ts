@@ -5,7 +5,7 @@
 
 import type { Db } from '../index/db.js';
 import { entriesByRowid, type CandidateRow, type EntryFilter } from '../index/queries.js';
-import { loadVectors, vectorCount } from '../embeddings/store.js';
+import { loadVectors, vectorCount, type VectorSet } from '../embeddings/store.js';
 import { topByCosine } from '../embeddings/vectors.js';
 import type { HybridHook, HybridParts } from './search.js';
 import type { EmbedSettings } from '../embeddings/client.js';
@@ -45,16 +45,18 @@ export function fuse(lexical: { key: number; relevance: number }[], vector: { ke
 }
 
 /** The hook runSearch calls: the vector candidates of one query vector, fused with its BM25 ones. */
-export function hybridHook(query: Float32Array, model: string, fusion: Fusion, cache = new Map<string, ReturnType<typeof loadVectors>>()): HybridHook {
+export function hybridHook(query: Float32Array, model: string, fusion: Fusion, cache = new Map<string, VectorSet>()): HybridHook {
   return {
     fuse(db: Db, filter: EntryFilter, n: number, lexical: CandidateRow[], relevance: number[]) {
       const k = JSON.stringify(filter);
       let vs = cache.get(k);
       if (!vs) cache.set(k, (vs = loadVectors(db, model, filter)));
-      const top = vs.dims === query.length ? topByCosine(query, vs.matrix, vs.dims, n) : [];
+      const top = vs.dims === query.length ? topByCosine(query, vs.matrix, vs.dims, n, vs.mask) : [];
+      // Entries with the same text share a vector: each is a candidate, at consecutive ranks.
+      const vector = top.flatMap((t) => vs!.rowidsOf[t.index].map((key) => ({ key, cosine: t.score }))).slice(0, n);
       // BM25 candidates in their relevance order (stable: ties keep BM25's order).
       const lexOrder = lexical.map((r, i) => ({ key: r.rowid, relevance: relevance[i] })).sort((a, b) => b.relevance - a.relevance);
-      const parts = fuse(lexOrder, top.map((t) => ({ key: vs!.rowids[t.index], cosine: t.score })), fusion);
+      const parts = fuse(lexOrder, vector, fusion);
       const known = new Set(lexical.map((r) => r.rowid));
       const extra = entriesByRowid(db, [...parts.keys()].filter((id) => !known.has(id))).map((r) => ({ ...r, bm25: 0, own: false }));
       const rows = [...lexical, ...extra];
@@ -84,7 +86,7 @@ export async function prepareHybrid(db: Db, settings: EmbedSettings, queries: st
   try {
     const embedder = createEmbedder(settings, env, { timeoutMs: Math.min(settings.timeoutMs, QUERY_TIMEOUT_MS), maxRetries: 0 });
     const vecs = await embedder.embed(queries);
-    const cache = new Map<string, ReturnType<typeof loadVectors>>();
+    const cache = new Map<string, VectorSet>();
     return { hooks: vecs.map((v) => hybridHook(v, key, settings.fusion, cache)) };
   } catch (err) {
     return { hooks: null, warning: `embeddings unavailable: ${err instanceof Error ? err.message : String(err)}; lexical results only` };

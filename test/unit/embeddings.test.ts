@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { carryVectors, loadVectors, prepareVectors, putVectors, storedModel, vectorCount } from '../../src/embeddings/store.js';
+import { carryVectors, loadVectors, prepareVectors, putVectors, storedModel, vectorCount, writeSnapshot } from '../../src/embeddings/store.js';
 import { fromBlob, normalize, toBlob } from '../../src/embeddings/vectors.js';
 import { createIndexAt } from '../../src/index/db.js';
 import { withIndex } from '../../src/index/open.js';
@@ -57,8 +57,29 @@ describe('the vector table', () => {
       expect(prepareVectors(ix.db, 'm1')).toEqual([]);
       expect(vectorCount(ix.db, 'm1')).toBe(2);
       const loaded = loadVectors(ix.db, 'm1', {});
-      expect(loaded.rowids).toHaveLength(3); // both entries with the same text share one vector
+      expect(loaded.rowidsOf.flat()).toHaveLength(3);
       expect(loaded.dims).toBe(3);
+      // The one-blob snapshot answers the same, shares a row between equal texts, and masks by filter.
+      writeSnapshot(ix.db, 'm1');
+      const snap = loadVectors(ix.db, 'm1', {});
+      expect(snap.mask).not.toBeNull();
+      expect(snap.rowidsOf.map((r) => r.length).sort()).toEqual([1, 2]); // both entries with the same text share one vector
+      expect(snap.rowidsOf.flat().sort()).toEqual(loaded.rowidsOf.flat().sort());
+      expect(Array.from(snap.matrix)).toEqual(Array.from(normalize(Float32Array.of(1, 2, 3))).concat(Array.from(normalize(Float32Array.of(1, 2, 3)))));
+      const cId = (ix.db.prepare("SELECT rowid FROM entries WHERE entry_id = 'c'").get() as { rowid: number }).rowid;
+      const filtered = loadVectors(ix.db, 'm1', { paths: ['nowhere.md'] });
+      expect(Array.from(filtered.mask!)).toEqual([0, 0]);
+      // A vector written after the snapshot makes it stale: ignored (per-row path) until rewritten.
+      const other = ix.db.prepare("SELECT content_hash FROM entries WHERE entry_id = 'c'").get() as { content_hash: string };
+      putVectors(ix.db, 'm1', [{ hash: other.content_hash, vec: normalize(Float32Array.of(0, 0, 1)) }]);
+      const stale = loadVectors(ix.db, 'm1', {});
+      expect(stale.mask).toBeNull();
+      expect(stale.rowidsOf.flat()).toContain(cId);
+      writeSnapshot(ix.db, 'm1');
+      const fresh2 = loadVectors(ix.db, 'm1', {});
+      expect(fresh2.mask).not.toBeNull();
+      const cRow = fresh2.rowidsOf.findIndex((r) => r.includes(cId));
+      expect(Array.from(fresh2.matrix.subarray(cRow * 3, cRow * 3 + 3))).toEqual([0, 0, 1]);
       // Carried into a fresh index file (what `mem index --rebuild` does).
       const dir = tempDir();
       const fresh = createIndexAt(`${dir}/new.db`);

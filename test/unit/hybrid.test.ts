@@ -34,6 +34,9 @@ describe('topByCosine', () => {
     expect(top.map((t) => t.index)).toEqual(all.slice(0, 50).map((t) => t.index));
     expect(top.slice(0, 2).map((t) => t.index)).toEqual([3, 9]);
     expect(topByCosine(q, m, dims, 1000)).toHaveLength(rows);
+    const mask = new Uint8Array(rows).fill(1);
+    mask[3] = 0;
+    expect(topByCosine(q, m, dims, 2, mask).map((t) => t.index)).toEqual([9, all[2].index]);
   });
 });
 
