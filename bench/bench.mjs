@@ -3,8 +3,10 @@
 // Each figure is the median wall time of repeated runs of `bin/mem.js …` (the command npm installs,
 // run as `node bin/mem.js`, which is what npm's shims do), with peak RSS.
 // Usage: node bench/bench.mjs [--entries 100000] [--files 1000] [--check-files 10000] [--notes 7424] [--runs 5] [--json] [--bin PATH]
+//   [--hybrid-only] (index the vault, then only the hybrid search figure)
 
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -34,8 +36,8 @@ const home = path.join(base, 'home');
 fs.mkdirSync(home);
 const rssFile = path.join(base, 'rss');
 
-function run(root, args, input) {
-  const env = { ...process.env, MEM_HOME: home, MEM_ROOT: root, MEM_BENCH_RSS_FILE: rssFile };
+function run(root, args, input, extraEnv = {}) {
+  const env = { ...process.env, MEM_HOME: home, MEM_ROOT: root, MEM_BENCH_RSS_FILE: rssFile, ...extraEnv };
   delete env.MEM_SESSION;
   fs.rmSync(rssFile, { force: true });
   const t0 = process.hrtime.bigint();
@@ -106,7 +108,63 @@ const vault = path.join(base, 'vault');
 const tg = Date.now();
 generateVault(vault, { entries: ENTRIES, files: FILES });
 if (!asJson) console.error(`generated ${ENTRIES} entries in ${FILES} files (${Date.now() - tg} ms) in ${vault}`);
-measure(`mem index --rebuild (${ENTRIES} entries)`, '≤ 5 s, ≤ 300 MB', Math.min(RUNS, 3), () => run(vault, ['index', '--rebuild', '--quiet']));
+const hybridOnly = argv.includes('--hybrid-only');
+if (hybridOnly) run(vault, ['index', '--quiet']);
+else measure(`mem index --rebuild (${ENTRIES} entries)`, '≤ 5 s, ≤ 300 MB', Math.min(RUNS, 3), () => run(vault, ['index', '--rebuild', '--quiet']));
+
+// 1a. Hybrid search: synthetic 768-d unit vectors for every entry written into .memory.db's vector
+// table, and a loopback OpenAI-compatible server (a child process, as spawnSync blocks this one)
+// answering each query with a random 768-d vector. The figure includes that HTTP round trip.
+{
+  const DIMS = 768;
+  const Database = createRequire(import.meta.url)('better-sqlite3');
+  const db = new Database(path.join(vault, '.memory.db'));
+  db.exec(`CREATE TABLE IF NOT EXISTS vectors(id INTEGER PRIMARY KEY AUTOINCREMENT, hash TEXT NOT NULL, model TEXT NOT NULL, dims INTEGER NOT NULL, vec BLOB NOT NULL, UNIQUE(hash, model))`);
+  db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('embed_model', 'bench-768')").run();
+  const hashes = db.prepare('SELECT DISTINCT content_hash FROM entries').pluck().all();
+  let seed = 42;
+  const rnd = () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32) * 2 - 1;
+  const put = db.prepare("INSERT OR REPLACE INTO vectors(hash, model, dims, vec) VALUES (?, 'bench-768', ?, ?)");
+  db.transaction(() => {
+    for (const h of hashes) {
+      const v = Float32Array.from({ length: DIMS }, rnd);
+      const n = Math.hypot(...v);
+      for (let i = 0; i < DIMS; i++) v[i] /= n;
+      put.run(h, DIMS, Buffer.from(v.buffer));
+    }
+  })();
+  db.close();
+  const portFile = path.join(base, 'embed-port');
+  const server = spawn(process.execPath, ['-e', `
+    const http = require('node:http');
+    const s = http.createServer((req, res) => { let d = ''; req.on('data', (c) => (d += c)); req.on('end', () => {
+      const input = [].concat(JSON.parse(d).input);
+      const data = input.map((_, index) => ({ object: 'embedding', index, embedding: Array.from({ length: ${DIMS} }, () => Math.random() * 2 - 1) }));
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ object: 'list', model: 'bench-768', data, usage: { prompt_tokens: 1, total_tokens: 1 } }));
+    }); });
+    s.listen(0, '127.0.0.1', () => require('node:fs').writeFileSync(${JSON.stringify(portFile)}, String(s.address().port)));`], { stdio: 'ignore' });
+  try {
+    const wait = new Int32Array(new SharedArrayBuffer(4));
+    for (let i = 0; i < 200 && !fs.existsSync(portFile); i++) Atomics.wait(wait, 0, 0, 25);
+    const embedEnv = { MEM_EMBED_BASE_URL: `http://127.0.0.1:${fs.readFileSync(portFile, 'utf8')}/v1`, MEM_EMBED_MODEL: 'bench-768' };
+    // Every entry has its vector, so this sends no text: it only writes the one-blob snapshot.
+    const filled = JSON.parse(run(vault, ['index', '--embed', '--json'], undefined, embedEnv).stdout).embeddings;
+    if (filled.embedded !== 0) throw new Error(`the bench vectors were not found: ${JSON.stringify(filled)}`);
+    measure(`hybrid mem search (${hashes.length} × ${DIMS}-d vectors, RRF, end to end)`, '≤ 100 ms over node', QUERIES.length, (i) => {
+      const r = run(vault, ['search', QUERIES[i], '--json', '--explain'], undefined, embedEnv);
+      if (!('fused' in (JSON.parse(r.stdout).results[0]?.components ?? {}))) throw new Error('hybrid search did not run');
+      return r;
+    });
+  } finally {
+    server.kill();
+  }
+}
+if (hybridOnly) {
+  for (const r of results) console.log(`| ${r.name} | ${r.median_ms} ms | ${r.over_node_ms} ms | ${r.peak_rss_mb} MB | ${r.target} |`);
+  fs.rmSync(base, { recursive: true, force: true });
+  process.exit(0);
+}
 measure('no-change refresh (mem index)', '≤ 60 ms for the check', RUNS, () => run(vault, ['index', '--quiet']));
 const oneFile = path.join(vault, 'memory', 'area-3', 'notes-3.md');
 measure('reindex after one file changed', '≤ 200 ms', RUNS, (i) => {

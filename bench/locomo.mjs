@@ -2,7 +2,8 @@
 // `npm run eval:locomo`: retrieval on LoCoMo, built exactly as ../shared/data/locomo-dev/README.md
 // describes — one vault per conversation, one file per session, one entry per turn (id = dia_id)
 // — then every question searched with `mem search --batch --limit 50` in one process per vault.
-// Reports R@5/10/25/50 overall and per category. Usage: node bench/locomo.mjs [DATA.json] [--json] [--keep]
+// Reports R@5/10/25/50 overall and per category.
+// Usage: node bench/locomo.mjs [DATA.json] [--json] [--keep] [--embeddings-url URL --model M]
 
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -13,7 +14,17 @@ import { fileURLToPath } from 'node:url';
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const bin = path.join(repo, 'bin', 'mem.js');
 const args = process.argv.slice(2);
-const dataPath = args.find((a) => !a.startsWith('--')) ?? path.join(repo, '..', 'shared', 'data', 'locomo-dev', 'locomo-dev.json');
+// --embeddings-url URL --model M: hybrid search through that OpenAI-compatible endpoint.
+const valueOf = (flag) => (args.includes(flag) ? args[args.indexOf(flag) + 1] : undefined);
+const embedUrl = valueOf('--embeddings-url');
+const embedModel = valueOf('--model');
+if (Boolean(embedUrl) !== Boolean(embedModel)) {
+  console.error('mem: --embeddings-url and --model go together');
+  process.exit(2);
+}
+const valued = new Set(['--embeddings-url', '--model'].flatMap((f) => (args.includes(f) ? [args.indexOf(f) + 1] : [])));
+const dataPath = args.find((a, i) => !a.startsWith('--') && !valued.has(i)) ?? path.join(repo, '..', 'shared', 'data', 'locomo-dev', 'locomo-dev.json');
+const mode = embedUrl ? `hybrid, ${embedModel}` : 'offline';
 const asJson = args.includes('--json');
 const keep = args.includes('--keep');
 const KS = [5, 10, 25, 50];
@@ -71,11 +82,16 @@ for (const sample of data) {
   const turns = buildVault(sample, root);
   const env = { ...process.env, MEM_HOME: home, MEM_ROOT: root };
   delete env.MEM_SESSION;
-  const idx = spawnSync(process.execPath, [bin, 'index', '--quiet'], { env, encoding: 'utf8' });
+  // Offline means lexical, whatever the caller's environment says.
+  for (const k of Object.keys(env)) if (k.startsWith('MEM_EMBED_')) delete env[k];
+  if (embedUrl) Object.assign(env, { MEM_EMBED_BASE_URL: embedUrl, MEM_EMBED_MODEL: embedModel });
+  const idx = spawnSync(process.execPath, [bin, 'index', '--quiet', ...(embedUrl ? ['--embed'] : [])], { env, encoding: 'utf8' });
   if (idx.status !== 0) throw new Error(`mem index failed: ${idx.stderr}`);
   const batch = sample.qa.map((x, i) => JSON.stringify({ id: i, query: String(x.question) })).join('\n');
   const t0 = Date.now();
-  const r = spawnSync(process.execPath, [bin, 'search', '--batch', '-', '--limit', '50', '--quiet'], { env, input: batch, encoding: 'utf8', maxBuffer: 1 << 30 });
+  const r = spawnSync(process.execPath, [bin, 'search', '--batch', '-', '--limit', '50', ...(embedUrl ? [] : ['--quiet'])], { env, input: batch, encoding: 'utf8', maxBuffer: 1 << 30 });
+  // A hybrid run that fell back to lexical search would report the wrong figures.
+  if (embedUrl && /lexical results only/.test(r.stderr)) throw new Error(`hybrid search fell back to lexical: ${r.stderr.trim()}`);
   searchMs += Date.now() - t0;
   if (r.status !== 0) throw new Error(`mem search failed: ${r.stderr}`);
   const results = new Map(r.stdout.trim().split('\n').map((l) => JSON.parse(l)).map((o) => [o.id, o.results.map((h) => h.id)]));
@@ -96,6 +112,7 @@ const mean = (list, k) => (100 * list.reduce((s, r) => s + r.recall[k], 0)) / (l
 const summary = {
   data: path.basename(dataPath),
   questions: rows.length,
+  ...(embedUrl ? { mode } : {}),
   search_ms: searchMs,
   overall: Object.fromEntries(KS.map((k) => [`R@${k}`, +mean(rows, k).toFixed(1)])),
   categories: Object.fromEntries(Object.entries(CATEGORIES).map(([c, name]) => {
@@ -110,7 +127,7 @@ const summary = {
 };
 if (asJson) console.log(JSON.stringify(summary, null, 2));
 else {
-  console.log(`LoCoMo retrieval (${summary.data}, ${summary.questions} questions, mem search --batch --limit 50, offline)`);
+  console.log(`LoCoMo retrieval (${summary.data}, ${summary.questions} questions, mem search --batch --limit 50, ${mode})`);
   console.log(`${'set'.padEnd(18)}${'n'.padStart(5)}${KS.map((k) => `R@${k}`.padStart(8)).join('')}`);
   console.log(`${'all'.padEnd(18)}${String(rows.length).padStart(5)}${KS.map((k) => summary.overall[`R@${k}`].toFixed(1).padStart(8)).join('')}`);
   for (const [name, s] of [...Object.entries(summary.categories), ...Object.entries(summary.conversations)]) {

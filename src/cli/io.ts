@@ -106,15 +106,15 @@ export function readStdin(): string {
 }
 
 /** A spinner for long indexing on a terminal; nothing when quiet, piped or in JSON mode. */
-export function progressFactory(ctx: Ctx, label = 'indexing'): (total: number) => Promise<((done: number, total: number) => void) | undefined> {
+export function progressFactory(ctx: Ctx, label = 'indexing', unit = 'files', min = 100): (total: number) => Promise<((done: number, total: number) => void) | undefined> {
   return async (total) => {
     // A pty with no size (columns 0) makes spinners redraw without end: no spinner there.
     // The count first: asking about the terminal creates Node's stderr stream (3 ms).
-    if (total < 100 || ctx.quiet || !ctx.stderrTTY || !(process.stderr.columns > 0)) return undefined;
+    if (total < min || ctx.quiet || !ctx.stderrTTY || !(process.stderr.columns > 0)) return undefined;
     const { default: ora } = await import('ora');
-    const spinner = ora({ text: `${label} 0/${total} files`, stream: process.stderr }).start();
+    const spinner = ora({ text: `${label} 0/${total} ${unit}`, stream: process.stderr }).start();
     return (done, all) => {
-      spinner.text = `${label} ${done}/${all} files`;
+      spinner.text = `${label} ${done}/${all} ${unit}`;
       spinner.render();
       if (done >= all) spinner.stop();
     };

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Diagnostic } from '../errors.js';
 import { MemError } from '../errors.js';
+import { carryVectors } from '../embeddings/store.js';
 import { decodeVaultText, readVaultText } from '../vault/read.js';
 import { checkWalkMemo, DirCache } from '../vault/dircache.js';
 import { FILE, inFolder, statInto } from '../vault/faststat.js';
@@ -703,6 +704,7 @@ export async function rebuildIndex(vault: Vault, progressFor?: (total: number) =
     report.diagnostics.push(...conflictWarnings(db));
     db.exec(INDEXES);
     db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('built_at', ?)").run(new Date().toISOString());
+    carryVectors(db, vault.dbPath);
     db.exec("INSERT INTO entries_fts(entries_fts) VALUES('optimize')");
     db.exec("INSERT INTO entries_fts(entries_fts, rank) VALUES('automerge', 4)");
     db.exec(`INSERT INTO entries_fts(entries_fts, rank) VALUES('hashsize', ${DEFAULT_HASHSIZE})`);

@@ -52,7 +52,7 @@ export const BM25_WEIGHTS = [2.0, 1.0, 0.6] as const;
 const COLUMNS = `e.rowid, e.entry_id, e.path, e.line, e.ordinal, e.kind, e.scope, e.learning_type, e.type, e.domain, e.importance,
   e.phase, e.status, e.reinforcement_count, e.last_reinforced, e.created_at, e.title, e.body, e.content_hash, e.metadata_json`;
 
-function where(filter: EntryFilter, params: unknown[]): string {
+export function where(filter: EntryFilter, params: unknown[]): string {
   const clauses: string[] = [];
   const inList = (col: string, values?: string[]) => {
     if (!values || values.length === 0) return;

@@ -19,6 +19,22 @@ export interface SearchRequest {
   maxChars?: number;
   now: number;
   scopeMultipliers: Record<string, number>;
+  /** Hybrid retrieval (src/retrieve/hybrid.ts), when embeddings are configured and reachable. */
+  hybrid?: HybridHook;
+}
+
+/** What hybrid retrieval adds to a hit's components (`--explain`); absent on the lexical path. */
+export interface HybridParts {
+  /** Cosine of the query and entry vectors, when the entry is among the vector candidates. */
+  vector: number | null;
+  vector_rank: number | null;
+  bm25_rank: number | null;
+  fused: number;
+}
+
+export interface HybridHook {
+  /** The BM25 candidates (with their relevance) fused with vector candidates: the pool to rank. */
+  fuse(db: Db, filter: EntryFilter, n: number, lexical: CandidateRow[], relevance: number[]): { rows: CandidateRow[]; relevance: number[]; parts: HybridParts[] };
 }
 
 export interface Components {
@@ -32,6 +48,9 @@ export interface Components {
   retrievability: number | null;
   prominence: number;
   mmr: number;
+  vector_rank?: number | null;
+  bm25_rank?: number | null;
+  fused?: number;
 }
 
 export interface RankedHit {
@@ -183,10 +202,12 @@ export function runSearch(db: Db, req: SearchRequest): SearchResult {
   const qt = queryTerms(req.query);
   const dates = queryDates(req.query);
   const base = { query: req.query, terms: qt.terms, truncated: qt.truncated, onlyStopwords: qt.onlyStopwords };
-  if (!qt.match) return { ...base, results: [] };
+  // Hybrid search also answers a query none of whose words is indexed (the vectors may match).
+  const hybrid = qt.onlyStopwords ? undefined : req.hybrid;
+  if (!qt.match && !hybrid) return { ...base, results: [] };
   // A dated question looks deeper: the entries of that day may match its words only weakly.
-  const rows = ftsCandidates(db, qt.match, req.filter, dates.length > 0 ? req.candidates * DATE_CANDIDATES : req.candidates);
-  if (rows.length === 0) return { ...base, results: [] };
+  const rows = qt.match ? ftsCandidates(db, qt.match, req.filter, dates.length > 0 ? req.candidates * DATE_CANDIDATES : req.candidates) : [];
+  if (rows.length === 0 && !hybrid) return { ...base, results: [] };
   const best = Math.min(...rows.map((r) => r.bm25));
   const ctx = { now: req.now, scopeMultipliers: req.scopeMultipliers };
   const live = rows.filter((r) => r.status !== 'retired' && (best < 0 ? r.bm25 / best : 1) >= MIN_RELEVANCE);
@@ -195,10 +216,16 @@ export function runSearch(db: Db, req: SearchRequest): SearchResult {
   const coverage = coverageOf(qt.terms, qt.forms);
   const covered = live.map((r) => prior.get(r.rowid)! * (1 + COVERAGE_WEIGHT * coverage(`${r.title}\n${r.body}`)));
   const top = Math.max(...covered) || 1;
-  const scored = live.map((r, i) => {
+  const lexical = live.map((r, i) => {
     const base = covered[i] / top;
-    const relevance = (r.own ? base : base * CONTEXT_ONLY_FACTOR) * (inRanges(r.created_at, dates) ? 1 + DATE_BOOST : 1);
-    return toHit(r, policy.score({ ...r, relevance }, ctx), -r.bm25);
+    return (r.own ? base : base * CONTEXT_ONLY_FACTOR) * (inRanges(r.created_at, dates) ? 1 + DATE_BOOST : 1);
+  });
+  const fused = hybrid?.fuse(db, req.filter, req.candidates, live, lexical);
+  const pool = fused?.rows ?? live;
+  const scored = pool.map((r, i) => {
+    const h = toHit(r, policy.score({ ...r, relevance: fused ? fused.relevance[i] : lexical[i] }, ctx), -r.bm25);
+    if (fused) Object.assign(h.components, fused.parts[i]);
+    return h;
   });
   // Ties by path in code-unit order: localeCompare would load ICU's collator (~10 ms) for nothing.
   scored.sort((a, b) => b.score - a.score || byCodeUnit(a.path, b.path) || a.line - b.line);

@@ -16,6 +16,21 @@ export interface VaultConfig {
   /** Language model settings (flags and environment variables override them). */
   llm: { provider?: string; model?: string; baseUrl?: string; timeoutMs: number; maxRetries: number };
   extract: { scopes: string[]; budgetChars: number };
+  /** Embedding endpoint for hybrid search (issue 17); no model → lexical search only. */
+  embeddings: EmbeddingsConfig;
+}
+
+/** `embeddings:` in the config; MEM_EMBED_* variables override it (see embeddingsFrom). */
+export interface EmbeddingsConfig {
+  provider?: string;
+  model?: string;
+  baseUrl?: string;
+  dimensions?: number;
+  batchSize: number;
+  timeoutMs: number;
+  maxRetries: number;
+  /** How vector and BM25 ranks are fused: reciprocal rank fusion (k = 60) or 0.7 × cosine + 0.3 × BM25. */
+  fusion: 'rrf' | 'blend';
 }
 
 export const DEFAULT_CONFIG: VaultConfig = {
@@ -26,7 +41,29 @@ export const DEFAULT_CONFIG: VaultConfig = {
   context: { institutionalChars: 4000, taskChars: 6000, proxyChars: 2000, limit: 12 },
   llm: { timeoutMs: 60_000, maxRetries: 2 },
   extract: { scopes: ['project', 'corrective'], budgetChars: 24_000 },
+  embeddings: { batchSize: 64, timeoutMs: 30_000, maxRetries: 2, fusion: 'rrf' },
 };
+
+/**
+ * The embedding settings in effect: the config's, with MEM_EMBED_PROVIDER, MEM_EMBED_MODEL,
+ * MEM_EMBED_BASE_URL and MEM_EMBED_DIMENSIONS above them. Null when no model is named or the
+ * provider is `none`: search is then lexical only, exactly as without this feature.
+ */
+export function embeddingsFrom(cfg: EmbeddingsConfig, env: NodeJS.ProcessEnv = process.env): (EmbeddingsConfig & { model: string }) | null {
+  const e = (k: string) => env[k]?.trim() || undefined;
+  const provider = (e('MEM_EMBED_PROVIDER') ?? cfg.provider ?? 'openai-compatible').toLowerCase();
+  const model = e('MEM_EMBED_MODEL') ?? cfg.model;
+  if (!model || provider === 'none') return null;
+  if (provider !== 'openai' && provider !== 'openai-compatible') {
+    throw new MemError(`unknown embeddings provider "${provider}"`, { hint: 'use openai-compatible (OpenAI, Ollama, LM Studio, llama.cpp, vLLM) or none' });
+  }
+  const dimsEnv = e('MEM_EMBED_DIMENSIONS');
+  const dimensions = dimsEnv !== undefined ? Number(dimsEnv) : cfg.dimensions;
+  if (dimensions !== undefined && !(Number.isInteger(dimensions) && dimensions > 0)) {
+    throw new MemError(`MEM_EMBED_DIMENSIONS must be a whole number > 0 (got ${JSON.stringify(dimsEnv)})`);
+  }
+  return { ...cfg, provider, model, baseUrl: e('MEM_EMBED_BASE_URL') ?? cfg.baseUrl, dimensions };
+}
 
 export const CONFIG_PATH = '.mem/config.yaml';
 
@@ -205,5 +242,17 @@ export async function loadConfig(root: string): Promise<VaultConfig> {
   const ex = (raw.extract ?? {}) as Record<string, unknown>;
   if (ex.scopes !== undefined) cfg.extract.scopes = strings(ex.scopes, 'extract.scopes', CONFIG_PATH);
   cfg.extract.budgetChars = num(ex.budget_chars, cfg.extract.budgetChars, 'extract.budget_chars', CONFIG_PATH, 1000);
+  const em = (raw.embeddings ?? {}) as Record<string, unknown>;
+  cfg.embeddings.provider = str(em.provider, 'embeddings.provider');
+  cfg.embeddings.model = str(em.model, 'embeddings.model');
+  cfg.embeddings.baseUrl = str(em.base_url, 'embeddings.base_url');
+  if (em.dimensions !== undefined && em.dimensions !== null) cfg.embeddings.dimensions = num(em.dimensions, 0, 'embeddings.dimensions', CONFIG_PATH, 1);
+  cfg.embeddings.batchSize = num(em.batch_size, cfg.embeddings.batchSize, 'embeddings.batch_size', CONFIG_PATH, 1);
+  cfg.embeddings.timeoutMs = num(em.timeout_ms, cfg.embeddings.timeoutMs, 'embeddings.timeout_ms', CONFIG_PATH, 1);
+  cfg.embeddings.maxRetries = num(em.max_retries, cfg.embeddings.maxRetries, 'embeddings.max_retries', CONFIG_PATH);
+  if (search.fusion !== undefined) {
+    if (search.fusion !== 'rrf' && search.fusion !== 'blend') throw new MemError(`search.fusion must be rrf or blend (got ${JSON.stringify(search.fusion)})`, { where: { file: CONFIG_PATH } });
+    cfg.embeddings.fusion = search.fusion;
+  }
   return cfg;
 }

@@ -47,7 +47,12 @@ Examples:
 Ranking: relevance × importance × decay × (1 + reinforcement_count) × scope multiplier,
 where relevance is BM25 scaled so the best match is 1 and decay halves every 90 days (floor 0.1).
 With --rank fsrs: relevance × R(t) × scope multiplier, R the FSRS-6 retrievability of the
-entry's \`fsrs:\` state (mem review), e.g. $ mem search deploy --rank fsrs --explain`);
+entry's \`fsrs:\` state (mem review), e.g. $ mem search deploy --rank fsrs --explain
+
+With embeddings configured (embeddings: in .mem/config.yaml, or MEM_EMBED_MODEL and
+MEM_EMBED_BASE_URL; vectors filled by mem index), relevance is the vector and BM25 ranks fused
+by RRF (k = 60), or 0.7 × cosine + 0.3 × BM25 with search.fusion: blend; --explain shows both
+ranks, the cosine and the fused score. An unreachable endpoint: a warning, then BM25 results.`);
   cmd.action(async (query: string[], opts: SearchOptions, command: Command) => {
     const ctx = makeCtx(globals(command));
     await searchCommand(ctx, query, opts);
@@ -128,14 +133,23 @@ async function searchCommand(ctx: Ctx, queryArgs: string[], opts: SearchOptions)
     batch = parseBatch(text, opts.batch === '-' ? 'stdin' : opts.batch);
   }
 
+  // Embeddings configured: hybrid search (src/retrieve/hybrid.ts); else the lexical path alone.
+  const emb = (await import('../../vault/config.js')).embeddingsFrom(vault.config.embeddings);
   await withFreshIndex(ctx, vault, { refresh: opts.refresh !== false, tolerateBusy: true }, async (ix) => {
     const { hitJson, renderHuman, renderMd, styleFor } = await import('../output/hits.js');
+    let hooks: SearchRequest['hybrid'][] | null = null;
+    if (emb) {
+      const texts = batch ? batch.items.map((it) => it.query) : [query];
+      const setup = await (await import('../../retrieve/hybrid.js')).prepareHybrid(ix.db, emb, texts);
+      if (setup.warning) ctx.warn(setup.warning);
+      hooks = setup.hooks;
+    }
     const log: { at: string; query: string; ids: string[] }[] = [];
     const at = new Date(now).toISOString();
     if (batch) {
       const lines: string[] = [];
-      for (const item of batch.items) {
-        const res = runSearch(ix.db, { ...base, query: item.query, limit: item.limit ?? base.limit, candidates: Math.max(base.candidates, item.limit ?? 0) });
+      for (const [i, item] of batch.items.entries()) {
+        const res = runSearch(ix.db, { ...base, query: item.query, limit: item.limit ?? base.limit, candidates: Math.max(base.candidates, item.limit ?? 0), hybrid: hooks?.[i] });
         lines.push(JSON.stringify({ id: item.id, results: res.results.map((h) => hitJson(h, Boolean(opts.explain))) }));
         log.push({ at, query: item.query, ids: res.results.map((h) => h.id) });
       }
@@ -143,7 +157,7 @@ async function searchCommand(ctx: Ctx, queryArgs: string[], opts: SearchOptions)
       for (const e of batch.errors) ctx.warn(e);
       if (batch.errors.length > 0) process.exitCode = 1;
     } else {
-      const res: SearchResult = runSearch(ix.db, { ...base, query });
+      const res: SearchResult = runSearch(ix.db, { ...base, query, hybrid: hooks?.[0] });
       if (res.truncated) ctx.warn(`the query has more than ${res.terms.length} distinct terms; searched for the first ${res.terms.length}`);
       if (res.onlyStopwords) ctx.warn('the query has only common words (like "the", "what", "is"); nothing to search for');
       log.push({ at, query: query.length > 2000 ? `${query.slice(0, 2000)}…` : query, ids: res.results.map((h) => h.id) });

@@ -38,6 +38,10 @@ export function explainLine(c: Components): string {
     `reinforcement ×${fmt(c.reinforcement)}`, `scope ×${fmt(c.scope_multiplier)}`, `prominence ${fmt(c.prominence)}`,
     ...(c.retrievability === null ? [] : [`retrievability ${fmt(c.retrievability)}`]),
     `mmr ${fmt(c.mmr)}`,
+    // Hybrid search only: where each list ranked the entry, and the fused score.
+    ...(c.fused !== undefined
+      ? [`vector ${c.vector_rank ? `#${c.vector_rank} cos ${fmt(c.vector)}` : '–'}`, `bm25 ${c.bm25_rank ? `#${c.bm25_rank}` : '–'}`, `fused ${fmt(c.fused)}`]
+      : []),
   ].join(' · ');
 }
 

@@ -1,0 +1,94 @@
+// Hybrid retrieval (issue 17, seed 000): the query's vector against the stored entry vectors
+// (exact cosine top-N), fused with the BM25 candidates by reciprocal rank fusion (k = 60) or the
+// 0.7 × cosine + 0.3 × BM25 blend (seed 001). Filters apply to both lists. Loaded only when
+// `embeddings:` is configured; the lexical path never sees this module.
+
+import type { Db } from '../index/db.js';
+import { entriesByRowid, type CandidateRow, type EntryFilter } from '../index/queries.js';
+import { loadVectors, vectorCount, type VectorSet } from '../embeddings/store.js';
+import { topByCosine } from '../embeddings/vectors.js';
+import type { HybridHook, HybridParts } from './search.js';
+import type { EmbedSettings } from '../embeddings/client.js';
+
+export const RRF_K = 60;
+export const BLEND_VECTOR = 0.7;
+export const BLEND_BM25 = 0.3;
+/** A search waits this long for the query's vector, with no retry, then answers lexically. */
+export const QUERY_TIMEOUT_MS = 10_000;
+
+export type Fusion = 'rrf' | 'blend';
+
+/**
+ * Fused scores for the union of two candidate lists. `lexical` is in BM25 relevance order, best
+ * first, with relevance in [0, ∞); `vector` best first by cosine. Ranks are 1-based.
+ */
+export function fuse(lexical: { key: number; relevance: number }[], vector: { key: number; cosine: number }[], fusion: Fusion): Map<number, HybridParts> {
+  const out = new Map<number, HybridParts>();
+  const get = (key: number) => {
+    let p = out.get(key);
+    if (!p) out.set(key, (p = { vector: null, vector_rank: null, bm25_rank: null, fused: 0 }));
+    return p;
+  };
+  const topLex = Math.max(0, ...lexical.map((l) => l.relevance)) || 1;
+  lexical.forEach((l, i) => {
+    const p = get(l.key);
+    p.bm25_rank = i + 1;
+    p.fused += fusion === 'rrf' ? 1 / (RRF_K + i + 1) : BLEND_BM25 * (l.relevance / topLex);
+  });
+  vector.forEach((v, i) => {
+    const p = get(v.key);
+    p.vector_rank = i + 1;
+    p.vector = v.cosine;
+    p.fused += fusion === 'rrf' ? 1 / (RRF_K + i + 1) : BLEND_VECTOR * Math.max(0, v.cosine);
+  });
+  return out;
+}
+
+/** The hook runSearch calls: the vector candidates of one query vector, fused with its BM25 ones. */
+export function hybridHook(query: Float32Array, model: string, fusion: Fusion, cache = new Map<string, VectorSet>()): HybridHook {
+  return {
+    fuse(db: Db, filter: EntryFilter, n: number, lexical: CandidateRow[], relevance: number[]) {
+      const k = JSON.stringify(filter);
+      let vs = cache.get(k);
+      if (!vs) cache.set(k, (vs = loadVectors(db, model, filter)));
+      const top = vs.dims === query.length ? topByCosine(query, vs.matrix, vs.dims, n, vs.mask) : [];
+      // Entries with the same text share a vector: each is a candidate, at consecutive ranks.
+      const vector = top.flatMap((t) => vs!.rowidsOf[t.index].map((key) => ({ key, cosine: t.score }))).slice(0, n);
+      // BM25 candidates in their relevance order (stable: ties keep BM25's order).
+      const lexOrder = lexical.map((r, i) => ({ key: r.rowid, relevance: relevance[i] })).sort((a, b) => b.relevance - a.relevance);
+      const parts = fuse(lexOrder, vector, fusion);
+      const known = new Set(lexical.map((r) => r.rowid));
+      const extra = entriesByRowid(db, [...parts.keys()].filter((id) => !known.has(id))).map((r) => ({ ...r, bm25: 0, own: false }));
+      const rows = [...lexical, ...extra];
+      const max = Math.max(...[...parts.values()].map((p) => p.fused)) || 1;
+      return { rows, relevance: rows.map((r) => parts.get(r.rowid)!.fused / max), parts: rows.map((r) => parts.get(r.rowid)!) };
+    },
+  };
+}
+
+export interface HybridSetup {
+  /** One hook per query, or none (lexical) with `warning` saying why. */
+  hooks: HybridHook[] | null;
+  warning?: string;
+}
+
+/**
+ * Embed the queries (one batched request per batch) for hybrid search. The endpoint down, or no
+ * vectors stored for the configured model yet: no hooks, and a one-line warning — the caller
+ * answers lexically, never fails.
+ */
+export async function prepareHybrid(db: Db, settings: EmbedSettings, queries: string[], env: NodeJS.ProcessEnv = process.env): Promise<HybridSetup> {
+  const { createEmbedder, modelKey } = await import('../embeddings/client.js');
+  const key = modelKey(settings);
+  if (vectorCount(db, key) === 0) {
+    return { hooks: null, warning: `no vectors stored for embedding model ${key} yet (run \`mem index --embed\`); lexical results only` };
+  }
+  try {
+    const embedder = createEmbedder(settings, env, { timeoutMs: Math.min(settings.timeoutMs, QUERY_TIMEOUT_MS), maxRetries: 0 });
+    const vecs = await embedder.embed(queries);
+    const cache = new Map<string, VectorSet>();
+    return { hooks: vecs.map((v) => hybridHook(v, key, settings.fusion, cache)) };
+  } catch (err) {
+    return { hooks: null, warning: `embeddings unavailable: ${err instanceof Error ? err.message : String(err)}; lexical results only` };
+  }
+}

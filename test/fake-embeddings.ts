@@ -1,0 +1,74 @@
+// A loopback OpenAI-compatible /v1/embeddings server with deterministic vectors, for the real
+// `openai` SDK to talk to: hashed bag-of-concepts vectors, where a few synonyms share a concept,
+// so texts about the same thing are close even when they share no word.
+
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** Words that mean the same concept (the first word names it). */
+const SYNONYMS: string[][] = [
+  ['car', 'automobile', 'vehicle', 'cars'],
+  ['maintenance', 'servicing', 'service', 'upkeep', 'repair'],
+  ['database', 'postgres', 'sqlite', 'db'],
+  ['deploy', 'release', 'ship', 'rollout'],
+];
+const CONCEPT = new Map(SYNONYMS.flatMap((g) => g.map((w) => [w, g[0]] as const)));
+
+function hash(s: string): number {
+  let h = 2166136261;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
+  return h >>> 0;
+}
+
+export function fakeVector(text: string, dims: number): number[] {
+  const v: number[] = new Array<number>(dims).fill(0);
+  for (const w of text.toLowerCase().match(/[a-z0-9]+/g) ?? []) {
+    const c = CONCEPT.get(w) ?? w;
+    const h = hash(c);
+    v[h % dims] += h & 0x80000000 ? -1 : 1;
+  }
+  if (!v.some((x) => x !== 0)) v[0] = 1;
+  return v;
+}
+
+export interface EmbedServer {
+  url: string;
+  /** Every request's inputs, in order. */
+  requests: { model: string; input: string[]; encoding_format?: string }[];
+  close(): Promise<void>;
+}
+
+export async function embedServer(opts: { dims?: number } = {}): Promise<EmbedServer> {
+  const dims = opts.dims ?? 64;
+  const requests: EmbedServer['requests'] = [];
+  const server = http.createServer((req, res) => {
+    let data = '';
+    req.on('data', (c) => (data += c));
+    req.on('end', () => {
+      if (req.method !== 'POST' || req.url !== '/v1/embeddings') {
+        res.writeHead(404, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { message: `no route ${req.url}` } }));
+        return;
+      }
+      const body = JSON.parse(data);
+      const input: string[] = Array.isArray(body.input) ? body.input : [body.input];
+      requests.push({ model: body.model, input, encoding_format: body.encoding_format });
+      const d = body.dimensions ?? dims;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({
+        object: 'list', model: body.model,
+        data: input.map((t, index) => ({ object: 'embedding', index, embedding: fakeVector(`${body.model === 'other-model' ? 'x ' : ''}${t}`, d) })),
+        usage: { prompt_tokens: input.length, total_tokens: input.length },
+      }));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    requests,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    },
+  };
+}
