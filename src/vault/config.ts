@@ -16,6 +16,8 @@ export interface VaultConfig {
   /** Language model settings (flags and environment variables override them). */
   llm: { provider?: string; model?: string; baseUrl?: string; timeoutMs: number; maxRetries: number };
   extract: { scopes: string[]; budgetChars: number };
+  /** Event segmentation (`mem segment`, src/episodes/segment.ts): its rules and thresholds. */
+  episodes: { minMessages: number; gapMinutes: number; maxMessages: number; surpriseThreshold: number; minEpisodeMessages: number; minTerms: number };
 }
 
 export const DEFAULT_CONFIG: VaultConfig = {
@@ -26,6 +28,8 @@ export const DEFAULT_CONFIG: VaultConfig = {
   context: { institutionalChars: 4000, taskChars: 6000, proxyChars: 2000, limit: 12 },
   llm: { timeoutMs: 60_000, maxRetries: 2 },
   extract: { scopes: ['project', 'corrective'], budgetChars: 24_000 },
+  // The same numbers as DEFAULT_SEGMENT_CONFIG (src/episodes/segment.ts, kept off this module's imports).
+  episodes: { minMessages: 5, gapMinutes: 15, maxMessages: 50, surpriseThreshold: 0.7, minEpisodeMessages: 4, minTerms: 4 },
 };
 
 export const CONFIG_PATH = '.mem/config.yaml';
@@ -205,5 +209,12 @@ export async function loadConfig(root: string): Promise<VaultConfig> {
   const ex = (raw.extract ?? {}) as Record<string, unknown>;
   if (ex.scopes !== undefined) cfg.extract.scopes = strings(ex.scopes, 'extract.scopes', CONFIG_PATH);
   cfg.extract.budgetChars = num(ex.budget_chars, cfg.extract.budgetChars, 'extract.budget_chars', CONFIG_PATH, 1000);
+  const ep = (raw.episodes ?? {}) as Record<string, unknown>;
+  cfg.episodes.minMessages = num(ep.min_messages, cfg.episodes.minMessages, 'episodes.min_messages', CONFIG_PATH, 1);
+  cfg.episodes.gapMinutes = num(ep.gap_minutes, cfg.episodes.gapMinutes, 'episodes.gap_minutes', CONFIG_PATH);
+  cfg.episodes.maxMessages = num(ep.max_messages, cfg.episodes.maxMessages, 'episodes.max_messages', CONFIG_PATH, 1);
+  cfg.episodes.surpriseThreshold = num(ep.surprise_threshold, cfg.episodes.surpriseThreshold, 'episodes.surprise_threshold', CONFIG_PATH);
+  cfg.episodes.minEpisodeMessages = num(ep.min_episode_messages, cfg.episodes.minEpisodeMessages, 'episodes.min_episode_messages', CONFIG_PATH, 1);
+  cfg.episodes.minTerms = num(ep.min_terms, cfg.episodes.minTerms, 'episodes.min_terms', CONFIG_PATH);
   return cfg;
 }

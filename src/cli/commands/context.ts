@@ -93,6 +93,9 @@ async function contextCommand(ctx: Ctx, taskArgs: string[], opts: ContextOptions
   if (task.trim() === '-') task = readStdin();
   if (task.trim() === '') throw usageError('empty task', 'describe the task: mem context "fix the login redirect"');
   const filter = filterFromOptions(opts);
+  // Episodes (a session's messages) are left out of a prompt's context unless asked for: the
+  // budget is for learnings.
+  filter.kinds ??= ['entry', 'legacy', 'note'];
   const sessionId = opts.session ?? process.env.MEM_SESSION;
   if (sessionId) (await import('../../vault/sessions.js')).checkSessionId(sessionId);
   const vault = await vaultFor(ctx);
