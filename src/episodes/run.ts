@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { Db } from '../index/db.js';
 import { listEntries, type EntryFilter, type EntryRow } from '../index/queries.js';
 import { usableSessionId } from '../extract/session-id.js';
-import { loadTranscript } from '../extract/source.js';
+import { loadTranscript, type LoadedTranscript } from '../extract/source.js';
 import type { TranscriptFormat } from '../extract/transcript.js';
 import { createHash } from 'node:crypto';
 import type { Vault } from '../vault/vault.js';
@@ -51,17 +51,25 @@ export interface SegmentResult {
   written: boolean;
 }
 
-/** A session id for a transcript that names none: its file name, plus a hash of its path so two `session.jsonl` stay apart. */
-function fallbackSession(label: string, abs: string): string {
-  const base = sessionSlug(path.basename(label).replace(/\.(jsonl?|md|txt)$/i, ''));
-  return `${base}-${createHash('sha1').update(abs).digest('hex').slice(0, 8)}`;
+/**
+ * A session id for a transcript that names none: its file name plus a hash of its path (two
+ * `session.jsonl` stay apart); from stdin, a hash of its first messages, so the same text piped
+ * twice is the same session and two different ones are not.
+ */
+function fallbackSession(loaded: LoadedTranscript): string {
+  if (loaded.path === '-') {
+    const head = loaded.transcript.messages.slice(0, 3).map((m) => `${m.role}\u0000${m.text}`).join('\u0001');
+    return `stdin-${createHash('sha1').update(head).digest('hex').slice(0, 12)}`;
+  }
+  const base = sessionSlug(path.basename(loaded.label).replace(/\.(jsonl?|md|txt)$/i, ''));
+  return `${base}-${createHash('sha1').update(loaded.path).digest('hex').slice(0, 8)}`;
 }
 
-export function segmentTranscript(vault: Vault, file: string, cfg: SegmentConfig, opts: SegmentOptions): SegmentResult {
-  const loaded = loadTranscript(file, { format: opts.format, cwd: opts.cwd, stdin: opts.stdin });
+/** Segment a transcript already read and (unless a dry run) write the session's episode file. */
+export function segmentLoaded(vault: Vault, loaded: LoadedTranscript, cfg: SegmentConfig, opts: { sessionId?: string; dryRun?: boolean; now: string }): SegmentResult {
   const t = loaded.transcript;
   const conversation = conversationOf(t);
-  const session = opts.sessionId ?? usableSessionId(t.sessionId) ?? fallbackSession(loaded.label, loaded.path);
+  const session = opts.sessionId ?? usableSessionId(t.sessionId) ?? fallbackSession(loaded);
   const spans = segment(conversation, cfg);
   const { rel } = episodeFile(vault.root, session);
   const source = loaded.path === '-' ? 'stdin' : path.basename(loaded.path);
@@ -88,6 +96,11 @@ export function segmentTranscript(vault: Vault, file: string, cfg: SegmentConfig
       boundary: s.reason,
     })),
   };
+}
+
+export function segmentTranscript(vault: Vault, file: string, cfg: SegmentConfig, opts: SegmentOptions): SegmentResult {
+  const loaded = loadTranscript(file, { format: opts.format, cwd: opts.cwd, stdin: opts.stdin });
+  return segmentLoaded(vault, loaded, cfg, opts);
 }
 
 export interface RecentEpisode {

@@ -15,7 +15,8 @@ export interface VaultConfig {
   context: { institutionalChars: number; taskChars: number; proxyChars: number; limit: number };
   /** Language model settings (flags and environment variables override them). */
   llm: { provider?: string; model?: string; baseUrl?: string; timeoutMs: number; maxRetries: number };
-  extract: { scopes: string[]; budgetChars: number };
+  /** `episodes`: whether `mem extract` also segments the session into episodes (src/episodes/). */
+  extract: { scopes: string[]; budgetChars: number; episodes: boolean };
   /** Event segmentation (`mem segment`, src/episodes/segment.ts): its rules and thresholds. */
   episodes: { minMessages: number; gapMinutes: number; maxMessages: number; surpriseThreshold: number; minEpisodeMessages: number; minTerms: number };
 }
@@ -27,7 +28,7 @@ export const DEFAULT_CONFIG: VaultConfig = {
   search: { limit: 10, candidates: 100, rank: 'prominence' },
   context: { institutionalChars: 4000, taskChars: 6000, proxyChars: 2000, limit: 12 },
   llm: { timeoutMs: 60_000, maxRetries: 2 },
-  extract: { scopes: ['project', 'corrective'], budgetChars: 24_000 },
+  extract: { scopes: ['project', 'corrective'], budgetChars: 24_000, episodes: true },
   // The same numbers as DEFAULT_SEGMENT_CONFIG (src/episodes/segment.ts, kept off this module's imports).
   episodes: { minMessages: 5, gapMinutes: 15, maxMessages: 50, surpriseThreshold: 0.7, minEpisodeMessages: 4, minTerms: 4 },
 };
@@ -209,6 +210,10 @@ export async function loadConfig(root: string): Promise<VaultConfig> {
   const ex = (raw.extract ?? {}) as Record<string, unknown>;
   if (ex.scopes !== undefined) cfg.extract.scopes = strings(ex.scopes, 'extract.scopes', CONFIG_PATH);
   cfg.extract.budgetChars = num(ex.budget_chars, cfg.extract.budgetChars, 'extract.budget_chars', CONFIG_PATH, 1000);
+  if (ex.episodes !== undefined && ex.episodes !== null) {
+    if (typeof ex.episodes !== 'boolean') throw new MemError(`extract.episodes must be true or false (got ${JSON.stringify(ex.episodes)})`, { where: { file: CONFIG_PATH } });
+    cfg.extract.episodes = ex.episodes;
+  }
   const ep = (raw.episodes ?? {}) as Record<string, unknown>;
   cfg.episodes.minMessages = num(ep.min_messages, cfg.episodes.minMessages, 'episodes.min_messages', CONFIG_PATH, 1);
   cfg.episodes.gapMinutes = num(ep.gap_minutes, cfg.episodes.gapMinutes, 'episodes.gap_minutes', CONFIG_PATH);

@@ -160,6 +160,41 @@ describe('mem segment', () => {
   });
 });
 
+describe('mem extract segments as it extracts', () => {
+  const OFFLINE = { ANTHROPIC_API_KEY: undefined, OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined, MEM_PROVIDER: undefined, MEM_NOW: '2026-11-20' };
+
+  it('leaves both learnings and the session\'s episodes; not on a dry run; not with extract.episodes: false', () => {
+    const v = vault();
+    const dry = mem(['extract', DESIGN, '--dry-run', '--json'], { cwd: v.root, home: v.home, env: OFFLINE });
+    expect(dry.status, dry.stderr).toBe(0);
+    expect(fs.existsSync(v.path('.mem/episodes'))).toBe(false);
+    const r = mem(['extract', DESIGN, '--json'], { cwd: v.root, home: v.home, env: OFFLINE });
+    expect(r.status, r.stderr).toBe(0);
+    const out = r.json();
+    expect(out.episodes).toMatchObject({ path: EPISODE_FILE, written: true });
+    expect(out.episodes.count).toBeGreaterThanOrEqual(4);
+    // The same episodes as mem segment writes: segmenting again changes nothing.
+    const again = mem(['segment', DESIGN], { cwd: v.root, home: v.home });
+    expect(again.stderr).toMatch(/already up to date/);
+    // Indexed right away: recent lists them, list keeps to learnings.
+    expect(mem(['recent', '--no-refresh', '--json', '--limit', '100'], { cwd: v.root, home: v.home }).json().episodes).toHaveLength(out.episodes.count);
+    const listed = mem(['list', '--json'], { cwd: v.root, home: v.home }).json().entries;
+    expect(listed.every((e: any) => !String(e.id).startsWith('ep-'))).toBe(true);
+    expect(mem(['lint'], { cwd: v.root, home: v.home }).status).toBe(0);
+
+    const off = vault();
+    off.write('.mem/config.yaml', 'extract:\n  episodes: false\n');
+    const r2 = mem(['extract', DESIGN, '--json'], { cwd: off.root, home: off.home, env: OFFLINE });
+    expect(r2.status, r2.stderr).toBe(0);
+    expect(r2.json().episodes).toBeUndefined();
+    expect(fs.existsSync(off.path('.mem/episodes'))).toBe(false);
+    off.write('.mem/config.yaml', 'extract:\n  episodes: maybe\n');
+    const bad = mem(['extract', DESIGN], { cwd: off.root, home: off.home, env: OFFLINE });
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toMatch(/extract\.episodes must be true or false/);
+  });
+});
+
 describe('mem recent', () => {
   it('lists episodes newest first, by session, by days, with a limit', () => {
     const v = vault();
