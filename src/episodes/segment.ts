@@ -258,7 +258,7 @@ export function titleOf(msgs: ConversationMessage[], vecs: Vec[]): string {
   const first = pick('user') ?? pick('assistant') ?? sentences(msgs[0]?.text ?? '')[0] ?? '';
   let ws = words(first);
   if (ws.length > 15) ws = ws.slice(0, 15);
-  let title = ws.join(' ').replace(/[,;:–—-]+$/, '');
+  let title = ws.join(' ').replace(/[,;:\u2013\u2014-]+$/, '');
   if (ws.length < 5) {
     const have = new Set(terms(title));
     const extra = keyTerms(vecs, 5 - ws.length + 1, have);
