@@ -77,7 +77,9 @@ export function renderEpisodes(input: EpisodeWriteInput, previous: Map<string, R
       message_end: ep.last + 1,
       surprise: ep.surprise,
       key_moment: ep.surprise >= KEY_MOMENT,
-      fsrs: { stability: initialStability(ep.surprise), difficulty: INITIAL_DIFFICULTY, state: 'review', last_review: ep.endAt ?? input.now, reps: 0, lapses: 0 },
+      // ts-fsrs's card fields: state 'Review' with the last review at the episode's end, so its
+      // retrievability decays from there (a 'New' card has none); seed 000's start values.
+      fsrs: { stability: initialStability(ep.surprise), difficulty: INITIAL_DIFFICULTY, state: 'Review', last_review: ep.endAt ?? input.now, reps: 0, lapses: 0 },
       consolidated_at: null,
     };
     const old = previous.get(id);

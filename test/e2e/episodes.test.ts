@@ -41,7 +41,7 @@ describe('mem segment', () => {
     expect(r.stderr).toMatch(new RegExp(`\\d+ episodes from \\d+ messages → ${EPISODE_FILE.replace(/\./g, '\\.')}`));
     const text = v.read(EPISODE_FILE);
     expect(text).toMatch(/^kind: episode$/m);
-    expect(text).toMatch(/^fsrs: \{stability: [\d.]+, difficulty: 2\.118, state: review, last_review: '2026-01-29T[^']+', reps: 0, lapses: 0\}$/m);
+    expect(text).toMatch(/^fsrs: \{stability: [\d.]+, difficulty: 2\.118, state: Review, last_review: '2026-01-29T[^']+', reps: 0, lapses: 0\}$/m);
     expect(text).toMatch(/^consolidated_at: null$/m);
     expect(text).toMatch(/^<details>$/m);
     expect(mem(['lint'], { cwd: v.root, home: v.home }).status).toBe(0);

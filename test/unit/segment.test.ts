@@ -220,7 +220,7 @@ describe('renderEpisodes', () => {
       expect(validateMeta(e.meta)).toEqual([]);
       expect(e.meta.kind).toBe('episode');
       expect(e.meta.consolidated_at).toBeNull();
-      expect(e.meta.fsrs).toMatchObject({ difficulty: 2.118, reps: 0, lapses: 0, state: 'review' });
+      expect(e.meta.fsrs).toMatchObject({ difficulty: 2.118, reps: 0, lapses: 0, state: 'Review' });
       expect((e.meta.fsrs as { stability: number }).stability).toBe(initialStability(e.meta.surprise as number));
       expect(e.body).toMatch(/<details>\n<summary>Messages \d+–\d+ \(\d+\)<\/summary>/);
       expect(e.body.trimEnd().endsWith('</details>')).toBe(true);
@@ -230,6 +230,21 @@ describe('renderEpisodes', () => {
     expect(text.match(/^<\/details>$/gm)).toHaveLength(eps.length);
     expect(text).not.toMatch(/^<<<<<<< /m);
     expect(text).toContain('> \\</details>');
+  });
+
+  it('the FSRS map is a card ts-fsrs reads: retrievability crosses 0.9 at `stability` days', async () => {
+    const { fsrs } = await import('ts-fsrs');
+    const [ep] = segment(conv(alternating(DB_TOPIC, 0, 1)));
+    const text = renderEpisodes({ session: 's', source: 't', episodes: [ep], now: '2026-01-11T00:00:00Z' });
+    const f = parseMemoryFile(text, 'e.md').entries[0].meta.fsrs as Record<string, unknown>;
+    const last = Date.parse(f.last_review as string);
+    const card = { due: new Date(last), stability: f.stability as number, difficulty: f.difficulty as number, elapsed_days: 0, scheduled_days: 0, learning_steps: 0, reps: 0, lapses: 0, state: f.state as 'Review', last_review: new Date(last) };
+    // ts-fsrs counts whole days: R is 1 at the review, and crosses 0.9 between floor(S) and ceil(S) days.
+    const R = (days: number) => fsrs({ enable_short_term: false }).get_retrievability(card, new Date(last + days * 86_400_000), false);
+    const S = f.stability as number;
+    expect(R(0)).toBe(1);
+    expect(R(Math.floor(S))).toBeGreaterThan(0.9);
+    expect(R(Math.ceil(S))).toBeLessThan(0.9);
   });
 
   it('caps a long message', () => {
