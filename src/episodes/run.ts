@@ -114,6 +114,8 @@ export interface RecentEpisode {
   path: string;
   line: number;
   summary: string;
+  /** The quoted messages, when the detail level asks for them. */
+  messages?: string;
 }
 
 function metaOf(row: EntryRow): Record<string, unknown> {
@@ -136,14 +138,31 @@ function summaryOfBody(body: string): string {
   return first.startsWith('<details') ? '' : first;
 }
 
+export type DetailLevel = 'none' | 'auto' | 'full';
+export const DETAIL_LEVELS: readonly DetailLevel[] = ['none', 'auto', 'full'];
+
+/** The messages section of an episode's body (the quoted messages, without the <details> wrapper), or ''. */
+export function messagesOfBody(body: string): string {
+  const m = /^<details>\r?\n<summary>[^\n]*<\/summary>\r?\n([\s\S]*?)^<\/details>[ \t]*$/m.exec(body);
+  return m ? m[1].trim() : '';
+}
+
+/**
+ * Which episodes show their messages (seed 000): `full` all, `none` none, `auto` the key moments
+ * among the first two listed.
+ */
+export function showsDetail(level: DetailLevel, rank: number, keyMoment: boolean): boolean {
+  return level === 'full' || (level === 'auto' && keyMoment && rank < 2);
+}
+
 /**
  * Episodes newest first (by end, else start, else creation date), optionally only those of one
  * session or that ended in the last `days` days before `nowMs`.
  */
-export function recentEpisodes(db: Db, opts: { limit: number; days?: number; session?: string; nowMs: number }): RecentEpisode[] {
+export function recentEpisodes(db: Db, opts: { limit: number; days?: number; session?: string; nowMs: number; detail?: DetailLevel }): RecentEpisode[] {
   const filter: EntryFilter = { kinds: ['episode'] };
   const since = opts.days !== undefined ? opts.nowMs - opts.days * 86_400_000 : null;
-  const out: (RecentEpisode & { t: number })[] = [];
+  const out: (RecentEpisode & { t: number; body: string })[] = [];
   for (const row of listEntries(db, filter, -1)) {
     const meta = metaOf(row);
     const session = typeof meta.session_id === 'string' ? meta.session_id : null;
@@ -156,9 +175,9 @@ export function recentEpisodes(db: Db, opts: { limit: number; days?: number; ses
     const surprise = typeof meta.surprise === 'number' ? meta.surprise : null;
     out.push({
       id: row.entry_id, title: row.title, session_id: session, start_at: start, end_at: end, surprise,
-      key_moment: surprise !== null && surprise >= KEY_MOMENT, path: row.path, line: row.line, summary: summaryOfBody(row.body), t,
+      key_moment: surprise !== null && surprise >= KEY_MOMENT, path: row.path, line: row.line, summary: summaryOfBody(row.body), t, body: row.body,
     });
   }
   out.sort((a, b) => b.t - a.t || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
-  return out.slice(0, opts.limit).map(({ t: _t, ...e }) => e);
+  return out.slice(0, opts.limit).map(({ t: _t, body, ...e }, rank) => (showsDetail(opts.detail ?? 'none', rank, e.key_moment) ? { ...e, messages: messagesOfBody(body) } : e));
 }

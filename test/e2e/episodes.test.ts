@@ -242,6 +242,29 @@ describe('mem recent', () => {
     expect(human.stdout).toMatch(/^[* ] 2026-01-29 \d\d:\d\d–\d\d:\d\d {2}0\.\d\d {2}.+ {2}ep-63784323-/m);
   });
 
+  it('--detail: auto shows the messages of key moments ranked 1-2, full of every episode, none of none', () => {
+    const v = vault();
+    expect(mem(['segment', DESIGN], { cwd: v.root, home: v.home }).status).toBe(0);
+    const run = (detail: string) => mem(['recent', '--detail', detail, '--limit', '5', '--json'], { cwd: v.root, home: v.home }).json().episodes;
+    const none = run('none');
+    expect(none.every((e: any) => e.messages === undefined)).toBe(true);
+    const auto = run('auto');
+    auto.forEach((e: any, i: number) => expect(e.messages !== undefined, `rank ${i + 1}`).toBe(i < 2 && e.key_moment));
+    expect(auto.filter((e: any) => e.messages).length).toBeGreaterThan(0);
+    const full = run('full');
+    for (const e of full) {
+      expect(e.messages).toMatch(/^\*\*(user|assistant)\*\* · 2026-01-29T/);
+      expect(e.messages).toMatch(/^> /m);
+      expect(e.messages).not.toMatch(/<\/?details>|<summary>/);
+    }
+    const human = mem(['recent', '--detail', 'full', '--limit', '1'], { cwd: v.root, home: v.home });
+    expect(human.stdout).toMatch(/\n {4}\*\*user\*\* · /);
+    expect(human.stdout).toMatch(/\n {4}> /);
+    const bad = mem(['recent', '--detail', 'some'], { cwd: v.root, home: v.home });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/unknown --detail "some"/);
+  });
+
   it('says so when there are no episodes; rejects a bad --limit', () => {
     const v = vault();
     const r = mem(['recent'], { cwd: v.root, home: v.home });
