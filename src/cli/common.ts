@@ -17,7 +17,15 @@ export interface FilterOptions {
   phase?: string[];
   status?: string[];
   learningType?: string[];
+  kind?: string[];
 }
+
+/** What `--kind` accepts, and the index kinds each stands for (a learning is an entry or a legacy section). */
+export const KIND_CHOICES: Readonly<Record<string, readonly string[]>> = {
+  episode: ['episode'],
+  learning: ['entry', 'legacy'],
+  note: ['note'],
+};
 
 export function addFilterOptions(cmd: Command): Command {
   return cmd
@@ -26,7 +34,8 @@ export function addFilterOptions(cmd: Command): Command {
     .option('--domain <domains>', `only these domains (${DOMAINS.join(', ')})`, collect)
     .option('--phase <phases>', 'only these phases (e.g. implementation, review)', collect)
     .option('--status <statuses>', `only these statuses (${STATUSES.join(', ')})`, collect)
-    .option('--learning-type <kinds>', `only these learning types (${LEARNING_TYPES.join(', ')})`, collect);
+    .option('--learning-type <kinds>', `only these learning types (${LEARNING_TYPES.join(', ')})`, collect)
+    .option('--kind <kinds>', `only these kinds (${Object.keys(KIND_CHOICES).join(', ')})`, collect);
 }
 
 function checked(name: string, values: string[] | undefined, allowed: readonly string[]): string[] | undefined {
@@ -44,6 +53,7 @@ export function filterFromOptions(o: FilterOptions): EntryFilter {
     phases: listOption(o.phase),
     statuses: checked('status', listOption(o.status), STATUSES),
     learningTypes: checked('learning type', listOption(o.learningType), LEARNING_TYPES),
+    kinds: checked('kind', listOption(o.kind), Object.keys(KIND_CHOICES))?.flatMap((k) => KIND_CHOICES[k]),
   };
 }
 

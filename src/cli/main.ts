@@ -33,6 +33,8 @@ const COMMANDS: [string[], () => Promise<Register>][] = [
   [['resolve'], async () => (await import('./commands/resolve.js')).registerResolve],
   [['mcp'], async () => (await import('./commands/mcp.js')).registerMcp],
   [['watch'], async () => (await import('./commands/watch.js')).registerWatch],
+  [['segment'], async () => (await import('./commands/segment.js')).registerSegment],
+  [['recent'], async () => (await import('./commands/recent.js')).registerRecent],
 ];
 
 /** The command word: the first argument that is neither an option nor the value of --root. */

@@ -85,6 +85,10 @@ export interface ExtractResult {
   session_id_from_transcript: string | null;
   /** Set when the index could not be updated after the write (the entries are written). */
   index_warning: string | null;
+  /** The session's episode file (extract.episodes), when it was segmented. */
+  episodes?: { path: string; count: number; written: boolean };
+  /** Why the episodes could not be written (the learnings are). */
+  episodes_warning?: string;
 }
 
 /** Scopes whose learnings belong to the work at hand (domain: task, retired with its stage); the rest are durable (team). */
@@ -364,6 +368,23 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
         },
       })));
       for (const f of files.values()) if (written.includes(f.path)) reindexFiles.set(f.abs, f);
+    }
+  }
+  // The session's episodes (extract.episodes, on by default): the whole transcript segmented and
+  // its episode file rewritten, the same bytes when nothing changed. A failure here is reported,
+  // never fatal: the learnings are written.
+  if (vault.config.extract.episodes) {
+    try {
+      const { segmentLoaded } = await import('../episodes/run.js');
+      const seg = segmentLoaded(vault, loaded, vault.config.episodes, { sessionId, now: `${opts.today}T00:00:00.000Z` });
+      result.episodes = { path: seg.path, count: seg.episodes.length, written: seg.written };
+      if (seg.written) {
+        const { classifyPath } = await import('../vault/scope.js');
+        const abs = path.join(vault.root, ...seg.path.split('/'));
+        reindexFiles.set(abs, { abs, path: seg.path, isGlobal: false, ...classifyPath(seg.path) });
+      }
+    } catch (err) {
+      result.episodes_warning = `episodes not written: ${err instanceof Error ? err.message : String(err)}`;
     }
   }
   // The markdown is written: record it in the ledger before anything that could still go wrong.

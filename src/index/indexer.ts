@@ -175,14 +175,14 @@ class Writer {
     }
     this.noteConflict(file.path, prep.conflict);
     prep.entries.forEach((e, i) => {
-      const { learningType, metadataJson: metadata_json, rowHash: row_hash, contentHash } = prep.rows[i];
+      const { learningType, metadataJson: metadata_json, rowHash: row_hash, contentHash, kind } = prep.rows[i];
       const old = keep.get(i);
       if (old && old.row_hash === row_hash) {
         if (old.ordinal !== e.ordinal || old.char_offset !== e.offset || old.line !== e.line) this.movePosition.run(e.ordinal, e.offset, e.line, old.rowid);
         return;
       }
       const values = [
-        e.id, fileId, file.path, e.ordinal, e.offset, e.line, e.kind, file.scope, learningType, e.type, e.domain, e.importance, e.phase,
+        e.id, fileId, file.path, e.ordinal, e.offset, e.line, kind, file.scope, learningType, e.type, e.domain, e.importance, e.phase,
         e.status, e.reinforcement_count, e.last_reinforced, e.created_at, e.title, e.body, contentHash, prep.fts[i].hash,
         row_hash, metadata_json,
       ];

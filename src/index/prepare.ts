@@ -51,6 +51,14 @@ export function contextFor(entries: Entry[], i: number): string {
   return parts.join('\n');
 }
 
+/**
+ * The kind an entry is indexed as: `episode` for an entry whose frontmatter says `kind: episode`
+ * (mem segment's), else how it was written (entry, legacy, note). `--kind learning` is entry + legacy.
+ */
+export function indexKind(e: Pick<Entry, 'kind' | 'meta'>): string {
+  return e.kind === 'entry' && e.meta.kind === 'episode' ? 'episode' : e.kind;
+}
+
 /** What the index takes from an entry (its frontmatter goes in as rows[i].metadataJson). */
 export type IndexEntry = Omit<Entry, 'meta'>;
 
@@ -62,7 +70,7 @@ export interface Prepared {
   /** Per entry: the FTS context column (title and body are the entry's) and the hash of all three. */
   fts: { context: string; hash: string }[];
   /** Per entry: the values of its index row that take work to compute. */
-  rows: { learningType: string; metadataJson: string; rowHash: string; contentHash: string }[];
+  rows: { learningType: string; metadataJson: string; rowHash: string; contentHash: string; kind: string }[];
   /** The line of the file's first git conflict marker, when it has any (every read warns of it). */
   conflict?: number;
 }
@@ -111,9 +119,10 @@ function prepareText(file: VaultFile, read: ReadResult, diags: Diagnostic[]): Pr
   const rows = parsed.entries.map((e, i) => {
     const learningType = typeof e.meta.learning_type === 'string' && LEARNING_TYPES.includes(e.meta.learning_type) ? e.meta.learning_type : file.learningType;
     const metadataJson = JSON.stringify(e.meta);
+    const kind = indexKind(e);
     // Everything but the position: when only the position changed, only the position is written.
-    const rowHash = quickHash(`${file.path}\u0000${file.scope}\u0000${learningType}\u0000${e.kind}\u0000${e.title}\u0000${metadataJson}`);
-    return { learningType, metadataJson, rowHash, contentHash: content[i] };
+    const rowHash = quickHash(`${file.path}\u0000${file.scope}\u0000${learningType}\u0000${kind}\u0000${e.title}\u0000${metadataJson}`);
+    return { learningType, metadataJson, rowHash, contentHash: content[i], kind };
   });
   const conflict = parsed.conflict?.markers[0].line;
   if (conflict !== undefined) return { entries: parsed.entries, format: parsed.format, error: `unresolved git conflict markers (line ${conflict})`, fts, rows, conflict };

@@ -12,6 +12,8 @@ export interface EntryFilter {
   statuses?: string[];
   learningTypes?: string[];
   paths?: string[];
+  /** Index kinds (entry, legacy, note, episode; see indexKind). */
+  kinds?: string[];
   /** Include retired entries (listings only; search never returns them). */
   includeRetired?: boolean;
 }
@@ -66,6 +68,7 @@ export function where(filter: EntryFilter, params: unknown[]): string {
   inList('status', filter.statuses);
   inList('learning_type', filter.learningTypes);
   inList('path', filter.paths);
+  inList('kind', filter.kinds);
   if (!filter.includeRetired) clauses.push("e.status != 'retired'");
   return clauses.length > 0 ? clauses.join(' AND ') : '1';
 }

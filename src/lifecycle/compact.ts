@@ -100,7 +100,8 @@ export function compactFiles(input: CompactFile[]): { files: Map<string, ParsedF
   const items: Item[] = [];
   files.forEach((f, fileIdx) => {
     f.parsed.blocks.forEach((b, blockIdx) => {
-      if (b.entry && b.entry.kind === 'entry' && b.header && !b.broken) items.push({ fileIdx, blockIdx, entry: b.entry, order: order++ });
+      // Episodes (kind: episode) record what happened in a session: never merged with each other or a learning.
+      if (b.entry && b.entry.kind === 'entry' && b.entry.meta.kind !== 'episode' && b.header && !b.broken) items.push({ fileIdx, blockIdx, entry: b.entry, order: order++ });
     });
   });
 

@@ -93,7 +93,8 @@ function topicConflict(pa: ReturnType<typeof profile>, pb: ReturnType<typeof pro
  * is no telling them apart. Negations and numbers keep the decay of the design.
  */
 export function planConsolidation(items: ConsolidateItem[], alreadyDecayed: Set<string>): Decision[] {
-  const liveItems = items.filter((i) => i.entry.kind === 'entry' && i.entry.status !== 'retired');
+  // Episodes are what happened, not statements that can contradict a learning: left out.
+  const liveItems = items.filter((i) => i.entry.kind === 'entry' && i.entry.meta.kind !== 'episode' && i.entry.status !== 'retired');
   const canPair = (a: number, b: number) => liveItems[a].group === liveItems[b].group && liveItems[a].entry.id !== liveItems[b].entry.id;
   const found = new Map<string, { a: number; b: number; similarity: number; conflict: Conflict; near?: boolean }>();
   // Near-duplicates first: their reason is the more precise one.

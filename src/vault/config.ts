@@ -31,6 +31,10 @@ export interface EmbeddingsConfig {
   maxRetries: number;
   /** How vector and BM25 ranks are fused: reciprocal rank fusion (k = 60) or 0.7 × cosine + 0.3 × BM25. */
   fusion: 'rrf' | 'blend';
+  /** `episodes`: whether `mem extract` also segments the session into episodes (src/episodes/). */
+  extract: { scopes: string[]; budgetChars: number; episodes: boolean };
+  /** Event segmentation (`mem segment`, src/episodes/segment.ts): its rules and thresholds. */
+  episodes: { minMessages: number; gapMinutes: number; maxMessages: number; surpriseThreshold: number; minEpisodeMessages: number; minTerms: number };
 }
 
 export const DEFAULT_CONFIG: VaultConfig = {
@@ -42,6 +46,9 @@ export const DEFAULT_CONFIG: VaultConfig = {
   llm: { timeoutMs: 60_000, maxRetries: 2 },
   extract: { scopes: ['project', 'corrective'], budgetChars: 24_000 },
   embeddings: { batchSize: 64, timeoutMs: 30_000, maxRetries: 2, fusion: 'rrf' },
+  extract: { scopes: ['project', 'corrective'], budgetChars: 24_000, episodes: true },
+  // The same numbers as DEFAULT_SEGMENT_CONFIG (src/episodes/segment.ts, kept off this module's imports).
+  episodes: { minMessages: 5, gapMinutes: 15, maxMessages: 50, surpriseThreshold: 0.7, minEpisodeMessages: 4, minTerms: 4 },
 };
 
 /**
@@ -254,5 +261,16 @@ export async function loadConfig(root: string): Promise<VaultConfig> {
     if (search.fusion !== 'rrf' && search.fusion !== 'blend') throw new MemError(`search.fusion must be rrf or blend (got ${JSON.stringify(search.fusion)})`, { where: { file: CONFIG_PATH } });
     cfg.embeddings.fusion = search.fusion;
   }
+  if (ex.episodes !== undefined && ex.episodes !== null) {
+    if (typeof ex.episodes !== 'boolean') throw new MemError(`extract.episodes must be true or false (got ${JSON.stringify(ex.episodes)})`, { where: { file: CONFIG_PATH } });
+    cfg.extract.episodes = ex.episodes;
+  }
+  const ep = (raw.episodes ?? {}) as Record<string, unknown>;
+  cfg.episodes.minMessages = num(ep.min_messages, cfg.episodes.minMessages, 'episodes.min_messages', CONFIG_PATH, 1);
+  cfg.episodes.gapMinutes = num(ep.gap_minutes, cfg.episodes.gapMinutes, 'episodes.gap_minutes', CONFIG_PATH);
+  cfg.episodes.maxMessages = num(ep.max_messages, cfg.episodes.maxMessages, 'episodes.max_messages', CONFIG_PATH, 1);
+  cfg.episodes.surpriseThreshold = num(ep.surprise_threshold, cfg.episodes.surpriseThreshold, 'episodes.surprise_threshold', CONFIG_PATH);
+  cfg.episodes.minEpisodeMessages = num(ep.min_episode_messages, cfg.episodes.minEpisodeMessages, 'episodes.min_episode_messages', CONFIG_PATH, 1);
+  cfg.episodes.minTerms = num(ep.min_terms, cfg.episodes.minTerms, 'episodes.min_terms', CONFIG_PATH);
   return cfg;
 }

@@ -14,7 +14,7 @@ interface ListOptions extends FilterOptions {
 export function registerList(program: Command): void {
   const cmd = program
     .command('list')
-    .description('list entries (retired ones only with --all or --status retired)')
+    .description('list entries (retired ones only with --all or --status retired; episodes only with --kind episode)')
     .option('-n, --limit <n>', 'at most this many')
     .option('--all', 'include retired entries')
     .option('--no-refresh', 'do not bring the index up to date first');
@@ -23,6 +23,7 @@ export function registerList(program: Command): void {
 Examples:
   $ mem list
   $ mem list --type corrective --scope project
+  $ mem list --kind episode          # episodes are listed only when asked (or: mem recent)
   $ mem list --status retired --json | jq '.entries[].id'`);
   cmd.action(async (opts: ListOptions, command: Command) => {
     await listCommand(makeCtx(globals(command)), opts);
@@ -35,6 +36,8 @@ export { entryJson };
 async function listCommand(ctx: Ctx, opts: ListOptions): Promise<void> {
   const limit = parseIntOption('--limit', opts.limit, 1);
   const filter = filterFromOptions(opts);
+  // Episodes have their own listing (mem recent): here only with --kind episode.
+  filter.kinds ??= ['entry', 'legacy', 'note'];
   filter.includeRetired = Boolean(opts.all) || Boolean(filter.statuses?.includes('retired'));
   const vault = await vaultFor(ctx);
   const { listEntries } = await import('../../index/queries.js');

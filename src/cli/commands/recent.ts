@@ -1,0 +1,62 @@
+// `mem recent`: the newest episodes (from `mem segment`), newest first.
+
+import type { Command } from 'commander';
+import { globals, vaultFor, withFreshIndex } from '../common.js';
+import { usageError } from '../../errors.js';
+import { makeCtx, nowMs, parseIntOption, type Ctx } from '../io.js';
+
+interface RecentOpts {
+  limit?: string;
+  days?: string;
+  session?: string;
+  detail?: string;
+  refresh?: boolean;
+}
+
+export function registerRecent(program: Command): void {
+  program
+    .command('recent')
+    .description('list the newest episodes, newest first (key moments, surprise >= 0.7, marked *)')
+    .option('-n, --limit <n>', 'at most this many (default 10)')
+    .option('--days <n>', 'only episodes of the last N days')
+    .option('--session <id>', 'only the episodes of this session')
+    .option('--detail <level>', 'show the messages: none (default), auto (key moments ranked 1-2), full (every episode)')
+    .option('--no-refresh', 'do not bring the index up to date first')
+    .addHelpText('after', `
+Examples:
+  $ mem recent
+  $ mem recent --days 2 --limit 20
+  $ mem recent --detail auto          # the messages of the newest key moments too
+  $ mem recent --session 3f0c2a4e-8d7b-4c1e-9a55-0b7e3c2d9f10 --json`)
+    .action(async (opts: RecentOpts, command: Command) => {
+      await recentCommand(makeCtx(globals(command)), opts);
+    });
+}
+
+async function recentCommand(ctx: Ctx, opts: RecentOpts): Promise<void> {
+  const limit = parseIntOption('--limit', opts.limit, 1) ?? 10;
+  const days = parseIntOption('--days', opts.days, 1);
+  const { recentEpisodes, DETAIL_LEVELS } = await import('../../episodes/run.js');
+  const detail = (opts.detail ?? 'none').toLowerCase();
+  if (!(DETAIL_LEVELS as readonly string[]).includes(detail)) throw usageError(`unknown --detail "${opts.detail}"`, `use one of: ${DETAIL_LEVELS.join(', ')}`);
+  const vault = await vaultFor(ctx);
+  const now = nowMs();
+  const episodes = await withFreshIndex(ctx, vault, { refresh: opts.refresh !== false, tolerateBusy: true }, (ix) =>
+    recentEpisodes(ix.db, { limit, days, session: opts.session, nowMs: now, detail: detail as 'none' | 'auto' | 'full' }));
+  if (ctx.json) {
+    ctx.out(JSON.stringify({ episodes }, null, 2));
+    return;
+  }
+  if (episodes.length === 0) {
+    ctx.info('no episodes (mem segment TRANSCRIPT writes them)');
+    return;
+  }
+  const { timeRange } = await import('./segment.js');
+  const { oneLine } = await import('../output/quote.js');
+  for (const e of episodes) {
+    const s = e.surprise === null ? '    ' : e.surprise.toFixed(2);
+    ctx.out(`${e.key_moment ? '*' : ' '} ${timeRange(e.start_at, e.end_at)}  ${s}  ${oneLine(e.title)}  ${e.id}`);
+    // The messages as stored: quoted markdown, each line indented under its episode.
+    if (e.messages) ctx.out(`${e.messages.split(/\r?\n/).map((l) => (l === '' ? '' : `    ${l}`)).join('\n')}\n`);
+  }
+}

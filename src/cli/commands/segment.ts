@@ -1,0 +1,72 @@
+// `mem segment TRANSCRIPT`: split a session into episodes (rules, then the offline surprise
+// channel) and write them to .mem/episodes/<session>.md; --dry-run only prints them.
+
+import type { Command } from 'commander';
+import { globals, vaultFor } from '../common.js';
+import { makeCtx, nowMs, readStdin, type Ctx } from '../io.js';
+
+interface SegmentOpts {
+  format?: string;
+  session?: string;
+  dryRun?: boolean;
+}
+
+export function registerSegment(program: Command): void {
+  program
+    .command('segment')
+    .description('split a transcript into episodes and write them to .mem/episodes/<session>.md')
+    .argument('<transcript>', 'the transcript file ("-" reads stdin): any format mem extract reads')
+    .option('--format <format>', 'force the transcript format: claude, stream-json, codex, gemini, messages, text')
+    .option('--session <id>', 'session id for the episodes (default: the transcript\'s own)')
+    .option('--dry-run', 'print the episodes, write nothing')
+    .addHelpText('after', `
+Boundaries: fewer than 5 messages make one episode; a gap over 15 minutes or 50 messages cut one;
+then a human message whose surprise (1 - cosine of its TF-IDF vector with the episode so far) is
+above 0.7 opens a new one. Thresholds: the episodes: block of .mem/config.yaml. Key moments
+(surprise >= 0.7) are marked with *. Running it again on the same transcript rewrites the same file.
+
+Examples:
+  $ mem segment ~/.claude/projects/-home-me-app/3f0c2a4e.jsonl
+  $ mem segment session.jsonl --dry-run
+  $ mem segment rollout.jsonl --json | jq '.episodes[] | {title, surprise}'`)
+    .action(async (file: string, opts: SegmentOpts, command: Command) => {
+      await segmentCommand(makeCtx(globals(command)), file, opts);
+    });
+}
+
+function when(iso: string | null): string {
+  return iso ? iso.replace('T', ' ').replace(/(\d\d:\d\d)(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)?$/, '$1') : '?';
+}
+
+/** `2026-01-29 15:12–15:32` (the end's date only when it differs). */
+export function timeRange(start: string | null, end: string | null): string {
+  if (!start && !end) return '(no times)';
+  const a = when(start);
+  const b = when(end);
+  return a.slice(0, 10) === b.slice(0, 10) ? `${a}–${b.slice(11)}` : `${a} – ${b}`;
+}
+
+async function segmentCommand(ctx: Ctx, file: string, opts: SegmentOpts): Promise<void> {
+  const { checkFormat } = await import('../../extract/source.js');
+  const { checkSessionId } = await import('../../vault/sessions.js');
+  const format = checkFormat(opts.format);
+  if (opts.session !== undefined) checkSessionId(opts.session);
+  const vault = await vaultFor(ctx);
+  const { segmentTranscript } = await import('../../episodes/run.js');
+  const res = segmentTranscript(vault, file, vault.config.episodes, {
+    format, sessionId: opts.session, dryRun: opts.dryRun, cwd: ctx.cwd, now: new Date(nowMs()).toISOString(), stdin: readStdin,
+  });
+  if (ctx.json) {
+    ctx.out(JSON.stringify({ ...res, dry_run: Boolean(opts.dryRun) }, null, 2));
+    return;
+  }
+  const { oneLine } = await import('../output/quote.js');
+  for (const e of res.episodes) {
+    ctx.out(`${e.key_moment ? '*' : ' '} ${timeRange(e.start_at, e.end_at)}  ${e.surprise.toFixed(2)}  ${oneLine(e.title)}  (messages ${e.message_start}–${e.message_end}, ${e.boundary})`);
+  }
+  const n = res.episodes.length;
+  const what = `${n} episode${n === 1 ? '' : 's'} from ${res.messages} message${res.messages === 1 ? '' : 's'}`;
+  if (n === 0) ctx.info('no conversation messages in the transcript: nothing to segment');
+  else if (opts.dryRun) ctx.info(`${what}; dry run, nothing written (would write ${res.path})`);
+  else ctx.info(res.written ? `${what} → ${res.path}` : `${what}; ${res.path} already up to date`);
+}

@@ -1,0 +1,183 @@
+// `mem segment` as a function (the CLI, and later `mem extract` and the MCP server, call it):
+// read a transcript, split it into episodes, write the session's episode file. And `mem recent`:
+// the newest episodes from the index.
+
+import path from 'node:path';
+import type { Db } from '../index/db.js';
+import { listEntries, type EntryFilter, type EntryRow } from '../index/queries.js';
+import { usableSessionId } from '../extract/session-id.js';
+import { loadTranscript, type LoadedTranscript } from '../extract/source.js';
+import type { TranscriptFormat } from '../extract/transcript.js';
+import { createHash } from 'node:crypto';
+import type { Vault } from '../vault/vault.js';
+import { conversationOf, KEY_MOMENT, segment, type EpisodeSpan, type SegmentConfig } from './segment.js';
+import { episodeFile, episodeId, sessionSlug, writeEpisodes } from './store.js';
+
+export interface SegmentOptions {
+  format?: TranscriptFormat;
+  /** Session id for the episodes (default: the transcript's, else one derived from its file name). */
+  sessionId?: string;
+  dryRun?: boolean;
+  cwd: string;
+  now: string;
+  stdin?: () => string;
+}
+
+export interface SegmentedEpisode {
+  id: string;
+  title: string;
+  summary: string;
+  start_at: string | null;
+  end_at: string | null;
+  surprise: number;
+  key_moment: boolean;
+  /** 1-based message numbers in the conversation (instructions, tool calls and thinking left out). */
+  message_start: number;
+  message_end: number;
+  messages: number;
+  boundary: EpisodeSpan['reason'];
+}
+
+export interface SegmentResult {
+  transcript: string;
+  format: string;
+  session_id: string;
+  /** The episode file, relative to the root. */
+  path: string;
+  /** Messages of the conversation segmented (harness instructions left out). */
+  messages: number;
+  episodes: SegmentedEpisode[];
+  /** False on a dry run, or when the file already said exactly this. */
+  written: boolean;
+}
+
+/**
+ * A session id for a transcript that names none: its file name plus a hash of its path (two
+ * `session.jsonl` stay apart); from stdin, a hash of its first messages, so the same text piped
+ * twice is the same session and two different ones are not.
+ */
+function fallbackSession(loaded: LoadedTranscript): string {
+  if (loaded.path === '-') {
+    const head = loaded.transcript.messages.slice(0, 3).map((m) => `${m.role}\u0000${m.text}`).join('\u0001');
+    return `stdin-${createHash('sha1').update(head).digest('hex').slice(0, 12)}`;
+  }
+  const base = sessionSlug(path.basename(loaded.label).replace(/\.(jsonl?|md|txt)$/i, ''));
+  return `${base}-${createHash('sha1').update(loaded.path).digest('hex').slice(0, 8)}`;
+}
+
+/** Segment a transcript already read and (unless a dry run) write the session's episode file. */
+export function segmentLoaded(vault: Vault, loaded: LoadedTranscript, cfg: SegmentConfig, opts: { sessionId?: string; dryRun?: boolean; now: string }): SegmentResult {
+  const t = loaded.transcript;
+  const conversation = conversationOf(t);
+  const session = opts.sessionId ?? usableSessionId(t.sessionId) ?? fallbackSession(loaded);
+  const spans = segment(conversation, cfg);
+  const { rel } = episodeFile(vault.root, session);
+  const source = loaded.path === '-' ? 'stdin' : path.basename(loaded.path);
+  let written = false;
+  if (!opts.dryRun && spans.length > 0) written = writeEpisodes(vault.root, { session, source, episodes: spans, now: opts.now }).changed;
+  return {
+    transcript: loaded.label,
+    format: t.format,
+    session_id: session,
+    path: rel,
+    messages: conversation.length,
+    written,
+    episodes: spans.map((s, n) => ({
+      id: episodeId(session, n),
+      title: s.title,
+      summary: s.summary,
+      start_at: s.startAt,
+      end_at: s.endAt,
+      surprise: s.surprise,
+      key_moment: s.surprise >= KEY_MOMENT,
+      message_start: s.first + 1,
+      message_end: s.last + 1,
+      messages: s.messages.length,
+      boundary: s.reason,
+    })),
+  };
+}
+
+export function segmentTranscript(vault: Vault, file: string, cfg: SegmentConfig, opts: SegmentOptions): SegmentResult {
+  const loaded = loadTranscript(file, { format: opts.format, cwd: opts.cwd, stdin: opts.stdin });
+  return segmentLoaded(vault, loaded, cfg, opts);
+}
+
+export interface RecentEpisode {
+  id: string;
+  title: string;
+  session_id: string | null;
+  start_at: string | null;
+  end_at: string | null;
+  surprise: number | null;
+  key_moment: boolean;
+  path: string;
+  line: number;
+  summary: string;
+  /** The quoted messages, when the detail level asks for them. */
+  messages?: string;
+}
+
+function metaOf(row: EntryRow): Record<string, unknown> {
+  try {
+    const m = JSON.parse(row.metadata_json) as unknown;
+    return typeof m === 'object' && m !== null ? (m as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+function isoOrNull(v: unknown): string | null {
+  if (typeof v !== 'string' || Number.isNaN(Date.parse(v))) return null;
+  return v;
+}
+
+/** The summary line of an episode's body: its first paragraph, when it is not the messages' section. */
+function summaryOfBody(body: string): string {
+  const first = body.split(/\n\s*\n/)[0]?.trim() ?? '';
+  return first.startsWith('<details') ? '' : first;
+}
+
+export type DetailLevel = 'none' | 'auto' | 'full';
+export const DETAIL_LEVELS: readonly DetailLevel[] = ['none', 'auto', 'full'];
+
+/** The messages section of an episode's body (the quoted messages, without the <details> wrapper), or ''. */
+export function messagesOfBody(body: string): string {
+  const m = /^<details>\r?\n<summary>[^\n]*<\/summary>\r?\n([\s\S]*?)^<\/details>[ \t]*$/m.exec(body);
+  return m ? m[1].trim() : '';
+}
+
+/**
+ * Which episodes show their messages (seed 000): `full` all, `none` none, `auto` the key moments
+ * among the first two listed.
+ */
+export function showsDetail(level: DetailLevel, rank: number, keyMoment: boolean): boolean {
+  return level === 'full' || (level === 'auto' && keyMoment && rank < 2);
+}
+
+/**
+ * Episodes newest first (by end, else start, else creation date), optionally only those of one
+ * session or that ended in the last `days` days before `nowMs`.
+ */
+export function recentEpisodes(db: Db, opts: { limit: number; days?: number; session?: string; nowMs: number; detail?: DetailLevel }): RecentEpisode[] {
+  const filter: EntryFilter = { kinds: ['episode'] };
+  const since = opts.days !== undefined ? opts.nowMs - opts.days * 86_400_000 : null;
+  const out: (RecentEpisode & { t: number; body: string })[] = [];
+  for (const row of listEntries(db, filter, -1)) {
+    const meta = metaOf(row);
+    const session = typeof meta.session_id === 'string' ? meta.session_id : null;
+    if (opts.session !== undefined && session !== opts.session) continue;
+    const start = isoOrNull(meta.start_at);
+    const end = isoOrNull(meta.end_at);
+    const when = end ?? start ?? row.created_at;
+    const t = when ? Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(when) ? `${when}T00:00:00Z` : when) : 0;
+    if (since !== null && t < since) continue;
+    const surprise = typeof meta.surprise === 'number' ? meta.surprise : null;
+    out.push({
+      id: row.entry_id, title: row.title, session_id: session, start_at: start, end_at: end, surprise,
+      key_moment: surprise !== null && surprise >= KEY_MOMENT, path: row.path, line: row.line, summary: summaryOfBody(row.body), t, body: row.body,
+    });
+  }
+  out.sort((a, b) => b.t - a.t || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+  return out.slice(0, opts.limit).map(({ t: _t, body, ...e }, rank) => (showsDetail(opts.detail ?? 'none', rank, e.key_moment) ? { ...e, messages: messagesOfBody(body) } : e));
+}

@@ -1,0 +1,312 @@
+// Event segmentation (seed 000, design §9): a transcript's conversation split into episodes.
+// Rules first (short sessions, time gaps, a size cap), then the offline surprise channel —
+// 1 − cos(event model, new message) over lexical TF-IDF vectors. Pure: no disk, no clock.
+
+import type { Transcript } from '../extract/transcript.js';
+import { STOPWORDS } from '../retrieve/stopwords.js';
+
+export interface SegmentConfig {
+  /** Fewer messages than this: the whole conversation is one episode. */
+  minMessages: number;
+  /** A gap between two messages longer than this (minutes) is a boundary. */
+  gapMinutes: number;
+  /** An episode never holds more messages than this. */
+  maxMessages: number;
+  /** A human message whose surprise is above this opens a new episode. */
+  surpriseThreshold: number;
+  /** An episode shorter than this (messages) is never cut by surprise: one odd word is not a new event. */
+  minEpisodeMessages: number;
+  /** A message with fewer distinct terms than this is too short to surprise (its surprise is 0). */
+  minTerms: number;
+}
+
+export const DEFAULT_SEGMENT_CONFIG: SegmentConfig = {
+  minMessages: 5,
+  gapMinutes: 15,
+  maxMessages: 50,
+  surpriseThreshold: 0.7,
+  minEpisodeMessages: 4,
+  minTerms: 4,
+};
+
+/** Surprise at or above this marks a key moment (seed 000). */
+export const KEY_MOMENT = 0.7;
+
+/** One message of the conversation as segmentation sees it. */
+export interface ConversationMessage {
+  /** Position in the conversation (0-based, over the kept messages only). */
+  index: number;
+  role: 'user' | 'assistant';
+  text: string;
+  timestamp?: string;
+}
+
+export type BoundaryReason = 'start' | 'gap' | 'max' | 'surprise';
+
+export interface EpisodeSpan {
+  /** Index of the first and last message (inclusive) in the conversation. */
+  first: number;
+  last: number;
+  messages: ConversationMessage[];
+  /** What opened this episode. */
+  reason: BoundaryReason;
+  /** Highest surprise of a message inside (the one that opened it included), 0–1, 3 decimals. */
+  surprise: number;
+  startAt: string | null;
+  endAt: string | null;
+  title: string;
+  summary: string;
+}
+
+/**
+ * The conversation: what the human typed and what the agent answered, in order. Harness text
+ * (`instruction`), thinking, tool calls and results and sidechains are left out; the blocks of
+ * one response (Claude writes each on its own line, sharing the message id) are one message.
+ */
+export function conversationOf(t: Transcript): ConversationMessage[] {
+  const out: ConversationMessage[] = [];
+  let lastId: string | undefined;
+  for (const m of t.messages) {
+    if (m.instruction || m.isSidechain || m.kind !== 'text') continue;
+    if (m.role !== 'user' && m.role !== 'assistant') continue;
+    const text = m.text.trim();
+    // A bare interruption marker is the harness's, not something said.
+    if (text === '' || /^\[Request interrupted by user[^\]]*\]$/.test(text)) continue;
+    const prev = out[out.length - 1];
+    // The same words twice in a row (a prompt re-sent, a record written twice) are one message.
+    if (prev && prev.role === m.role && prev.text === text) continue;
+    if (prev && prev.role === m.role && m.id !== undefined && m.id === lastId) {
+      prev.text += `\n\n${text}`;
+      continue;
+    }
+    out.push({ index: out.length, role: m.role, text, timestamp: m.timestamp });
+    lastId = m.id;
+  }
+  return out;
+}
+
+const WORD = /[\p{L}\p{N}_][\p{L}\p{N}_'-]*/gu;
+
+/** Lowercase terms of a message, stopwords and one- or two-letter words dropped. */
+export function terms(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.toLowerCase().matchAll(WORD)) {
+    const w = m[0].replace(/['-]+$/, '');
+    if (w.length < 3 || STOPWORDS.has(w) || /^\d+$/.test(w)) continue;
+    out.push(w);
+  }
+  return out;
+}
+
+type Vec = Map<string, number>;
+
+/** TF-IDF vectors (unit length) of the messages; idf over the conversation's messages. */
+export function tfidfVectors(texts: string[]): Vec[] {
+  const tfs = texts.map((t) => {
+    const tf: Vec = new Map();
+    for (const w of terms(t)) tf.set(w, (tf.get(w) ?? 0) + 1);
+    return tf;
+  });
+  const df = new Map<string, number>();
+  for (const tf of tfs) for (const w of tf.keys()) df.set(w, (df.get(w) ?? 0) + 1);
+  const n = texts.length;
+  return tfs.map((tf) => {
+    const v: Vec = new Map();
+    let norm = 0;
+    for (const [w, c] of tf) {
+      const x = (1 + Math.log(c)) * (Math.log((n + 1) / ((df.get(w) ?? 0) + 1)) + 1);
+      v.set(w, x);
+      norm += x * x;
+    }
+    norm = Math.sqrt(norm);
+    if (norm > 0) for (const [w, x] of v) v.set(w, x / norm);
+    return v;
+  });
+}
+
+function cosine(a: Vec, b: Vec): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  const [small, large] = a.size < b.size ? [a, b] : [b, a];
+  for (const [w, x] of small) dot += x * (large.get(w) ?? 0);
+  for (const x of a.values()) na += x * x;
+  for (const x of b.values()) nb += x * x;
+  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
+}
+
+function addTo(sum: Vec, v: Vec): void {
+  for (const [w, x] of v) sum.set(w, (sum.get(w) ?? 0) + x);
+}
+
+/**
+ * A human message with the agent's answers up to the next human message: the new event as a
+ * whole. A short question alone shares too few words with anything to be compared fairly.
+ */
+function turnVector(messages: ConversationMessage[], vecs: Vec[], i: number): Vec {
+  const sum: Vec = new Map();
+  addTo(sum, vecs[i]);
+  for (let j = i + 1; j < messages.length && messages[j].role !== 'user'; j++) addTo(sum, vecs[j]);
+  return sum;
+}
+
+function ms(ts: string | undefined): number | null {
+  if (!ts) return null;
+  const t = Date.parse(ts);
+  return Number.isNaN(t) ? null : t;
+}
+
+function round3(x: number): number {
+  return Math.round(x * 1000) / 1000;
+}
+
+/**
+ * Split the conversation into episodes. Surprise is measured on the human's messages only: they
+ * bring new events, while the agent's answers restate them (and their lexical novelty — code,
+ * paths, tool output — is noise, not a change of subject). The agent's messages still shape the
+ * event model. Every rule and threshold comes from `cfg`.
+ */
+export function segment(messages: ConversationMessage[], cfg: SegmentConfig = DEFAULT_SEGMENT_CONFIG): EpisodeSpan[] {
+  if (messages.length === 0) return [];
+  const vecs = tfidfVectors(messages.map((m) => m.text));
+  const surprise = messages.map(() => 0);
+  const reasons: BoundaryReason[] = ['start'];
+  const starts = [0];
+  const short = messages.length < cfg.minMessages;
+  let model: Vec = new Map();
+  let inEpisode = 0;
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i];
+    if (i > 0 && m.role === 'user' && inEpisode > 0 && vecs[i].size >= cfg.minTerms) {
+      surprise[i] = round3(Math.max(0, 1 - cosine(model, turnVector(messages, vecs, i))));
+    }
+    let reason: BoundaryReason | null = null;
+    if (i > 0 && !short) {
+      const gap = (ms(m.timestamp) ?? NaN) - (ms(messages[i - 1].timestamp) ?? NaN);
+      if (gap > cfg.gapMinutes * 60_000) reason = 'gap';
+      else if (inEpisode >= cfg.maxMessages) reason = 'max';
+      else if (m.role === 'user' && inEpisode >= cfg.minEpisodeMessages && surprise[i] > cfg.surpriseThreshold) reason = 'surprise';
+    }
+    if (reason) {
+      starts.push(i);
+      reasons.push(reason);
+      model = new Map();
+      inEpisode = 0;
+    }
+    addTo(model, vecs[i]);
+    inEpisode++;
+  }
+  return starts.map((first, k) => {
+    const last = (starts[k + 1] ?? messages.length) - 1;
+    const msgs = messages.slice(first, last + 1);
+    const stamps = msgs.map((m) => m.timestamp).filter((t): t is string => ms(t) !== null);
+    const epVecs = vecs.slice(first, last + 1);
+    return {
+      first,
+      last,
+      messages: msgs,
+      reason: reasons[k],
+      surprise: Math.max(0, ...surprise.slice(first, last + 1)),
+      startAt: stamps[0] ?? null,
+      endAt: stamps[stamps.length - 1] ?? null,
+      title: titleOf(msgs, epVecs),
+      summary: summaryOf(msgs, epVecs),
+    };
+  });
+}
+
+/** Text fit for a title or summary: code blocks, markup and links out, whitespace squeezed. */
+function plain(text: string): string {
+  return text
+    .replace(/```[\s\S]*?(```|$)/g, ' ')
+    .replace(/<[^>\n]{1,200}>/g, ' ')
+    .replace(/!?\[([^\]\n]*)\]\([^)\n]*\)/g, '$1')
+    .replace(/[`*_#>|]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+function sentences(text: string): string[] {
+  return plain(text).split(/(?<=[.!?])\s+(?=[\p{Lu}\p{N}"'(])/u).map((s) => s.trim()).filter((s) => s.length > 0);
+}
+
+function words(s: string): string[] {
+  return s.split(/\s+/).filter((w) => w !== '');
+}
+
+/** The centroid's heaviest terms, for a title too short to say what the episode is about. */
+function keyTerms(vecs: Vec[], n: number, skip: Set<string>): string[] {
+  const sum: Vec = new Map();
+  for (const v of vecs) addTo(sum, v);
+  return [...sum.entries()].filter(([w]) => !skip.has(w)).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, n).map(([w]) => w);
+}
+
+/**
+ * A 5–15 word title, extractive: the first sentence the human wrote in the episode (the agent's
+ * when the human said nothing worth a title), cut to 15 words; under 5 words, the episode's key
+ * terms are added after a dash.
+ */
+export function titleOf(msgs: ConversationMessage[], vecs: Vec[]): string {
+  const pick = (role: 'user' | 'assistant') => {
+    for (const m of msgs) {
+      if (m.role !== role) continue;
+      const s = sentences(m.text).find((x) => terms(x).length >= 2);
+      if (s) return s;
+    }
+    return null;
+  };
+  const first = pick('user') ?? pick('assistant') ?? sentences(msgs[0]?.text ?? '')[0] ?? '';
+  let ws = words(first);
+  if (ws.length > 15) ws = ws.slice(0, 15);
+  let title = ws.join(' ').replace(/[,;:\u2013\u2014-]+$/, '');
+  if (ws.length < 5) {
+    const have = new Set(terms(title));
+    const extra = keyTerms(vecs, 5 - ws.length + 1, have);
+    title = ws.length === 0 ? extra.join(' ') : `${title} — ${extra.join(' ')}`;
+    if (words(title).length < 5) title = `${title} (conversation episode)`.trim();
+  }
+  return title.replace(/\s+/g, ' ').trim();
+}
+
+const SUMMARY_SENTENCES = 3;
+const SUMMARY_CHARS = 600;
+
+/**
+ * An extractive summary: the sentences closest to the episode's event model (its centroid),
+ * up to three, in the order they were said, each from a different message.
+ */
+export function summaryOf(msgs: ConversationMessage[], vecs: Vec[]): string {
+  const centroid: Vec = new Map();
+  for (const v of vecs) addTo(centroid, v);
+  const cands: { msg: number; pos: number; text: string; score: number }[] = [];
+  msgs.forEach((m, mi) => {
+    sentences(m.text).slice(0, 6).forEach((s, pos) => {
+      if (s.length < 20 || s.length > 300 || terms(s).length < 3) return;
+      const tf: Vec = new Map();
+      for (const w of terms(s)) tf.set(w, (tf.get(w) ?? 0) + 1);
+      cands.push({ msg: mi, pos, text: s, score: cosine(centroid, tf) + (m.role === 'user' ? 0.05 : 0) });
+    });
+  });
+  const chosen: typeof cands = [];
+  for (const c of [...cands].sort((a, b) => b.score - a.score || a.msg - b.msg || a.pos - b.pos)) {
+    if (chosen.length >= SUMMARY_SENTENCES) break;
+    if (chosen.some((x) => x.msg === c.msg || x.text === c.text)) continue;
+    chosen.push(c);
+  }
+  chosen.sort((a, b) => a.msg - b.msg || a.pos - b.pos);
+  let out = '';
+  for (const c of chosen) {
+    const next = out === '' ? c.text : `${out} ${c.text}`;
+    if (next.length > SUMMARY_CHARS && out !== '') break;
+    out = next.length > SUMMARY_CHARS ? `${next.slice(0, SUMMARY_CHARS - 1).trimEnd()}…` : next;
+  }
+  return out || plain(msgs[0]?.text ?? '').slice(0, 200);
+}
+
+/** Seed 000's initial FSRS stability (days) for a new episode: 2.3065 × (1 + 0.5 × surprise). */
+export function initialStability(surprise: number): number {
+  return Math.round(2.3065 * (1 + 0.5 * surprise) * 10000) / 10000;
+}
+
+/** Seed 000's initial FSRS difficulty for a new episode. */
+export const INITIAL_DIFFICULTY = 2.118;

@@ -1,0 +1,134 @@
+// Episode files: one markdown file per session under .mem/episodes/, one `kind: episode` entry
+// per episode (frontmatter with the FSRS start state, a dated title, an extractive summary, the
+// messages in a collapsed <details> section), written whole under the file's lock.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { quoteBody } from '../cli/output/quote.js';
+import { MemError } from '../errors.js';
+import { parseMemoryFile } from '../vault/format.js';
+import { formatFrontmatter } from '../vault/frontmatter.js';
+import { readVaultText } from '../vault/read.js';
+import { hasUnsafeControl, newlineOf, safeLine, safeText, withNewline } from '../vault/safetext.js';
+import { withFileLock } from '../vault/write.js';
+import { INITIAL_DIFFICULTY, initialStability, KEY_MOMENT, type EpisodeSpan } from './segment.js';
+
+export const EPISODES_DIR = '.mem/episodes';
+/** A message longer than this is cut in the detail section (the transcript keeps it whole). */
+export const MESSAGE_CAP = 2000;
+const PREAMBLE = (session: string) => `# Episodes of session ${session}\n\nWritten by \`mem segment\`; running it again on the same transcript rewrites this file.\n`;
+
+/** A session id as a file name and an id part: safe characters only, never empty. */
+export function sessionSlug(session: string): string {
+  return session.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[-.]+|[-.]+$/g, '').slice(0, 96) || 'session';
+}
+
+export function episodeFile(root: string, session: string): { abs: string; rel: string } {
+  const rel = `${EPISODES_DIR}/${sessionSlug(session)}.md`;
+  return { abs: path.join(root, ...rel.split('/')), rel };
+}
+
+export function episodeId(session: string, n: number): string {
+  return `ep-${sessionSlug(session)}-${String(n + 1).padStart(3, '0')}`;
+}
+
+function dateOf(iso: string | null): string | null {
+  return iso && /^\d{4}-\d{2}-\d{2}/.test(iso) ? iso.slice(0, 10) : null;
+}
+
+function cap(text: string): string {
+  return text.length <= MESSAGE_CAP ? text : `${text.slice(0, MESSAGE_CAP).trimEnd()} … [${text.length - MESSAGE_CAP} more characters]`;
+}
+
+/** Fields a later command may have changed on an episode (a review, consolidation): kept on a rewrite. */
+const KEPT = ['created_at', 'last_reinforced', 'reinforcement_count', 'status', 'importance', 'fsrs', 'consolidated_at'] as const;
+
+export interface EpisodeWriteInput {
+  session: string;
+  /** The transcript's file name, as the entries' `source`. */
+  source: string;
+  episodes: EpisodeSpan[];
+  /** ISO time now: the creation date and first review of episodes whose messages carry no time. */
+  now: string;
+}
+
+/** The entries' text for one session (LF line endings), given what the previous file said per id. */
+export function renderEpisodes(input: EpisodeWriteInput, previous: Map<string, Record<string, unknown>> = new Map()): string {
+  const parts = [PREAMBLE(safeLine(input.session))];
+  input.episodes.forEach((ep, n) => {
+    const id = episodeId(input.session, n);
+    const created = dateOf(ep.startAt) ?? input.now.slice(0, 10);
+    const meta: Record<string, unknown> = {
+      id,
+      type: 'declarative',
+      domain: 'task',
+      importance: 0.5,
+      phase: 'unknown',
+      status: 'active',
+      reinforcement_count: 0,
+      last_reinforced: created,
+      created_at: created,
+      kind: 'episode',
+      session_id: input.session,
+      source: input.source,
+      start_at: ep.startAt,
+      end_at: ep.endAt,
+      message_start: ep.first + 1,
+      message_end: ep.last + 1,
+      surprise: ep.surprise,
+      key_moment: ep.surprise >= KEY_MOMENT,
+      // ts-fsrs's card fields: state 'Review' with the last review at the episode's end, so its
+      // retrievability decays from there (a 'New' card has none); seed 000's start values.
+      fsrs: { stability: initialStability(ep.surprise), difficulty: INITIAL_DIFFICULTY, state: 'Review', last_review: ep.endAt ?? input.now, reps: 0, lapses: 0 },
+      consolidated_at: null,
+    };
+    const old = previous.get(id);
+    // The same episode (same messages) keeps what reviews and consolidation wrote on it.
+    if (old && old.message_start === meta.message_start && old.message_end === meta.message_end) {
+      for (const k of KEPT) if (old[k] !== undefined) meta[k] = old[k];
+    }
+    const lines = [`---`, formatFrontmatter(meta).trimEnd(), `---`, `## [${created}] ${safeLine(ep.title)}`, ''];
+    const summary = safeLine(ep.summary);
+    if (summary) lines.push(summary, '');
+    lines.push('<details>', `<summary>Messages ${ep.first + 1}–${ep.last + 1} (${ep.messages.length})</summary>`, '');
+    for (const m of ep.messages) {
+      lines.push(`**${m.role}**${m.timestamp ? ` · ${safeLine(m.timestamp)}` : ''}`, '');
+      const quoted = quoteBody(safeText(cap(m.text)));
+      lines.push(...(quoted.length > 0 ? quoted : ['> (empty)']), '');
+    }
+    lines.push('</details>', '');
+    parts.push(lines.join('\n'));
+  });
+  const text = parts.join('\n');
+  if (hasUnsafeControl(text)) throw new Error('renderEpisodes: unsafe control character in the episode file');
+  return text;
+}
+
+/** Each entry's frontmatter by id, from a session file's text. */
+function metaById(text: string, rel: string): Map<string, Record<string, unknown>> {
+  const out = new Map<string, Record<string, unknown>>();
+  for (const e of parseMemoryFile(text, rel).entries) out.set(e.id, e.meta);
+  return out;
+}
+
+/**
+ * Write (or replace) the session's episode file under its lock, atomically; the file's BOM and
+ * line endings are kept. Returns whether the bytes changed: the same transcript twice changes nothing.
+ */
+export function writeEpisodes(root: string, input: EpisodeWriteInput): { path: string; changed: boolean } {
+  const { abs, rel } = episodeFile(root, input.session);
+  return withFileLock(abs, (lock) => {
+    let current: { text: string; bom: boolean } | null = null;
+    if (fs.existsSync(abs)) {
+      const r = readVaultText(abs);
+      if ('error' in r) throw new MemError(`${r.error}; not writing to it`, { where: { file: rel, line: r.line } });
+      current = { text: r.text, bom: r.bom === true };
+    }
+    const text = withNewline(renderEpisodes(input, current ? metaById(current.text, rel) : undefined), current ? newlineOf(current.text) : '\n');
+    if (current && current.text === text) {
+      return { path: rel, changed: false };
+    }
+    lock.replace(current?.bom ? `\ufeff${text}` : text);
+    return { path: rel, changed: true };
+  }, rel);
+}
