@@ -15,7 +15,10 @@ export interface VaultConfig {
   context: { institutionalChars: number; taskChars: number; proxyChars: number; limit: number };
   /** Language model settings (flags and environment variables override them). */
   llm: { provider?: string; model?: string; baseUrl?: string; timeoutMs: number; maxRetries: number };
-  extract: { scopes: string[]; budgetChars: number };
+  /** `episodes`: whether `mem extract` also segments the session into episodes (src/episodes/). */
+  extract: { scopes: string[]; budgetChars: number; episodes: boolean };
+  /** Event segmentation (`mem segment`, src/episodes/segment.ts): its rules and thresholds. */
+  episodes: { minMessages: number; gapMinutes: number; maxMessages: number; surpriseThreshold: number; minEpisodeMessages: number; minTerms: number };
   /** Embedding endpoint for hybrid search (issue 17); no model → lexical search only. */
   embeddings: EmbeddingsConfig;
 }
@@ -31,10 +34,6 @@ export interface EmbeddingsConfig {
   maxRetries: number;
   /** How vector and BM25 ranks are fused: reciprocal rank fusion (k = 60) or 0.7 × cosine + 0.3 × BM25. */
   fusion: 'rrf' | 'blend';
-  /** `episodes`: whether `mem extract` also segments the session into episodes (src/episodes/). */
-  extract: { scopes: string[]; budgetChars: number; episodes: boolean };
-  /** Event segmentation (`mem segment`, src/episodes/segment.ts): its rules and thresholds. */
-  episodes: { minMessages: number; gapMinutes: number; maxMessages: number; surpriseThreshold: number; minEpisodeMessages: number; minTerms: number };
 }
 
 export const DEFAULT_CONFIG: VaultConfig = {
@@ -44,7 +43,6 @@ export const DEFAULT_CONFIG: VaultConfig = {
   search: { limit: 10, candidates: 100, rank: 'prominence' },
   context: { institutionalChars: 4000, taskChars: 6000, proxyChars: 2000, limit: 12 },
   llm: { timeoutMs: 60_000, maxRetries: 2 },
-  extract: { scopes: ['project', 'corrective'], budgetChars: 24_000 },
   embeddings: { batchSize: 64, timeoutMs: 30_000, maxRetries: 2, fusion: 'rrf' },
   extract: { scopes: ['project', 'corrective'], budgetChars: 24_000, episodes: true },
   // The same numbers as DEFAULT_SEGMENT_CONFIG (src/episodes/segment.ts, kept off this module's imports).
