@@ -3,7 +3,7 @@
 // Each figure is the median wall time of repeated runs of `bin/mem.js …` (the command npm installs,
 // run as `node bin/mem.js`, which is what npm's shims do), with peak RSS.
 // Usage: node bench/bench.mjs [--entries 100000] [--files 1000] [--check-files 10000] [--notes 7424] [--runs 5] [--json] [--bin PATH]
-//   [--hybrid-only] (index the vault, then only the hybrid search figure)
+//   [--hybrid-only] (index the vault, then only the hybrid search figure) [--no-hybrid] (skip it)
 
 import { spawn, spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -115,7 +115,8 @@ else measure(`mem index --rebuild (${ENTRIES} entries)`, '≤ 5 s, ≤ 300 MB', 
 // 1a. Hybrid search: synthetic 768-d unit vectors for every entry written into .memory.db's vector
 // table, and a loopback OpenAI-compatible server (a child process, as spawnSync blocks this one)
 // answering each query with a random 768-d vector. The figure includes that HTTP round trip.
-{
+// --no-hybrid leaves it out (e.g. --bin of a build from before embeddings).
+if (!argv.includes('--no-hybrid')) {
   const DIMS = 768;
   const Database = createRequire(import.meta.url)('better-sqlite3');
   const db = new Database(path.join(vault, '.memory.db'));

@@ -18,6 +18,9 @@ export interface EntryFilter {
   includeRetired?: boolean;
 }
 
+/** Every kind but episodes: what `mem list` and `mem context` show unless asked for `--kind episode`. */
+export const NOT_EPISODES: readonly string[] = ['entry', 'legacy', 'note'];
+
 export interface EntryRow {
   rowid: number;
   entry_id: string;

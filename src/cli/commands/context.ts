@@ -9,9 +9,9 @@ import type { RankedHit } from '../../retrieve/search.js';
 import { addFilterOptions, filterFromOptions, globals, vaultFor, withFreshIndex, type FilterOptions } from '../common.js';
 import { makeCtx, nowMs, parseIntOption, readStdin, type Ctx } from '../io.js';
 import { inlineText, oneLine, quoteBody } from '../output/quote.js';
+import { NOT_EPISODES } from '../../index/queries.js';
 
 /** What a prompt's context is made of unless --kind says otherwise: learnings and notes, not episodes. */
-const LEARNING_KINDS = ['entry', 'legacy', 'note'];
 
 interface ContextOptions extends FilterOptions {
   institutionalChars?: string;
@@ -98,7 +98,7 @@ async function contextCommand(ctx: Ctx, taskArgs: string[], opts: ContextOptions
   const filter = filterFromOptions(opts);
   // Episodes (a session's messages) are left out of a prompt's context unless asked for: the
   // budget is for learnings.
-  filter.kinds ??= [...LEARNING_KINDS];
+  filter.kinds ??= [...NOT_EPISODES];
   const sessionId = opts.session ?? process.env.MEM_SESSION;
   if (sessionId) (await import('../../vault/sessions.js')).checkSessionId(sessionId);
   const vault = await vaultFor(ctx);
@@ -185,7 +185,7 @@ async function contextHookCommand(ctx: Ctx, agentName: string): Promise<void> {
       const exclude = new Set(sessionId ? readRetrievalIds(root, sessionId) : []);
       const { promptLearnings } = await import('../../retrieve/hook-context.js');
       const res = await hook.withHookIndex(vault, (db) => promptLearnings(db, {
-        prompt, filter: { kinds: LEARNING_KINDS }, rank, now, scopeMultipliers: vault.config.scopeMultipliers, candidates: vault.config.search.candidates,
+        prompt, filter: { kinds: [...NOT_EPISODES] }, rank, now, scopeMultipliers: vault.config.scopeMultipliers, candidates: vault.config.search.candidates,
         limit: HOOK_PROMPT_BUDGET.limit, maxChars: HOOK_PROMPT_BUDGET.maxChars, exclude,
       }), note);
       if (res.learnings.length > 0) md = renderPromptMd(res.learnings);
@@ -204,11 +204,11 @@ async function contextHookCommand(ctx: Ctx, agentName: string): Promise<void> {
       const project = path.basename(root);
       const res = await hook.withHookIndex(vault, (db) => {
         const built = buildContext(db, {
-          task: task ?? project, filter: { kinds: LEARNING_KINDS }, rank, now, scopeMultipliers: vault.config.scopeMultipliers, candidates: vault.config.search.candidates,
+          task: task ?? project, filter: { kinds: [...NOT_EPISODES] }, rank, now, scopeMultipliers: vault.config.scopeMultipliers, candidates: vault.config.search.candidates,
           ...budget, taskChars: task ? budget.taskChars : 0, proxyChars: task ? budget.proxyChars : 0,
         });
         // No prompt yet (a new session): the project's most prominent learnings instead.
-        if (!task) built.learnings = prominentLearnings(db, { filter: { kinds: LEARNING_KINDS }, now, scopeMultipliers: vault.config.scopeMultipliers, limit: budget.limit, maxChars: budget.taskChars });
+        if (!task) built.learnings = prominentLearnings(db, { filter: { kinds: [...NOT_EPISODES] }, now, scopeMultipliers: vault.config.scopeMultipliers, limit: budget.limit, maxChars: budget.taskChars });
         return built;
       }, note);
       if (!task) res.task = `the ${project} project (session start; no prompt yet)`;

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { addFilterOptions, filterFromOptions, globals, vaultFor, withFreshIndex, type FilterOptions } from '../common.js';
 import { makeCtx, parseIntOption, type Ctx } from '../io.js';
 import { entryJson } from '../output/entries.js';
+import { NOT_EPISODES } from '../../index/queries.js';
 
 interface ListOptions extends FilterOptions {
   limit?: string;
@@ -37,7 +38,7 @@ async function listCommand(ctx: Ctx, opts: ListOptions): Promise<void> {
   const limit = parseIntOption('--limit', opts.limit, 1);
   const filter = filterFromOptions(opts);
   // Episodes have their own listing (mem recent): here only with --kind episode.
-  filter.kinds ??= ['entry', 'legacy', 'note'];
+  filter.kinds ??= [...NOT_EPISODES];
   filter.includeRetired = Boolean(opts.all) || Boolean(filter.statuses?.includes('retired'));
   const vault = await vaultFor(ctx);
   const { listEntries } = await import('../../index/queries.js');

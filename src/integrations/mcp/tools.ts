@@ -8,6 +8,7 @@ import { DOMAINS, ENTRY_TYPES, STATUSES } from '../../vault/entry.js';
 import { LEARNING_TYPES, SCOPES } from '../../vault/scope.js';
 import type { Vault } from '../../vault/vault.js';
 import { argName, filterFromArgs, toolResult, type FilterArgs, type ToolAnswer } from './results.js';
+import { NOT_EPISODES } from '../../index/queries.js';
 
 /** What a handler needs from the server: the vault (opened per call, so config edits apply) and the clock. */
 export interface ToolEnv {
@@ -254,7 +255,7 @@ const contextTool: ToolSpec = {
   annotations: { readOnlyHint: true, openWorldHint: false },
   async run(a, env) {
     const args = a as unknown as { task: string; institutional_chars?: number; task_chars?: number; proxy_chars?: number; limit?: number; rank?: string; session_id?: string } & FilterArgs;
-    const filter = filterFromArgs(args);
+    const filter = { kinds: [...NOT_EPISODES], ...filterFromArgs(args) }; // as mem context: learnings, not episodes
     const session = await checkedSession(args.session_id);
     const vault = await env.openVault();
     const r = await checkedRank(vault, args.rank);
@@ -289,7 +290,7 @@ const listTool: ToolSpec = {
   annotations: { readOnlyHint: true, openWorldHint: false },
   async run(a, env) {
     const args = a as unknown as { all?: boolean; limit?: number } & FilterArgs;
-    const filter = filterFromArgs(args);
+    const filter = { kinds: [...NOT_EPISODES], ...filterFromArgs(args) }; // as mem list
     filter.includeRetired = Boolean(args.all) || Boolean(filter.statuses?.includes('retired'));
     const vault = await env.openVault();
     const { listEntries } = await import('../../index/queries.js');
