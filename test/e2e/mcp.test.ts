@@ -61,10 +61,10 @@ function text(a: Answer): string {
 }
 
 describe('mem mcp: tools', () => {
-  it('lists the six tools with their input schemas and descriptions for an agent', async () => {
+  it('lists the tools with their input schemas and descriptions for an agent', async () => {
     const s = await serve(seeded());
     const { tools } = await s.client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['add', 'context', 'get', 'list', 'reinforce', 'search']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['add', 'context', 'get', 'list', 'recent', 'reinforce', 'review', 'search']);
     const by = Object.fromEntries(tools.map((t) => [t.name, t]));
     expect(by.search.inputSchema.required).toEqual(['query']);
     expect(Object.keys(by.search.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['query', 'limit', 'max_chars', 'type', 'scope', 'domain', 'phase', 'status', 'learning_type', 'rank', 'session_id']));
@@ -149,6 +149,40 @@ describe('mem mcp: tools', () => {
     const dry = await s.call('reinforce', { ids: ['55555555-eeee-4eee-8eee-000000000005'], dry_run: true });
     expect(dry.structuredContent!.decisions[0]).toMatchObject({ before: 1, after: 2 });
     expect(v.read('MEMORY.md')).toBe(after);
+  });
+
+  it('review writes the FSRS state into the entry (one line, nothing else changes); a second review the same day is skipped', async () => {
+    const v = seeded();
+    const before = v.read('MEMORY.md');
+    const s = await serve(v);
+    const r = await s.call('review', { ids: ['11111111-aaaa-4aaa-8aaa-000000000001', 'no-such-id'], rating: 'good' });
+    expect(r.isError, text(r)).toBeFalsy();
+    expect(r.structuredContent).toMatchObject({ dry_run: false, unknown: ['no-such-id'] });
+    expect(r.structuredContent!.decisions).toEqual([expect.objectContaining({ id: '11111111-aaaa-4aaa-8aaa-000000000001', action: 'reviewed' })]);
+    const after = v.read('MEMORY.md');
+    const added = after.split('\n').filter((l) => !before.split('\n').includes(l));
+    expect(added).toHaveLength(1);
+    expect(added[0]).toMatch(/^fsrs: \{stability: [\d.]+, difficulty: [\d.]+, last_review: .*reps: 1/);
+    const again = await s.call('review', { ids: ['11111111-aaaa-4aaa-8aaa-000000000001'], rating: 'easy' });
+    expect(again.structuredContent!.decisions[0]).toMatchObject({ action: 'skipped-recent' });
+    expect(v.read('MEMORY.md')).toBe(after);
+    expect((await s.call('review', { ids: ['x'], rating: 'great' })).isError).toBe(true);
+  });
+
+  it('recent returns the episodes mem recent prints, newest first', async () => {
+    const v = seeded();
+    const sample = path.join(path.dirname(path.dirname(BIN)), 'examples', 'sessions', 'fix-checkout-tests.jsonl');
+    const seg = mem(['segment', sample], { cwd: v.root, home: v.home });
+    expect(seg.status, seg.stderr).toBe(0);
+    const cli = mem(['recent', '--json'], { cwd: v.root, home: v.home, env: { MEM_NOW: '2026-11-25' } });
+    expect(cli.status, cli.stderr).toBe(0);
+    const s = await serve(v);
+    const r = await s.call('recent', { limit: 5 });
+    expect(r.isError, text(r)).toBeFalsy();
+    const ids = r.structuredContent!.episodes.map((e: { id: string }) => e.id);
+    expect(ids.length).toBeGreaterThan(0);
+    const cliEpisodes = cli.json().episodes ?? cli.json();
+    expect(ids).toEqual(cliEpisodes.slice(0, 5).map((e: { id: string }) => e.id));
   });
 
   it('context returns the markdown mem context prints, with the norm, and the same data as --json', async () => {

@@ -302,4 +302,54 @@ const listTool: ToolSpec = {
   },
 };
 
-export const TOOLS: ToolSpec[] = [searchTool, getTool, addTool, reinforceTool, contextTool, listTool];
+const reviewTool: ToolSpec = {
+  name: 'review',
+  title: 'Review entries (FSRS)',
+  description: 'Record how well entries held up, for the FSRS schedule that `rank: fsrs` uses: again (wrong or useless), hard, good (helped), easy. '
+    + 'Each entry\'s fsrs state is updated in its file; a second review of an entry within a day is skipped and reported. Same as `mem review`.',
+  inputSchema: {
+    ids: z.array(z.string().trim().min(1).max(200)).min(1, 'ids is empty: give the ids of the entries to review').max(MAX_IDS).describe('entry ids (full ids, as search returns them)'),
+    rating: z.enum(['again', 'hard', 'good', 'easy']).describe('how the entries held up'),
+    dry_run: z.boolean().optional().describe('show what would change, write nothing'),
+  },
+  outputSchema: {
+    dry_run: z.boolean(),
+    decisions: z.array(z.looseObject({ id: z.string(), action: z.string() })),
+    unknown: z.array(z.string()),
+    warnings,
+  },
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  async run(a, env) {
+    const args = a as unknown as { ids: string[]; rating: 'again' | 'hard' | 'good' | 'easy'; dry_run?: boolean };
+    const vault = await env.openVault();
+    const { reviewIds } = await import('../../episodes/review.js');
+    const w: string[] = [];
+    const res = await reviewIds(vault, [...new Set(args.ids)], { rating: args.rating, now: env.now(), dryRun: args.dry_run, onNotes: (n) => w.push(...n) });
+    if (res.lag) w.push(res.lag);
+    return toolResult(withWarnings({ dry_run: Boolean(args.dry_run), decisions: res.decisions as unknown as Record<string, unknown>[], unknown: res.unknown }, w));
+  },
+};
+
+const recentTool: ToolSpec = {
+  name: 'recent',
+  title: 'Recent episodes',
+  description: 'What happened in recent sessions: episodes (segments of past sessions, newest first) with title, summary, time range and key moments (surprise ≥ 0.7). '
+    + 'Use it to pick up where earlier work left off. Same as `mem recent`.',
+  inputSchema: {
+    limit: limit('at most this many episodes (default 10)'),
+    days: z.number().int().min(1).max(3650).optional().describe('only episodes of the last N days'),
+    session: z.string().max(200).optional().describe('only the episodes of this session id'),
+    detail: z.enum(['auto', 'none', 'full']).optional().describe('messages to include: none (default), auto (those of the top two key moments), full (all)'),
+  },
+  outputSchema: { episodes: z.array(item), warnings },
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  async run(a, env) {
+    const args = a as unknown as { limit?: number; days?: number; session?: string; detail?: 'auto' | 'none' | 'full' };
+    const vault = await env.openVault();
+    const { recentEpisodes } = await import('../../episodes/run.js');
+    const { value, warnings: w } = await fresh(vault, (ix) => recentEpisodes(ix.db, { limit: args.limit ?? 10, days: args.days, session: args.session, nowMs: env.now(), detail: args.detail }));
+    return toolResult(withWarnings({ episodes: value as unknown as Record<string, unknown>[] }, w));
+  },
+};
+
+export const TOOLS: ToolSpec[] = [searchTool, getTool, addTool, reinforceTool, contextTool, listTool, reviewTool, recentTool];
