@@ -16,6 +16,8 @@ export interface ContextRequest {
   proxyChars: number;
   limit: number;
   candidates: number;
+  /** Hybrid retrieval for the task's learnings (prepareHybrid), when embeddings are configured. */
+  hybrid?: SearchRequest['hybrid'];
 }
 
 export interface ContextResult {
@@ -42,7 +44,7 @@ export function buildContext(db: Db, req: ContextRequest): ContextResult {
     institutional.push(n);
   }
   const base: Omit<SearchRequest, 'filter' | 'maxChars'> = {
-    query: req.task, limit: req.limit, candidates: req.candidates, rank: req.rank, now: req.now, scopeMultipliers: req.scopeMultipliers,
+    query: req.task, limit: req.limit, candidates: req.candidates, rank: req.rank, now: req.now, scopeMultipliers: req.scopeMultipliers, hybrid: req.hybrid,
   };
   // A section whose filter matches no entry at all is skipped: a filtered search over a large
   // vault falls back to joining every full-text match, which is the slow path.

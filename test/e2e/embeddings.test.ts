@@ -129,6 +129,24 @@ describe('hybrid search', () => {
     expect(human.stdout).toMatch(/vector #1 cos 0\.\d+ · bm25 – · fused 0\.016/);
   });
 
+  it('mem context finds the task\'s learnings the same way (hybrid), and falls back to lexical with one warning', async () => {
+    const s = await server();
+    const v = vault();
+    const env = envFor(s);
+    await memAsync(['index', '--embed'], { cwd: v.root, home: v.home, env });
+    const lexical = mem(['context', 'automobile upkeep', '--json'], { cwd: v.root, home: v.home, env: NO_EMBED });
+    expect(lexical.json().learnings.map((h: { id: string }) => h.id)).toEqual(['upk-1']);
+    const r = await memAsync(['context', 'automobile upkeep', '--json'], { cwd: v.root, home: v.home, env });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.json().learnings.map((h: { id: string }) => h.id).slice(0, 2).sort()).toEqual(['car-1', 'upk-1']);
+    await s.close();
+    servers.length = 0;
+    const down = await memAsync(['context', 'automobile upkeep', '--json'], { cwd: v.root, home: v.home, env });
+    expect(down.status).toBe(0);
+    expect(down.stderr).toMatch(/^mem: warning: embeddings unavailable: .*; lexical results only$/m);
+    expect(down.json().learnings.map((h: { id: string }) => h.id)).toEqual(['upk-1']);
+  });
+
   it('filters apply to the vector list too', async () => {
     const s = await server();
     const v = vault();

@@ -5,7 +5,9 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { usageError } from '../../errors.js';
 import type { ContextResult } from '../../retrieve/context.js';
-import type { RankedHit } from '../../retrieve/search.js';
+import type { Db } from '../../index/db.js';
+import type { EmbedSettings } from '../../embeddings/client.js';
+import type { RankedHit, SearchRequest } from '../../retrieve/search.js';
 import { addFilterOptions, filterFromOptions, globals, vaultFor, withFreshIndex, type FilterOptions } from '../common.js';
 import { makeCtx, nowMs, parseIntOption, readStdin, type Ctx } from '../io.js';
 import { inlineText, oneLine, quoteBody } from '../output/quote.js';
@@ -66,6 +68,13 @@ function itemMd(r: { title: string; body: string; path: string; line: number }):
   return [`- **${inlineText(r.title) || '(untitled)'}** _(${oneLine(r.path)}:${r.line})_`, ...quoteBody(body, '  ')];
 }
 
+/** The hybrid hook for the task (null warns and means lexical, as `mem search` does). */
+async function hybridFor(ctx: Ctx, db: Db, emb: EmbedSettings, task: string): Promise<SearchRequest['hybrid']> {
+  const setup = await (await import('../../retrieve/hybrid.js')).prepareHybrid(db, emb, [task]);
+  if (setup.warning) ctx.warn(setup.warning);
+  return setup.hooks?.[0];
+}
+
 export function renderContextMd(res: ContextResult): string {
   const out: string[] = ['## Memory for this task', ''];
   const task = oneLine(res.task);
@@ -108,7 +117,10 @@ async function contextCommand(ctx: Ctx, taskArgs: string[], opts: ContextOptions
   const rank = opts.rank ?? vault.config.search.rank;
   policyFor(rank);
   const now = nowMs();
-  const res = await withFreshIndex(ctx, vault, { refresh: opts.refresh !== false, tolerateBusy: true }, (ix) => buildContext(ix.db, {
+  // Embeddings configured: the task's learnings are found as `mem search` finds them (hybrid).
+  const emb = (await import('../../vault/config.js')).embeddingsFrom(vault.config.embeddings);
+  const res = await withFreshIndex(ctx, vault, { refresh: opts.refresh !== false, tolerateBusy: true }, async (ix) => buildContext(ix.db, {
+    hybrid: emb ? await hybridFor(ctx, ix.db, emb, task) : undefined,
     task, filter, rank, now, scopeMultipliers: vault.config.scopeMultipliers,
     institutionalChars: parseIntOption('--institutional-chars', opts.institutionalChars) ?? c.institutionalChars,
     taskChars: parseIntOption('--task-chars', opts.taskChars) ?? c.taskChars,
