@@ -94,7 +94,7 @@ export interface ExtractResult {
 /** Scopes whose learnings belong to the work at hand (domain: task, retired with its stage); the rest are durable (team). */
 const TASK_DOMAIN = new Set<ExtractionScopeName>(['session', 'team', 'in-flight', 'prospective']);
 
-const SYSTEM = `You turn a coding agent's session transcript into durable learnings for a long-term memory that future sessions search before they start work.
+export const SYSTEM = `You turn a coding agent's session transcript into durable learnings for a long-term memory that future sessions search before they start work.
 Record only what would change what a future session does: specific facts, commands, conventions, pitfalls with their fixes, the human's corrections and preferences.
 Each learning stands alone (a reader will not see the transcript) and names its subject: the concrete command, file, setting, tool, service or error.
 Give the rule and its evidence separately: the title is the rule itself (short, imperative where it is one: "Run X before Y"), the body says why it holds and how to apply it in 1-3 whole sentences, and the evidence is the human's words or the error line that shows it, quoted exactly.
@@ -124,7 +124,7 @@ interface Target {
   preamble: string;
 }
 
-function preambleFor(kind: string, job?: string, task?: string): string {
+export function preambleFor(kind: string, job?: string, task?: string): string {
   switch (kind) {
     case 'proxy':
       return '# Proxy memory\n\nHow the people here work and what they want, kept by `mem` (mem extract writes here).\n';
