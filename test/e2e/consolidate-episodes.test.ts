@@ -1,9 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanup, mem, tempDir, tempVault } from '../helpers.js';
+import { closeServers, fakeServer, openaiCompletion } from '../fake-llm.js';
+import { cleanup, mem, memAsync, tempDir, tempVault } from '../helpers.js';
 
-afterEach(cleanup);
+afterEach(async () => {
+  await closeServers();
+  cleanup();
+});
+
+const NO_KEYS = { ANTHROPIC_API_KEY: undefined, ANTHROPIC_BASE_URL: undefined, OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined, MEM_PROVIDER: undefined, MEM_MODEL: undefined };
 
 const RULE = 'Never run the deploy script with sudo, it breaks file ownership in the release folder.';
 
@@ -151,6 +157,35 @@ describe('mem consolidate --episodes', () => {
     const e = mem(['consolidate', '--episodes', ...HEUR], { cwd: empty.root, home: empty.home });
     expect(e.status).toBe(0);
     expect(e.stderr).toContain('(0 waiting of 0)');
+  });
+
+  it('with a model: one request over the episodes\' messages, its learnings gated and linked to every episode', async () => {
+    const v = vault();
+    segmentAll(v, ['m-1', 'm-2', 'm-3']);
+    const answer = {
+      learnings: [
+        { scope: 'project', type: 'directive', title: 'Run the deploy script as the deploy user, never with sudo', body: 'Running it with sudo leaves root-owned files in the release folder, which breaks the next deploy.', importance: 0.8, phase: 'implementation' },
+        { scope: 'project', type: 'procedural', title: 'The edit failed', body: 'The old_string was not found in the file.', importance: 0.3, phase: 'implementation' },
+      ],
+    };
+    const srv = await fakeServer([{ body: openaiCompletion(JSON.stringify(answer)) }]);
+    const r = await memAsync(['consolidate', '--episodes', '--json', '--model', 'llama3.1'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, OPENAI_BASE_URL: `${srv.url}/v1` } });
+    expect(r.status, r.stderr).toBe(0);
+    expect(srv.seen).toHaveLength(1);
+    expect(srv.seen[0].path).toBe('/v1/chat/completions');
+    // The prompt carries the messages recovered from the episodes' bodies.
+    expect(srv.seen[0].body.messages[1].content).toContain('Never run the deploy script with sudo');
+    expect(srv.seen[0].body.messages[1].content).toContain('Please deploy the staging build for m-3.');
+    const out = r.json();
+    expect(out.provider).toMatchObject({ name: 'openai', model: 'llama3.1' });
+    expect(out.fallback).toBeNull();
+    expect(out.written.map((w: any) => w.title)).toEqual(['Run the deploy script as the deploy user, never with sudo']);
+    expect(out.written[0].episodes).toEqual(['ep-m-1-001', 'ep-m-2-001', 'ep-m-3-001']);
+    expect(out.rejected['tool-mechanics'] + out.rejected.fragment + out.rejected['no-subject']).toBe(1);
+    const memory = v.read('MEMORY.md');
+    expect(memory).toMatch(/^source: 'openai:llama3\.1'$/m);
+    expect(memory).toMatch(/^episodes: \[ep-m-1-001, ep-m-2-001, ep-m-3-001\]$/m);
+    expect(out.marked).toHaveLength(3);
   });
 
   it('--check is refused with --episodes; plain mem consolidate is unchanged', () => {
