@@ -197,4 +197,30 @@ describe('mem consolidate --episodes', () => {
     expect(plain.status).toBe(0);
     expect(plain.stderr).toContain('no contradicting learnings found');
   });
+
+  it('mem extract consolidates after segmenting when extract.consolidate is true and the threshold is met; off by default', () => {
+    const OFFLINE = { ...NO_KEYS, MEM_NOW: '2026-11-20' };
+    const dir = tempDir();
+    // Off (the default): episodes are written, none consolidated.
+    const off = vault();
+    for (const s of ['o-1', 'o-2', 'o-3']) expect(mem(['extract', transcript(dir, s)], { cwd: off.root, home: off.home, env: OFFLINE }).status).toBe(0);
+    for (const s of ['o-1', 'o-2', 'o-3']) expect(off.read(epFile(s))).toMatch(/^consolidated_at: null$/m);
+
+    const v = vault();
+    const cfg = v.read('.mem/config.yaml');
+    expect(cfg).toMatch(/^ {2}budget_chars: .*$/m);
+    v.write('.mem/config.yaml', cfg.replace(/^( {2}budget_chars: .*)$/m, '$1\n  consolidate: true'));
+    const runs = ['e-1', 'e-2', 'e-3'].map((s) => mem(['extract', transcript(dir, s), '--json'], { cwd: v.root, home: v.home, env: OFFLINE }));
+    for (const r of runs) expect(r.status, r.stderr).toBe(0);
+    // Below the threshold for the first two; the third consolidates all three.
+    expect(runs[0].json().consolidation).toBeUndefined();
+    expect(runs[1].json().consolidation).toBeUndefined();
+    const third = runs[2].json();
+    expect(third.consolidation.episodes.sort()).toEqual(['ep-e-1-001', 'ep-e-2-001', 'ep-e-3-001']);
+    // The rule is already in MEMORY.md from the first extraction: the duplicate check keeps it single.
+    expect(third.consolidation.written).toEqual([]);
+    expect(v.read('MEMORY.md').match(/^## .*Never run the deploy script/gm)?.length).toBe(1);
+    for (const s of ['e-1', 'e-2', 'e-3']) expect(v.read(epFile(s))).toMatch(/^consolidated_at: '/m);
+    expect(mem(['lint'], { cwd: v.root, home: v.home }).status).toBe(0);
+  });
 });
