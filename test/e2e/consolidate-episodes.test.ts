@@ -223,4 +223,32 @@ describe('mem consolidate --episodes', () => {
     for (const s of ['e-1', 'e-2', 'e-3']) expect(v.read(epFile(s))).toMatch(/^consolidated_at: '/m);
     expect(mem(['lint'], { cwd: v.root, home: v.home }).status).toBe(0);
   });
+
+  it('an episode file with a BOM and CRLF line endings keeps both; only its consolidated_at line changes', () => {
+    const v = vault();
+    segmentAll(v, ['w-1', 'w-2', 'w-3']);
+    const crlf = `\ufeff${v.read(epFile('w-2')).replace(/\n/g, '\r\n')}`;
+    v.write(epFile('w-2'), crlf);
+    const r = mem(['consolidate', '--episodes', '--json', ...HEUR], { cwd: v.root, home: v.home });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.json().written[0].episodes).toEqual(['ep-w-1-001', 'ep-w-2-001', 'ep-w-3-001']);
+    const after = v.read(epFile('w-2'));
+    expect(after.startsWith('\ufeff')).toBe(true);
+    expect(after.replace(/^consolidated_at: '[^']+'\r$/m, 'consolidated_at: null\r')).toBe(crlf);
+    expect(after).not.toMatch(/[^\r]\n/);
+  });
+
+  it('an episode file that is a symlink out of the vault is neither read nor written', () => {
+    const v = vault();
+    segmentAll(v, ['l-1', 'l-2', 'l-3']);
+    const outside = path.join(tempDir(), 'outside.md');
+    fs.copyFileSync(v.path(epFile('l-3')), outside);
+    fs.rmSync(v.path(epFile('l-3')));
+    fs.symlinkSync(outside, v.path(epFile('l-3')));
+    const before = fs.readFileSync(outside);
+    const r = mem(['consolidate', '--episodes', '--json', ...HEUR], { cwd: v.root, home: v.home });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.json()).toMatchObject({ due: false, waiting: 2, episodes_total: 2 });
+    expect(fs.readFileSync(outside).equals(before)).toBe(true);
+  });
 });
