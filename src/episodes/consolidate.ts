@@ -40,7 +40,7 @@ export function thresholdMet(pending: readonly Pick<PendingEpisode, 'surprise'>[
   return { due: false, why: null };
 }
 
-const ROLE_LINE = /^\*\*(user|assistant)\*\*(?: · .*)?$/;
+const ROLE_LINE = /^\*\*(user|assistant)\*\*(?: \u00b7 .*)?$/;
 
 /** A quoted line back to its text: store.ts wrote `> ` + the line, with a `\` before a line that would open a block. */
 function unquote(line: string): string {
@@ -67,7 +67,7 @@ export function messagesFromEpisodeBody(body: string): TranscriptMessage[] {
     const m = ROLE_LINE.exec(line);
     if (m) {
       flush();
-      const ts = / · (.+)$/.exec(line)?.[1];
+      const ts = / \u00b7 (.+)$/.exec(line)?.[1];
       cur = { role: m[1] as Role, lines: [], ...(ts ? { timestamp: ts } : {}) };
       continue;
     }
