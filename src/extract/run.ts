@@ -89,12 +89,16 @@ export interface ExtractResult {
   episodes?: { path: string; count: number; written: boolean };
   /** Why the episodes could not be written (the learnings are). */
   episodes_warning?: string;
+  /** Waiting episodes consolidated afterwards (extract.consolidate), when the threshold was met. */
+  consolidation?: { episodes: string[]; written: { file: string; id: string; title: string; episodes: string[] }[] };
+  /** Why the consolidation failed (the extraction is written). */
+  consolidation_warning?: string;
 }
 
 /** Scopes whose learnings belong to the work at hand (domain: task, retired with its stage); the rest are durable (team). */
 const TASK_DOMAIN = new Set<ExtractionScopeName>(['session', 'team', 'in-flight', 'prospective']);
 
-const SYSTEM = `You turn a coding agent's session transcript into durable learnings for a long-term memory that future sessions search before they start work.
+export const SYSTEM = `You turn a coding agent's session transcript into durable learnings for a long-term memory that future sessions search before they start work.
 Record only what would change what a future session does: specific facts, commands, conventions, pitfalls with their fixes, the human's corrections and preferences.
 Each learning stands alone (a reader will not see the transcript) and names its subject: the concrete command, file, setting, tool, service or error.
 Give the rule and its evidence separately: the title is the rule itself (short, imperative where it is one: "Run X before Y"), the body says why it holds and how to apply it in 1-3 whole sentences, and the evidence is the human's words or the error line that shows it, quoted exactly.
@@ -124,7 +128,7 @@ interface Target {
   preamble: string;
 }
 
-function preambleFor(kind: string, job?: string, task?: string): string {
+export function preambleFor(kind: string, job?: string, task?: string): string {
   switch (kind) {
     case 'proxy':
       return '# Proxy memory\n\nHow the people here work and what they want, kept by `mem` (mem extract writes here).\n';
@@ -395,6 +399,21 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
   if (reindexFiles.size > 0) {
     const { reindex } = await import('../lifecycle/vault-ops.js');
     result.index_warning = (await reindex(vault, [...reindexFiles.values()])) ?? null;
+  }
+  // Then the waiting episodes, this session's among them (extract.consolidate, off by default):
+  // the same pipeline as `mem consolidate --episodes`, only when its threshold is met.
+  if (vault.config.extract.consolidate && result.episodes) {
+    try {
+      const { consolidateEpisodes } = await import('../episodes/consolidate.js');
+      const c = await consolidateEpisodes(vault, {
+        scopes: opts.scopes, provider: opts.provider, client: opts.client, budget: opts.budget, dryRun: false, fallback: opts.fallback,
+        today: opts.today, now: new Date().toISOString(), stage: opts.stage, llm: opts.llm,
+      });
+      if (c.due) result.consolidation = { episodes: c.marked, written: c.written.map(({ file, id, title, episodes }) => ({ file, id, title, episodes })) };
+      if (c.index_warning && !result.index_warning) result.index_warning = c.index_warning;
+    } catch (err) {
+      result.consolidation_warning = `episodes not consolidated: ${err instanceof Error ? err.message : String(err)}`;
+    }
   }
   return result;
 }

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import type { ConsolidateItem, Decision } from '../../lifecycle/consolidate.js';
+import { usageError } from '../../errors.js';
 import { CHECK_HELP, settleCheck } from '../check.js';
 import { globals, vaultFor } from '../common.js';
 import { makeCtx, nowMs, today, type Ctx } from '../io.js';
@@ -18,6 +19,12 @@ export function registerConsolidate(program: Command): void {
     .description('settle contradicting learnings: the older decays (importance × 0.7) or retires (≥ 90 days older)')
     .option('--dry-run', 'show the decisions, write nothing')
     .option('--check', CHECK_HELP)
+    .option('--episodes', `turn waiting episodes into learnings (when ${'≥'} 3 are unconsolidated, or one has surprise ${'≥'} 0.85)`)
+    .option('--provider <name>', 'with --episodes: anthropic, openai or heuristic (offline); default as for mem extract')
+    .option('--model <model>', 'with --episodes: model name (env MEM_MODEL)')
+    .option('--base-url <url>', 'with --episodes: OpenAI-compatible server, e.g. http://localhost:11434/v1')
+    .option('--scopes <list>', 'with --episodes: extraction scopes (default: extract.scopes in config); job, task and global scopes are skipped')
+    .option('--no-fallback', 'with --episodes: fail when the model cannot be used, instead of falling back to the heuristics')
     .addHelpText('after', `
 Offline, two entries of the same scope contradict when they share a topic (Jaccard ≥ 0.4 over
 their words) and one negates what the other states ("never", "don't", "no longer", …), or the
@@ -30,13 +37,75 @@ you to settle, and nothing is written for them. --check exits 1 on any decision 
 
 When to run it: after extraction, or weekly.
 
+--episodes consolidates episodes (.mem/episodes/, written by mem segment / mem extract) instead:
+when at least 3 are unconsolidated, or one has surprise >= 0.85 (a flashbulb), their messages go
+through the extraction path (the model, or the offline heuristics), the quality gate and the
+duplicate check; each learning gets \`episodes: [id, …]\` naming the episodes it came from, and
+every episode considered gets \`consolidated_at\`. A second run finds nothing to do.
+
 Examples:
   $ mem consolidate --dry-run
   $ mem consolidate --check      # CI: exit 1 on any decision or flag
-  $ mem consolidate --json`)
-    .action(async (opts: { dryRun?: boolean; check?: boolean }, command: Command) => {
-      await consolidateCommand(makeCtx(globals(command)), opts);
+  $ mem consolidate --json
+  $ mem consolidate --episodes --dry-run
+  $ mem consolidate --episodes --provider heuristic --json`)
+    .action(async (opts: ConsolidateOpts, command: Command) => {
+      const ctx = makeCtx(globals(command));
+      if (opts.episodes) await consolidateEpisodesCommand(ctx, opts);
+      else await consolidateCommand(ctx, opts);
     });
+}
+
+interface ConsolidateOpts {
+  dryRun?: boolean;
+  check?: boolean;
+  episodes?: boolean;
+  provider?: string;
+  model?: string;
+  baseUrl?: string;
+  scopes?: string;
+  fallback?: boolean;
+}
+
+async function consolidateEpisodesCommand(ctx: Ctx, opts: ConsolidateOpts): Promise<void> {
+  if (opts.check) throw usageError('--check does not apply to --episodes', 'use --dry-run to see what would be written');
+  const vault = await vaultFor(ctx);
+  const { parseScopeList } = await import('../../extract/scopes.js');
+  const scopes = parseScopeList(opts.scopes ?? vault.config.extract.scopes.join(','));
+  const { resolveProviderConfig } = await import('../../llm/provider.js');
+  const fromConfig = vault.config.llm;
+  const provider = resolveProviderConfig(process.env, {
+    provider: opts.provider ?? fromConfig.provider,
+    providerSource: opts.provider ? '--provider' : '.mem/config.yaml',
+    model: opts.model,
+    baseUrl: opts.baseUrl,
+    configModel: fromConfig.model,
+    configBaseUrl: fromConfig.baseUrl,
+  });
+  const { consolidateEpisodes, MIN_EPISODES, FLASHBULB } = await import('../../episodes/consolidate.js');
+  const { readCurrentStage } = await import('../../lifecycle/stage.js');
+  const r = await consolidateEpisodes(vault, {
+    scopes, provider, client: { timeoutMs: fromConfig.timeoutMs, maxRetries: fromConfig.maxRetries }, budget: vault.config.extract.budgetChars,
+    dryRun: Boolean(opts.dryRun), fallback: opts.fallback !== false, today: today(), now: new Date(nowMs()).toISOString(), stage: readCurrentStage(vault.root) ?? undefined,
+  });
+  for (const p of r.problems) ctx.warn(`${p}; this file is left out`);
+  if (r.index_warning) ctx.warn(r.index_warning);
+  if (ctx.json) {
+    ctx.out(JSON.stringify(r, null, 2));
+    return;
+  }
+  if (!r.due) {
+    ctx.info(`nothing to consolidate: fewer than ${MIN_EPISODES} unconsolidated episodes and none with surprise >= ${FLASHBULB} (${r.waiting} waiting of ${r.episodes_total})`);
+    return;
+  }
+  for (const s of r.skipped_scopes) ctx.warn(`scope ${s.scope} skipped: ${s.reason}`);
+  if (r.fallback) ctx.warn(`${r.fallback}; used the heuristics instead`);
+  const verb = r.dry_run ? 'would write' : 'wrote';
+  for (const w of r.written) ctx.out(`${verb} ${w.id} (${w.file}) ${w.title} ← ${w.episodes.join(', ')}`);
+  for (const x of r.rejected_learnings) ctx.info(`rejected (${x.reason}): ${x.title}`);
+  const n = r.dry_run ? r.considered.length : r.marked.length;
+  ctx.info(`${r.dry_run ? 'would consolidate' : 'consolidated'} ${n} episode${n === 1 ? '' : 's'}${r.why === 'flashbulb' ? ' (flashbulb)' : ''}: ${r.written.length} learning${r.written.length === 1 ? '' : 's'} ${r.dry_run ? 'to write' : 'written'}, ${r.rejected_learnings.length} rejected`);
+  if (provider.name === 'heuristic' || r.fallback) ctx.info('note: the heuristics catch only explicit signals (corrections, "never/always" rules, error fixes); a language model finds much more.');
 }
 
 function loggedDecays(root: string): Set<string> {
@@ -58,7 +127,7 @@ function loggedDecays(root: string): Set<string> {
   return ids;
 }
 
-async function consolidateCommand(ctx: Ctx, opts: { dryRun?: boolean; check?: boolean }): Promise<void> {
+async function consolidateCommand(ctx: Ctx, opts: ConsolidateOpts): Promise<void> {
   const vault = await vaultFor(ctx);
   const { selectFiles, loadFiles, reindex } = await import('../../lifecycle/vault-ops.js');
   const { planConsolidation, applyDecisions, acting: actingOf } = await import('../../lifecycle/consolidate.js');
