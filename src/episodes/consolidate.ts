@@ -8,7 +8,7 @@ import path from 'node:path';
 import { condense } from '../extract/condense.js';
 import { DuplicateCheck, emptyCounts, gateContext, gateLearnings, type RejectReason } from '../extract/gate.js';
 import { heuristicLearnings } from '../extract/heuristic.js';
-import { learningSchema, validateLearnings, type Learning } from '../extract/learning.js';
+import type { Learning } from '../extract/learning.js';
 import { scopeByName, targetPath, type ExtractionScopeName } from '../extract/scopes.js';
 import type { Role, TranscriptMessage } from '../extract/transcript.js';
 import { createProvider, ProviderError, type ClientOptions, type LlmProvider, type ProviderConfig } from '../llm/provider.js';
@@ -204,12 +204,9 @@ export async function consolidateEpisodes(vault: Vault, opts: ConsolidateOptions
     if (opts.provider.name === 'heuristic') learnings = heuristics();
     else {
       try {
-        const { buildPrompt, SYSTEM } = await import('../extract/run.js');
+        const { askForLearnings, buildPrompt } = await import('../extract/run.js');
         const llm = opts.llm ?? (await createProvider(opts.provider, opts.client));
-        const prompt = buildPrompt(condense(all, opts.budget).text, active, { known: [] });
-        const res = await llm.complete({ system: SYSTEM, prompt, schema: learningSchema(active), schemaName: 'record_learnings', maxTokens: 4096 });
-        const v = validateLearnings(res.json, active);
-        if (!v) throw new ProviderError(`${opts.provider.name} (${opts.provider.model}) answered, but not with a list of learnings`, 'invalid-answer');
+        const v = await askForLearnings(llm, opts.provider, buildPrompt(condense(all, opts.budget).text, active, { known: [] }), active);
         // One request over the whole batch: each learning links to every episode of it.
         learnings = v.learnings.map((l) => ({ ...l, episodes: [...ids] }));
       } catch (err) {

@@ -203,6 +203,18 @@ export function buildPrompt(condensed: string, scopes: ExtractionScopeName[], ex
   return parts.join('\n');
 }
 
+/**
+ * One request for learnings (the forced `record_learnings` call / JSON schema), validated: the
+ * learnings, how many were dropped as incomplete, and the tokens used. An answer that is not a
+ * list of learnings is a ProviderError (the caller falls back to the heuristics).
+ */
+export async function askForLearnings(llm: LlmProvider, provider: ProviderConfig, prompt: string, active: ExtractionScopeName[]): Promise<{ learnings: Learning[]; dropped: number; usage: { input_tokens: number; output_tokens: number } }> {
+  const res = await llm.complete({ system: SYSTEM, prompt, schema: learningSchema(active), schemaName: 'record_learnings', maxTokens: 4096 });
+  const v = validateLearnings(res.json, active);
+  if (!v) throw new ProviderError(`${provider.name} (${provider.model}) answered, but not with a list of learnings`, 'invalid-answer');
+  return { learnings: v.learnings, dropped: v.dropped, usage: { input_tokens: res.usage.inputTokens, output_tokens: res.usage.outputTokens } };
+}
+
 export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: ExtractOptions): Promise<ExtractResult> {
   const t: Transcript = loaded.transcript;
   if (t.messages.length === 0) {
@@ -254,11 +266,8 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
         // Only a regular file inside the vault is read into the prompt.
         const intent = active.includes('intent-alignment') && staysInside(intentFile, vault.root).inside ? readRegular(intentFile) ?? undefined : undefined;
         const condensed = condense(fresh, opts.budget);
-        const prompt = buildPrompt(condensed.text, active, { task, intent, known: existingTitles(targets.values()) });
-        const res = await llm.complete({ system: SYSTEM, prompt, schema: learningSchema(active), schemaName: 'record_learnings', maxTokens: 4096 });
-        result.usage = { input_tokens: res.usage.inputTokens, output_tokens: res.usage.outputTokens };
-        const v = validateLearnings(res.json, active);
-        if (!v) throw new ProviderError(`${opts.provider.name} (${opts.provider.model}) answered, but not with a list of learnings`, 'invalid-answer');
+        const v = await askForLearnings(llm, opts.provider, buildPrompt(condensed.text, active, { task, intent, known: existingTitles(targets.values()) }), active);
+        result.usage = v.usage;
         learnings = v.learnings;
         result.invalid_learnings = v.dropped;
       } catch (err) {

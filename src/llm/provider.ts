@@ -84,6 +84,21 @@ function checkName(wanted: string, source: string): ProviderName {
  * ANTHROPIC_API_KEY, else OPENAI_API_KEY / OPENAI_BASE_URL, else the offline heuristics. The
  * model is --model, MEM_MODEL, `llm.model`, or the provider's default.
  */
+/**
+ * The provider a command uses: its flags (--provider, --model, --base-url) over the environment
+ * over `llm:` in .mem/config.yaml (mem extract, mem consolidate --episodes).
+ */
+export function providerFromFlags(flags: { provider?: string; model?: string; baseUrl?: string }, fromConfig: { provider?: string; model?: string; baseUrl?: string }, env: NodeJS.ProcessEnv = process.env): ProviderConfig {
+  return resolveProviderConfig(env, {
+    provider: flags.provider ?? fromConfig.provider,
+    providerSource: flags.provider ? '--provider' : '.mem/config.yaml',
+    model: flags.model,
+    baseUrl: flags.baseUrl,
+    configModel: fromConfig.model,
+    configBaseUrl: fromConfig.baseUrl,
+  });
+}
+
 export function resolveProviderConfig(env: NodeJS.ProcessEnv = process.env, choice: ProviderChoice | string = {}): ProviderConfig {
   const c: ProviderChoice = typeof choice === 'string' ? { provider: choice, providerSource: '--provider' } : choice;
   const envModel = env.MEM_MODEL?.trim() || undefined;

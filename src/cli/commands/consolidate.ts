@@ -72,16 +72,8 @@ async function consolidateEpisodesCommand(ctx: Ctx, opts: ConsolidateOpts): Prom
   const vault = await vaultFor(ctx);
   const { parseScopeList } = await import('../../extract/scopes.js');
   const scopes = parseScopeList(opts.scopes ?? vault.config.extract.scopes.join(','));
-  const { resolveProviderConfig } = await import('../../llm/provider.js');
   const fromConfig = vault.config.llm;
-  const provider = resolveProviderConfig(process.env, {
-    provider: opts.provider ?? fromConfig.provider,
-    providerSource: opts.provider ? '--provider' : '.mem/config.yaml',
-    model: opts.model,
-    baseUrl: opts.baseUrl,
-    configModel: fromConfig.model,
-    configBaseUrl: fromConfig.baseUrl,
-  });
+  const provider = (await import('../../llm/provider.js')).providerFromFlags(opts, fromConfig);
   const { consolidateEpisodes, MIN_EPISODES, FLASHBULB } = await import('../../episodes/consolidate.js');
   const { readCurrentStage } = await import('../../lifecycle/stage.js');
   const r = await consolidateEpisodes(vault, {

@@ -220,16 +220,8 @@ async function extractCommand(ctx: Ctx, file: string | undefined, opts: ExtractO
   const format = checkFormat(opts.format);
   const vault = await vaultFor(ctx);
   const scopes = parseScopeList(opts.scopes ?? vault.config.extract.scopes.join(','));
-  const { resolveProviderConfig } = await import('../../llm/provider.js');
   const fromConfig = vault.config.llm;
-  const provider = resolveProviderConfig(process.env, {
-    provider: opts.provider ?? fromConfig.provider,
-    providerSource: opts.provider ? '--provider' : '.mem/config.yaml',
-    model: opts.model,
-    baseUrl: opts.baseUrl,
-    configModel: fromConfig.model,
-    configBaseUrl: fromConfig.baseUrl,
-  });
+  const provider = (await import('../../llm/provider.js')).providerFromFlags(opts, fromConfig);
   const sessionId = opts.session ?? process.env.MEM_SESSION;
   if (sessionId !== undefined) (await import('../../extract/session-id.js')).checkSessionId(sessionId);
   const { readCurrentStage } = await import('../../lifecycle/stage.js');
