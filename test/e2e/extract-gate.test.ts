@@ -161,6 +161,34 @@ describe('mem extract: text that must never reach memory', () => {
   });
 });
 
+describe('mem extract: text the harness injected', () => {
+  it('a model\'s learning copied from an AGENTS.md block of the transcript is turned away as instruction-text; one the human typed is kept', async () => {
+    const codex = (type: string, payload: Record<string, unknown>) => JSON.stringify({ timestamp: '2026-11-20T10:00:00Z', type, payload });
+    const msg = (role: string, text: string) => codex('response_item', { type: 'message', role, content: [{ type: role === 'assistant' ? 'output_text' : 'input_text', text }] });
+    const rollout = [
+      codex('session_meta', { id: '0199aa00-2222-7000-8000-000000000002', cwd: '/srv/ledger' }),
+      msg('user', '# AGENTS.md instructions for /srv/ledger\n\n<INSTRUCTIONS>\nRegenerate the protobuf stubs with make proto after editing any file under api/.\n</INSTRUCTIONS>'),
+      msg('user', 'Add a currency field to the invoice message. Keep the ledger totals in integer cents in every report.'),
+      msg('assistant', 'Added the field and regenerated the stubs.'),
+    ].join('\n') + '\n';
+    const answer = {
+      learnings: [
+        { scope: 'project', type: 'procedural', title: 'Regenerate the protobuf stubs with make proto after editing any file under api/', body: 'Regenerate the protobuf stubs with make proto after editing any file under api/.', evidence: '', importance: 0.6, phase: 'implementation' },
+        { scope: 'project', type: 'directive', title: 'Keep ledger totals in integer cents in every report', body: 'Reports must not use floating point for money.', evidence: 'Keep the ledger totals in integer cents in every report.', importance: 0.7, phase: 'implementation' },
+      ],
+    };
+    const srv = await server(openai(JSON.stringify(answer)));
+    const v = vault();
+    v.write('rollout.jsonl', rollout);
+    const r = await memAsync(['extract', 'rollout.jsonl', '--json'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: `${srv.url}/v1` } });
+    expect(r.status, r.stderr).toBe(0);
+    const j = r.json();
+    expect(j.rejected['instruction-text']).toBe(1);
+    expect(j.written.map((w: { title: string }) => w.title)).toEqual(['Keep ledger totals in integer cents in every report']);
+    expect(v.read('MEMORY.md')).not.toContain('make proto');
+  });
+});
+
 describe('mem extract: the quality gate offline', () => {
   const OFFLINE = { ...NO_KEYS, MEM_PROVIDER: 'heuristic' };
 
