@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { formatWhere, usageError } from '../../errors.js';
 import type { FreshIndex } from '../../index/open.js';
+import type { SearchRequest } from '../../retrieve/search.js';
 import { DOMAINS, ENTRY_TYPES, STATUSES } from '../../vault/entry.js';
 import { LEARNING_TYPES, SCOPES } from '../../vault/scope.js';
 import type { Vault } from '../../vault/vault.js';
@@ -51,13 +52,25 @@ function indexNotes(ix: FreshIndex): string[] {
 }
 
 /** Run `read` on a fresh index of the vault, as every CLI read does; returns its value and the index's notes. */
-async function fresh<T>(vault: Vault, read: (ix: FreshIndex) => T): Promise<{ value: T; warnings: string[] }> {
+async function fresh<T>(vault: Vault, read: (ix: FreshIndex) => T | Promise<T>): Promise<{ value: T; warnings: string[] }> {
   const { withIndex } = await import('../../index/open.js');
   const { skipNotices } = await import('../../vault/vault.js');
-  return withIndex(vault, { refresh: true, tolerateBusy: true }, (ix) => {
-    const value = read(ix);
+  return withIndex(vault, { refresh: true, tolerateBusy: true }, async (ix) => {
+    const value = await read(ix);
     return { value, warnings: [...indexNotes(ix), ...skipNotices(vault)] };
   });
+}
+
+/**
+ * With embeddings configured, the hybrid hook for `text` as `mem search` and `mem context` build
+ * it (src/retrieve/hybrid.ts): the endpoint down or no vectors yet → lexical, with the warning.
+ */
+async function hybridFor(vault: Vault, db: FreshIndex['db'], text: string, warnings: string[]): Promise<SearchRequest['hybrid']> {
+  const emb = (await import('../../vault/config.js')).embeddingsFrom(vault.config.embeddings);
+  if (!emb) return undefined;
+  const setup = await (await import('../../retrieve/hybrid.js')).prepareHybrid(db, emb, [text]);
+  if (setup.warning) warnings.push(setup.warning);
+  return setup.hooks?.[0];
 }
 
 function withWarnings(data: Record<string, unknown>, w: string[]): Record<string, unknown> {
@@ -120,10 +133,12 @@ const searchTool: ToolSpec = {
     const { hitJson } = await import('../../cli/output/hits.js');
     const now = env.now();
     const lim = args.limit ?? vault.config.search.limit;
-    const { value: res, warnings: w } = await fresh(vault, (ix) => runSearch(ix.db, {
+    const hw: string[] = [];
+    const { value: res, warnings: w } = await fresh(vault, async (ix) => runSearch(ix.db, {
       query: args.query, limit: lim, candidates: Math.max(vault.config.search.candidates, lim), filter, rank: r,
-      maxChars: args.max_chars, now, scopeMultipliers: vault.config.scopeMultipliers,
+      maxChars: args.max_chars, now, scopeMultipliers: vault.config.scopeMultipliers, hybrid: await hybridFor(vault, ix.db, args.query, hw),
     }));
+    w.push(...hw);
     if (res.truncated) w.push(`the query has more than ${res.terms.length} distinct terms; searched for the first ${res.terms.length}`);
     if (res.onlyStopwords) w.push('the query has only common words (like "the", "what", "is"); nothing to search for');
     await logRetrieval(vault, session, now, args.query, res.results.map((h) => h.id));
@@ -264,11 +279,14 @@ const contextTool: ToolSpec = {
     const { renderContextMd } = await import('../../cli/commands/context.js');
     const { contextJson } = await import('../../cli/output/entries.js');
     const now = env.now();
-    const { value: res, warnings: w } = await fresh(vault, (ix) => buildContext(ix.db, {
+    const hw: string[] = [];
+    const { value: res, warnings: w } = await fresh(vault, async (ix) => buildContext(ix.db, {
       task: args.task, filter, rank: r, now, scopeMultipliers: vault.config.scopeMultipliers,
       institutionalChars: args.institutional_chars ?? c.institutionalChars, taskChars: args.task_chars ?? c.taskChars,
       proxyChars: args.proxy_chars ?? c.proxyChars, limit: args.limit ?? c.limit, candidates: vault.config.search.candidates,
+      hybrid: await hybridFor(vault, ix.db, args.task, hw),
     }));
+    w.push(...hw);
     await logRetrieval(vault, session, now, args.task, [...res.learnings, ...res.proxy].map((h) => h.id));
     const markdown = renderContextMd(res);
     return toolResult(withWarnings({ markdown, ...(await contextJson(res)) }, w), markdown);
