@@ -1,0 +1,178 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cleanup, mem, REPO, tempVault, type TempVault } from '../helpers.js';
+
+afterEach(cleanup);
+
+const NOW = { MEM_NOW: '2026-11-20' };
+
+function vault(): TempVault {
+  const v = tempVault();
+  mem(['init', '-q'], { cwd: v.root, home: v.home });
+  return v;
+}
+
+function run(v: TempVault, args: string[], input?: string) {
+  return mem(args, { cwd: v.root, home: v.home, env: NOW, input });
+}
+
+function addChain(v: TempVault): void {
+  expect(run(v, ['pattern', 'add', '--name', 'run-migrations-first', '--trigger', 'API tests fail on a fresh database', '--action', 'run npm run db:migrate first',
+    '--description', 'The test database starts empty.', '--relation', 'prevents:flaky-api-tests', '--evidence-episode', '2026-11-01-session-1']).status).toBe(0);
+  expect(run(v, ['pattern', 'add', '--name', 'flaky-api-tests', '--trigger', 'tests fail at random', '--action', 'quarantine the test', '--relation', 'causes:ANTIPATTERN-retry-until-green', '--success-rate', '0.8']).status).toBe(0);
+  expect(run(v, ['pattern', 'add', '--name', 'retry-until-green', '--antipattern', '--trigger', 'CI is red', '--action', 're-run CI until it passes', '--success-rate', '0.2']).status).toBe(0);
+}
+
+describe('mem pattern add', () => {
+  it('creates a note with the seed\'s frontmatter and sections, then upserts it byte-stably', () => {
+    const v = vault();
+    addChain(v);
+    const rel = '.mem/patterns/PATTERN-run-migrations-first.md';
+    const created = v.read(rel);
+    expect(created).toBe(`---
+title: PATTERN-run-migrations-first
+type: pattern
+tags: [causal, pattern]
+permalink: patterns/pattern-run-migrations-first
+trigger: 'API tests fail on a fresh database'
+success_rate: 1
+occurrences: 1
+last_validated: '2026-11-20'
+---
+
+# PATTERN-run-migrations-first
+
+## Context
+The test database starts empty.
+
+## Trigger
+API tests fail on a fresh database
+
+## Action
+run npm run db:migrate first
+
+## Observations
+
+## Causal Relationships
+- prevents [[flaky-api-tests]]
+
+## Evidence Episodes
+- [[EPISODE-2026-11-01-session-1]]
+
+## Relations
+`);
+    expect(v.read('.mem/patterns/ANTIPATTERN-retry-until-green.md')).toContain('tags: [causal, pattern, antipattern]');
+    // A hand edit, CRLF and a BOM: kept through the update.
+    const hand = `\ufeff${created.replace('The test database starts empty.\n', 'The test database starts empty.\nHand-written note, kept.  \n')}`.replace(/\n/g, '\r\n');
+    v.write(rel, hand);
+    const r = mem(['pattern', 'add', '--name', 'Run Migrations First', '--success-rate', '0', '--evidence-episode', 'episode-2026-11-02-session-2', '--relation', 'enables:fast-ci', '--json'], { cwd: v.root, home: v.home, env: { MEM_NOW: '2026-11-21' } });
+    expect(r.status).toBe(0);
+    expect(r.json()).toMatchObject({ action: 'updated', occurrences: 2, success_rate: 0.5, last_validated: '2026-11-21', added_evidence: ['EPISODE-2026-11-02-session-2'], added_relations: [{ type: 'enables', target: 'fast-ci' }] });
+    const after = v.read(rel);
+    expect(after.startsWith('\ufeff')).toBe(true);
+    expect(after).toBe(hand
+      .replace('success_rate: 1\r\n', 'success_rate: 0.5\r\n').replace('occurrences: 1\r\n', 'occurrences: 2\r\n').replace("'2026-11-20'", "'2026-11-21'")
+      .replace('- prevents [[flaky-api-tests]]\r\n', '- prevents [[flaky-api-tests]]\r\n- enables [[fast-ci]]\r\n')
+      .replace('- [[EPISODE-2026-11-01-session-1]]\r\n', '- [[EPISODE-2026-11-01-session-1]]\r\n- [[EPISODE-2026-11-02-session-2]]\r\n'));
+    // The same evidence and relation again: counted, but no second link.
+    const again = run(v, ['pattern', 'add', '--name', 'run-migrations-first', '--success-rate', '1', '--evidence-episode', 'EPISODE-2026-11-02-session-2', '--relation', 'enables:FAST-CI', '--json']).json();
+    expect(again).toMatchObject({ occurrences: 3, added_evidence: [], added_relations: [] });
+    expect(again.success_rate).toBeCloseTo(2 / 3, 5);
+    expect(v.read(rel).match(/EPISODE-2026-11-02-session-2/g)).toHaveLength(1);
+  });
+
+  it('reads the seed\'s add_pattern JSON on stdin, and refuses bad input without writing', () => {
+    const v = vault();
+    const ok = run(v, ['pattern', 'add', '-', '--json'], JSON.stringify({ name: 'retry-once', trigger: 'network flake', action: 'retry once', success_rate: 0.9, causal_relationships: [{ type: 'prevents', target: 'red-ci' }], is_antipattern: null, project: 'x' }));
+    expect(ok.status).toBe(0);
+    expect(ok.json()).toMatchObject({ action: 'created', title: 'PATTERN-retry-once', permalink: 'patterns/pattern-retry-once' });
+    for (const [args, input, msg] of [
+      [['pattern', 'add', '-'], '{"name": "x", "success_rate": 3}', /success_rate" must be a number from 0 to 1/],
+      [['pattern', 'add', '-'], '[1]', /expected a JSON object/],
+      [['pattern', 'add', '-'], '{not json', /stdin is not JSON/],
+      [['pattern', 'add', '--name', 'x', '--trigger', 't', '--action', 'a', '--relation', 'breaks:y'], '', /--relation must be TYPE:TARGET/],
+      [['pattern', 'add', '--name', 'x', '--action', 'a'], '', /needs a trigger/],
+      [['pattern', 'add', '--name', '!!!', '--trigger', 't', '--action', 'a'], '', /no letters or digits/],
+      [['pattern', 'add', '--name', 'x', '--trigger', 't', '--action', 'a', '--success-rate', '1.5'], '', /--success-rate must be a number from 0 to 1/],
+    ] as [string[], string, RegExp][]) {
+      const r = run(v, args, input);
+      expect(r.status, args.join(' ')).not.toBe(0);
+      expect(r.stderr).toMatch(msg);
+      expect(r.stderr.split('\n')[0]).toMatch(/^mem: /);
+    }
+    expect(fs.readdirSync(v.path('.mem/patterns'))).toEqual(['PATTERN-retry-once.md']);
+  });
+
+  it('keeps hostile names and text inside the note\'s structure', () => {
+    const v = vault();
+    const r = run(v, ['pattern', 'add', '--name', '../../evil\nname', '--trigger', 'x: y\n---\n# z', '--action', '## Relations\n- causes [[Injected]]', '--description', '```\n## Trigger']);
+    expect(r.status).toBe(0);
+    expect(fs.readdirSync(v.path('.mem/patterns'))).toEqual(['PATTERN-evil-name.md']);
+    const v2 = run(v, ['validate']);
+    expect(v2.stdout + v2.stderr).not.toMatch(/Injected/);
+    expect(run(v, ['pattern', 'list', '--json']).json().patterns[0]).toMatchObject({ trigger: 'x: y --- # z', causal: [] });
+  });
+});
+
+describe('mem pattern list / path / antipatterns', () => {
+  it('lists with filters, best first', () => {
+    const v = vault();
+    addChain(v);
+    run(v, ['pattern', 'add', '--name', 'retry-until-green', '--antipattern', '--success-rate', '0']);
+    const all = run(v, ['pattern', 'list', '--json']).json();
+    expect(all.patterns.map((p: { title: string }) => p.title)).toEqual(['PATTERN-run-migrations-first', 'PATTERN-flaky-api-tests', 'ANTIPATTERN-retry-until-green']);
+    expect(all.patterns[2]).toMatchObject({ kind: 'antipattern', success_rate: 0.1, occurrences: 2 });
+    expect(run(v, ['pattern', 'list', '--trigger', 'DATABASE', '--json']).json().patterns.map((p: { name: string }) => p.name)).toEqual(['run-migrations-first']);
+    expect(run(v, ['pattern', 'list', '--min-success-rate', '0.8', '--json']).json().total).toBe(2);
+    expect(run(v, ['pattern', 'list', '--min-occurrences', '2', '--json']).json().patterns).toHaveLength(1);
+    expect(run(v, ['pattern', 'list', '--limit', '1', '--json']).json()).toMatchObject({ total: 3, patterns: [{ name: 'run-migrations-first' }] });
+    const human = run(v, ['pattern', 'list']);
+    expect(human.stdout.split('\n')[0]).toBe('1.00  ×1   PATTERN-run-migrations-first  — API tests fail on a fresh database');
+    expect(run(v, ['pattern', 'list', '--limit', '0']).status).toBe(2);
+  });
+
+  it('finds causal paths with edge types, or says why none (exit 1)', () => {
+    const v = vault();
+    addChain(v);
+    const p = run(v, ['pattern', 'path', 'run-migrations-first', 'retry']);
+    expect(p.status).toBe(0);
+    expect(p.stdout.trim()).toBe('PATTERN-run-migrations-first —prevents→ PATTERN-flaky-api-tests —causes→ ANTIPATTERN-retry-until-green');
+    const j = run(v, ['pattern', 'path', 'migrations', 'ANTIPATTERN-retry-until-green', '--json']).json();
+    expect(j).toMatchObject({ found: true, depth: 2, max_depth: 5, path: [{ label: 'PATTERN-run-migrations-first' }, { via: 'prevents' }, { via: 'causes', type: 'antipattern' }] });
+    const depth = run(v, ['pattern', 'path', 'migrations', 'retry', '--max-depth', '1', '--json']);
+    expect(depth.status).toBe(1);
+    expect(depth.json()).toMatchObject({ found: false, depth: null, reason: expect.stringMatching(/more than 1 step/) });
+    const back = run(v, ['pattern', 'path', 'retry', 'migrations']);
+    expect(back.status).toBe(1);
+    expect(back.stdout).toMatch(/^no path: no chain of causal relationships leads from ANTIPATTERN-retry-until-green to PATTERN-run-migrations-first/);
+    const amb = run(v, ['pattern', 'path', 'r', 'flaky']);
+    expect(amb.status).toBe(1);
+    expect(amb.stderr).toMatch(/"r" matches 3 patterns: /);
+    expect(run(v, ['pattern', 'path', 'nope', 'flaky']).stderr).toMatch(/no pattern matches "nope"/);
+    expect(run(v, ['pattern', 'path', 'a', 'b', '--max-depth', '11']).status).toBe(2);
+  });
+
+  it('lists anti-patterns: low success over several occurrences, worst first', () => {
+    const v = vault();
+    addChain(v);
+    expect(run(v, ['pattern', 'antipatterns', '--json']).json().patterns).toEqual([]);
+    run(v, ['pattern', 'add', '--name', 'retry-until-green', '--antipattern', '--success-rate', '0.2']);
+    run(v, ['pattern', 'add', '--name', 'skip-flaky', '--trigger', 'a test flakes', '--action', 'skip it', '--success-rate', '0']);
+    run(v, ['pattern', 'add', '--name', 'skip-flaky', '--success-rate', '0']);
+    const res = run(v, ['pattern', 'antipatterns', '--json']).json();
+    expect(res.patterns.map((p: { title: string; success_rate: number }) => [p.title, p.success_rate])).toEqual([['PATTERN-skip-flaky', 0], ['ANTIPATTERN-retry-until-green', 0.2]]);
+    expect(run(v, ['pattern', 'antipatterns', '--max-success-rate', '0.1', '--json']).json().patterns).toHaveLength(1);
+    expect(run(v, ['pattern', 'antipatterns', '--min-occurrences', '3', '--json']).json().patterns).toHaveLength(0);
+    expect(run(v, ['pattern', 'antipatterns']).stdout).toMatch(/^0\.00  ×2   PATTERN-skip-flaky/);
+  });
+
+  it('has --help with examples on every subcommand', () => {
+    const v = vault();
+    for (const sub of ['add', 'list', 'path', 'antipatterns']) {
+      const h = run(v, ['pattern', sub, '--help']);
+      expect(h.status).toBe(0);
+      expect(h.stdout).toMatch(new RegExp(`\\$ mem pattern ${sub}`));
+    }
+  });
+});
