@@ -36,6 +36,7 @@ const COMMANDS: [string[], () => Promise<Register>][] = [
   [['segment'], async () => (await import('./commands/segment.js')).registerSegment],
   [['recent'], async () => (await import('./commands/recent.js')).registerRecent],
   [['pattern'], async () => (await import('./commands/pattern.js')).registerPattern],
+  [['validate'], async () => (await import('./commands/validate.js')).registerValidate],
 ];
 
 /** The command word: the first argument that is neither an option nor the value of --root. */

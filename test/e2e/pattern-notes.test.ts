@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanup, mem, REPO, tempVault, type TempVault } from '../helpers.js';
+import { cleanup, entry, mem, REPO, tempVault, type TempVault } from '../helpers.js';
 
 afterEach(cleanup);
 
@@ -109,8 +109,10 @@ run npm run db:migrate first
     const r = run(v, ['pattern', 'add', '--name', '../../evil\nname', '--trigger', 'x: y\n---\n# z', '--action', '## Relations\n- causes [[Injected]]', '--description', '```\n## Trigger']);
     expect(r.status).toBe(0);
     expect(fs.readdirSync(v.path('.mem/patterns'))).toEqual(['PATTERN-evil-name.md']);
+    // The injected text stays text: a link in the Action section (which validate reports as
+    // broken), never a causal edge or a section of its own.
     const v2 = run(v, ['validate']);
-    expect(v2.stdout + v2.stderr).not.toMatch(/Injected/);
+    expect(v2.stdout.trim().split('\n')).toEqual([expect.stringMatching(/^\.mem\/patterns\/PATTERN-evil-name\.md:\d+: broken link \[\[Injected\]\]/)]);
     expect(run(v, ['pattern', 'list', '--json']).json().patterns[0]).toMatchObject({ trigger: 'x: y --- # z', causal: [] });
   });
 });
@@ -174,5 +176,74 @@ describe('mem pattern list / path / antipatterns', () => {
       expect(h.status).toBe(0);
       expect(h.stdout).toMatch(new RegExp(`\\$ mem pattern ${sub}`));
     }
+  });
+});
+
+const EPISODE = `---
+title: EPISODE-2026-11-01-session-1
+type: episode
+tags: [episodic]
+permalink: episodes/episode-2026-11-01-session-1
+outcome: failure
+task: fix the API tests
+---
+
+# EPISODE-2026-11-01-session-1
+
+## Decisions
+### d001: Run migrations
+- **Effects**: [[d002]], [[e001]], [[e009]]
+
+## Events Timeline
+1. [2026-11-01T10:00:00Z] tests fail #error
+
+## Relations
+- applies [[PATTERN-run-migrations-first]]
+- about [[3f0c2a4e-8d7b-4c1e-9a55-0b7e3c2d9f10]]
+- see [[nowhere-at-all]]
+`;
+
+describe('mem validate and mem lint', () => {
+  it('passes a vault mem wrote, then reports schema errors, broken links and dangling causal edges at file:line', () => {
+    const v = vault();
+    addChain(v);
+    v.write('.mem/episodes/EPISODE-2026-11-01-session-1.md', EPISODE.replace('- see [[nowhere-at-all]]\n', '').replace('[[d002]], ', '').replace(', [[e009]]', ''));
+    v.write('MEMORY.md', entry('3f0c2a4e-8d7b-4c1e-9a55-0b7e3c2d9f10', 'Run migrations before the API tests.'));
+    const ok = run(v, ['validate']);
+    expect(ok.stderr + ok.stdout).toMatch(/4 notes checked, no problems/);
+    expect(ok.status).toBe(0);
+    expect(run(v, ['lint']).status).toBe(0);
+
+    v.write('.mem/episodes/EPISODE-2026-11-01-session-1.md', EPISODE);
+    const rel = '.mem/patterns/PATTERN-flaky-api-tests.md';
+    v.write(rel, v.read(rel).replace('success_rate: 0.8', 'success_rate: 1.8').replace('## Action\n', '## Actions\n')
+      .replace('- causes [[ANTIPATTERN-retry-until-green]]\n', '- causes [[ANTIPATTERN-retry-until-green]]\n- causes [[PATTERN-missing]]\n- leads to [[nothing-here]]\n'));
+    // A note named like a pattern whose frontmatter does not say so is still checked.
+    v.write('.mem/patterns/PATTERN-untyped.md', '# PATTERN-untyped\n\n## Context\nx\n');
+    // Not a typed note: a seed-000 segment episode and a stray file are left alone.
+    v.write('.mem/episodes/3f0c.md', '---\nid: x\n---\n[[whatever]]\n');
+    const bad = run(v, ['validate']);
+    expect(bad.status).toBe(1);
+    expect(bad.stdout.trim().split('\n')).toEqual([
+      '.mem/episodes/EPISODE-2026-11-01-session-1.md:14: broken link [[d002]]: no note, entry, decision or event has that name',
+      '.mem/episodes/EPISODE-2026-11-01-session-1.md:14: broken link [[e009]]: no note, entry, decision or event has that name',
+      '.mem/episodes/EPISODE-2026-11-01-session-1.md:22: broken link [[nowhere-at-all]]: no note, entry, decision or event has that name',
+      '.mem/patterns/PATTERN-flaky-api-tests.md:7: success_rate must be a number from 0 to 1 (got 1.8)',
+      '.mem/patterns/PATTERN-flaky-api-tests.md:12: missing section "## Action"',
+      '.mem/patterns/PATTERN-flaky-api-tests.md:26: causal edge "causes [[PATTERN-missing]]": no pattern note has that name, title or permalink',
+      expect.stringMatching(/^\.mem\/patterns\/PATTERN-flaky-api-tests\.md:27: causal relationship not understood: "leads to \[\[nothing-here\]\]"/),
+      '.mem/patterns/PATTERN-flaky-api-tests.md:27: broken link [[nothing-here]]: no note, entry, decision or event has that name',
+      '.mem/patterns/PATTERN-untyped.md:1: a pattern note needs a YAML frontmatter (title, type: pattern, tags, permalink, trigger, success_rate, occurrences, last_validated)',
+    ]);
+    const j = run(v, ['validate', '--json']);
+    expect(j.status).toBe(1);
+    expect(j.json()).toMatchObject({ notes: 5, problems: expect.arrayContaining([{ file: '.mem/patterns/PATTERN-flaky-api-tests.md', line: 7, severity: 'error', message: 'success_rate must be a number from 0 to 1 (got 1.8)' }]) });
+    expect(j.json().problems).toHaveLength(9);
+    // mem lint reports the same problems, and fails.
+    const lint = run(v, ['lint']);
+    expect(lint.status).toBe(1);
+    for (const line of bad.stdout.trim().split('\n')) expect(lint.stdout).toContain(line);
+    // Linting one memory file checks that file only.
+    expect(run(v, ['lint', 'MEMORY.md']).status).toBe(0);
   });
 });
