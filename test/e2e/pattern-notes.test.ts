@@ -247,3 +247,62 @@ describe('mem validate and mem lint', () => {
     expect(run(v, ['lint', 'MEMORY.md']).status).toBe(0);
   });
 });
+
+const FIX = path.join(REPO, 'test', 'fixtures', 'ai-agents');
+
+function snapshot(dir: string): Record<string, string> {
+  return Object.fromEntries(fs.readdirSync(dir).sort().map((f) => [f, fs.readFileSync(path.join(dir, f), 'utf8')]));
+}
+
+describe('import of the ai-agents causal graph', () => {
+  it('writes pattern notes with their causal relationships; re-import changes no byte; BOM and nulls tolerated', () => {
+    const v = vault();
+    const dry = run(v, ['import-graph', FIX, '--dry-run', '--json']);
+    expect(dry.status).toBe(0);
+    expect(dry.json()).toMatchObject({ dry_run: true, notes: [{ action: 'created' }, { action: 'created' }, { action: 'created' }, { action: 'created' }] });
+    expect(fs.existsSync(v.path('.mem/patterns'))).toBe(false);
+    const r = run(v, ['import-graph', FIX, '--json']);
+    expect(r.status).toBe(0);
+    const rep = r.json();
+    expect(rep.notes).toEqual([
+      { title: 'PATTERN-run-migrations-first', path: '.mem/patterns/PATTERN-run-migrations-first.md', action: 'created', relationships: 1 },
+      { title: 'PATTERN-flaky-api-tests', path: '.mem/patterns/PATTERN-flaky-api-tests.md', action: 'created', relationships: 1 },
+      { title: 'PATTERN-retry-until-green', path: '.mem/patterns/PATTERN-retry-until-green.md', action: 'created', relationships: 0 },
+      { title: 'PATTERN-missing-numbers', path: '.mem/patterns/PATTERN-missing-numbers.md', action: 'created', relationships: 0 },
+    ]);
+    expect(rep).toMatchObject({ observations: 3, other_nodes: 2, warnings: [expect.stringMatching(/Missing numbers.*success_rate null/)] });
+    const first = v.read('.mem/patterns/PATTERN-run-migrations-first.md');
+    expect(first).toContain("last_validated: '2026-01-02'\n");
+    expect(first).toContain('success_rate: 0.9\noccurrences: 4\n');
+    expect(first).toContain('## Causal Relationships\n- prevents [[PATTERN-flaky-api-tests]]\n');
+    expect(first).toContain('- [enables] n999 #causal-graph');
+    expect(v.read('.mem/patterns/PATTERN-retry-until-green.md')).toContain("last_validated: '2026-01-05'");
+    // last_used null: the graph's "updated" date.
+    expect(v.read('.mem/patterns/PATTERN-flaky-api-tests.md')).toContain("last_validated: '2026-01-08'");
+    expect(run(v, ['validate']).status).toBe(0);
+    expect(run(v, ['pattern', 'path', 'migrations', 'retry']).stdout.trim()).toBe('PATTERN-run-migrations-first —prevents→ PATTERN-flaky-api-tests —causes→ PATTERN-retry-until-green');
+    const before = snapshot(v.path('.mem/patterns'));
+    // Again, and from the BOM + CRLF copy: nothing changes.
+    expect(run(v, ['import-graph', FIX, '--json']).json().notes.map((n: { action: string }) => n.action)).toEqual(['unchanged', 'unchanged', 'unchanged', 'unchanged']);
+    expect(run(v, ['import-graph', path.join(FIX, 'causal-graph-bom.json')]).status).toBe(0);
+    expect(snapshot(v.path('.mem/patterns'))).toEqual(before);
+  });
+
+  it('keeps a note the user changed, adding only missing relationships; bad input is one mem: line', () => {
+    const v = vault();
+    run(v, ['pattern', 'add', '--name', 'flaky-api-tests', '--trigger', 'my own trigger', '--action', 'my own action', '--success-rate', '0.3']);
+    const mine = v.read('.mem/patterns/PATTERN-flaky-api-tests.md');
+    const r = run(v, ['import-graph', path.join(FIX, 'causal-graph.json'), '--json']);
+    expect(r.json().notes[1]).toMatchObject({ title: 'PATTERN-flaky-api-tests', action: 'updated' });
+    expect(v.read('.mem/patterns/PATTERN-flaky-api-tests.md')).toBe(mine.replace('## Causal Relationships\n', '## Causal Relationships\n- causes [[PATTERN-retry-until-green]]\n'));
+    const d = v.path('bad');
+    fs.mkdirSync(d);
+    fs.writeFileSync(path.join(d, 'causal-graph.json'), '{"patterns": 3');
+    const bad = run(v, ['import-graph', d]);
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toMatch(/^mem: bad\/causal-graph\.json is not JSON/);
+    fs.writeFileSync(path.join(d, 'causal-graph.json'), '{"patterns": {"a": 1}}');
+    expect(run(v, ['import-graph', d]).stderr).toMatch(/"patterns" must be a list/);
+    expect(run(v, ['import-graph', v.path('.mem')]).stderr).toMatch(/no causal-graph\.json in/);
+  });
+});
