@@ -111,14 +111,15 @@ export function patternsFromGraph(graph: Obj, today: string): { notes: PatternDa
       }
     }
     const rate = typeof p.success_rate === 'number' && p.success_rate >= 0 && p.success_rate <= 1 ? p.success_rate : null;
-    if (rate === null) warnings.push(`pattern "${safeLine(str(p.name))}": success_rate ${JSON.stringify(p.success_rate ?? null)} is not a number from 0 to 1; written as 1 (add_pattern's default)`);
+    // Unknown: 0.5 claims neither a proven pattern (> 0.7, shown by mem context) nor an anti-pattern (<= 0.3).
+    if (rate === null) warnings.push(`pattern "${safeLine(str(p.name))}": success_rate ${JSON.stringify(p.success_rate ?? null)} is not a number from 0 to 1; written as 0.5 (unknown)`);
     const occ = typeof p.occurrences === 'number' && Number.isInteger(p.occurrences) && p.occurrences >= 1 ? p.occurrences : 1;
     const trigger = safeLine(str(p.trigger)) || NOT_RECORDED;
     const action = str(p.action).trim() || NOT_RECORDED;
     const id = safeLine(str(p.id));
     out.push({
       name, antipattern: false, title: patternTitle(name, false), permalink: patternPermalink(name, false), tags: [...PATTERN_TAGS],
-      trigger, success_rate: rate ?? 1, occurrences: occ, last_validated: dateOf(p.last_used) ?? updated ?? today,
+      trigger, success_rate: rate ?? 0.5, occurrences: occ, last_validated: dateOf(p.last_used) ?? updated ?? today,
       context: str(p.description).trim() || 'Migrated from the ai-agents causal graph.',
       action, observations: [...obs, `[migrated] from ai-agents ${GRAPH_FILE}${id ? ` (pattern ${id})` : ''} #migration`],
       causal, evidence: [], warning: '', relations: [],

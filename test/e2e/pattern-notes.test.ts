@@ -306,3 +306,26 @@ describe('import of the ai-agents causal graph', () => {
     expect(run(v, ['import-graph', v.path('.mem')]).stderr).toMatch(/no causal-graph\.json in/);
   });
 });
+
+describe('mem context: proven patterns', () => {
+  it('shows at most 5 patterns with success rate > 0.7, best first (ties: more occurrences), in their own budget', () => {
+    const v = vault();
+    const add = (name: string, rate: number, times = 1) => {
+      for (let i = 0; i < times; i++) expect(run(v, ['pattern', 'add', '--name', name, '--trigger', `when ${name}`, '--action', `do ${name}`, '--success-rate', String(rate)]).status).toBe(0);
+    };
+    add('a-095', 0.95); add('b-090-x3', 0.9, 3); add('c-090-x5', 0.9, 5); add('d-080', 0.8); add('e-075', 0.75); add('f-072', 0.72); add('g-070', 0.7); add('h-020', 0.2);
+    const j = run(v, ['context', 'run the tests', '--json']);
+    expect(j.status).toBe(0);
+    expect(j.json().patterns.map((p: { name: string }) => p.name)).toEqual(['a-095', 'c-090-x5', 'b-090-x3', 'd-080', 'e-075']);
+    const md = run(v, ['context', 'run the tests']).stdout;
+    expect(md).toContain('### Patterns that have worked here\n\n- **PATTERN-a-095** _(success 0.95 over 1 · .mem/patterns/PATTERN-a-095.md)_\n  > When: when a-095\n  > Do: do a-095\n');
+    expect(md).not.toContain('f-072');
+    // The budget counts title, trigger and action: 40 characters hold one pattern here.
+    expect(run(v, ['context', 'x', '--json', '--pattern-chars', '40']).json().patterns.map((p: { name: string }) => p.name)).toEqual(['a-095']);
+    expect(run(v, ['context', 'x', '--pattern-chars', '0']).stdout).not.toContain('Patterns that have worked');
+    // The SessionStart hook carries them too.
+    const hook = mem(['context', '--hook', 'claude'], { cwd: v.root, home: v.home, env: NOW, input: JSON.stringify({ hook_event_name: 'SessionStart', cwd: v.root, session_id: 's1', source: 'startup' }) });
+    expect(hook.status).toBe(0);
+    expect(JSON.parse(hook.stdout).hookSpecificOutput.additionalContext).toContain('**PATTERN-a-095**');
+  });
+});

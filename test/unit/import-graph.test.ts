@@ -29,7 +29,7 @@ describe('ai-agents causal graph → pattern data', () => {
     ]);
     expect(r.notes[0].observations[0]).toBe('[enables] error: [ [x] ] boom #causal-graph');
     expect(r.notes[0].last_validated).toBe('2026-01-08');
-    expect(r.notes[1]).toMatchObject({ success_rate: 1, occurrences: 1, trigger: '(not recorded in causal-graph.json)' });
+    expect(r.notes[1]).toMatchObject({ success_rate: 0.5, occurrences: 1, trigger: '(not recorded in causal-graph.json)' });
     expect(r.notes[1].observations[0]).toBe('[blocks] Good pattern #causal-graph');
     expect(r.warnings).toEqual([
       'patterns[2] "good-pattern" has the same note name as "Good pattern"; skipped',
