@@ -64,7 +64,8 @@ export function buildCausalGraph(patterns: PatternFile[]): CausalGraph {
   const edges: CausalEdge[] = [];
   for (const p of patterns) {
     for (const r of causalLines(p.note).rels) {
-      const hit = keys.get(low(r.target));
+      // Then by bare name: PATTERN-x and ANTIPATTERN-x name one pattern (as add_pattern's upsert has it).
+      const hit = keys.get(low(r.target)) ?? keys.get(low(r.target.replace(/^(anti-?)?pattern-/i, '')));
       edges.push({ source: idOf.get(p)!, target: hit?.[0] ?? null, target_text: r.target, type: r.type, path: p.path, line: r.line });
     }
   }

@@ -1,9 +1,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanup, entry, mem, REPO, tempVault, type TempVault } from '../helpers.js';
+import { BIN, cleanup, entry, mem, REPO, tempVault, type TempVault } from '../helpers.js';
 
-afterEach(cleanup);
+const clients: Client[] = [];
+
+afterEach(async () => {
+  for (const c of clients.splice(0)) await c.close().catch(() => undefined);
+  cleanup();
+});
 
 const NOW = { MEM_NOW: '2026-11-20' };
 
@@ -327,5 +334,52 @@ describe('mem context: proven patterns', () => {
     const hook = mem(['context', '--hook', 'claude'], { cwd: v.root, home: v.home, env: NOW, input: JSON.stringify({ hook_event_name: 'SessionStart', cwd: v.root, session_id: 's1', source: 'startup' }) });
     expect(hook.status).toBe(0);
     expect(JSON.parse(hook.stdout).hookSpecificOutput.additionalContext).toContain('**PATTERN-a-095**');
+  });
+});
+
+describe('mem mcp: pattern tools', () => {
+  interface Answer { isError?: boolean; content: { type: string; text: string }[]; structuredContent?: Record<string, any> }
+
+  it('add_pattern, query_patterns, get_causal_path, get_antipatterns and context over stdio with the official client', async () => {
+    const v = vault();
+    const transport = new StdioClientTransport({
+      command: process.execPath, args: [BIN, 'mcp', '--root', v.root], cwd: v.root,
+      env: { PATH: process.env.PATH ?? '', MEM_HOME: v.home, NO_COLOR: '1', MEM_NOW: '2026-11-25' }, stderr: 'pipe',
+    });
+    const client = new Client({ name: 'mem-test', version: '1.0.0' });
+    await client.connect(transport);
+    clients.push(client);
+    const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as Answer;
+    const { tools } = await client.listTools();
+    const by = Object.fromEntries(tools.map((t) => [t.name, t]));
+    expect(by.add_pattern.inputSchema.required).toEqual(['name']);
+    expect(Object.keys(by.get_causal_path.inputSchema.properties ?? {})).toEqual(['from_pattern', 'to_pattern', 'max_depth', 'project']);
+
+    const a = await call('add_pattern', { name: 'run-migrations-first', trigger: 'fresh database', action: 'migrate first', success_rate: 0.9, evidence_episode: 's1', causal_relationships: [{ type: 'prevents', target: 'PATTERN-flaky-tests' }] });
+    expect(a.isError).toBeFalsy();
+    expect(a.structuredContent).toMatchObject({ action: 'created', title: 'PATTERN-run-migrations-first', occurrences: 1, last_validated: '2026-11-25' });
+    await call('add_pattern', { name: 'flaky-tests', trigger: 'tests fail at random', action: 'retry', success_rate: 0.2, is_antipattern: true });
+    const up = await call('add_pattern', { name: 'ANTIPATTERN-flaky-tests', success_rate: 0 });
+    expect(up.structuredContent).toMatchObject({ action: 'updated', occurrences: 2, success_rate: 0.1 });
+    // The note on disk is the one mem pattern reads.
+    expect(v.read('.mem/patterns/ANTIPATTERN-flaky-tests.md')).toContain('occurrences: 2\n');
+
+    const q = await call('query_patterns', { min_success_rate: 0.5 });
+    expect(q.structuredContent).toMatchObject({ total: 1, patterns: [{ title: 'PATTERN-run-migrations-first', success_rate: 0.9 }] });
+    const p = await call('get_causal_path', { from_pattern: 'migrations', to_pattern: 'flaky' });
+    expect(p.structuredContent).toMatchObject({ found: true, depth: 1, path: [{ label: 'PATTERN-run-migrations-first' }, { label: 'ANTIPATTERN-flaky-tests', via: 'prevents' }] });
+    const none = await call('get_causal_path', { from_pattern: 'flaky', to_pattern: 'migrations' });
+    expect(none.structuredContent).toMatchObject({ found: false, reason: expect.stringMatching(/no chain/) });
+    const amb = await call('get_causal_path', { from_pattern: 't', to_pattern: 'flaky' });
+    expect(amb.isError).toBe(true);
+    expect(amb.content[0].text).toMatch(/^mem: "t" matches 2 patterns/);
+    const anti = await call('get_antipatterns', {});
+    expect(anti.structuredContent).toMatchObject({ total: 1, patterns: [{ title: 'ANTIPATTERN-flaky-tests' }] });
+    const bad = await call('add_pattern', { name: 'x', trigger: 't', action: 'a', success_rate: 2 });
+    expect(bad.isError).toBe(true);
+    expect(fs.existsSync(v.path('.mem/patterns/PATTERN-x.md'))).toBe(false);
+    const ctx = await call('context', { task: 'run the tests' });
+    expect(ctx.structuredContent?.patterns.map((x: { title: string }) => x.title)).toEqual(['PATTERN-run-migrations-first']);
+    expect(ctx.structuredContent?.markdown).toContain('### Patterns that have worked here');
   });
 });

@@ -24,6 +24,9 @@ describe('causal graph', () => {
     expect([...g.nodes.keys()]).toEqual(['patterns/pattern-a', 'patterns/pattern-b', 'patterns/pattern-c', 'patterns/pattern-d']);
     expect(g.edges.map((e) => [e.type, e.target])).toEqual([['causes', 'patterns/pattern-b'], ['enables', 'patterns/pattern-c'], ['prevents', 'patterns/pattern-d'], ['correlates', null]]);
     expect(g.edges[3]).toMatchObject({ target_text: 'nowhere', path: '.mem/patterns/PATTERN-a.md' });
+    // A prefix of the other kind still names the pattern.
+    const h = buildCausalGraph([pat('a', [{ type: 'causes', target: 'PATTERN-bad' }]), pat('bad', [], true)]);
+    expect(h.edges[0].target).toBe('patterns/antipattern-bad');
   });
 
   it('finds the shortest path with its edge types', () => {
