@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { MemError, type Diagnostic } from '../errors.js';
+import { realRoot, staysInside } from '../vault/boundary.js';
 import { formatFrontmatter } from '../vault/frontmatter.js';
 import { safeLine, safeText } from '../vault/safetext.js';
 import { findSection, lineAt, listItems, noteFiles, noteType, parseNote, sectionBody, setNoteFields, writeNote, type ParsedNote } from './note.js';
@@ -357,7 +358,7 @@ interface FoundPattern {
 /** The existing note for a name: its file (prefix of the wanted kind first), else a note whose title matches. */
 export function findPatternFile(root: string, name: string, antipattern: boolean): FoundPattern | null {
   const dir = path.join(root, PATTERNS_DIR);
-  const files = noteFiles(dir);
+  const files = notesDirInside(root, PATTERNS_DIR) === null ? [] : noteFiles(dir);
   const want = [patternTitle(name, antipattern), patternTitle(name, !antipattern)].map((t) => `${t}.md`.toLowerCase());
   for (const w of want) {
     const f = files.find((x) => x.toLowerCase() === w);
@@ -475,6 +476,15 @@ export function addPattern(root: string, input: AddPatternInput, opts: { today: 
 
 // ---- Reading all pattern notes ----------------------------------------------------------------
 
+/**
+ * A folder of typed notes under the vault root, or null when it leads out of the vault through a
+ * symlink: mem reads only what stays inside (files that are links are skipped by noteFiles).
+ */
+export function notesDirInside(root: string, rel: string): string | null {
+  const dir = path.join(root, rel);
+  return staysInside(dir, realRoot(root)).inside ? dir : null;
+}
+
 export interface PatternFile {
   /** Path from the vault root, with `/`. */
   path: string;
@@ -485,8 +495,9 @@ export interface PatternFile {
 
 /** Every pattern note (frontmatter `type: pattern`) in `.mem/patterns/`, by file name. Unreadable files are skipped. */
 export function readPatterns(root: string): PatternFile[] {
-  const dir = path.join(root, PATTERNS_DIR);
   const out: PatternFile[] = [];
+  const dir = notesDirInside(root, PATTERNS_DIR);
+  if (dir === null) return out;
   for (const f of noteFiles(dir)) {
     let raw: string;
     try {

@@ -10,7 +10,7 @@ import { readVaultText } from '../vault/read.js';
 import { discoverFiles, type Vault } from '../vault/vault.js';
 import { buildCausalGraph } from './graph.js';
 import { findSection, listItems, noteFiles, noteType, parseNote, wikiLinks, type NoteType, type ParsedNote } from './note.js';
-import { patternFromNote, validatePatternNote, type PatternFile } from './pattern-note.js';
+import { notesDirInside, patternFromNote, validatePatternNote, type PatternFile } from './pattern-note.js';
 
 export type NoteValidator = (note: ParsedNote, rel: string) => Diagnostic[];
 
@@ -49,6 +49,10 @@ export function readTypedNotes(root: string): { notes: TypedNote[]; unreadable: 
   const notes: TypedNote[] = [];
   const unreadable: Diagnostic[] = [];
   for (const dir of TYPED_NOTE_DIRS) {
+    if (notesDirInside(root, dir) === null) {
+      unreadable.push({ severity: 'warning', message: 'not read: the folder leads out of the vault through a symlink', file: dir.split(path.sep).join('/') });
+      continue;
+    }
     for (const file of noteFiles(path.join(root, dir))) {
       const rel = `${dir.split(path.sep).join('/')}/${file}`;
       let raw: string;

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BIN, cleanup, entry, mem, REPO, tempVault, type TempVault } from '../helpers.js';
+import { BIN, cleanup, entry, mem, memAsync, REPO, tempDir, tempVault, type TempVault } from '../helpers.js';
 
 const clients: Client[] = [];
 
@@ -381,5 +381,39 @@ describe('mem mcp: pattern tools', () => {
     const ctx = await call('context', { task: 'run the tests' });
     expect(ctx.structuredContent?.patterns.map((x: { title: string }) => x.title)).toEqual(['PATTERN-run-migrations-first']);
     expect(ctx.structuredContent?.markdown).toContain('### Patterns that have worked here');
+  });
+});
+
+describe('mem pattern add: writes are locked, confined and never half-done', () => {
+  it('counts every one of concurrent upserts of one pattern (the file lock)', async () => {
+    const v = vault();
+    expect(run(v, ['pattern', 'add', '--name', 'p', '--trigger', 't', '--action', 'a', '--success-rate', '1']).status).toBe(0);
+    const runs = await Promise.all(Array.from({ length: 6 }, (_, i) => memAsync(['pattern', 'add', '--name', 'p', '--success-rate', i % 2 ? '1' : '0', '--evidence-episode', `s${i}`], { cwd: v.root, home: v.home, env: NOW })));
+    for (const r of runs) expect(r.status, r.stderr).toBe(0);
+    const note = v.read('.mem/patterns/PATTERN-p.md');
+    expect(note).toContain('occurrences: 7\n');
+    for (let i = 0; i < 6; i++) expect(note).toContain(`- [[EPISODE-s${i}]]\n`);
+    // Every order of the same six rates averages to 4/7 (up to the 6-place rounding of each step).
+    expect(Number(/success_rate: ([\d.]+)/.exec(note)![1])).toBeCloseTo(4 / 7, 4);
+  });
+
+  it('refuses to write through a symlink out of the vault, or into a note whose header does not parse', () => {
+    const v = vault();
+    const outside = tempDir();
+    fs.symlinkSync(outside, v.path('.mem/patterns'));
+    const r = run(v, ['pattern', 'add', '--name', 'x', '--trigger', 't', '--action', 'a']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/^mem: refusing to write \.mem\/patterns\/PATTERN-x\.md: it leads out of the vault through a symlink/);
+    expect(fs.readdirSync(outside)).toEqual([]);
+    // And what lies out there is not read either.
+    fs.writeFileSync(path.join(outside, 'PATTERN-y.md'), '---\ntitle: PATTERN-y\ntype: pattern\ntrigger: t\nsuccess_rate: 1\noccurrences: 1\n---\n');
+    expect(run(v, ['pattern', 'list', '--json']).json().patterns).toEqual([]);
+    fs.unlinkSync(v.path('.mem/patterns'));
+    const broken = '---\ntitle: [PATTERN-z\ntype: pattern\n---\n# PATTERN-z\n';
+    v.write('.mem/patterns/PATTERN-z.md', broken);
+    const z = run(v, ['pattern', 'add', '--name', 'z', '--success-rate', '0']);
+    expect(z.status).toBe(1);
+    expect(z.stderr).toMatch(/^mem: \.mem\/patterns\/PATTERN-z\.md: the frontmatter does not parse; not updating it/);
+    expect(v.read('.mem/patterns/PATTERN-z.md')).toBe(broken);
   });
 });
