@@ -111,6 +111,18 @@ run npm run db:migrate first
     expect(fs.readdirSync(v.path('.mem/patterns'))).toEqual(['PATTERN-retry-once.md']);
   });
 
+  it('--dry-run says what would happen and writes nothing', () => {
+    const v = vault();
+    const d = run(v, ['pattern', 'add', '--name', 'p', '--trigger', 't', '--action', 'a', '--dry-run']);
+    expect(d.status).toBe(0);
+    expect(d.stdout).toBe('would be created: PATTERN-p (.mem/patterns/PATTERN-p.md): success rate 1.00 over 1 occurrence\n');
+    expect(fs.existsSync(v.path('.mem/patterns'))).toBe(false);
+    run(v, ['pattern', 'add', '--name', 'p', '--trigger', 't', '--action', 'a']);
+    const before = v.read('.mem/patterns/PATTERN-p.md');
+    expect(run(v, ['pattern', 'add', '--name', 'p', '--success-rate', '0', '--dry-run', '--json']).json()).toMatchObject({ dry_run: true, action: 'updated', occurrences: 2, success_rate: 0.5 });
+    expect(v.read('.mem/patterns/PATTERN-p.md')).toBe(before);
+  });
+
   it('keeps hostile names and text inside the note\'s structure', () => {
     const v = vault();
     const r = run(v, ['pattern', 'add', '--name', '../../evil\nname', '--trigger', 'x: y\n---\n# z', '--action', '## Relations\n- causes [[Injected]]', '--description', '```\n## Trigger']);
