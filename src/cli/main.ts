@@ -35,6 +35,9 @@ const COMMANDS: [string[], () => Promise<Register>][] = [
   [['watch'], async () => (await import('./commands/watch.js')).registerWatch],
   [['segment'], async () => (await import('./commands/segment.js')).registerSegment],
   [['recent'], async () => (await import('./commands/recent.js')).registerRecent],
+  [['pattern'], async () => (await import('./commands/pattern.js')).registerPattern],
+  [['validate'], async () => (await import('./commands/validate.js')).registerValidate],
+  [['import-graph'], async () => (await import('./commands/import-graph.js')).registerImportGraph],
 ];
 
 /** The command word: the first argument that is neither an option nor the value of --root. */

@@ -4,6 +4,7 @@
 import type { Db } from '../index/db.js';
 import { anyEntry, listEntries, type EntryFilter, type EntryRow } from '../index/queries.js';
 import { byCodeUnit, hitChars, runSearch, type RankedHit, type SearchRequest } from './search.js';
+import type { PatternSummary } from '../notes/pattern-query.js';
 
 export interface ContextRequest {
   task: string;
@@ -27,6 +28,8 @@ export interface ContextResult {
   institutionalOmitted: number;
   learnings: RankedHit[];
   proxy: RankedHit[];
+  /** Proven patterns (seed 002 bootstrap_context), when asked for: see addProvenPatterns. */
+  patterns?: PatternSummary[];
 }
 
 const SCOPE_ORDER: Record<string, number> = { team: 0, session: 1, project: 2, global: 3 };
@@ -56,4 +59,18 @@ export function buildContext(db: Db, req: ContextRequest): ContextResult {
   const learnings = section('task', req.taskChars);
   const proxy = section('proxy', req.proxyChars);
   return { task: req.task, institutional, institutionalOmitted: norms.length - institutional.length, learnings, proxy };
+}
+
+/** The budget of the proven-patterns section (characters of title, trigger and action). */
+export const DEFAULT_PATTERN_CHARS = 1500;
+
+/**
+ * seed 002 bootstrap_context: the vault's proven patterns (success rate > 0.7, at most 5, best
+ * first, ties by occurrences) in a budget of their own, read from .mem/patterns/ (no index).
+ * Loaded lazily: a vault without pattern notes pays one directory read.
+ */
+export async function addProvenPatterns(res: ContextResult, root: string, maxChars: number): Promise<ContextResult> {
+  if (maxChars <= 0) return { ...res, patterns: [] };
+  const { provenPatterns } = await import('../notes/pattern-query.js');
+  return { ...res, patterns: provenPatterns(root, { maxChars }).patterns };
 }

@@ -19,6 +19,7 @@ interface ContextOptions extends FilterOptions {
   institutionalChars?: string;
   taskChars?: string;
   proxyChars?: string;
+  patternChars?: string;
   limit?: string;
   rank?: string;
   session?: string;
@@ -34,6 +35,7 @@ export function registerContext(program: Command): void {
     .option('--institutional-chars <n>', 'budget for institutional norms (default 4000)')
     .option('--task-chars <n>', 'budget for retrieved learnings (default 6000)')
     .option('--proxy-chars <n>', 'budget for proxy learnings (default 2000)')
+    .option('--pattern-chars <n>', 'budget for proven patterns from .mem/patterns/ (default 1500; 0: none)')
     .option('-n, --limit <n>', 'at most this many retrieved learnings (default 12)')
     .option('--rank <policy>', 'ranking policy: prominence (default), fsrs (FSRS retrievability) or relevance')
     .option('--session <id>', 'log retrieved ids for `mem reinforce --session` (env MEM_SESSION)')
@@ -97,7 +99,20 @@ export function renderContextMd(res: ContextResult): string {
     for (const h of res.proxy) out.push(...itemMd(h));
     out.push('');
   }
+  out.push(...provenPatternsMd(res));
   return out.join('\n');
+}
+
+/** Proven patterns (success rate > 0.7): what worked, with when and what, quoted as learnings are. */
+function provenPatternsMd(res: ContextResult): string[] {
+  if (!res.patterns || res.patterns.length === 0) return [];
+  const out = ['### Patterns that have worked here', ''];
+  for (const p of res.patterns) {
+    out.push(`- **${inlineText(p.title)}** _(success ${(p.success_rate ?? 0).toFixed(2)} over ${p.occurrences ?? '?'} · ${oneLine(p.path)})_`);
+    out.push(...quoteBody(`When: ${p.trigger}\nDo: ${p.action}`, '  '));
+  }
+  out.push('');
+  return out;
 }
 
 async function contextCommand(ctx: Ctx, taskArgs: string[], opts: ContextOptions): Promise<void> {
@@ -132,18 +147,20 @@ async function contextCommand(ctx: Ctx, taskArgs: string[], opts: ContextOptions
     const { appendRetrieval } = await import('../../vault/sessions.js');
     appendRetrieval(vault.root, sessionId, [{ at: new Date(now).toISOString(), query: task.slice(0, 2000), ids: [...res.learnings, ...res.proxy].map((h) => h.id) }]);
   }
+  const { addProvenPatterns, DEFAULT_PATTERN_CHARS } = await import('../../retrieve/context.js');
+  const full = await addProvenPatterns(res, vault.root, parseIntOption('--pattern-chars', opts.patternChars) ?? DEFAULT_PATTERN_CHARS);
   if (ctx.json) {
     const { contextJson } = await import('../output/entries.js');
-    ctx.out(JSON.stringify(await contextJson(res), null, 2));
+    ctx.out(JSON.stringify({ ...(await contextJson(full)), patterns: full.patterns }, null, 2));
     return;
   }
-  ctx.out(renderContextMd(res));
+  ctx.out(renderContextMd(full));
 }
 
 // ---- agent hook mode ----
 
 /** What a SessionStart hook may inject at most (each also capped by config `context.*`). */
-export const HOOK_SESSION_BUDGET = { institutionalChars: 3000, taskChars: 3500, proxyChars: 1000, limit: 8 };
+export const HOOK_SESSION_BUDGET = { institutionalChars: 3000, taskChars: 3500, proxyChars: 1000, patternChars: 1000, limit: 8 };
 /** What a prompt hook may inject at most: a few learnings, a small budget. */
 export const HOOK_PROMPT_BUDGET = { limit: 3, maxChars: 1500 };
 /** Longest additionalContext a hook prints: well under Claude Code's ~10,000-character inline limit. */
@@ -224,7 +241,9 @@ async function contextHookCommand(ctx: Ctx, agentName: string): Promise<void> {
         return built;
       }, note);
       if (!task) res.task = `the ${project} project (session start; no prompt yet)`;
-      if (res.institutional.length + res.learnings.length + res.proxy.length > 0) md = renderContextMd(res);
+      const { addProvenPatterns } = await import('../../retrieve/context.js');
+      const full = await addProvenPatterns(res, root, HOOK_SESSION_BUDGET.patternChars);
+      if (res.institutional.length + res.learnings.length + res.proxy.length + (full.patterns?.length ?? 0) > 0) md = renderContextMd(full);
       ids = [...res.learnings, ...res.proxy].map((h) => h.id);
       query = task ?? `session start: ${project}`;
     }

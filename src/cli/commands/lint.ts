@@ -149,6 +149,7 @@ async function lintCommand(ctx: Ctx, files: string[], opts: LintOptions): Promis
     }
   }
   const findings: LintFinding[] = lintFiles(list);
+  findings.push(...(await typedNoteFindings(vault, list, files.length > 0 || opts.staged ? targets.map((t) => t.path) : null)));
   const errors = findings.filter((f) => f.severity === 'error').length;
   const check = settleCheck(opts.check, errors === 0 && pending.length === 0);
   if (ctx.json) {
@@ -164,4 +165,18 @@ async function lintCommand(ctx: Ctx, files: string[], opts: LintOptions): Promis
     else ctx.info(`${targets.length} file${targets.length === 1 ? '' : 's'} checked, no problems`);
   }
   if (errors > 0) process.exitCode = 1;
+}
+
+/**
+ * The checks of `mem validate` (typed notes: schema, [[links]], causal edges), as lint findings.
+ * `only`: the paths lint was asked about (files given, or staged); null: the whole vault.
+ */
+async function typedNoteFindings(vault: Vault, list: LintInput[], only: string[] | null): Promise<LintFinding[]> {
+  const { validateTypedNotes, vaultLinkTargets } = await import('../../notes/validate.js');
+  const texts = list.flatMap((i) => ('error' in i.read ? [] : [{ path: i.path, text: i.read.text }]));
+  const report = validateTypedNotes(vault.root, { known: vaultLinkTargets(texts) });
+  const keep = only === null ? null : new Set(only);
+  return report.diagnostics
+    .filter((d) => keep === null || keep.has(d.file))
+    .map((d) => ({ file: d.file, line: d.line ?? null, severity: d.severity, message: d.message }));
 }

@@ -10,6 +10,7 @@ import { LEARNING_TYPES, SCOPES } from '../../vault/scope.js';
 import type { Vault } from '../../vault/vault.js';
 import { argName, filterFromArgs, toolResult, type FilterArgs, type ToolAnswer } from './results.js';
 import { NOT_EPISODES } from '../../index/queries.js';
+import { PATTERN_TOOLS } from './pattern-tools.js';
 
 /** What a handler needs from the server: the vault (opened per call, so config edits apply) and the clock. */
 export interface ToolEnv {
@@ -253,6 +254,7 @@ const contextTool: ToolSpec = {
     institutional_chars: chars('budget for norms (default 4000)'),
     task_chars: chars('budget for learnings (default 6000)'),
     proxy_chars: chars('budget for what the human has told us before (default 2000)'),
+    pattern_chars: chars('budget for proven patterns, success rate > 0.7 (default 1500)'),
     limit: limit('at most this many learnings (default 12)'),
     ...filters,
     rank,
@@ -265,11 +267,12 @@ const contextTool: ToolSpec = {
     institutional_omitted: z.number(),
     learnings: z.array(item),
     proxy: z.array(item),
+    patterns: z.array(z.looseObject({ title: z.string() })).optional(),
     warnings,
   },
   annotations: { readOnlyHint: true, openWorldHint: false },
   async run(a, env) {
-    const args = a as unknown as { task: string; institutional_chars?: number; task_chars?: number; proxy_chars?: number; limit?: number; rank?: string; session_id?: string } & FilterArgs;
+    const args = a as unknown as { task: string; institutional_chars?: number; task_chars?: number; proxy_chars?: number; pattern_chars?: number; limit?: number; rank?: string; session_id?: string } & FilterArgs;
     const filter = { kinds: [...NOT_EPISODES], ...filterFromArgs(args) }; // as mem context: learnings, not episodes
     const session = await checkedSession(args.session_id);
     const vault = await env.openVault();
@@ -288,8 +291,10 @@ const contextTool: ToolSpec = {
     }));
     w.push(...hw);
     await logRetrieval(vault, session, now, args.task, [...res.learnings, ...res.proxy].map((h) => h.id));
-    const markdown = renderContextMd(res);
-    return toolResult(withWarnings({ markdown, ...(await contextJson(res)) }, w), markdown);
+    const { addProvenPatterns, DEFAULT_PATTERN_CHARS } = await import('../../retrieve/context.js');
+    const full = await addProvenPatterns(res, vault.root, args.pattern_chars ?? DEFAULT_PATTERN_CHARS);
+    const markdown = renderContextMd(full);
+    return toolResult(withWarnings({ markdown, ...(await contextJson(full)), patterns: full.patterns }, w), markdown);
   },
 };
 
@@ -370,4 +375,4 @@ const recentTool: ToolSpec = {
   },
 };
 
-export const TOOLS: ToolSpec[] = [searchTool, getTool, addTool, reinforceTool, contextTool, listTool, reviewTool, recentTool];
+export const TOOLS: ToolSpec[] = [searchTool, getTool, addTool, reinforceTool, contextTool, listTool, reviewTool, recentTool, ...PATTERN_TOOLS];

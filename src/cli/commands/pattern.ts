@@ -1,0 +1,209 @@
+// `mem pattern add|list|path|antipatterns`: pattern and anti-pattern notes and the causal graph
+// over them (seed 002 add_pattern, query_patterns, get_causal_path, get_antipatterns).
+
+import type { Command } from 'commander';
+import { MemError, usageError } from '../../errors.js';
+import type { AddPatternInput, CausalRelation } from '../../notes/pattern-note.js';
+import type { PatternSummary } from '../../notes/pattern-query.js';
+import { globals, vaultFor } from '../common.js';
+import { collect, makeCtx, parseFloatOption, parseIntOption, readStdin, today, type Ctx } from '../io.js';
+import { oneLine } from '../output/quote.js';
+
+interface AddOpts {
+  name?: string;
+  trigger?: string;
+  action?: string;
+  description?: string;
+  successRate?: string;
+  evidenceEpisode?: string;
+  relation?: string[];
+  antipattern?: boolean;
+  dryRun?: boolean;
+}
+
+const CAUSAL = ['causes', 'enables', 'prevents', 'correlates'];
+
+export function registerPattern(program: Command): void {
+  const pattern = program
+    .command('pattern')
+    .description('pattern and anti-pattern notes (.mem/patterns/) and the causal graph over them')
+    .addHelpText('after', `
+Examples:
+  $ mem pattern add --name run-migrations-first --trigger "API tests fail on a fresh database" --action "run npm run db:migrate first"
+  $ mem pattern list --min-success-rate 0.7
+  $ mem pattern path run-migrations-first flaky-api-tests
+  $ mem pattern antipatterns --json`);
+
+  pattern
+    .command('add')
+    .description('add a pattern, or record one more occurrence of an existing one (upsert by name)')
+    .argument('[input]', '"-": read the seed\'s add_pattern JSON from stdin (also read when no --name is given and stdin is not a terminal)')
+    .option('--name <name>', 'pattern name (kebab-case; the note is PATTERN-<name>.md)')
+    .option('--trigger <text>', 'the condition that calls for the pattern (needed for a new pattern)')
+    .option('--action <text>', 'what to do (needed for a new pattern)')
+    .option('--description <text>', 'when and why it applies (the Context section)')
+    .option('--success-rate <r>', 'how well it went this time, 0 to 1 (default 1.0)')
+    .option('--evidence-episode <id>', 'the episode that shows it (linked as [[EPISODE-<id>]])')
+    .option('--relation <type:target>', `a causal relationship, repeatable: ${CAUSAL.join('|')}:TARGET`, collect)
+    .option('--antipattern', 'an anti-pattern (ANTIPATTERN-<name>.md)')
+    .option('--dry-run', 'say what would happen, write nothing')
+    .addHelpText('after', `
+A new name creates .mem/patterns/PATTERN-<name>.md (occurrences 1). An existing one (same file
+name, or a pattern note whose title matches) is updated in place: occurrences + 1, success_rate
+becomes the running average ((old x n + new) / (n + 1)), last_validated today, and the evidence
+link and causal relationships are added unless already there. Nothing else in the note changes.
+
+Examples:
+  $ mem pattern add --name run-migrations-first --trigger "API tests fail on a fresh database" \\
+      --action "run npm run db:migrate before the tests" --relation prevents:flaky-api-tests
+  $ mem pattern add --name run-migrations-first --success-rate 0 --evidence-episode 2026-11-02-session-4
+  $ mem pattern add --name skip-failing-tests --antipattern --trigger "CI is red" --action "mark tests skipped" --success-rate 0.1
+  $ echo '{"name":"retry-once","trigger":"network flake","action":"retry","success_rate":0.8}' | mem pattern add -`)
+    .action(async (input: string | undefined, opts: AddOpts, command: Command) => {
+      await addCommand(makeCtx(globals(command)), input, opts);
+    });
+
+  pattern
+    .command('list')
+    .description('list pattern notes, best success rate first')
+    .option('--trigger <text>', 'only patterns whose trigger contains this text (case ignored)')
+    .option('--min-success-rate <r>', 'only patterns with at least this success rate (0-1)')
+    .option('--min-occurrences <n>', 'only patterns seen at least this often')
+    .option('-n, --limit <n>', 'at most this many (default 20, max 100)')
+    .addHelpText('after', `
+Examples:
+  $ mem pattern list
+  $ mem pattern list --trigger "database" --min-success-rate 0.7 --min-occurrences 3
+  $ mem pattern list --json | jq '.patterns[].title'`)
+    .action(async (opts: { trigger?: string; minSuccessRate?: string; minOccurrences?: string; limit?: string }, command: Command) => {
+      const ctx = makeCtx(globals(command));
+      const { queryPatterns } = await import('../../notes/pattern-query.js');
+      const vault = await vaultFor(ctx);
+      const res = queryPatterns(vault.root, {
+        trigger: opts.trigger,
+        min_success_rate: parseFloatOption('--min-success-rate', opts.minSuccessRate, 0, 1),
+        min_occurrences: parseIntOption('--min-occurrences', opts.minOccurrences, 0),
+        limit: parseIntOption('--limit', opts.limit, 1),
+      });
+      if (ctx.json) return ctx.out(JSON.stringify(res, null, 2));
+      if (res.patterns.length === 0) return ctx.info('no pattern notes match (mem pattern add writes them)');
+      printPatterns(ctx, res.patterns);
+      if (res.total > res.patterns.length) ctx.info(`${res.total - res.patterns.length} more; raise --limit`);
+    });
+
+  pattern
+    .command('path')
+    .description('the shortest chain of causal relationships from one pattern to another')
+    .argument('<from>', 'a pattern: its name, title or permalink, or a unique part of one')
+    .argument('<to>', 'another pattern')
+    .option('--max-depth <n>', 'at most this many steps (default 5, max 10)')
+    .addHelpText('after', `
+Follows the "- causes|enables|prevents|correlates [[X]]" lines of the notes' Causal Relationships
+sections, in their direction, breadth first. Names match exactly (case ignored) first, then by a
+unique part; an unknown or ambiguous name is an error listing the candidates.
+Exit status: 0 when a path was found; 1 when there is none within --max-depth (the reason is
+printed; with --json, {"found": false, "reason": …}) or a name does not resolve.
+
+Examples:
+  $ mem pattern path run-migrations-first flaky-api-tests
+  $ mem pattern path migrations deploy --max-depth 10 --json`)
+    .action(async (from: string, to: string, opts: { maxDepth?: string }, command: Command) => {
+      const ctx = makeCtx(globals(command));
+      const depth = parseIntOption('--max-depth', opts.maxDepth, 1);
+      if (depth !== undefined && depth > 10) throw usageError(`--max-depth must be at most 10 (got ${depth})`);
+      const { causalPath } = await import('../../notes/pattern-query.js');
+      const vault = await vaultFor(ctx);
+      const res = causalPath(vault.root, from, to, depth);
+      if (ctx.json) ctx.out(JSON.stringify(res, null, 2));
+      else if (res.found) {
+        ctx.out(res.path.map((s) => (s.via ? ` —${s.via}→ ${oneLine(s.label)}` : oneLine(s.label))).join(''));
+        ctx.info(`${res.depth} step${res.depth === 1 ? '' : 's'}`);
+      } else ctx.out(`no path: ${oneLine(res.reason ?? '')}`);
+      if (!res.found) process.exitCode = 1;
+    });
+
+  pattern
+    .command('antipatterns')
+    .description('patterns that keep failing: low success rate over several occurrences, worst first')
+    .option('--max-success-rate <r>', 'at most this success rate (default 0.3)')
+    .option('--min-occurrences <n>', 'seen at least this often (default 2: one failure is a fluke)')
+    .option('-n, --limit <n>', 'at most this many (default 20, max 100)')
+    .addHelpText('after', `
+Examples:
+  $ mem pattern antipatterns
+  $ mem pattern antipatterns --max-success-rate 0.5 --min-occurrences 3 --json`)
+    .action(async (opts: { maxSuccessRate?: string; minOccurrences?: string; limit?: string }, command: Command) => {
+      const ctx = makeCtx(globals(command));
+      const { antipatterns } = await import('../../notes/pattern-query.js');
+      const vault = await vaultFor(ctx);
+      const res = antipatterns(vault.root, {
+        max_success_rate: parseFloatOption('--max-success-rate', opts.maxSuccessRate, 0, 1),
+        min_occurrences: parseIntOption('--min-occurrences', opts.minOccurrences, 1),
+        limit: parseIntOption('--limit', opts.limit, 1),
+      });
+      if (ctx.json) return ctx.out(JSON.stringify(res, null, 2));
+      if (res.patterns.length === 0) return ctx.info('no anti-patterns: nothing has failed repeatedly');
+      printPatterns(ctx, res.patterns);
+    });
+}
+
+function printPatterns(ctx: Ctx, list: PatternSummary[]): void {
+  for (const p of list) {
+    const rate = p.success_rate === null ? ' ?  ' : p.success_rate.toFixed(2);
+    const occ = p.occurrences === null ? '?' : String(p.occurrences);
+    ctx.out(`${rate}  ×${occ.padEnd(3)} ${oneLine(p.title)}  — ${oneLine(p.trigger)}`);
+  }
+}
+
+function parseRelation(s: string): CausalRelation {
+  const m = /^\s*([a-z]+)\s*:(.*)$/i.exec(s);
+  if (!m || !CAUSAL.includes(m[1].toLowerCase()) || m[2].trim() === '') {
+    throw usageError(`--relation must be TYPE:TARGET with TYPE one of ${CAUSAL.join(', ')} (got "${s}")`, 'e.g. --relation prevents:flaky-api-tests');
+  }
+  return { type: m[1].toLowerCase() as CausalRelation['type'], target: m[2].trim() };
+}
+
+/** The seed's add_pattern input, read from JSON, checked field by field (nulls count as absent). */
+async function inputFromJson(raw: string): Promise<AddPatternInput> {
+  let data: unknown;
+  try {
+    data = JSON.parse(raw.replace(/^\ufeff/, ''));
+  } catch (err) {
+    throw new MemError(`stdin is not JSON: ${(err as Error).message}`, { hint: 'give the seed\'s add_pattern object: {"name", "trigger", "action", ...}' });
+  }
+  const { parseAddPatternArgs } = await import('../../notes/pattern-input.js');
+  return parseAddPatternArgs(data, 'stdin');
+}
+
+async function addCommand(ctx: Ctx, input: string | undefined, opts: AddOpts): Promise<void> {
+  if (input !== undefined && input !== '-') throw usageError(`unexpected argument "${input}"`, 'use --name …, or "-" to read JSON from stdin');
+  const flags = opts.name !== undefined || opts.trigger !== undefined || opts.action !== undefined;
+  let args: AddPatternInput;
+  if (input === '-' || (!flags && !process.stdin.isTTY)) {
+    if (flags) throw usageError('give the pattern as flags or as JSON on stdin, not both');
+    const raw = readStdin();
+    if (raw.trim() === '') throw usageError('no pattern given', 'mem pattern add --name NAME --trigger TEXT --action TEXT (or JSON on stdin)');
+    args = await inputFromJson(raw);
+    if (opts.antipattern) args.is_antipattern = true;
+  } else {
+    if (opts.name === undefined) throw usageError('missing --name', 'mem pattern add --name NAME --trigger TEXT --action TEXT');
+    args = {
+      name: opts.name, trigger: opts.trigger, action: opts.action, description: opts.description,
+      success_rate: parseFloatOption('--success-rate', opts.successRate, 0, 1),
+      evidence_episode: opts.evidenceEpisode,
+      causal_relationships: (opts.relation ?? []).map(parseRelation),
+      is_antipattern: opts.antipattern ? true : undefined,
+    };
+  }
+  const vault = await vaultFor(ctx);
+  const { addPattern } = await import('../../notes/pattern-note.js');
+  const res = addPattern(vault.root, args, { today: today(), dryRun: opts.dryRun });
+  if (ctx.json) return ctx.out(JSON.stringify({ ...(opts.dryRun ? { dry_run: true } : {}), ...res }, null, 2));
+  const extra = [
+    ...res.added_evidence.map((e) => `evidence +${e}`),
+    ...res.added_relations.map((r) => `+${r.type} ${r.target}`),
+  ];
+  const verb = opts.dryRun ? `would be ${res.action}` : res.action;
+  ctx.out(`${verb}: ${oneLine(res.title)} (${res.path}): success rate ${res.success_rate.toFixed(2)} over ${res.occurrences} occurrence${res.occurrences === 1 ? '' : 's'}${extra.length ? `; ${oneLine(extra.join(', '))}` : ''}`);
+  if (opts.dryRun) ctx.info('dry run: nothing written');
+}

@@ -1,0 +1,39 @@
+// `mem validate`: the typed notes (episode and pattern notes) against their schemas, their
+// [[links]] and the causal graph's edges; `file:line: message` per problem, exit 1 when any.
+
+import type { Command } from 'commander';
+import { formatDiagnostic } from '../../errors.js';
+import { globals, vaultFor } from '../common.js';
+import { makeCtx } from '../io.js';
+
+export function registerValidate(program: Command): void {
+  program
+    .command('validate')
+    .description('check episode and pattern notes: schema, broken [[links]], causal edges to missing patterns (exit 1 on problems)')
+    .addHelpText('after', `
+Checks every typed note in .mem/episodes/ and .mem/patterns/ (by its frontmatter type, or an
+EPISODE-/PATTERN-/ANTIPATTERN- file name): required frontmatter fields and sections, value
+ranges (success_rate 0-1, occurrences >= 1, dates), causal relationship lines; every [[link]]
+must name a note (file name, title or permalink), an entry (id or title) or a decision/event
+of the same note ([[d001]], [[e003]]); every causal edge must lead to a pattern note.
+mem lint runs the same checks.
+
+Examples:
+  $ mem validate
+  $ mem validate --json | jq '.problems[] | "\\(.file):\\(.line) \\(.message)"'`)
+    .action(async (_opts: unknown, command: Command) => {
+      const ctx = makeCtx(globals(command));
+      const vault = await vaultFor(ctx);
+      const { validateVault } = await import('../../notes/validate.js');
+      const report = validateVault(vault);
+      const errors = report.diagnostics.filter((d) => d.severity === 'error').length;
+      if (ctx.json) {
+        ctx.out(JSON.stringify({ notes: report.notes, problems: report.diagnostics.map((d) => ({ file: d.file, line: d.line ?? null, severity: d.severity, message: d.message })) }, null, 2));
+      } else {
+        for (const d of report.diagnostics) ctx.out(formatDiagnostic(d));
+        if (report.diagnostics.length > 0) ctx.info(`${report.diagnostics.length} problem${report.diagnostics.length === 1 ? '' : 's'} in ${new Set(report.diagnostics.map((d) => d.file)).size} of ${report.notes} note${report.notes === 1 ? '' : 's'}`);
+        else ctx.info(`${report.notes} note${report.notes === 1 ? '' : 's'} checked, no problems`);
+      }
+      if (errors > 0) process.exitCode = 1;
+    });
+}

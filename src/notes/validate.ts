@@ -1,0 +1,170 @@
+// `mem validate` (and one source of `mem lint`): the typed notes of the vault (.mem/episodes/,
+// .mem/patterns/) checked against their schemas, their [[links]] resolved, and the causal graph's
+// edges checked for targets that exist. Findings are Diagnostics with file:line.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Diagnostic } from '../errors.js';
+import { parseMemoryFile } from '../vault/format.js';
+import { readVaultText } from '../vault/read.js';
+import { discoverFiles, type Vault } from '../vault/vault.js';
+import { buildCausalGraph } from './graph.js';
+import { findSection, listItems, noteFiles, noteType, parseNote, wikiLinks, type NoteType, type ParsedNote } from './note.js';
+import { notesDirInside, patternFromNote, validatePatternNote, type PatternFile } from './pattern-note.js';
+
+export type NoteValidator = (note: ParsedNote, rel: string) => Diagnostic[];
+
+// ==== Schema validators, one per note type ======================================================
+// Each typed note is checked by the validators of its frontmatter `type`. To add a type's
+// checks (e.g. `validateEpisodeNote` from episode-note.ts), add one line here.
+export const NOTE_VALIDATORS: { type: NoteType; validate: NoteValidator }[] = [
+  { type: 'pattern', validate: validatePatternNote },
+];
+// =================================================================================================
+
+/** The folders of typed notes, from the vault root. */
+export const TYPED_NOTE_DIRS = [path.join('.mem', 'episodes'), path.join('.mem', 'patterns')];
+
+export interface TypedNote {
+  /** Path from the vault root, with `/`. */
+  path: string;
+  file: string;
+  note: ParsedNote;
+  type: NoteType | null;
+}
+
+/** Which type a file claims by its name, for a note whose frontmatter does not say (or does not parse). */
+function typeByName(file: string): NoteType | null {
+  if (/^(ANTI-?)?PATTERN-/i.test(file)) return 'pattern';
+  if (/^EPISODE-/i.test(file)) return 'episode';
+  return null;
+}
+
+/**
+ * The typed notes: every `.md` in the typed-note folders whose frontmatter `type` is a note type,
+ * and those named like one (`PATTERN-…`, `EPISODE-…`) whatever their frontmatter says. Other
+ * files there (the segment episodes of `mem segment`) are not typed notes.
+ */
+export function readTypedNotes(root: string): { notes: TypedNote[]; unreadable: Diagnostic[] } {
+  const notes: TypedNote[] = [];
+  const unreadable: Diagnostic[] = [];
+  for (const dir of TYPED_NOTE_DIRS) {
+    if (notesDirInside(root, dir) === null) {
+      unreadable.push({ severity: 'warning', message: 'not read: the folder leads out of the vault through a symlink', file: dir.split(path.sep).join('/') });
+      continue;
+    }
+    for (const file of noteFiles(path.join(root, dir))) {
+      const rel = `${dir.split(path.sep).join('/')}/${file}`;
+      let raw: string;
+      try {
+        const buf = fs.readFileSync(path.join(root, dir, file));
+        raw = new TextDecoder('utf-8', { fatal: true }).decode(buf);
+      } catch (err) {
+        if (typeByName(file)) unreadable.push({ severity: 'error', message: `cannot read the note: ${(err as Error).message.split('\n')[0]}`, file: rel });
+        continue;
+      }
+      const note = parseNote(raw);
+      const type = noteType(note.frontmatter?.data) ?? typeByName(file);
+      if (type) notes.push({ path: rel, file, note, type });
+    }
+  }
+  return { notes, unreadable };
+}
+
+/** Link targets that exist outside the typed notes: other markdown files' names, entry ids and titles. */
+export function vaultLinkTargets(files: { path: string; text: string }[]): string[] {
+  const out: string[] = [];
+  for (const f of files) {
+    const base = f.path.slice(f.path.lastIndexOf('/') + 1);
+    out.push(base, base.replace(/\.md$/i, ''), f.path, f.path.replace(/\.md$/i, ''));
+    const parsed = parseMemoryFile(f.text, f.path);
+    for (const e of parsed.entries) {
+      out.push(e.id);
+      if (e.title !== '') out.push(e.title);
+    }
+  }
+  return out;
+}
+
+const low = (s: string) => s.trim().toLowerCase();
+
+/** The names a typed note answers to: file name (with and without .md), titles, permalink, a pattern's bare name. */
+function namesOf(n: TypedNote): string[] {
+  const fm = n.note.frontmatter?.data ?? {};
+  const names = [n.file, n.file.replace(/\.md$/i, ''), n.path, n.path.replace(/\.md$/i, '')];
+  if (typeof fm.title === 'string') names.push(fm.title);
+  if (typeof fm.permalink === 'string') names.push(fm.permalink);
+  if (n.note.title) names.push(n.note.title.text);
+  if (n.type === 'pattern') names.push(patternFromNote(n.note, n.file).name);
+  return names;
+}
+
+/** `[[d001]]` / `[[e003]]`: a decision heading (`### d001: …`) of the same note, or an event by its place in the timeline. */
+function localIds(note: ParsedNote): Set<string> {
+  const ids = new Set<string>();
+  for (const m of note.text.matchAll(/^###[ \t]+([a-z]+\d+)\b/gim)) ids.add(low(m[1]));
+  const ev = findSection(note, 'Events Timeline');
+  if (ev) {
+    const items = listItems(note.text.slice(ev.bodyStart, ev.end));
+    items.forEach((it, i) => {
+      ids.add(`e${String(i + 1).padStart(3, '0')}`);
+      const own = /\b(e\d+)\b/i.exec(it.text);
+      if (own) ids.add(low(own[1]));
+    });
+  }
+  return ids;
+}
+
+export interface ValidateReport {
+  /** How many typed notes were checked. */
+  notes: number;
+  diagnostics: Diagnostic[];
+}
+
+/**
+ * Check every typed note: its schema (NOTE_VALIDATORS), its [[links]] (a note name, title or
+ * permalink; an entry id or title from `known`; a decision/event id of the same note), and its
+ * causal edges (the target must be a pattern note). Sorted by file and line.
+ */
+export function validateTypedNotes(root: string, opts: { known?: Iterable<string> } = {}): ValidateReport {
+  const { notes, unreadable } = readTypedNotes(root);
+  const diags: Diagnostic[] = [...unreadable];
+  const known = new Set<string>([...(opts.known ?? [])].map(low));
+  for (const n of notes) for (const name of namesOf(n)) known.add(low(name));
+  const patterns: PatternFile[] = notes.filter((n) => n.type === 'pattern' && n.note.frontmatter).map((n) => ({ path: n.path, file: n.file, note: n.note, data: patternFromNote(n.note, n.file) }));
+  const graph = buildCausalGraph(patterns);
+  const causalAt = new Set<string>();
+  for (const e of graph.edges) {
+    causalAt.add(`${e.path}:${e.line}`);
+    if (e.target === null) diags.push({ severity: 'error', message: `causal edge "${e.type} [[${e.target_text}]]": no pattern note has that name, title or permalink`, file: e.path, line: e.line });
+  }
+  for (const n of notes) {
+    const validators = NOTE_VALIDATORS.filter((v) => v.type === n.type);
+    if (validators.length === 0 && n.type && noteType(n.note.frontmatter?.data) !== n.type) {
+      diags.push({ severity: 'error', message: `a ${n.type} note needs "type: ${n.type}" in its frontmatter`, file: n.path, line: 1 });
+    }
+    for (const v of validators) diags.push(...v.validate(n.note, n.path));
+    const local = localIds(n.note);
+    // Lines of note.text are the file's lines: the BOM it drops is not a line.
+    for (const link of wikiLinks(n.note.text)) {
+      const line = link.line;
+      // A causal edge's link was checked above, against pattern notes only.
+      if (causalAt.has(`${n.path}:${line}`)) continue;
+      const t = low(link.target);
+      if (known.has(t) || known.has(`${t}.md`) || local.has(t)) continue;
+      diags.push({ severity: 'error', message: `broken link [[${link.target}]]: no note, entry, decision or event has that name`, file: n.path, line });
+    }
+  }
+  diags.sort((a, b) => a.file.localeCompare(b.file) || (a.line ?? 0) - (b.line ?? 0));
+  return { notes: notes.length, diagnostics: diags };
+}
+
+/** validateTypedNotes for a whole vault: the link targets of its other files included. */
+export function validateVault(vault: Vault): ValidateReport {
+  const files: { path: string; text: string }[] = [];
+  for (const f of discoverFiles(vault)) {
+    const r = readVaultText(f.abs);
+    if (!('error' in r)) files.push({ path: f.path, text: r.text });
+  }
+  return validateTypedNotes(vault.root, { known: vaultLinkTargets(files) });
+}

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { bfsPath, buildCausalGraph, checkDepth, findNode, pathLine } from '../../src/notes/graph.js';
+import { parseNote } from '../../src/notes/note.js';
+import { formatPatternNote, patternFromNote, type CausalRelation, type PatternFile } from '../../src/notes/pattern-note.js';
+
+function pat(name: string, causal: CausalRelation[], anti = false): PatternFile {
+  const title = `${anti ? 'ANTIPATTERN' : 'PATTERN'}-${name}`;
+  const text = formatPatternNote({
+    name, antipattern: anti, title, permalink: `patterns/${title.toLowerCase()}`, tags: ['causal', 'pattern'], trigger: 't', success_rate: 1, occurrences: 1,
+    last_validated: '2026-11-01', context: '', action: 'a', observations: [], causal, evidence: [], warning: '', relations: [],
+  });
+  const note = parseNote(text);
+  return { path: `.mem/patterns/${title}.md`, file: `${title}.md`, note, data: patternFromNote(note, `${title}.md`) };
+}
+
+const chain = (n: number) => Array.from({ length: n }, (_, i) => pat(`n${i}`, i + 1 < n ? [{ type: 'causes', target: `PATTERN-n${i + 1}` }] : []));
+
+describe('causal graph', () => {
+  it('builds nodes and edges; resolves targets by title, name or permalink, case ignored', () => {
+    const g = buildCausalGraph([
+      pat('a', [{ type: 'causes', target: 'pattern-B' }, { type: 'enables', target: 'c' }, { type: 'prevents', target: 'patterns/pattern-d' }, { type: 'correlates', target: 'nowhere' }]),
+      pat('b', []), pat('c', []), pat('d', [], false),
+    ]);
+    expect([...g.nodes.keys()]).toEqual(['patterns/pattern-a', 'patterns/pattern-b', 'patterns/pattern-c', 'patterns/pattern-d']);
+    expect(g.edges.map((e) => [e.type, e.target])).toEqual([['causes', 'patterns/pattern-b'], ['enables', 'patterns/pattern-c'], ['prevents', 'patterns/pattern-d'], ['correlates', null]]);
+    expect(g.edges[3]).toMatchObject({ target_text: 'nowhere', path: '.mem/patterns/PATTERN-a.md' });
+    // A prefix of the other kind still names the pattern.
+    const h = buildCausalGraph([pat('a', [{ type: 'causes', target: 'PATTERN-bad' }]), pat('bad', [], true)]);
+    expect(h.edges[0].target).toBe('patterns/antipattern-bad');
+  });
+
+  it('finds the shortest path with its edge types', () => {
+    const g = buildCausalGraph([
+      pat('a', [{ type: 'causes', target: 'PATTERN-b' }, { type: 'enables', target: 'PATTERN-x' }]),
+      pat('b', [{ type: 'prevents', target: 'PATTERN-c' }]),
+      pat('x', [{ type: 'causes', target: 'PATTERN-y' }]), pat('y', [{ type: 'causes', target: 'PATTERN-c' }]),
+      pat('c', []),
+    ]);
+    const p = bfsPath(g, findNode(g, 'a'), findNode(g, 'c'), 5);
+    expect(p.found).toBe(true);
+    expect(p.depth).toBe(2);
+    expect(pathLine(p)).toBe('PATTERN-a —causes→ PATTERN-b —prevents→ PATTERN-c');
+    // Direction matters.
+    expect(bfsPath(g, findNode(g, 'c'), findNode(g, 'a'), 5)).toMatchObject({ found: false, depth: null, reason: expect.stringMatching(/no chain/) });
+  });
+
+  it('stops at the depth limit and says the target is further away', () => {
+    const g = buildCausalGraph(chain(8));
+    expect(bfsPath(g, findNode(g, 'n0'), findNode(g, 'n7'), 7)).toMatchObject({ found: true, depth: 7 });
+    const p = bfsPath(g, findNode(g, 'n0'), findNode(g, 'n7'), 5);
+    expect(p.found).toBe(false);
+    expect(p.reason).toMatch(/more than 5 steps/);
+    expect(checkDepth(undefined)).toBe(5);
+    expect(checkDepth(10)).toBe(10);
+    expect(() => checkDepth(11)).toThrow(/from 1 to 10/);
+    expect(() => checkDepth(0)).toThrow(/from 1 to 10/);
+  });
+
+  it('survives cycles and self-loops', () => {
+    const g = buildCausalGraph([
+      pat('a', [{ type: 'causes', target: 'PATTERN-a' }, { type: 'causes', target: 'PATTERN-b' }]),
+      pat('b', [{ type: 'enables', target: 'PATTERN-a' }, { type: 'causes', target: 'PATTERN-b' }]),
+      pat('z', []),
+    ]);
+    expect(bfsPath(g, findNode(g, 'a'), findNode(g, 'z'), 10)).toMatchObject({ found: false });
+    expect(bfsPath(g, findNode(g, 'b'), findNode(g, 'a'), 10)).toMatchObject({ found: true, depth: 1 });
+    expect(bfsPath(g, findNode(g, 'a'), findNode(g, 'a'), 5)).toMatchObject({ found: true, depth: 0 });
+  });
+
+  it('matches names exactly first, then by unique partial match; ambiguity lists candidates', () => {
+    const g = buildCausalGraph([pat('deploy', []), pat('deploy-canary', []), pat('run-migrations-first', []), pat('skip-tests', [], true)]);
+    expect(findNode(g, 'Deploy').label).toBe('PATTERN-deploy');
+    expect(findNode(g, 'migrations').label).toBe('PATTERN-run-migrations-first');
+    expect(findNode(g, 'ANTIPATTERN-skip-tests').type).toBe('antipattern');
+    expect(() => findNode(g, 'dep')).toThrow(/"dep" matches 2 patterns: PATTERN-deploy, PATTERN-deploy-canary/);
+    expect(() => findNode(g, 'nothing')).toThrow(/no pattern matches "nothing"/);
+  });
+});

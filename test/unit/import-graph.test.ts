@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { dateOf, patternsFromGraph } from '../../src/notes/import-graph.js';
+import { formatPatternNote, parsePatternNote } from '../../src/notes/pattern-note.js';
+
+describe('ai-agents causal graph → pattern data', () => {
+  it('reads dates as written, 7-digit fractions and offsets included; rejects non-dates', () => {
+    expect(dateOf('2026-01-02T22:18:26.5643068-06:00')).toBe('2026-01-02');
+    expect(dateOf('2026-01-05')).toBe('2026-01-05');
+    expect(dateOf('2026-02-30T00:00:00Z')).toBeNull();
+    expect(dateOf(null)).toBeNull();
+    expect(dateOf('soon')).toBeNull();
+  });
+
+  it('maps edges from the node labelled with a pattern\'s name; others become observations; nulls tolerated', () => {
+    const g = {
+      updated: '2026-01-08T11:44:20.4503980-06:00',
+      nodes: [{ id: 'a', label: 'Good pattern' }, { id: 'b', label: 'bad pattern' }, { id: 'c', label: 'error: [[x]] boom' }, null],
+      edges: [{ source: 'a', target: 'b', type: 'Causes' }, { source: 'a', target: 'c', type: 'enables' }, { source: 'a', target: 'b', type: 'causes' }, { source: 'b', target: 'a', type: 'blocks' }],
+      patterns: [
+        { name: 'Good pattern', trigger: 'T1', action: 'A1', description: '', success_rate: 0.9, occurrences: 3, last_used: null },
+        { name: 'Bad Pattern', trigger: null, action: null, success_rate: 2, occurrences: 0 },
+        { name: 'good-pattern' }, 7, { name: '' },
+      ],
+    };
+    const r = patternsFromGraph(g, '2026-11-20');
+    expect(r.notes.map((n) => [n.title, n.causal, n.observations.length])).toEqual([
+      ['PATTERN-good-pattern', [{ type: 'causes', target: 'PATTERN-bad-pattern' }], 2],
+      ['PATTERN-bad-pattern', [], 2],
+    ]);
+    expect(r.notes[0].observations[0]).toBe('[enables] error: [ [x] ] boom #causal-graph');
+    expect(r.notes[0].last_validated).toBe('2026-01-08');
+    expect(r.notes[1]).toMatchObject({ success_rate: 0.5, occurrences: 1, trigger: '(not recorded in causal-graph.json)' });
+    expect(r.notes[1].observations[0]).toBe('[blocks] Good pattern #causal-graph');
+    expect(r.warnings).toEqual([
+      'patterns[2] "good-pattern" has the same note name as "Good pattern"; skipped',
+      'patterns[3] is not an object; skipped',
+      'patterns[4] has no usable name; skipped',
+      expect.stringMatching(/"Bad Pattern": success_rate 2 is not a number from 0 to 1/),
+    ]);
+    // What the import writes reads back as the same data.
+    for (const d of r.notes) expect(parsePatternNote(formatPatternNote(d), `${d.title}.md`)).toEqual(d);
+  });
+});
