@@ -11,6 +11,7 @@ import type { TranscriptFormat } from '../extract/transcript.js';
 import { createHash } from 'node:crypto';
 import type { Vault } from '../vault/vault.js';
 import { conversationOf, KEY_MOMENT, segment, type EpisodeSpan, type SegmentConfig } from './segment.js';
+import type { ChannelOptions } from './channels.js';
 import { episodeFile, episodeId, sessionSlug, writeEpisodes } from './store.js';
 
 export interface SegmentOptions {
@@ -21,6 +22,7 @@ export interface SegmentOptions {
   cwd: string;
   now: string;
   stdin?: () => string;
+  channels?: ChannelOptions;
 }
 
 export interface SegmentedEpisode {
@@ -49,6 +51,10 @@ export interface SegmentResult {
   episodes: SegmentedEpisode[];
   /** False on a dry run, or when the file already said exactly this. */
   written: boolean;
+  /** The channels that ran: surprise over words or embeddings; the topic channel (a model) or not. */
+  channels: { surprise: 'lexical' | 'embeddings'; topic: boolean };
+  /** A channel that failed (the offline result stands): one line each. */
+  warnings: string[];
 }
 
 /**
@@ -65,12 +71,18 @@ function fallbackSession(loaded: LoadedTranscript): string {
   return `${base}-${createHash('sha1').update(loaded.path).digest('hex').slice(0, 8)}`;
 }
 
-/** Segment a transcript already read and (unless a dry run) write the session's episode file. */
-export function segmentLoaded(vault: Vault, loaded: LoadedTranscript, cfg: SegmentConfig, opts: { sessionId?: string; dryRun?: boolean; now: string }): SegmentResult {
+/**
+ * Segment a transcript already read and (unless a dry run) write the session's episode file.
+ * `channels`: the embeddings and model for the surprise and topic channels (none: offline).
+ */
+export async function segmentLoaded(vault: Vault, loaded: LoadedTranscript, cfg: SegmentConfig, opts: { sessionId?: string; dryRun?: boolean; now: string; channels?: ChannelOptions }): Promise<SegmentResult> {
   const t = loaded.transcript;
   const conversation = conversationOf(t);
   const session = opts.sessionId ?? usableSessionId(t.sessionId) ?? fallbackSession(loaded);
-  const spans = segment(conversation, cfg);
+  const ch = opts.channels && (opts.channels.embeddings || opts.channels.llm) && conversation.length > 0
+    ? await (await import('./channels.js')).computeChannels(conversation, opts.channels)
+    : { channels: {}, used: { surprise: 'lexical' as const, topic: false }, warnings: [] };
+  const spans = segment(conversation, cfg, ch.channels);
   const { rel } = episodeFile(vault.root, session);
   const source = loaded.path === '-' ? 'stdin' : path.basename(loaded.path);
   let written = false;
@@ -82,6 +94,8 @@ export function segmentLoaded(vault: Vault, loaded: LoadedTranscript, cfg: Segme
     path: rel,
     messages: conversation.length,
     written,
+    channels: ch.used,
+    warnings: ch.warnings,
     episodes: spans.map((s, n) => ({
       id: episodeId(session, n),
       title: s.title,
@@ -98,7 +112,7 @@ export function segmentLoaded(vault: Vault, loaded: LoadedTranscript, cfg: Segme
   };
 }
 
-export function segmentTranscript(vault: Vault, file: string, cfg: SegmentConfig, opts: SegmentOptions): SegmentResult {
+export async function segmentTranscript(vault: Vault, file: string, cfg: SegmentConfig, opts: SegmentOptions): Promise<SegmentResult> {
   const loaded = loadTranscript(file, { format: opts.format, cwd: opts.cwd, stdin: opts.stdin });
   return segmentLoaded(vault, loaded, cfg, opts);
 }
