@@ -10,6 +10,7 @@ import { loadTranscript, type LoadedTranscript } from '../extract/source.js';
 import type { TranscriptFormat } from '../extract/transcript.js';
 import { createHash } from 'node:crypto';
 import type { Vault } from '../vault/vault.js';
+import { messagesOfBody, showsDetail, type DetailLevel } from './detail.js';
 import { conversationOf, KEY_MOMENT, segment, type EpisodeSpan, type SegmentConfig } from './segment.js';
 import type { ChannelOptions } from './channels.js';
 import { episodeFile, episodeId, sessionSlug, writeEpisodes } from './store.js';
@@ -152,22 +153,7 @@ function summaryOfBody(body: string): string {
   return first.startsWith('<details') ? '' : first;
 }
 
-export type DetailLevel = 'none' | 'auto' | 'full';
-export const DETAIL_LEVELS: readonly DetailLevel[] = ['none', 'auto', 'full'];
-
-/** The messages section of an episode's body (the quoted messages, without the <details> wrapper), or ''. */
-export function messagesOfBody(body: string): string {
-  const m = /^<details>\r?\n<summary>[^\n]*<\/summary>\r?\n([\s\S]*?)^<\/details>[ \t]*$/m.exec(body);
-  return m ? m[1].trim() : '';
-}
-
-/**
- * Which episodes show their messages (seed 000): `full` all, `none` none, `auto` the key moments
- * among the first two listed.
- */
-export function showsDetail(level: DetailLevel, rank: number, keyMoment: boolean): boolean {
-  return level === 'full' || (level === 'auto' && keyMoment && rank < 2);
-}
+export { DETAIL_LEVELS, messagesOfBody, showsDetail, type DetailLevel } from './detail.js';
 
 /**
  * Episodes newest first (by end, else start, else creation date), optionally only those of one

@@ -30,8 +30,7 @@ export const DEFAULT_SEGMENT_CONFIG: SegmentConfig = {
   minTerms: 4,
 };
 
-/** Surprise at or above this marks a key moment (seed 000). */
-export const KEY_MOMENT = 0.7;
+export { KEY_MOMENT } from './detail.js';
 
 /** One message of the conversation as segmentation sees it. */
 export interface ConversationMessage {

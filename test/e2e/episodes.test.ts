@@ -62,7 +62,7 @@ describe('mem segment', () => {
     const lines = r.stdout.trim().split('\n');
     expect(lines.length).toBeGreaterThanOrEqual(4);
     // Time range, surprise, title, message range; key moments marked.
-    expect(lines[0]).toMatch(/^[* ] 2026-01-29 15:12–\d\d:\d\d {2}0\.\d\d {2}Are there git hooks .* \(messages 1–\d+, start\)$/);
+    expect(lines[0]).toMatch(/^[★ ] 2026-01-29 15:12–\d\d:\d\d {2}0\.\d\d {2}Are there git hooks .* \(messages 1–\d+, start\)$/);
     expect(r.stderr).toMatch(new RegExp(`\\d+ episodes from \\d+ messages → ${EPISODE_FILE.replace(/\./g, '\\.')}`));
     const text = v.read(EPISODE_FILE);
     expect(text).toMatch(/^kind: episode$/m);
@@ -264,14 +264,14 @@ describe('mem recent', () => {
     const human = mem(['recent', '--limit', '3'], { cwd: v.root, home: v.home });
     expect(human.status).toBe(0);
     expect(human.stdout.trim().split('\n')).toHaveLength(3);
-    expect(human.stdout).toMatch(/^[* ] 2026-01-29 \d\d:\d\d–\d\d:\d\d {2}0\.\d\d {2}.+ {2}ep-63784323-/m);
+    expect(human.stdout).toMatch(/^[★ ] 2026-01-29 \d\d:\d\d–\d\d:\d\d {2}0\.\d\d {2}.+ {2}ep-63784323-/m);
   });
 
   it('--detail: auto shows the messages of key moments ranked 1-2, full of every episode, none of none', () => {
     const v = vault();
     expect(mem(['segment', DESIGN], { cwd: v.root, home: v.home }).status).toBe(0);
     const seg = mem(['segment', switchTranscript(v.root)], { cwd: v.root, home: v.home });
-    expect(seg.stdout).toMatch(/^\* 2026-02-03 10:06/m);
+    expect(seg.stdout).toMatch(/^★ 2026-02-03 10:06/m);
     const run = (detail: string) => mem(['recent', '--detail', detail, '--limit', '5', '--json'], { cwd: v.root, home: v.home }).json().episodes;
     const none = run('none');
     expect(none.every((e: any) => e.messages === undefined)).toBe(true);

@@ -33,7 +33,7 @@ Surprise is 1 - cosine of the message (with its answers) and the episode so far,
 when configured (embeddings: in .mem/config.yaml), else TF-IDF word vectors, discounted by how
 ordinary that distance is in this session. A failing endpoint or model: one warning, then the
 offline result. Thresholds and channels (episodes.embeddings, episodes.topic): the episodes: block
-of .mem/config.yaml. Key moments (surprise >= 0.7) are marked with *. Running it again on the
+of .mem/config.yaml. Key moments (surprise >= 0.7) are marked \u2605. Running it again on the
 same transcript rewrites the same file.
 
 Examples:
@@ -78,7 +78,7 @@ async function segmentCommand(ctx: Ctx, file: string, opts: SegmentOpts): Promis
   }
   const { oneLine } = await import('../output/quote.js');
   for (const e of res.episodes) {
-    ctx.out(`${e.key_moment ? '*' : ' '} ${timeRange(e.start_at, e.end_at)}  ${e.surprise.toFixed(2)}  ${oneLine(e.title)}  (messages ${e.message_start}–${e.message_end}, ${e.boundary})`);
+    ctx.out(`${e.key_moment ? '\u2605' : ' '} ${timeRange(e.start_at, e.end_at)}  ${e.surprise.toFixed(2)}  ${oneLine(e.title)}  (messages ${e.message_start}–${e.message_end}, ${e.boundary})`);
   }
   const n = res.episodes.length;
   const what = `${n} episode${n === 1 ? '' : 's'} from ${res.messages} message${res.messages === 1 ? '' : 's'}`;
