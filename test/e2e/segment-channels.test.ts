@@ -230,3 +230,34 @@ describe('topic channel through the language model', () => {
     expect(llm.seen).toHaveLength(1);
   });
 });
+
+describe('mem extract segments with the channels', () => {
+  const LEARNING = { learnings: [{ scope: 'project', type: 'procedural', title: 'Create the orders column before its postgres index', body: 'The orders migration failed with a missing column until the column came first; the down migration drops the index first.', importance: 0.7, phase: 'implementation' }] };
+
+  it('embeddings by default; the topic channel only with extract.episodes_topic (one more request, after the learnings)', async () => {
+    const v = vault();
+    const emb = await embeddings();
+    const file = transcript(v.root, 'ex.jsonl', [...DB, ...DB.slice(0, 4)]);
+    const env = { ...NO_KEYS, MEM_EMBED_MODEL: 'm', MEM_EMBED_BASE_URL: emb.url, MEM_NOW: '2026-03-03' };
+    const once = await fakeServer([{ body: openaiCompletion(JSON.stringify(LEARNING)) }]);
+    const r = await memAsync(['extract', file, '--json', '--provider', 'openai', '--base-url', `${once.url}/v1`], { cwd: v.root, home: v.home, env });
+    expect(r.status, r.stderr).toBe(0);
+    expect(once.seen).toHaveLength(1);
+    expect(emb.requests).toHaveLength(1);
+    expect(JSON.parse(r.stdout).episodes).toMatchObject({ count: 1, written: true });
+
+    const w = vault();
+    w.write('.mem/config.yaml', 'extract:\n  episodes_topic: true\n');
+    const file2 = transcript(w.root, 'ex.jsonl', [...DB, ...DB.slice(0, 4)]);
+    const twice = await fakeServer([{ body: openaiCompletion(JSON.stringify(LEARNING)) }, { body: openaiCompletion(JSON.stringify({ boundaries: [6] })) }]);
+    const r2 = await memAsync(['extract', file2, '--json', '--provider', 'openai', '--base-url', `${twice.url}/v1`], { cwd: w.root, home: w.home, env });
+    expect(r2.status, r2.stderr).toBe(0);
+    expect(twice.seen).toHaveLength(2);
+    expect(twice.seen[1].body.messages[1].content).toContain('Candidates (messages that may begin a new subject)');
+    const out = JSON.parse(r2.stdout);
+    expect(out.episodes).toMatchObject({ count: 2, written: true });
+    expect(out.episodes_warning ?? null).toBeNull();
+    expect(w.read('.mem/episodes/ex.md')).toMatch(/^message_start: 7$/m);
+  });
+});
+
