@@ -198,13 +198,10 @@ export interface SegmentChannels {
   topics?: ReadonlySet<number>;
 }
 
-/** The rule boundary before message i, if any (gap or size cap), given the current episode's size. */
-function ruleBoundary(messages: ConversationMessage[], i: number, inEpisode: number, cfg: SegmentConfig): BoundaryReason | null {
-  if (i === 0 || messages.length < cfg.minMessages) return null;
-  const gap = (ms(messages[i].timestamp) ?? NaN) - (ms(messages[i - 1].timestamp) ?? NaN);
-  if (gap > cfg.gapMinutes * 60_000) return 'gap';
-  if (inEpisode >= cfg.maxMessages) return 'max';
-  return null;
+/** Whether a gap longer than the rule's separates message i from the one before. */
+function gapBefore(messages: ConversationMessage[], i: number, cfg: SegmentConfig): boolean {
+  if (i === 0) return false;
+  return (ms(messages[i].timestamp) ?? NaN) - (ms(messages[i - 1].timestamp) ?? NaN) > cfg.gapMinutes * 60_000;
 }
 
 /**
@@ -228,44 +225,49 @@ function median(xs: number[]): number {
 const MIN_SAMPLES = 3;
 const MIN_SPREAD = 0.05;
 /**
- * The calibrated surprise of a distance d = 1 − cos: never more than d (seed 000's measure), and
- * discounted by how ordinary d is in this session: z robust deviations above the session's median
- * maps through a logistic curve placed on seed 000's scale — an ordinary distance (z = 0) ≈ 0.22
- * ("minor information gain"), 2.5 deviations out = 0.7 (key moment), 3.5 ≈ 0.85 (flashbulb).
- * Without enough distances to judge (a short session), every distance counts as ordinary.
+ * The calibrated surprise of a distance d = 1 − cos (seed 000's measure), judged against what is
+ * ordinary in this session, so that it means the same over word vectors (distances mostly 0.5–1)
+ * and over embeddings (whose cosines crowd together: distances mostly 0.1–0.5). z, the robust
+ * deviations of d above the session's median, maps through a logistic curve placed on seed 000's
+ * scale: an ordinary distance (z = 0) ≈ 0.22 ("minor information gain"), 2.5 deviations out = 0.7
+ * (key moment), 3.5 ≈ 0.85 (flashbulb). It is never more than 2·d: a small distance stays a
+ * small surprise however uniform the session (the same words again surprise no one), while an
+ * embedding's distance of 0.35 — a change of subject for most models — may reach a key moment.
+ * Without enough distances to judge (a short session), a distance counts as ordinary: at most 0.22.
  */
 export function calibratedSurprise(d: number, scale: { median: number; spread: number } | null): number {
   const z = scale ? (d - scale.median) / scale.spread : 0;
-  return Math.max(0, Math.min(d, 1 / (1 + Math.exp(-(z - Z_MID) / Z_WIDTH))));
+  return Math.max(0, Math.min(logistic(z), scale ? 2 * d : d));
+}
+
+function logistic(z: number): number {
+  return 1 / (1 + Math.exp(-(z - Z_MID) / Z_WIDTH));
 }
 const Z_MID = 1.5;
 const Z_WIDTH = 1 / Math.log(0.7 / 0.3);
 
+/** Messages the event model remembers: the recent stretch of the current event, not all of it. */
+export const MODEL_WINDOW = 10;
+
 /**
- * The distance (1 − cos) of each message to the event model before it — the sum of the vectors
- * of its episode so far — for messages with enough words to judge (others: null), the episodes
- * cut by the rules and by `cuts` (a message index opens one when cuts(i, inEpisode, d) says so).
+ * The distance (1 − cos) of each message to the event model before it — the sum of the vectors of
+ * the last MODEL_WINDOW messages since the last time gap — for messages with enough words to
+ * judge (others: null). A message after a gap is measured against the stretch before it: a return
+ * after an hour to something else is a surprise too. Episode boundaries do not move the model, so
+ * a cut never makes the next message look surprising.
  */
-function scan<V>(messages: ConversationMessage[], vecs: V[], space: Space<V>, cfg: SegmentConfig, eligible: boolean[],
-  cut: (i: number, inEpisode: number, d: number | null) => BoundaryReason | null): { d: (number | null)[]; starts: number[]; reasons: BoundaryReason[] } {
+function distances<V>(messages: ConversationMessage[], vecs: V[], space: Space<V>, cfg: SegmentConfig, eligible: boolean[]): (number | null)[] {
   const d: (number | null)[] = messages.map(() => null);
-  const starts = [0];
-  const reasons: BoundaryReason[] = ['start'];
-  let model = space.empty();
-  let inEpisode = 0;
+  let from = 0;
   for (let i = 0; i < messages.length; i++) {
-    if (i > 0 && inEpisode > 0 && eligible[i]) d[i] = Math.max(0, 1 - space.cos(model, turnVector(messages, vecs, space, i)));
-    const reason = ruleBoundary(messages, i, inEpisode, cfg) ?? (i > 0 && messages.length >= cfg.minMessages ? cut(i, inEpisode, d[i]) : null);
-    if (reason) {
-      starts.push(i);
-      reasons.push(reason);
-      model = space.empty();
-      inEpisode = 0;
+    if (i > from && eligible[i]) {
+      const model = space.empty();
+      for (let j = Math.max(from, i - MODEL_WINDOW); j < i; j++) space.add(model, vecs[j]);
+      d[i] = Math.max(0, 1 - space.cos(model, turnVector(messages, vecs, space, i)));
     }
-    space.add(model, vecs[i]);
-    inEpisode++;
+    if (gapBefore(messages, i, cfg)) from = i;
   }
-  return { d, starts, reasons };
+  return d;
 }
 
 /**
@@ -282,32 +284,38 @@ export function segment(messages: ConversationMessage[], cfg: SegmentConfig = DE
   // A message with too few words to say anything new cannot surprise (in either space).
   const eligible = lexical.map((v) => v.size >= cfg.minTerms);
   const dense = channels.vectors && channels.vectors.length === messages.length ? channels.vectors : null;
-  return dense
-    ? spans(messages, lexical, run(messages, dense, denseSpace(dense[0].length), cfg, eligible, channels.topics))
-    : spans(messages, lexical, run(messages, lexical, SPARSE, cfg, eligible, channels.topics));
+  const d = dense
+    ? distances(messages, dense, denseSpace(dense[0].length), cfg, eligible)
+    : distances(messages, lexical, SPARSE, cfg, eligible);
+  return spans(messages, lexical, cut(messages, d, cfg, channels.topics));
 }
 
-function run<V>(messages: ConversationMessage[], vecs: V[], space: Space<V>, cfg: SegmentConfig, eligible: boolean[], topics?: ReadonlySet<number>) {
-  // Pass 1: the session's distances, episodes cut by the rules only, to learn what is ordinary
-  // here. Each message is judged against the others' distances (leave one out): an outlier must
-  // not widen its own yardstick, which matters in a short session.
-  const first = scan(messages, vecs, space, cfg, eligible, () => null);
-  const pool = first.d.map((x, i) => (x !== null && messages[i].role === 'user' ? x : null));
-  const scaleFor = (i: number) => distanceScale(pool.filter((x, j): x is number => x !== null && j !== i));
-  const surprise = messages.map(() => 0);
-  // Pass 2: the episodes, cut also where a human message surprises or the topic channel says so.
-  const second = scan(messages, vecs, space, cfg, eligible, (i, inEpisode, d) => {
-    if (messages[i].role !== 'user') return null;
-    if (d !== null) surprise[i] = round3(calibratedSurprise(d, scaleFor(i)));
-    if (inEpisode < cfg.minEpisodeMessages) return null;
-    if (surprise[i] > cfg.surpriseThreshold) return 'surprise';
-    return topics?.has(i) ? 'topic' : null;
-  });
-  // A message opening an episode by a rule still has its surprise (the scan skips `cut` there).
-  second.d.forEach((d, i) => {
-    if (d !== null && messages[i].role === 'user' && surprise[i] === 0) surprise[i] = round3(calibratedSurprise(d, scaleFor(i)));
-  });
-  return { starts: second.starts, reasons: second.reasons, surprise };
+/**
+ * The surprise of each human message — its distance judged against the other human messages'
+ * (leave one out: an outlier must not widen its own yardstick, which matters in a short session)
+ * — and the episodes' starts: the rules (gap, size cap), then surprise and topic boundaries.
+ */
+function cut(messages: ConversationMessage[], d: (number | null)[], cfg: SegmentConfig, topics?: ReadonlySet<number>) {
+  const pool = d.map((x, i) => (x !== null && messages[i].role === 'user' ? x : null));
+  const surprise = pool.map((x, i) => (x === null ? 0 : round3(calibratedSurprise(x, distanceScale(pool.filter((y, j): y is number => y !== null && j !== i))))));
+  const starts = [0];
+  const reasons: BoundaryReason[] = ['start'];
+  const short = messages.length < cfg.minMessages;
+  let inEpisode = 1;
+  for (let i = 1; i < messages.length; i++) {
+    let reason: BoundaryReason | null = short ? null : gapBefore(messages, i, cfg) ? 'gap' : inEpisode >= cfg.maxMessages ? 'max' : null;
+    if (!reason && !short && messages[i].role === 'user' && inEpisode >= cfg.minEpisodeMessages) {
+      if (surprise[i] > cfg.surpriseThreshold) reason = 'surprise';
+      else if (topics?.has(i)) reason = 'topic';
+    }
+    if (reason) {
+      starts.push(i);
+      reasons.push(reason);
+      inEpisode = 0;
+    }
+    inEpisode++;
+  }
+  return { starts, reasons, surprise };
 }
 
 function spans(messages: ConversationMessage[], vecs: Vec[], r: { starts: number[]; reasons: BoundaryReason[]; surprise: number[] }): EpisodeSpan[] {

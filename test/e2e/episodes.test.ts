@@ -59,7 +59,7 @@ describe('mem segment', () => {
     mem(['add', 'Shadow branches need a numeric suffix per session', '--type', 'directive'], { cwd: v.root, home: v.home });
     const r = mem(['segment', DESIGN], { cwd: v.root, home: v.home });
     expect(r.status, r.stderr).toBe(0);
-    const lines = r.stdout.trim().split('\n');
+    const lines = r.stdout.split('\n').filter((l) => l !== '');
     expect(lines.length).toBeGreaterThanOrEqual(4);
     // Time range, surprise, title, message range; key moments marked.
     expect(lines[0]).toMatch(/^[★ ] 2026-01-29 15:12–\d\d:\d\d {2}0\.\d\d {2}Are there git hooks .* \(messages 1–\d+, start\)$/);
