@@ -112,6 +112,9 @@ describe('surprise channel over embeddings', () => {
     expect(out.episodes.map((e: any) => [e.message_start, e.boundary])).toEqual([[1, 'start'], [DB.length + 1, 'surprise']]);
     expect(out.episodes[1].key_moment).toBe(true);
     expect(out.episodes[0].surprise).toBeLessThan(0.3);
+    const human = await memAsync(['segment', file, '--dry-run'], { cwd: v.root, home: v.home, env });
+    expect(human.stdout).toMatch(/^★ 2026-03-02 09:08–09:11 {2}[01]\.\d\d {2}Now something else/m);
+    expect(human.stderr).toMatch(/2 episodes from 12 messages \(surprise over embeddings\); dry run/);
   });
 
   it('the vectors decide, not the words: an endpoint that sees one subject keeps one episode', async () => {

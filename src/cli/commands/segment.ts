@@ -81,7 +81,8 @@ async function segmentCommand(ctx: Ctx, file: string, opts: SegmentOpts): Promis
     ctx.out(`${e.key_moment ? '\u2605' : ' '} ${timeRange(e.start_at, e.end_at)}  ${e.surprise.toFixed(2)}  ${oneLine(e.title)}  (messages ${e.message_start}–${e.message_end}, ${e.boundary})`);
   }
   const n = res.episodes.length;
-  const what = `${n} episode${n === 1 ? '' : 's'} from ${res.messages} message${res.messages === 1 ? '' : 's'}`;
+  const via = [res.channels.surprise === 'embeddings' ? 'surprise over embeddings' : '', res.channels.topic ? 'topics from the model' : ''].filter(Boolean).join(', ');
+  const what = `${n} episode${n === 1 ? '' : 's'} from ${res.messages} message${res.messages === 1 ? '' : 's'}${via ? ` (${via})` : ''}`;
   if (n === 0) ctx.info('no conversation messages in the transcript: nothing to segment');
   else if (opts.dryRun) ctx.info(`${what}; dry run, nothing written (would write ${res.path})`);
   else ctx.info(res.written ? `${what} → ${res.path}` : `${what}; ${res.path} already up to date`);
