@@ -262,6 +262,10 @@ describe('mem extract segments with the channels', () => {
     expect(out.episodes).toMatchObject({ count: 2, written: true });
     expect(out.episodes_warning ?? null).toBeNull();
     expect(w.read('.mem/episodes/ex.md')).toMatch(/^message_start: 7$/m);
+    w.write('.mem/config.yaml', 'extract:\n  episodes_topic: often\n');
+    const bad = mem(['extract', file2, '--provider', 'heuristic'], { cwd: w.root, home: w.home, env });
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toMatch(/extract\.episodes_topic must be true or false/);
   });
 });
 
