@@ -92,6 +92,9 @@ describe('key moments', () => {
     const humanFull = run(['search', 'navbar dropdown banner', '--detail', 'full']).stdout;
     expect(humanFull).toMatch(/\n {4}\*\*user\*\* · 2026-02-03T10:06/);
     expect(humanFull).toMatch(/\n {4}> Now something else/);
+    const md = run(['search', 'navbar dropdown banner', '--md']).stdout;
+    expect(md).toMatch(/^_declarative · project · episode · ★ key moment · \.mem\/episodes\/switch\.md:\d+ · id ep-switch-002_$/m);
+    expect(md).toMatch(/^_declarative · project · episode · \.mem\/episodes\/calm\.md:/m);
     const bad = run(['search', 'navbar', '--detail', 'most']);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/unknown --detail "most"/);
