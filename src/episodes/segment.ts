@@ -15,7 +15,7 @@ export interface SegmentConfig {
   maxMessages: number;
   /** A human message whose surprise is above this opens a new episode. */
   surpriseThreshold: number;
-  /** An episode shorter than this (messages) is never cut by surprise: one odd word is not a new event. */
+  /** An episode shorter than this (messages) is never cut by surprise or topic: one odd word is not a new event. */
   minEpisodeMessages: number;
   /** A message with fewer distinct terms than this is too short to surprise (its surprise is 0). */
   minTerms: number;

@@ -1,5 +1,5 @@
-// `mem segment TRANSCRIPT`: split a session into episodes (rules, then the offline surprise
-// channel) and write them to .mem/episodes/<session>.md; --dry-run only prints them.
+// `mem segment TRANSCRIPT`: split a session into episodes (rules, then the surprise channel and,
+// with a model, the topic channel) and write them to .mem/episodes/<session>.md; --dry-run only prints them.
 
 import type { Command } from 'commander';
 import { globals, vaultFor } from '../common.js';
@@ -29,7 +29,7 @@ export function registerSegment(program: Command): void {
 Boundaries: fewer than 5 messages make one episode; a gap over 15 minutes or 50 messages cut one;
 then a human message whose surprise is above 0.7 opens a new one, and so does one a language model
 names as a new subject (the topic channel: when a provider is configured, as for mem extract).
-Surprise is 1 - cosine of the message (with its answers) and the episode so far, over embeddings
+Surprise is 1 - cosine of the message (with its answers) and the 10 messages before it, over embeddings
 when configured (embeddings: in .mem/config.yaml), else TF-IDF word vectors, discounted by how
 ordinary that distance is in this session. A failing endpoint or model: one warning, then the
 offline result. Thresholds and channels (episodes.embeddings, episodes.topic): the episodes: block
