@@ -80,8 +80,10 @@ export async function segmentLoaded(vault: Vault, loaded: LoadedTranscript, cfg:
   const t = loaded.transcript;
   const conversation = conversationOf(t);
   const session = opts.sessionId ?? usableSessionId(t.sessionId) ?? fallbackSession(loaded);
-  const ch = opts.channels && (opts.channels.embeddings || opts.channels.llm) && conversation.length > 0
-    ? await (await import('./channels.js')).computeChannels(conversation, opts.channels)
+  // A conversation too short to split (one episode by the rules) asks no model for topics.
+  const channels = opts.channels && conversation.length < cfg.minMessages ? { ...opts.channels, llm: null } : opts.channels;
+  const ch = channels && (channels.embeddings || channels.llm) && conversation.length > 0
+    ? await (await import('./channels.js')).computeChannels(conversation, channels)
     : { channels: {}, used: { surprise: 'lexical' as const, topic: false }, warnings: [] };
   const spans = segment(conversation, cfg, ch.channels);
   const { rel } = episodeFile(vault.root, session);

@@ -196,6 +196,17 @@ describe('topic channel through the language model', () => {
     });
   }
 
+  it('a conversation too short to split asks the model nothing', async () => {
+    const v = vault();
+    const srv = await fakeServer([{ body: openaiCompletion(JSON.stringify({ boundaries: [2] })) }]);
+    const file = transcript(v.root, 'short.jsonl', [DB[0], DB[1], CSS[0], CSS[1]]);
+    const r = await memAsync(['segment', file, '--json', '--provider', 'openai', '--base-url', `${srv.url}/v1`], { cwd: v.root, home: v.home, env: NO_KEYS });
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).episodes).toHaveLength(1);
+    expect(JSON.parse(r.stdout).channels.topic).toBe(false);
+    expect(srv.seen).toHaveLength(0);
+  });
+
   it('a server that answers 500: one warning (after the SDK\'s retries), the offline episodes; episodes.topic: false asks nothing', async () => {
     const v = vault();
     v.write('.mem/config.yaml', 'llm:\n  max_retries: 0\n');
