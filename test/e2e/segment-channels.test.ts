@@ -7,7 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { closeServers, fakeServer, openaiCompletion } from '../fake-llm.js';
+import { anthropicMessage, closeServers, fakeServer, openaiCompletion } from '../fake-llm.js';
 import { cleanup, mem, memAsync, tempVault } from '../helpers.js';
 
 const NO_KEYS = {
@@ -195,6 +195,19 @@ describe('topic channel through the language model', () => {
       expect(out.episodes).toEqual(offline.episodes);
     });
   }
+
+  it('anthropic (an API key in the environment picks it, as for mem extract): the forced tool call, the boundary applied', async () => {
+    const v = vault();
+    const file = transcript(v.root, 'mono.jsonl', [...DB, ...DB.slice(0, 4)]);
+    const srv = await fakeServer([{ body: anthropicMessage({ boundaries: [8] }) }]);
+    const r = await memAsync(['segment', file, '--json'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: srv.url } });
+    expect(r.status, r.stderr).toBe(0);
+    expect(srv.seen).toHaveLength(1);
+    expect(srv.seen[0].path).toBe('/v1/messages');
+    expect(srv.seen[0].body.tool_choice).toEqual({ type: 'tool', name: 'record_boundaries' });
+    expect(srv.seen[0].body.messages[0].content).toContain('Candidates (messages that may begin a new subject): 2, 4, 6, 8, 10');
+    expect(JSON.parse(r.stdout).episodes.map((e: any) => [e.message_start, e.boundary])).toEqual([[1, 'start'], [9, 'topic']]);
+  });
 
   it('a conversation too short to split asks the model nothing', async () => {
     const v = vault();
