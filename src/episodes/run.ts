@@ -10,7 +10,9 @@ import { loadTranscript, type LoadedTranscript } from '../extract/source.js';
 import type { TranscriptFormat } from '../extract/transcript.js';
 import { createHash } from 'node:crypto';
 import type { Vault } from '../vault/vault.js';
+import { messagesOfBody, showsDetail, type DetailLevel } from './detail.js';
 import { conversationOf, KEY_MOMENT, segment, type EpisodeSpan, type SegmentConfig } from './segment.js';
+import type { ChannelOptions } from './channels.js';
 import { episodeFile, episodeId, sessionSlug, writeEpisodes } from './store.js';
 
 export interface SegmentOptions {
@@ -21,6 +23,7 @@ export interface SegmentOptions {
   cwd: string;
   now: string;
   stdin?: () => string;
+  channels?: ChannelOptions;
 }
 
 export interface SegmentedEpisode {
@@ -49,6 +52,10 @@ export interface SegmentResult {
   episodes: SegmentedEpisode[];
   /** False on a dry run, or when the file already said exactly this. */
   written: boolean;
+  /** The channels that ran: surprise over words or embeddings; the topic channel (a model) or not. */
+  channels: { surprise: 'lexical' | 'embeddings'; topic: boolean };
+  /** A channel that failed (the offline result stands): one line each. */
+  warnings: string[];
 }
 
 /**
@@ -65,12 +72,20 @@ function fallbackSession(loaded: LoadedTranscript): string {
   return `${base}-${createHash('sha1').update(loaded.path).digest('hex').slice(0, 8)}`;
 }
 
-/** Segment a transcript already read and (unless a dry run) write the session's episode file. */
-export function segmentLoaded(vault: Vault, loaded: LoadedTranscript, cfg: SegmentConfig, opts: { sessionId?: string; dryRun?: boolean; now: string }): SegmentResult {
+/**
+ * Segment a transcript already read and (unless a dry run) write the session's episode file.
+ * `channels`: the embeddings and model for the surprise and topic channels (none: offline).
+ */
+export async function segmentLoaded(vault: Vault, loaded: LoadedTranscript, cfg: SegmentConfig, opts: { sessionId?: string; dryRun?: boolean; now: string; channels?: ChannelOptions }): Promise<SegmentResult> {
   const t = loaded.transcript;
   const conversation = conversationOf(t);
   const session = opts.sessionId ?? usableSessionId(t.sessionId) ?? fallbackSession(loaded);
-  const spans = segment(conversation, cfg);
+  // A conversation too short to split (one episode by the rules) asks no model for topics.
+  const channels = opts.channels && conversation.length < cfg.minMessages ? { ...opts.channels, llm: null } : opts.channels;
+  const ch = channels && (channels.embeddings || channels.llm) && conversation.length > 0
+    ? await (await import('./channels.js')).computeChannels(conversation, channels)
+    : { channels: {}, used: { surprise: 'lexical' as const, topic: false }, warnings: [] };
+  const spans = segment(conversation, cfg, ch.channels);
   const { rel } = episodeFile(vault.root, session);
   const source = loaded.path === '-' ? 'stdin' : path.basename(loaded.path);
   let written = false;
@@ -82,6 +97,8 @@ export function segmentLoaded(vault: Vault, loaded: LoadedTranscript, cfg: Segme
     path: rel,
     messages: conversation.length,
     written,
+    channels: ch.used,
+    warnings: ch.warnings,
     episodes: spans.map((s, n) => ({
       id: episodeId(session, n),
       title: s.title,
@@ -98,7 +115,7 @@ export function segmentLoaded(vault: Vault, loaded: LoadedTranscript, cfg: Segme
   };
 }
 
-export function segmentTranscript(vault: Vault, file: string, cfg: SegmentConfig, opts: SegmentOptions): SegmentResult {
+export async function segmentTranscript(vault: Vault, file: string, cfg: SegmentConfig, opts: SegmentOptions): Promise<SegmentResult> {
   const loaded = loadTranscript(file, { format: opts.format, cwd: opts.cwd, stdin: opts.stdin });
   return segmentLoaded(vault, loaded, cfg, opts);
 }
@@ -138,22 +155,7 @@ function summaryOfBody(body: string): string {
   return first.startsWith('<details') ? '' : first;
 }
 
-export type DetailLevel = 'none' | 'auto' | 'full';
-export const DETAIL_LEVELS: readonly DetailLevel[] = ['none', 'auto', 'full'];
-
-/** The messages section of an episode's body (the quoted messages, without the <details> wrapper), or ''. */
-export function messagesOfBody(body: string): string {
-  const m = /^<details>\r?\n<summary>[^\n]*<\/summary>\r?\n([\s\S]*?)^<\/details>[ \t]*$/m.exec(body);
-  return m ? m[1].trim() : '';
-}
-
-/**
- * Which episodes show their messages (seed 000): `full` all, `none` none, `auto` the key moments
- * among the first two listed.
- */
-export function showsDetail(level: DetailLevel, rank: number, keyMoment: boolean): boolean {
-  return level === 'full' || (level === 'auto' && keyMoment && rank < 2);
-}
+export { DETAIL_LEVELS, messagesOfBody, showsDetail, type DetailLevel } from './detail.js';
 
 /**
  * Episodes newest first (by end, else start, else creation date), optionally only those of one

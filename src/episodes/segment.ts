@@ -1,6 +1,7 @@
 // Event segmentation (seed 000, design §9): a transcript's conversation split into episodes.
-// Rules first (short sessions, time gaps, a size cap), then the offline surprise channel —
-// 1 − cos(event model, new message) over lexical TF-IDF vectors. Pure: no disk, no clock.
+// Rules first (short sessions, time gaps, a size cap), then the surprise channel — 1 − cos(event
+// model, new message) over lexical TF-IDF vectors, or embeddings when given, calibrated against the
+// session's own distances — and the topic channel's boundaries when given. Pure: no disk, no clock.
 
 import type { Transcript } from '../extract/transcript.js';
 import { STOPWORDS } from '../retrieve/stopwords.js';
@@ -14,7 +15,7 @@ export interface SegmentConfig {
   maxMessages: number;
   /** A human message whose surprise is above this opens a new episode. */
   surpriseThreshold: number;
-  /** An episode shorter than this (messages) is never cut by surprise: one odd word is not a new event. */
+  /** An episode shorter than this (messages) is never cut by surprise or topic: one odd word is not a new event. */
   minEpisodeMessages: number;
   /** A message with fewer distinct terms than this is too short to surprise (its surprise is 0). */
   minTerms: number;
@@ -29,8 +30,7 @@ export const DEFAULT_SEGMENT_CONFIG: SegmentConfig = {
   minTerms: 4,
 };
 
-/** Surprise at or above this marks a key moment (seed 000). */
-export const KEY_MOMENT = 0.7;
+export { KEY_MOMENT } from './detail.js';
 
 /** One message of the conversation as segmentation sees it. */
 export interface ConversationMessage {
@@ -41,7 +41,7 @@ export interface ConversationMessage {
   timestamp?: string;
 }
 
-export type BoundaryReason = 'start' | 'gap' | 'max' | 'surprise';
+export type BoundaryReason = 'start' | 'gap' | 'max' | 'surprise' | 'topic';
 
 export interface EpisodeSpan {
   /** Index of the first and last message (inclusive) in the conversation. */
@@ -139,14 +139,44 @@ function addTo(sum: Vec, v: Vec): void {
   for (const [w, x] of v) sum.set(w, (sum.get(w) ?? 0) + x);
 }
 
+/** The vectors the surprise channel compares: sparse TF-IDF maps offline, dense embeddings when configured. */
+interface Space<V> {
+  empty(): V;
+  add(sum: V, v: V): void;
+  cos(a: V, b: V): number;
+}
+
+const SPARSE: Space<Vec> = { empty: () => new Map(), add: addTo, cos: cosine };
+
+function denseSpace(dims: number): Space<Float32Array> {
+  return {
+    empty: () => new Float32Array(dims),
+    add(sum, v) {
+      for (let i = 0; i < dims; i++) sum[i] += v[i] ?? 0;
+    },
+    cos(a, b) {
+      let dot = 0;
+      let na = 0;
+      let nb = 0;
+      for (let i = 0; i < dims; i++) {
+        dot += a[i] * b[i];
+        na += a[i] * a[i];
+        nb += b[i] * b[i];
+      }
+      return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
+    },
+  };
+}
+
 /**
- * A human message with the agent's answers up to the next human message: the new event as a
- * whole. A short question alone shares too few words with anything to be compared fairly.
+ * A message with the agent's answers up to the next human message: the new event as a whole.
+ * A short question alone shares too few words with anything to be compared fairly. (For an
+ * agent's message, the message alone.)
  */
-function turnVector(messages: ConversationMessage[], vecs: Vec[], i: number): Vec {
-  const sum: Vec = new Map();
-  addTo(sum, vecs[i]);
-  for (let j = i + 1; j < messages.length && messages[j].role !== 'user'; j++) addTo(sum, vecs[j]);
+function turnVector<V>(messages: ConversationMessage[], vecs: V[], space: Space<V>, i: number): V {
+  const sum = space.empty();
+  space.add(sum, vecs[i]);
+  if (messages[i].role === 'user') for (let j = i + 1; j < messages.length && messages[j].role !== 'user'; j++) space.add(sum, vecs[j]);
   return sum;
 }
 
@@ -160,44 +190,137 @@ function round3(x: number): number {
   return Math.round(x * 1000) / 1000;
 }
 
+/** What the optional channels bring (src/episodes/channels.ts computes them). */
+export interface SegmentChannels {
+  /** One embedding per message, in order: the surprise channel then compares these, not TF-IDF. */
+  vectors?: Float32Array[];
+  /** Messages a language model says open a new topic (the topic channel), already validated. */
+  topics?: ReadonlySet<number>;
+}
+
+/** Whether a gap longer than the rule's separates message i from the one before. */
+function gapBefore(messages: ConversationMessage[], i: number, cfg: SegmentConfig): boolean {
+  if (i === 0) return false;
+  return (ms(messages[i].timestamp) ?? NaN) - (ms(messages[i - 1].timestamp) ?? NaN) > cfg.gapMinutes * 60_000;
+}
+
 /**
- * Split the conversation into episodes. Surprise is measured on the human's messages only: they
- * bring new events, while the agent's answers restate them (and their lexical novelty — code,
- * paths, tool output — is noise, not a change of subject). The agent's messages still shape the
- * event model. Every rule and threshold comes from `cfg`.
+ * How the session's distances are spread: the median and a robust spread (1.4826 × the median
+ * absolute deviation, never under MIN_SPREAD) of every message's distance to its event model,
+ * the episodes cut by the rules alone. Null with fewer than MIN_SAMPLES distances: too few to
+ * say what is ordinary for this session.
  */
-export function segment(messages: ConversationMessage[], cfg: SegmentConfig = DEFAULT_SEGMENT_CONFIG): EpisodeSpan[] {
-  if (messages.length === 0) return [];
-  const vecs = tfidfVectors(messages.map((m) => m.text));
-  const surprise = messages.map(() => 0);
-  const reasons: BoundaryReason[] = ['start'];
-  const starts = [0];
-  const short = messages.length < cfg.minMessages;
-  let model: Vec = new Map();
-  let inEpisode = 0;
+export function distanceScale(distances: number[]): { median: number; spread: number } | null {
+  if (distances.length < MIN_SAMPLES) return null;
+  const med = median(distances);
+  return { median: med, spread: Math.max(MIN_SPREAD, 1.4826 * median(distances.map((d) => Math.abs(d - med)))) };
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+const MIN_SAMPLES = 3;
+const MIN_SPREAD = 0.05;
+/**
+ * The calibrated surprise of a distance d = 1 − cos (seed 000's measure), judged against what is
+ * ordinary in this session, so that it means the same over word vectors (distances mostly 0.5–1)
+ * and over embeddings (whose cosines crowd together: distances mostly 0.1–0.5). z, the robust
+ * deviations of d above the session's median, maps through a logistic curve placed on seed 000's
+ * scale: an ordinary distance (z = 0) ≈ 0.22 ("minor information gain"), 2.5 deviations out = 0.7
+ * (key moment), 3.5 ≈ 0.85 (flashbulb). It is never more than 2·d: a small distance stays a
+ * small surprise however uniform the session (the same words again surprise no one), while an
+ * embedding's distance of 0.35 — a change of subject for most models — may reach a key moment.
+ * Without enough distances to judge (a short session), a distance counts as ordinary: at most 0.22.
+ */
+export function calibratedSurprise(d: number, scale: { median: number; spread: number } | null): number {
+  const z = scale ? (d - scale.median) / scale.spread : 0;
+  return Math.max(0, Math.min(logistic(z), scale ? 2 * d : d));
+}
+
+function logistic(z: number): number {
+  return 1 / (1 + Math.exp(-(z - Z_MID) / Z_WIDTH));
+}
+const Z_MID = 1.5;
+const Z_WIDTH = 1 / Math.log(0.7 / 0.3);
+
+/** Messages the event model remembers: the recent stretch of the current event, not all of it. */
+export const MODEL_WINDOW = 10;
+
+/**
+ * The distance (1 − cos) of each message to the event model before it — the sum of the vectors of
+ * the last MODEL_WINDOW messages since the last time gap — for messages with enough words to
+ * judge (others: null). A message after a gap is measured against the stretch before it: a return
+ * after an hour to something else is a surprise too. Episode boundaries do not move the model, so
+ * a cut never makes the next message look surprising.
+ */
+function distances<V>(messages: ConversationMessage[], vecs: V[], space: Space<V>, cfg: SegmentConfig, eligible: boolean[]): (number | null)[] {
+  const d: (number | null)[] = messages.map(() => null);
+  let from = 0;
   for (let i = 0; i < messages.length; i++) {
-    const m = messages[i];
-    if (i > 0 && m.role === 'user' && inEpisode > 0 && vecs[i].size >= cfg.minTerms) {
-      surprise[i] = round3(Math.max(0, 1 - cosine(model, turnVector(messages, vecs, i))));
+    if (i > from && eligible[i]) {
+      const model = space.empty();
+      for (let j = Math.max(from, i - MODEL_WINDOW); j < i; j++) space.add(model, vecs[j]);
+      d[i] = Math.max(0, 1 - space.cos(model, turnVector(messages, vecs, space, i)));
     }
-    let reason: BoundaryReason | null = null;
-    if (i > 0 && !short) {
-      const gap = (ms(m.timestamp) ?? NaN) - (ms(messages[i - 1].timestamp) ?? NaN);
-      if (gap > cfg.gapMinutes * 60_000) reason = 'gap';
-      else if (inEpisode >= cfg.maxMessages) reason = 'max';
-      else if (m.role === 'user' && inEpisode >= cfg.minEpisodeMessages && surprise[i] > cfg.surpriseThreshold) reason = 'surprise';
+    if (gapBefore(messages, i, cfg)) from = i;
+  }
+  return d;
+}
+
+/**
+ * Split the conversation into episodes. Boundaries: the rules (gap, size cap), then a human
+ * message whose calibrated surprise is above the threshold, or that the topic channel names —
+ * either only once the episode holds `minEpisodeMessages`. Surprise: 1 − cos(event model, the
+ * turn), calibrated against the session's own distances (calibratedSurprise). Only the human's
+ * messages open episodes: they bring new events, while the agent's answers restate them (and
+ * their lexical novelty — code, paths, tool output — is noise). Every threshold comes from `cfg`.
+ */
+export function segment(messages: ConversationMessage[], cfg: SegmentConfig = DEFAULT_SEGMENT_CONFIG, channels: SegmentChannels = {}): EpisodeSpan[] {
+  if (messages.length === 0) return [];
+  const lexical = tfidfVectors(messages.map((m) => m.text));
+  // A message with too few words to say anything new cannot surprise (in either space).
+  const eligible = lexical.map((v) => v.size >= cfg.minTerms);
+  const dense = channels.vectors && channels.vectors.length === messages.length ? channels.vectors : null;
+  const d = dense
+    ? distances(messages, dense, denseSpace(dense[0].length), cfg, eligible)
+    : distances(messages, lexical, SPARSE, cfg, eligible);
+  return spans(messages, lexical, cut(messages, d, cfg, channels.topics));
+}
+
+/**
+ * The surprise of each human message — its distance judged against the other human messages'
+ * (leave one out: an outlier must not widen its own yardstick, which matters in a short session)
+ * — and the episodes' starts: the rules (gap, size cap), then surprise and topic boundaries.
+ */
+function cut(messages: ConversationMessage[], d: (number | null)[], cfg: SegmentConfig, topics?: ReadonlySet<number>) {
+  const pool = d.map((x, i) => (x !== null && messages[i].role === 'user' ? x : null));
+  const surprise = pool.map((x, i) => (x === null ? 0 : round3(calibratedSurprise(x, distanceScale(pool.filter((y, j): y is number => y !== null && j !== i))))));
+  const starts = [0];
+  const reasons: BoundaryReason[] = ['start'];
+  const short = messages.length < cfg.minMessages;
+  let inEpisode = 1;
+  for (let i = 1; i < messages.length; i++) {
+    let reason: BoundaryReason | null = short ? null : gapBefore(messages, i, cfg) ? 'gap' : inEpisode >= cfg.maxMessages ? 'max' : null;
+    if (!reason && !short && messages[i].role === 'user' && inEpisode >= cfg.minEpisodeMessages) {
+      if (surprise[i] > cfg.surpriseThreshold) reason = 'surprise';
+      else if (topics?.has(i)) reason = 'topic';
     }
     if (reason) {
       starts.push(i);
       reasons.push(reason);
-      model = new Map();
       inEpisode = 0;
     }
-    addTo(model, vecs[i]);
     inEpisode++;
   }
-  return starts.map((first, k) => {
-    const last = (starts[k + 1] ?? messages.length) - 1;
+  return { starts, reasons, surprise };
+}
+
+function spans(messages: ConversationMessage[], vecs: Vec[], r: { starts: number[]; reasons: BoundaryReason[]; surprise: number[] }): EpisodeSpan[] {
+  return r.starts.map((first, k) => {
+    const last = (r.starts[k + 1] ?? messages.length) - 1;
     const msgs = messages.slice(first, last + 1);
     const stamps = msgs.map((m) => m.timestamp).filter((t): t is string => ms(t) !== null);
     const epVecs = vecs.slice(first, last + 1);
@@ -205,8 +328,8 @@ export function segment(messages: ConversationMessage[], cfg: SegmentConfig = DE
       first,
       last,
       messages: msgs,
-      reason: reasons[k],
-      surprise: Math.max(0, ...surprise.slice(first, last + 1)),
+      reason: r.reasons[k],
+      surprise: Math.max(0, ...r.surprise.slice(first, last + 1)),
       startAt: stamps[0] ?? null,
       endAt: stamps[stamps.length - 1] ?? null,
       title: titleOf(msgs, epVecs),

@@ -389,7 +389,16 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
   if (vault.config.extract.episodes) {
     try {
       const { segmentLoaded } = await import('../episodes/run.js');
-      const seg = segmentLoaded(vault, loaded, vault.config.episodes, { sessionId, now: `${opts.today}T00:00:00.000Z` });
+      // The same channels as mem segment: embeddings when configured; the extraction's model for
+      // topics only when extract.episodes_topic asks (one more request per transcript), and not
+      // when extraction runs offline or fell back.
+      const { embeddingsFrom } = await import('../vault/config.js');
+      const useLlm = vault.config.extract.episodesTopic && vault.config.episodes.topic && opts.provider.name !== 'heuristic' && !result.fallback;
+      const seg = await segmentLoaded(vault, loaded, vault.config.episodes, {
+        sessionId, now: `${opts.today}T00:00:00.000Z`,
+        channels: { embeddings: vault.config.episodes.embeddings ? embeddingsFrom(vault.config.embeddings) : null, llm: useLlm ? { provider: opts.provider, client: opts.client } : null },
+      });
+      if (seg.warnings.length > 0) result.episodes_warning = seg.warnings.join('; ');
       result.episodes = { path: seg.path, count: seg.episodes.length, written: seg.written };
       if (seg.written) {
         const { classifyPath } = await import('../vault/scope.js');

@@ -9,6 +9,7 @@ import { POLICIES, type ScoreParts } from './policy.js';
 import { queryTerms } from './terms.js';
 import { inRanges, queryDates } from './dates.js';
 import { wordRegexes } from './wordchars.js';
+import { episodeMark, type EpisodeMark } from '../episodes/detail.js';
 
 export interface SearchRequest {
   query: string;
@@ -71,6 +72,8 @@ export interface RankedHit {
   body: string;
   score: number;
   components: Components;
+  /** Episodes only (`kind: episode`): their surprise and key-moment flag, for the outputs' mark. */
+  episode?: EpisodeMark;
 }
 
 export interface SearchResult {
@@ -104,6 +107,7 @@ function toHit(c: CandidateRow, s: ScoreParts, bm25: number): RankedHit {
     id: c.entry_id, path: c.path, line: c.line, scope: c.scope, learning_type: c.learning_type, type: c.type, domain: c.domain,
     phase: c.phase, status: c.status, importance: c.importance, reinforcement_count: c.reinforcement_count, ordinal: c.ordinal,
     title: c.title, body: c.body, score: s.score,
+    ...(c.kind === 'episode' ? { episode: episodeMark(c.metadata_json) } : {}),
     components: {
       bm25, vector: null, relevance: s.relevance, importance: s.importance, decay: s.decay, reinforcement: s.reinforcement,
       scope_multiplier: s.scope_multiplier, retrievability: s.retrievability, prominence: s.prominence, mmr: 0,

@@ -17,9 +17,11 @@ export interface VaultConfig {
   llm: { provider?: string; model?: string; baseUrl?: string; timeoutMs: number; maxRetries: number };
   /** `episodes`: whether `mem extract` also segments the session into episodes (src/episodes/). */
   /** `consolidate`: whether it then consolidates waiting episodes into learnings (src/episodes/consolidate.ts; off by default). */
-  extract: { scopes: string[]; budgetChars: number; episodes: boolean; consolidate: boolean };
+  /** `episodesTopic`: whether its segmentation also asks the model for topic boundaries (one more request; off by default). */
+  extract: { scopes: string[]; budgetChars: number; episodes: boolean; consolidate: boolean; episodesTopic: boolean };
   /** Event segmentation (`mem segment`, src/episodes/segment.ts): its rules and thresholds. */
-  episodes: { minMessages: number; gapMinutes: number; maxMessages: number; surpriseThreshold: number; minEpisodeMessages: number; minTerms: number };
+  /** `embeddings`/`topic`: whether the embedding endpoint and the language model (when configured) serve as channels. */
+  episodes: { minMessages: number; gapMinutes: number; maxMessages: number; surpriseThreshold: number; minEpisodeMessages: number; minTerms: number; embeddings: boolean; topic: boolean };
   /** Embedding endpoint for hybrid search (issue 17); no model → lexical search only. */
   embeddings: EmbeddingsConfig;
 }
@@ -45,9 +47,9 @@ export const DEFAULT_CONFIG: VaultConfig = {
   context: { institutionalChars: 4000, taskChars: 6000, proxyChars: 2000, limit: 12 },
   llm: { timeoutMs: 60_000, maxRetries: 2 },
   embeddings: { batchSize: 64, timeoutMs: 30_000, maxRetries: 2, fusion: 'rrf' },
-  extract: { scopes: ['project', 'corrective'], budgetChars: 24_000, episodes: true, consolidate: false },
+  extract: { scopes: ['project', 'corrective'], budgetChars: 24_000, episodes: true, consolidate: false, episodesTopic: false },
   // The same numbers as DEFAULT_SEGMENT_CONFIG (src/episodes/segment.ts, kept off this module's imports).
-  episodes: { minMessages: 5, gapMinutes: 15, maxMessages: 50, surpriseThreshold: 0.7, minEpisodeMessages: 4, minTerms: 4 },
+  episodes: { minMessages: 5, gapMinutes: 15, maxMessages: 50, surpriseThreshold: 0.7, minEpisodeMessages: 4, minTerms: 4, embeddings: true, topic: true },
 };
 
 /**
@@ -268,6 +270,10 @@ export async function loadConfig(root: string): Promise<VaultConfig> {
     if (typeof ex.consolidate !== 'boolean') throw new MemError(`extract.consolidate must be true or false (got ${JSON.stringify(ex.consolidate)})`, { where: { file: CONFIG_PATH } });
     cfg.extract.consolidate = ex.consolidate;
   }
+  if (ex.episodes_topic !== undefined && ex.episodes_topic !== null) {
+    if (typeof ex.episodes_topic !== 'boolean') throw new MemError(`extract.episodes_topic must be true or false (got ${JSON.stringify(ex.episodes_topic)})`, { where: { file: CONFIG_PATH } });
+    cfg.extract.episodesTopic = ex.episodes_topic;
+  }
   const ep = (raw.episodes ?? {}) as Record<string, unknown>;
   cfg.episodes.minMessages = num(ep.min_messages, cfg.episodes.minMessages, 'episodes.min_messages', CONFIG_PATH, 1);
   cfg.episodes.gapMinutes = num(ep.gap_minutes, cfg.episodes.gapMinutes, 'episodes.gap_minutes', CONFIG_PATH);
@@ -275,5 +281,11 @@ export async function loadConfig(root: string): Promise<VaultConfig> {
   cfg.episodes.surpriseThreshold = num(ep.surprise_threshold, cfg.episodes.surpriseThreshold, 'episodes.surprise_threshold', CONFIG_PATH);
   cfg.episodes.minEpisodeMessages = num(ep.min_episode_messages, cfg.episodes.minEpisodeMessages, 'episodes.min_episode_messages', CONFIG_PATH, 1);
   cfg.episodes.minTerms = num(ep.min_terms, cfg.episodes.minTerms, 'episodes.min_terms', CONFIG_PATH);
+  for (const k of ['embeddings', 'topic'] as const) {
+    const v = ep[k];
+    if (v === undefined || v === null) continue;
+    if (typeof v !== 'boolean') throw new MemError(`episodes.${k} must be true or false (got ${JSON.stringify(v)})`, { where: { file: CONFIG_PATH } });
+    cfg.episodes[k] = v;
+  }
   return cfg;
 }

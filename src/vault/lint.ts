@@ -3,6 +3,7 @@
 // across the vault (or within one file), and empty entries — each with its file and line.
 
 import { fixMeta, validateMeta } from './entry.js';
+import { checkEpisodicFields } from '../episodes/fsrs-lint.js';
 import { parseMemoryFile, serializeFile, updateBlockMeta, type Block, type ParsedFile } from './format.js';
 import type { ReadResult } from './read.js';
 
@@ -23,7 +24,17 @@ export interface LintInput {
 function keyLine(block: Block, key: string, headerLine: number): number {
   const { yaml, yamlStart } = block.header!;
   const lines = yaml.split('\n');
-  const i = lines.findIndex((l) => new RegExp(`^${key}\\s*:`).test(l));
+  // `fsrs.stability`: the nested key's own line in a block map, else its parent's line.
+  const [top, sub] = key.split('.');
+  let i = lines.findIndex((l) => new RegExp(`^${top}\\s*:`).test(l));
+  if (i !== -1 && sub) {
+    for (let j = i + 1; j < lines.length && /^[ \t]/.test(lines[j]); j++) {
+      if (new RegExp(`^[ \\t]+${sub}\\s*:`).test(lines[j])) {
+        i = j;
+        break;
+      }
+    }
+  }
   if (i === -1) return headerLine;
   // In a conflicted file a header's lines may be split by marker lines: the block knows where each is.
   if (block.fileLines) return block.fileLines[block.raw.slice(0, yamlStart).split('\n').length - 1 + i] ?? headerLine;
@@ -36,7 +47,8 @@ function conflictMarkerMessage(kind: keyof typeof MARKER_TEXT): string {
   return `git conflict marker ${MARKER_TEXT[kind]}: an unresolved merge (resolve it with git mergetool or mem resolve, then remove the markers)`;
 }
 
-export function lintFiles(inputs: LintInput[]): LintFinding[] {
+/** `nowMs`: the clock for dates that must not lie ahead (an FSRS last review). */
+export function lintFiles(inputs: LintInput[], nowMs: number = Date.now()): LintFinding[] {
   const findings: LintFinding[] = [];
   const ids = new Map<string, { file: string; line: number; linted: boolean }[]>();
   for (const input of inputs) {
@@ -66,6 +78,9 @@ export function lintFiles(inputs: LintInput[]): LintFinding[] {
       for (const problem of validateMeta(e.meta)) {
         const key = /^([a-z_]+) /.exec(problem)?.[1] ?? 'id';
         findings.push({ file: input.path, line: keyLine(b, key, e.line), severity: 'error', message: problem });
+      }
+      for (const p of checkEpisodicFields(e.meta, nowMs)) {
+        findings.push({ file: input.path, line: keyLine(b, p.key, e.line), severity: 'error', message: p.message });
       }
     }
   }

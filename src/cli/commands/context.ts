@@ -12,6 +12,7 @@ import { addFilterOptions, filterFromOptions, globals, vaultFor, withFreshIndex,
 import { makeCtx, nowMs, parseIntOption, readStdin, type Ctx } from '../io.js';
 import { inlineText, oneLine, quoteBody } from '../output/quote.js';
 import { NOT_EPISODES } from '../../index/queries.js';
+import { detailLevel, KEY_MOMENT_LABEL, messagesOfBody, showsDetail, withoutMessages, type DetailLevel } from '../../episodes/detail.js';
 
 /** What a prompt's context is made of unless --kind says otherwise: learnings and notes, not episodes. */
 
@@ -25,6 +26,7 @@ interface ContextOptions extends FilterOptions {
   session?: string;
   refresh?: boolean;
   hook?: string;
+  detail?: string;
 }
 
 export function registerContext(program: Command): void {
@@ -39,6 +41,7 @@ export function registerContext(program: Command): void {
     .option('-n, --limit <n>', 'at most this many retrieved learnings (default 12)')
     .option('--rank <policy>', 'ranking policy: prominence (default), fsrs (FSRS retrievability) or relevance')
     .option('--session <id>', 'log retrieved ids for `mem reinforce --session` (env MEM_SESSION)')
+    .option('--detail <level>', 'with --kind episode: episodes\' messages: auto (default: key moments ranked 1-2), none, full')
     .option('--no-refresh', 'do not bring the index up to date first')
     .option('--hook <agent>', 'agent hook mode (claude, codex or gemini): read the hook JSON on stdin, print the JSON the agent expects or nothing; always exit 0');
   addFilterOptions(cmd);
@@ -77,7 +80,11 @@ async function hybridFor(ctx: Ctx, db: Db, emb: EmbedSettings, task: string): Pr
   return setup.hooks?.[0];
 }
 
-export function renderContextMd(res: ContextResult): string {
+/**
+ * `detail`: which episodes (asked for with --kind episode) show their messages; the others show
+ * their summary only. Learnings are quoted whole.
+ */
+export function renderContextMd(res: ContextResult, detail: DetailLevel = 'auto'): string {
   const out: string[] = ['## Memory for this task', ''];
   const task = oneLine(res.task);
   out.push(`> From mem, for: ${JSON.stringify(task.length > 200 ? `${task.slice(0, 200)}…` : task)}.`);
@@ -89,11 +96,15 @@ export function renderContextMd(res: ContextResult): string {
   if (res.institutionalOmitted > 0) out.push(`- _${res.institutionalOmitted} more omitted for the budget; see \`mem list --learning-type institutional\`_`);
   out.push('', '### Learnings that may bear on it', '');
   if (res.learnings.length === 0) out.push('_No relevant learnings found._', '');
-  for (const h of res.learnings) {
-    out.push(`#### ${oneLine(h.title) || '(untitled)'}`, `_${oneLine(h.type)} · ${oneLine(h.scope)} · ${oneLine(h.path)}:${h.line}_`, '');
-    const quoted = quoteBody(h.body);
+  res.learnings.forEach((h, rank) => {
+    const mark = h.episode ? ` · episode${h.episode.key_moment ? ` · ${KEY_MOMENT_LABEL}` : ''}` : '';
+    out.push(`#### ${oneLine(h.title) || '(untitled)'}`, `_${oneLine(h.type)} · ${oneLine(h.scope)}${mark} · ${oneLine(h.path)}:${h.line}_`, '');
+    // An episode: its summary, then (when the detail level shows them) its messages, unwrapped.
+    const messages = h.episode && showsDetail(detail, rank, h.episode.key_moment) ? messagesOfBody(h.body) : '';
+    const body = h.episode ? [withoutMessages(h.body), messages].filter((x) => x !== '').join('\n\n') : h.body;
+    const quoted = quoteBody(body);
     if (quoted.length > 0) out.push(...quoted, '');
-  }
+  });
   if (res.proxy.length > 0) {
     out.push('### What the human has told us before', '');
     for (const h of res.proxy) out.push(...itemMd(h));
@@ -119,6 +130,7 @@ async function contextCommand(ctx: Ctx, taskArgs: string[], opts: ContextOptions
   let task = taskArgs.join(' ');
   if (task.trim() === '-') task = readStdin();
   if (task.trim() === '') throw usageError('empty task', 'describe the task: mem context "fix the login redirect"');
+  const detail = detailLevel(opts.detail, 'auto');
   const filter = filterFromOptions(opts);
   // Episodes (a session's messages) are left out of a prompt's context unless asked for: the
   // budget is for learnings.
@@ -151,10 +163,10 @@ async function contextCommand(ctx: Ctx, taskArgs: string[], opts: ContextOptions
   const full = await addProvenPatterns(res, vault.root, parseIntOption('--pattern-chars', opts.patternChars) ?? DEFAULT_PATTERN_CHARS);
   if (ctx.json) {
     const { contextJson } = await import('../output/entries.js');
-    ctx.out(JSON.stringify({ ...(await contextJson(full)), patterns: full.patterns }, null, 2));
+    ctx.out(JSON.stringify({ ...(await contextJson(full, detail)), patterns: full.patterns }, null, 2));
     return;
   }
-  ctx.out(renderContextMd(full));
+  ctx.out(renderContextMd(full, detail));
 }
 
 // ---- agent hook mode ----

@@ -9,7 +9,7 @@ import type { LintFinding, LintInput } from '../../vault/lint.js';
 import type { Vault, VaultFile } from '../../vault/vault.js';
 import { settleCheck } from '../check.js';
 import { globals, vaultFor } from '../common.js';
-import { makeCtx, type Ctx } from '../io.js';
+import { makeCtx, nowMs, type Ctx } from '../io.js';
 
 interface LintOptions {
   fix?: boolean;
@@ -21,7 +21,7 @@ interface LintOptions {
 export function registerLint(program: Command): void {
   program
     .command('lint')
-    .description('check memory files: YAML, unique ids, enums, ranges, dates (exit 1 on problems)')
+    .description('check memory files: YAML, unique ids, enums, ranges, dates, FSRS state (exit 1 on problems)')
     .argument('[files...]', 'files to check (default: every file of the vault)')
     .option('--fix', 'normalise what can be normalised (case of enums, numbers given as text, date formats, ranges; a NUL byte becomes a visible ␀)')
     .option('--remove-empty', 'with --fix (or --check): also remove empty entries (a header with no text, as the earlier teaparty system left them)')
@@ -148,7 +148,7 @@ async function lintCommand(ctx: Ctx, files: string[], opts: LintOptions): Promis
       if (r && serializeFile(r.file) !== input.read.text) pending.push({ file: input.path, fixes: r.fixes, removed: r.removed });
     }
   }
-  const findings: LintFinding[] = lintFiles(list);
+  const findings: LintFinding[] = lintFiles(list, nowMs());
   findings.push(...(await typedNoteFindings(vault, list, files.length > 0 || opts.staged ? targets.map((t) => t.path) : null)));
   const errors = findings.filter((f) => f.severity === 'error').length;
   const check = settleCheck(opts.check, errors === 0 && pending.length === 0);

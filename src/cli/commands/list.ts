@@ -52,11 +52,13 @@ async function listCommand(ctx: Ctx, opts: ListOptions): Promise<void> {
     return;
   }
   const { styleFor, shortId } = await import('../output/hits.js');
+  const { episodeMark, KEY_MOMENT_LABEL } = await import('../../episodes/detail.js');
   const st = await styleFor(ctx.color);
   const idW = Math.min(36, Math.max(...rows.map((r) => shortId(r.entry_id).length)));
   for (const r of rows) {
     const id = shortId(r.entry_id).padEnd(idW);
     const meta = `${r.scope.padEnd(7)} ${r.type.padEnd(11)} ${r.importance.toFixed(2)}${r.status !== 'active' ? ` ${r.status}` : ''}`;
-    ctx.out(`${st.dim(id)}  ${st.scope(meta)}  ${st.bold(r.title || '(untitled)')}  ${st.dim(`${r.path}:${r.line}`)}`);
+    const mark = r.kind === 'episode' && episodeMark(r.metadata_json).key_moment ? `  ${st.mark(KEY_MOMENT_LABEL)}` : '';
+    ctx.out(`${st.dim(id)}  ${st.scope(meta)}  ${st.bold(r.title || '(untitled)')}  ${st.dim(`${r.path}:${r.line}`)}${mark}`);
   }
 }

@@ -2,7 +2,6 @@
 
 import type { Command } from 'commander';
 import { globals, vaultFor, withFreshIndex } from '../common.js';
-import { usageError } from '../../errors.js';
 import { makeCtx, nowMs, parseIntOption, type Ctx } from '../io.js';
 
 interface RecentOpts {
@@ -16,7 +15,7 @@ interface RecentOpts {
 export function registerRecent(program: Command): void {
   program
     .command('recent')
-    .description('list the newest episodes, newest first (key moments, surprise >= 0.7, marked *)')
+    .description('list the newest episodes, newest first (key moments, surprise >= 0.7, marked \u2605)')
     .option('-n, --limit <n>', 'at most this many (default 10)')
     .option('--days <n>', 'only episodes of the last N days')
     .option('--session <id>', 'only the episodes of this session')
@@ -36,13 +35,12 @@ Examples:
 async function recentCommand(ctx: Ctx, opts: RecentOpts): Promise<void> {
   const limit = parseIntOption('--limit', opts.limit, 1) ?? 10;
   const days = parseIntOption('--days', opts.days, 1);
-  const { recentEpisodes, DETAIL_LEVELS } = await import('../../episodes/run.js');
-  const detail = (opts.detail ?? 'none').toLowerCase();
-  if (!(DETAIL_LEVELS as readonly string[]).includes(detail)) throw usageError(`unknown --detail "${opts.detail}"`, `use one of: ${DETAIL_LEVELS.join(', ')}`);
+  const detail = (await import('../../episodes/detail.js')).detailLevel(opts.detail, 'none');
+  const { recentEpisodes } = await import('../../episodes/run.js');
   const vault = await vaultFor(ctx);
   const now = nowMs();
   const episodes = await withFreshIndex(ctx, vault, { refresh: opts.refresh !== false, tolerateBusy: true }, (ix) =>
-    recentEpisodes(ix.db, { limit, days, session: opts.session, nowMs: now, detail: detail as 'none' | 'auto' | 'full' }));
+    recentEpisodes(ix.db, { limit, days, session: opts.session, nowMs: now, detail }));
   if (ctx.json) {
     ctx.out(JSON.stringify({ episodes }, null, 2));
     return;
@@ -55,7 +53,7 @@ async function recentCommand(ctx: Ctx, opts: RecentOpts): Promise<void> {
   const { oneLine } = await import('../output/quote.js');
   for (const e of episodes) {
     const s = e.surprise === null ? '    ' : e.surprise.toFixed(2);
-    ctx.out(`${e.key_moment ? '*' : ' '} ${timeRange(e.start_at, e.end_at)}  ${s}  ${oneLine(e.title)}  ${e.id}`);
+    ctx.out(`${e.key_moment ? '\u2605' : ' '} ${timeRange(e.start_at, e.end_at)}  ${s}  ${oneLine(e.title)}  ${e.id}`);
     // The messages as stored: quoted markdown, each line indented under its episode.
     if (e.messages) ctx.out(`${e.messages.split(/\r?\n/).map((l) => (l === '' ? '' : `    ${l}`)).join('\n')}\n`);
   }

@@ -17,6 +17,7 @@ interface SearchOptions extends FilterOptions {
   ids?: boolean;
   batch?: string;
   session?: string;
+  detail?: string;
   refresh?: boolean;
 }
 
@@ -34,6 +35,7 @@ export function registerSearch(program: Command): void {
     .option('--ids', 'print only ids, one per line')
     .option('--batch <file>', 'run many queries: JSONL {"id","query"} in (file or -), JSONL {"id","results"} out')
     .option('--session <id>', 'log returned ids for `mem reinforce --session` (env MEM_SESSION)')
+    .option('--detail <level>', 'episodes\' messages: none (default), auto (key moments ranked 1-2), full (every episode shown)')
     .option('--no-refresh', 'do not bring the index up to date first');
   addFilterOptions(cmd);
   cmd.addHelpText('after', `
@@ -43,6 +45,10 @@ Examples:
   $ mem search "flaky tests" --json --explain | jq '.results[0].components'
   $ mem search "deploy steps" --md --max-chars 3000 >> prompt.md
   $ printf '{"id":"q1","query":"sqlite locking"}\\n' | mem search --batch - --limit 50
+  $ mem search "shadow branch" --kind episode --detail auto   # messages of the top key moments
+
+Episodes (mem segment) with surprise >= 0.7 are key moments: marked \u2605 key moment, and
+key_moment: true in --json.
 
 Ranking: relevance × importance × decay × (1 + reinforcement_count) × scope multiplier,
 where relevance is BM25 scaled so the best match is 1 and decay halves every 90 days (floor 0.1).
@@ -94,6 +100,7 @@ async function searchCommand(ctx: Ctx, queryArgs: string[], opts: SearchOptions)
   const limitOpt = parseIntOption('--limit', opts.limit, 1);
   const candidatesOpt = parseIntOption('--candidates', opts.candidates, 1);
   const maxChars = parseIntOption('--max-chars', opts.maxChars, 1);
+  const detail = (await import('../../episodes/detail.js')).detailLevel(opts.detail, 'none');
   const filter = filterFromOptions(opts);
   if (filter.statuses?.includes('retired')) {
     throw usageError('search never returns retired entries', 'use `mem list --status retired` to see them');
@@ -150,7 +157,7 @@ async function searchCommand(ctx: Ctx, queryArgs: string[], opts: SearchOptions)
       const lines: string[] = [];
       for (const [i, item] of batch.items.entries()) {
         const res = runSearch(ix.db, { ...base, query: item.query, limit: item.limit ?? base.limit, candidates: Math.max(base.candidates, item.limit ?? 0), hybrid: hooks?.[i] });
-        lines.push(JSON.stringify({ id: item.id, results: res.results.map((h) => hitJson(h, Boolean(opts.explain))) }));
+        lines.push(JSON.stringify({ id: item.id, results: res.results.map((h, rank) => hitJson(h, Boolean(opts.explain), { rank, detail })) }));
         log.push({ at, query: item.query, ids: res.results.map((h) => h.id) });
       }
       if (lines.length > 0) ctx.out(lines.join('\n'));
@@ -162,7 +169,7 @@ async function searchCommand(ctx: Ctx, queryArgs: string[], opts: SearchOptions)
       if (res.onlyStopwords) ctx.warn('the query has only common words (like "the", "what", "is"); nothing to search for');
       log.push({ at, query: query.length > 2000 ? `${query.slice(0, 2000)}…` : query, ids: res.results.map((h) => h.id) });
       if (ctx.json) {
-        ctx.out(JSON.stringify({ query, results: res.results.map((h) => hitJson(h, Boolean(opts.explain))) }, null, 2));
+        ctx.out(JSON.stringify({ query, results: res.results.map((h, rank) => hitJson(h, Boolean(opts.explain), { rank, detail })) }, null, 2));
       } else if (opts.ids) {
         if (res.results.length > 0) ctx.out(res.results.map((h) => h.id).join('\n'));
       } else if (opts.md) {
@@ -170,7 +177,7 @@ async function searchCommand(ctx: Ctx, queryArgs: string[], opts: SearchOptions)
       } else if (res.results.length === 0) {
         if (!ctx.quiet) process.stderr.write(`no memories match ${JSON.stringify(query.length > 80 ? `${query.slice(0, 80)}…` : query)}\n`);
       } else {
-        ctx.out(renderHuman(res.results, res.terms, await styleFor(ctx.color), Boolean(opts.explain)));
+        ctx.out(renderHuman(res.results, res.terms, await styleFor(ctx.color), Boolean(opts.explain), detail));
       }
     }
     if (sessionId) {

@@ -3,23 +3,26 @@
 
 import type { EntryRow } from '../../index/queries.js';
 import type { ContextResult } from '../../retrieve/context.js';
+import { episodeMark, type DetailLevel } from '../../episodes/detail.js';
 
+/** An episode (`kind: episode`) adds `kind`, `surprise` and `key_moment`. */
 export function entryJson(r: EntryRow): Record<string, unknown> {
   return {
     id: r.entry_id, path: r.path, line: r.line, scope: r.scope, learning_type: r.learning_type, type: r.type, domain: r.domain,
     importance: r.importance, phase: r.phase, status: r.status, reinforcement_count: r.reinforcement_count,
     last_reinforced: r.last_reinforced, created_at: r.created_at, title: r.title,
+    ...(r.kind === 'episode' ? { kind: 'episode', ...episodeMark(r.metadata_json) } : {}),
   };
 }
 
 /** `mem context --json`'s shape of an assembled context. */
-export async function contextJson(res: ContextResult): Promise<Record<string, unknown>> {
+export async function contextJson(res: ContextResult, detail: DetailLevel = 'auto'): Promise<Record<string, unknown>> {
   const { hitJson } = await import('./hits.js');
   return {
     task: res.task,
     institutional: res.institutional.map((r) => ({ ...entryJson(r), body: r.body })),
     institutional_omitted: res.institutionalOmitted,
-    learnings: res.learnings.map((h) => hitJson(h, false)),
+    learnings: res.learnings.map((h, rank) => hitJson(h, false, { rank, detail })),
     proxy: res.proxy.map((h) => hitJson(h, false)),
   };
 }

@@ -2,6 +2,7 @@
 // markdown context block for prompts. Pure string building; the command prints.
 
 import type { Components, RankedHit } from '../../retrieve/search.js';
+import { KEY_MOMENT_LABEL, messagesOfBody, showsDetail, type DetailLevel } from '../../episodes/detail.js';
 import { oneLine, quoteBody } from './quote.js';
 import { renderSnippet, snippet } from './snippet.js';
 
@@ -45,26 +46,49 @@ export function explainLine(c: Components): string {
   ].join(' · ');
 }
 
-export function renderHuman(hits: RankedHit[], terms: string[], style: Style, explain: boolean): string {
+/** The messages of an episode hit when the detail level shows them at this rank (0-based), else null. */
+export function hitMessages(h: RankedHit, rank: number, detail: DetailLevel): string | null {
+  if (!h.episode || !showsDetail(detail, rank, h.episode.key_moment)) return null;
+  return messagesOfBody(h.body) || null;
+}
+
+/** Lines of quoted messages, indented under their hit. */
+export function indentMessages(messages: string): string[] {
+  return messages.split(/\r?\n/).map((l) => (l === '' ? '' : `    ${l}`));
+}
+
+export function renderHuman(hits: RankedHit[], terms: string[], style: Style, explain: boolean, detail: DetailLevel = 'none'): string {
   const lines: string[] = [];
   hits.forEach((h, i) => {
     const rank = String(i + 1).padStart(2);
-    lines.push(`${style.dim(rank)}  ${style.bold(h.title || '(untitled)')}  ${style.dim(fmt(h.score))}`);
-    lines.push(`    ${style.scope(h.scope)} · ${style.type(h.type)} · ${h.path}:${h.line} · ${style.dim(shortId(h.id))}`);
+    const mark = h.episode?.key_moment ? `  ${style.mark(KEY_MOMENT_LABEL)}` : '';
+    lines.push(`${style.dim(rank)}  ${style.bold(h.title || '(untitled)')}  ${style.dim(fmt(h.score))}${mark}`);
+    const kind = h.episode ? ` · episode${h.episode.surprise !== null ? ` (surprise ${h.episode.surprise.toFixed(2)})` : ''}` : '';
+    lines.push(`    ${style.scope(h.scope)} · ${style.type(h.type)}${kind} · ${h.path}:${h.line} · ${style.dim(shortId(h.id))}`);
     const sn = snippet(h.body.trim() === h.title.trim() ? '' : h.body, terms);
     if (sn.text) lines.push(`    ${renderSnippet(sn, style.mark)}`);
     if (explain) lines.push(`    ${style.dim(explainLine(h.components))}`);
+    const messages = hitMessages(h, i, detail);
+    if (messages) lines.push('', ...indentMessages(messages));
     lines.push('');
   });
   return lines.join('\n');
 }
 
-/** The public JSON shape of one hit: exactly the fields of design §6.7. */
-export function hitJson(h: RankedHit, explain: boolean): Record<string, unknown> {
+/**
+ * The public JSON shape of one hit: the fields of design §6.7; an episode adds `kind`, `surprise`
+ * and `key_moment`, and `messages` when the detail level (at this 0-based rank) shows them.
+ */
+export function hitJson(h: RankedHit, explain: boolean, show?: { rank: number; detail: DetailLevel }): Record<string, unknown> {
   const o: Record<string, unknown> = {
     id: h.id, path: h.path, line: h.line, scope: h.scope, type: h.type, domain: h.domain, status: h.status,
     title: h.title, body: h.body, score: h.score,
   };
+  if (h.episode) {
+    Object.assign(o, { kind: 'episode', surprise: h.episode.surprise, key_moment: h.episode.key_moment });
+    const messages = show ? hitMessages(h, show.rank, show.detail) : null;
+    if (messages) o.messages = messages;
+  }
   if (explain) o.components = { ...h.components };
   return o;
 }
@@ -84,5 +108,6 @@ export function renderMd(query: string, hits: RankedHit[], heading = 'Background
 /** One hit: mem's heading and provenance line, then the body quoted (see quote.ts). */
 export function hitMd(h: RankedHit): string[] {
   const quoted = quoteBody(h.body);
-  return [`### ${oneLine(h.title) || '(untitled)'}`, `_${oneLine(h.type)} · ${oneLine(h.scope)} · ${oneLine(h.path)}:${h.line} · id ${oneLine(h.id)}_`, '', ...quoted, ...(quoted.length > 0 ? [''] : [])];
+  const mark = h.episode ? ` · episode${h.episode.key_moment ? ` · ${KEY_MOMENT_LABEL}` : ''}` : '';
+  return [`### ${oneLine(h.title) || '(untitled)'}`, `_${oneLine(h.type)} · ${oneLine(h.scope)}${mark} · ${oneLine(h.path)}:${h.line} · id ${oneLine(h.id)}_`, '', ...quoted, ...(quoted.length > 0 ? [''] : [])];
 }

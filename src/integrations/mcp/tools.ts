@@ -120,11 +120,12 @@ const searchTool: ToolSpec = {
     ...filters,
     rank,
     session_id: sessionId,
+    detail: z.enum(['auto', 'none', 'full']).optional().describe('episodes\' messages: none (default), auto (key moments ranked 1-2), full (every episode returned)'),
   },
   outputSchema: { query: z.string(), results: z.array(item), warnings },
   annotations: { readOnlyHint: true, openWorldHint: false },
   async run(a, env) {
-    const args = a as unknown as { query: string; limit?: number; max_chars?: number; rank?: string; session_id?: string } & FilterArgs;
+    const args = a as unknown as { query: string; limit?: number; max_chars?: number; rank?: string; session_id?: string; detail?: 'auto' | 'none' | 'full' } & FilterArgs;
     const filter = filterFromArgs(args);
     if (filter.statuses?.includes('retired')) throw usageError('search never returns retired entries', 'use the list tool with status "retired" to see them');
     const session = await checkedSession(args.session_id);
@@ -143,7 +144,8 @@ const searchTool: ToolSpec = {
     if (res.truncated) w.push(`the query has more than ${res.terms.length} distinct terms; searched for the first ${res.terms.length}`);
     if (res.onlyStopwords) w.push('the query has only common words (like "the", "what", "is"); nothing to search for');
     await logRetrieval(vault, session, now, args.query, res.results.map((h) => h.id));
-    return toolResult(withWarnings({ query: args.query, results: res.results.map((h) => hitJson(h, false)) }, w));
+    // Episodes carry key_moment (as mem search --json); their messages by the detail level.
+    return toolResult(withWarnings({ query: args.query, results: res.results.map((h, rank) => hitJson(h, false, { rank, detail: args.detail ?? 'none' })) }, w));
   },
 };
 

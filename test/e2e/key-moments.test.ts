@@ -1,0 +1,165 @@
+// Key moments (episodes with surprise >= 0.7, seed 000) are marked in every output — mem search,
+// context, list --kind episode, recent, segment — with key_moment in their JSON; --detail
+// auto|none|full decides whose messages are shown.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BIN, cleanup, mem, tempVault } from '../helpers.js';
+
+const clients: Client[] = [];
+afterEach(async () => {
+  for (const c of clients.splice(0)) await c.close().catch(() => undefined);
+  cleanup();
+});
+
+const DB = [
+  'The database migration fails on the orders table with a missing column error in postgres.',
+  'The migration for the orders table adds the column after the index; postgres needs the column first.',
+  'Can you reorder the migration so the orders column exists before the postgres index is created?',
+  'Done: the migration now creates the orders column, then the index; postgres migrates cleanly.',
+  'Run the orders migration against the test database and check postgres accepts it.',
+  'The orders migration ran on the test database; postgres reports no missing column.',
+];
+const CSS = [
+  'Now something else: the navbar dropdown menu renders behind the hero banner on mobile Safari browsers.',
+  'The dropdown menu needs a higher z-index than the hero banner; Safari also clips overflow on the navbar.',
+  'Set the navbar dropdown z-index above the banner and remove overflow hidden for Safari.',
+  'The navbar dropdown now shows above the hero banner in Safari on mobile.',
+];
+
+function transcript(dir: string, session: string, texts: string[], start: string): string {
+  const p = path.join(dir, `${session}.jsonl`);
+  const t0 = Date.parse(start);
+  fs.writeFileSync(p, `${texts.map((text, i) => {
+    const timestamp = new Date(t0 + i * 60_000).toISOString();
+    return JSON.stringify(i % 2 === 0
+      ? { type: 'user', sessionId: session, timestamp, uuid: `u${i}`, message: { role: 'user', content: text } }
+      : { type: 'assistant', sessionId: session, timestamp, uuid: `a${i}`, message: { id: `m${i}`, role: 'assistant', content: [{ type: 'text', text }] } });
+  }).join('\n')}\n`);
+  return p;
+}
+
+/**
+ * A vault with a learning and two sessions: `switch` (the database, then the navbar: its second
+ * episode is a key moment) and `calm` (one subject: no key moment).
+ */
+function setup() {
+  const v = tempVault();
+  const run = (args: string[]) => mem(args, { cwd: v.root, home: v.home });
+  run(['init', '-q']);
+  run(['add', 'The navbar dropdown needs a z-index above the hero banner', '--type', 'directive']);
+  expect(run(['segment', transcript(v.root, 'switch', [...DB, ...CSS], '2026-02-03T10:00:00Z')]).status).toBe(0);
+  expect(run(['segment', transcript(v.root, 'calm', [...CSS, ...CSS.slice(0, 2).map((t) => t.replace('Now something else: ', ''))], '2026-02-04T10:00:00Z')]).status).toBe(0);
+  return { v, run };
+}
+
+describe('key moments', () => {
+  it('mem search: marked in the human view, key_moment in --json, messages by --detail', () => {
+    const { run } = setup();
+    const json = (args: string[]) => run(['search', 'navbar dropdown banner', '--json', ...args]).json().results;
+    const plain = json([]);
+    const key = plain.filter((h: any) => h.key_moment === true);
+    const calm = plain.filter((h: any) => h.kind === 'episode' && h.key_moment === false);
+    const learning = plain.find((h: any) => h.path === 'MEMORY.md');
+    expect(key.map((h: any) => h.id)).toEqual(['ep-switch-002']);
+    expect(key[0].surprise).toBeGreaterThanOrEqual(0.7);
+    expect(calm.length).toBeGreaterThan(0);
+    expect(calm.every((h: any) => h.surprise < 0.7)).toBe(true);
+    expect(learning).toBeDefined();
+    expect('key_moment' in learning).toBe(false);
+    expect('kind' in learning).toBe(false);
+    expect(plain.every((h: any) => h.messages === undefined)).toBe(true);
+
+    // auto: the messages of key moments ranked 1-2 only.
+    const auto = json(['--detail', 'auto']);
+    auto.forEach((h: any, i: number) => expect(h.messages !== undefined, `rank ${i + 1}`).toBe(i < 2 && h.key_moment === true));
+    const full = json(['--detail', 'full']);
+    for (const h of full) {
+      if (h.kind === 'episode') expect(h.messages).toMatch(/^\*\*user\*\* · 2026-02-0[34]T/);
+      else expect(h.messages).toBeUndefined();
+    }
+    expect(json(['--detail', 'none']).every((h: any) => h.messages === undefined)).toBe(true);
+
+    const human = run(['search', 'navbar dropdown banner']).stdout;
+    const titleLines = human.split('\n').filter((l) => /^ ?\d+ {2}/.test(l));
+    const keyRank = plain.findIndex((h: any) => h.key_moment);
+    titleLines.forEach((l, i) => expect(l.includes('★ key moment'), l).toBe(i === keyRank));
+    expect(human).toMatch(/ · episode \(surprise 0\.\d\d\) · \.mem\/episodes\/switch\.md:/);
+    expect(human).not.toMatch(/\*\*user\*\*/);
+    const humanFull = run(['search', 'navbar dropdown banner', '--detail', 'full']).stdout;
+    expect(humanFull).toMatch(/\n {4}\*\*user\*\* · 2026-02-03T10:06/);
+    expect(humanFull).toMatch(/\n {4}> Now something else/);
+    const md = run(['search', 'navbar dropdown banner', '--md']).stdout;
+    expect(md).toMatch(/^_declarative · project · episode · ★ key moment · \.mem\/episodes\/switch\.md:\d+ · id ep-switch-002_$/m);
+    expect(md).toMatch(/^_declarative · project · episode · \.mem\/episodes\/calm\.md:/m);
+    const bad = run(['search', 'navbar', '--detail', 'most']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/unknown --detail "most"/);
+  });
+
+  it('mem list --kind episode and mem recent: marked; key_moment in --json', () => {
+    const { run } = setup();
+    const listed = run(['list', '--kind', 'episode', '--json']).json().entries;
+    expect(listed.map((e: any) => [e.id, e.kind, e.key_moment])).toEqual([
+      ['ep-calm-001', 'episode', false], ['ep-switch-001', 'episode', false], ['ep-switch-002', 'episode', true],
+    ].sort((a, b) => listed.findIndex((e: any) => e.id === a[0]) - listed.findIndex((e: any) => e.id === b[0])));
+    expect(run(['list', '--json']).json().entries.every((e: any) => !('key_moment' in e))).toBe(true);
+    const human = run(['list', '--kind', 'episode']).stdout.trim().split('\n');
+    expect(human).toHaveLength(3);
+    for (const l of human) expect(l.endsWith('★ key moment'), l).toBe(l.startsWith('ep-switch-002'));
+
+    const recent = run(['recent']).stdout.trim().split('\n');
+    expect(recent).toHaveLength(3);
+    for (const l of recent) expect(l.startsWith('★ '), l).toBe(l.endsWith('ep-switch-002'));
+    expect(run(['recent', '--json']).json().episodes.map((e: any) => e.key_moment)).toEqual([false, true, false]);
+  });
+
+  it('mem context --kind episode: marked; the key moment\'s messages by default (auto), none with --detail none', () => {
+    const { run } = setup();
+    const md = run(['context', 'navbar dropdown banner', '--kind', 'episode']).stdout;
+    expect(md).toMatch(/^_declarative · project · episode · ★ key moment · \.mem\/episodes\/switch\.md:\d+_$/m);
+    expect(md).toMatch(/^_declarative · project · episode · \.mem\/episodes\/calm\.md:\d+_$/m);
+    const json = run(['context', 'navbar dropdown banner', '--kind', 'episode', '--json']).json().learnings;
+    const keyRank = json.findIndex((h: any) => h.key_moment);
+    expect(keyRank).toBeGreaterThanOrEqual(0);
+    expect(keyRank).toBeLessThan(2);
+    json.forEach((h: any, i: number) => expect(h.messages !== undefined).toBe(i === keyRank));
+    // The key moment's messages are quoted in the markdown (no <details> wrapper); the calm episode's are not.
+    expect(md).toMatch(/^> \*\*user\*\* · 2026-02-03T10:06:00\.000Z$/m);
+    expect(md).not.toMatch(/2026-02-04T/);
+    expect(md).not.toMatch(/details>/);
+    const none = run(['context', 'navbar dropdown banner', '--kind', 'episode', '--detail', 'none']).stdout;
+    expect(none).not.toMatch(/\*\*user\*\*/);
+    expect(none).toMatch(/★ key moment/);
+    const full = run(['context', 'navbar dropdown banner', '--kind', 'episode', '--detail', 'full']).stdout;
+    expect(full).toMatch(/^> \*\*user\*\* · 2026-02-04T10:00:00\.000Z$/m);
+    expect(full).toMatch(/^> \*\*user\*\* · 2026-02-03T10:06:00\.000Z$/m);
+    // Without --kind episode, a prompt's context has no episodes (and so no marks).
+    expect(run(['context', 'navbar dropdown banner']).stdout).not.toMatch(/key moment|episode/);
+  });
+});
+
+describe('key moments over MCP', () => {
+  it('the search tool gives key_moment on episodes as mem search --json does, and messages by detail', async () => {
+    const { v, run } = setup();
+    const transport = new StdioClientTransport({
+      command: process.execPath, args: [BIN, 'mcp', '--root', v.root], cwd: v.root,
+      env: { PATH: process.env.PATH ?? '', MEM_HOME: v.home, NO_COLOR: '1' }, stderr: 'pipe',
+    });
+    const client = new Client({ name: 'mem-test', version: '1.0.0' });
+    await client.connect(transport);
+    clients.push(client);
+    const call = async (args: Record<string, unknown>) => ((await client.callTool({ name: 'search', arguments: { query: 'navbar dropdown banner', ...args } })) as any).structuredContent.results;
+    const cli = run(['search', 'navbar dropdown banner', '--json']).json().results;
+    const plain = await call({});
+    expect(plain.map((h: any) => [h.id, h.key_moment])).toEqual(cli.map((h: any) => [h.id, h.key_moment]));
+    expect(plain.some((h: any) => h.key_moment === true)).toBe(true);
+    expect(plain.every((h: any) => h.messages === undefined)).toBe(true);
+    const auto = await call({ detail: 'auto' });
+    auto.forEach((h: any, i: number) => expect(h.messages !== undefined).toBe(i < 2 && h.key_moment === true));
+  }, 30_000);
+});
+
