@@ -35,6 +35,7 @@ const COMMANDS: [string[], () => Promise<Register>][] = [
   [['watch'], async () => (await import('./commands/watch.js')).registerWatch],
   [['segment'], async () => (await import('./commands/segment.js')).registerSegment],
   [['recent'], async () => (await import('./commands/recent.js')).registerRecent],
+  [['episode'], async () => (await import('./commands/episode.js')).registerEpisode],
 ];
 
 /** The command word: the first argument that is neither an option nor the value of --root. */
