@@ -148,11 +148,11 @@ export function renderEpisodeNote(current: ParsedNote | null, data: EpisodeData,
   }
   const fields = episodeFields(data);
   const old = current.frontmatter.data;
-  // An input that does not say when the session started keeps the start the note already has.
-  if (opts.keepCreatedAt && old.created_at !== undefined) delete fields.created_at;
   // Keys mem writes but this data leaves out (duration, metrics, project) are removed.
   for (const k of ['created_at', 'duration_minutes', 'metrics', 'project']) if (fields[k] === undefined && k in old) fields[k] = undefined;
   for (const k of Object.keys(fields)) if (fields[k] === undefined && !(k in old)) delete fields[k];
+  // An input that does not say when the session started keeps the start the note already has.
+  if (opts.keepCreatedAt && old.created_at !== undefined) delete fields.created_at;
   let note = parseNote(setNoteFields(current, fields));
   const secs = sectionLines(data);
   for (const name of EPISODE_SECTIONS) {

@@ -1,0 +1,155 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cleanup, mem, tempVault, type TempVault } from '../helpers.js';
+
+afterEach(cleanup);
+
+function vault(): TempVault {
+  const v = tempVault();
+  mem(['init', '-q'], { cwd: v.root, home: v.home });
+  return v;
+}
+
+const NOW = '2026-01-25T12:00:00Z';
+
+function run(v: TempVault, args: string[], input?: string, env: Record<string, string> = {}) {
+  return mem(args, { cwd: v.root, home: v.home, input, env: { MEM_NOW: NOW, ...env } });
+}
+
+const LOGIN = {
+  session_id: '2026-01-21-session-42',
+  task: 'Fix the flaky login test',
+  outcome: 'partial',
+  decisions: [
+    { id: 'd002', timestamp: '2026-01-21T10:20:00.1234567Z', type: 'test', context: 'Dates drift between runs', chosen: 'fake timers', outcome: 'success' },
+    { id: 'd001', timestamp: '2026-01-21T10:05:00Z', type: 'implementation', context: 'Timeout under load', options: ['sleep 2s', 'retry with backoff'], chosen: 'retry with backoff', rationale: 'sleeping hides the race', outcome: 'success', effects: ['d002', 'e2'] },
+  ],
+  events: [
+    { id: 'e1', timestamp: '2026-01-21T10:01:00Z', type: 'error', content: 'npm test failed: TimeoutError in login.spec.ts' },
+    { id: 'e2', timestamp: '2026-01-21T10:10:00Z', type: 'test', content: 'npm test passed', caused_by: ['d001'] },
+  ],
+  lessons: ['Retry network calls in tests with backoff instead of sleeping'],
+  metrics: { duration_minutes: 35, tool_calls: 12, errors: 2, recoveries: 1, commits: 1, files_changed: 3 },
+};
+
+const NOTE = '.mem/episodes/EPISODE-2026-01-21-session-42.md';
+
+describe('mem episode add', () => {
+  it('writes the seed-002 note from store_episode JSON on stdin, and again changes nothing', () => {
+    const v = vault();
+    const r = run(v, ['episode', 'add', '--json'], JSON.stringify(LOGIN));
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ path: NOTE, title: 'EPISODE-2026-01-21-session-42', permalink: 'episodes/episode-2026-01-21-session-42', created: true, changed: true });
+    const md = fs.readFileSync(path.join(v.root, NOTE), 'utf8');
+    expect(md).toMatch(/^---\ntitle: EPISODE-2026-01-21-session-42\ntype: episode\ntags: \[episodic\]\npermalink: episodes\/episode-2026-01-21-session-42\n/);
+    expect(md).toContain("created_at: '2026-01-21T10:01:00Z'\noutcome: partial\n");
+    expect(md).toContain('duration_minutes: 35\nmetrics: {tool_calls: 12, errors: 2, recoveries: 1, commits: 1, files_changed: 3}\n');
+    expect(md).toContain('### d001: retry with backoff\n- **Timestamp**: 2026-01-21T10:05:00Z\n- **Type**: implementation\n');
+    expect(md).toContain('- **Effects**: [[d002]], [[e002]]\n');
+    expect(md).toContain('## Events Timeline\n1. [2026-01-21T10:01:00Z] npm test failed: TimeoutError in login.spec.ts #error\n2. [2026-01-21T10:10:00Z] npm test passed ← [[d001]] #test\n');
+    expect(md).toContain('## Lessons Learned\n- Retry network calls in tests with backoff instead of sleeping\n');
+    const again = run(v, ['episode', 'add'], JSON.stringify(LOGIN));
+    expect(again.stdout).toMatch(/^unchanged: /);
+    expect(fs.readFileSync(path.join(v.root, NOTE), 'utf8')).toBe(md);
+  });
+
+  it('takes flags, and a re-add replaces mem\'s sections but keeps a section and a key a person added', () => {
+    const v = vault();
+    const d = JSON.stringify({ id: 'd001', timestamp: '2026-01-21T10:05:00Z', type: 'test', context: 'dates drift', chosen: 'fake timers', outcome: 'success' });
+    const r = run(v, ['episode', 'add', '--session', 's42', '--task', 'fix the login test', '--outcome', 'success', '--lesson', 'a fake clock', '--lesson', 'second lesson', '--decision', d, '--metrics', '{"tool_calls":3}']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toBe('created .mem/episodes/EPISODE-s42.md (episodes/episode-s42)\n');
+    const file = path.join(v.root, '.mem/episodes/EPISODE-s42.md');
+    const md = fs.readFileSync(file, 'utf8');
+    fs.writeFileSync(file, md.replace('type: episode\n', 'type: episode\nreviewed_by: ana # by hand\n').replace('## Relations\n', '## My notes\nKeep this.\n\n## Relations\n'));
+    const r2 = run(v, ['episode', 'add', '--session', 's42', '--task', 'fix the login test', '--outcome', 'failure', '--lesson', 'only this lesson now']);
+    expect(r2.stdout).toMatch(/^updated /);
+    const after = fs.readFileSync(file, 'utf8');
+    expect(after).toContain('reviewed_by: ana # by hand\n');
+    expect(after).toContain('## My notes\nKeep this.\n');
+    expect(after).toContain('outcome: failure\n');
+    expect(after).toContain('## Lessons Learned\n- only this lesson now\n');
+    expect(after).not.toContain('second lesson');
+    expect(after).not.toContain('### d001');
+    expect(after).not.toContain('metrics:');
+    // The start time stays: the second input gave none.
+    expect(after).toContain("created_at: '2026-01-21T10:05:00Z'");
+  });
+
+  it('rejects bad input with one line naming the field, exit 1, nothing written', () => {
+    const v = vault();
+    const cases: [unknown, RegExp][] = [
+      [{ ...LOGIN, outcome: 'won' }, /^mem: invalid episode: outcome: must be one of success, partial, failure$/m],
+      [{ ...LOGIN, decisions: [{ ...LOGIN.decisions[0], timestamp: 'yesterday' }] }, /^mem: invalid episode: decisions\[0\]\.timestamp: must be an ISO 8601 time/m],
+      [{ ...LOGIN, events: [{ ...LOGIN.events[0], type: 'party' }] }, /^mem: invalid episode: events\[0\]\.type: must be one of tool_call/m],
+      [{ ...LOGIN, metrics: { tool_calls: -1 } }, /^mem: invalid episode: metrics\.tool_calls: must be >= 0$/m],
+      [{ ...LOGIN, mood: 'happy' }, /^mem: invalid episode: input: unknown field "mood"$/m],
+      [{ ...LOGIN, task: '' }, /^mem: invalid episode: task: task must not be empty$/m],
+      [{ ...LOGIN, decisions: [{ ...LOGIN.decisions[1], effects: ['d404'] }] }, /^mem: invalid episode: decisions\[0\]\.effects\[0\]: "d404" is not the id/m],
+      ['[1,2]', /^mem: invalid episode: the input must be a JSON object$/m],
+      ['{not json', /^mem: invalid episode: stdin is not valid JSON/m],
+    ];
+    for (const [input, want] of cases) {
+      const r = run(v, ['episode', 'add'], typeof input === 'string' ? input : JSON.stringify(input));
+      expect(r.status, r.stderr).toBe(1);
+      expect(r.stderr).toMatch(want);
+      expect(r.stderr).not.toMatch(/at .*\.js:\d+/);
+    }
+    expect(fs.existsSync(path.join(v.root, '.mem/episodes'))).toBe(false);
+    const usage = run(v, ['episode', 'add', '--session', 'x', '--task', 't']);
+    expect(usage.status).toBe(2);
+    expect(usage.stderr).toMatch(/^mem: missing --outcome/);
+    expect(run(v, ['episode', 'add', '--session', 'x', '--task', 't', '--outcome', 'ok', '--decision', '{']).stderr).toMatch(/^mem: --decision is not valid JSON/);
+  });
+
+  it('--dry-run writes nothing', () => {
+    const v = vault();
+    const r = run(v, ['episode', 'add', '--dry-run', '--json'], JSON.stringify(LOGIN));
+    expect(JSON.parse(r.stdout)).toMatchObject({ dry_run: true, created: true, changed: true });
+    expect(fs.existsSync(path.join(v.root, NOTE))).toBe(false);
+  });
+});
+
+describe('mem episode list / decisions', () => {
+  function three(v: TempVault) {
+    run(v, ['episode', 'add'], JSON.stringify(LOGIN));
+    run(v, ['episode', 'add'], JSON.stringify({ session_id: 'old-one', task: 'Upgrade Node to 22', outcome: 'failure', created_at: '2025-12-01T09:00:00Z', lessons: ['pin npm'] }));
+    run(v, ['episode', 'add'], JSON.stringify({ session_id: 'new-one', task: 'Add pagination to the users API', outcome: 'success', created_at: '2026-01-24T09:00:00Z' }));
+  }
+
+  it('lists newest first with --outcome, --task, --since and --limit', () => {
+    const v = vault();
+    three(v);
+    const all = JSON.parse(run(v, ['episode', 'list', '--json']).stdout).episodes;
+    expect(all.map((e: { session_id: string }) => e.session_id)).toEqual(['new-one', '2026-01-21-session-42', 'old-one']);
+    expect(all[1]).toMatchObject({ outcome: 'partial', task: 'Fix the flaky login test', decisions: 2, events: 2, duration_minutes: 35, path: NOTE, metrics: { tool_calls: 12 } });
+    const ids = (args: string[]) => JSON.parse(run(v, ['episode', 'list', '--json', ...args]).stdout).episodes.map((e: { session_id: string }) => e.session_id);
+    expect(ids(['--outcome', 'failure'])).toEqual(['old-one']);
+    expect(ids(['--task', 'LOGIN'])).toEqual(['2026-01-21-session-42']);
+    expect(ids(['--since', '2026-01-01'])).toEqual(['new-one', '2026-01-21-session-42']);
+    expect(ids(['--limit', '1'])).toEqual(['new-one']);
+    const human = run(v, ['episode', 'list']).stdout.split('\n');
+    expect(human[0]).toMatch(/^2026-01-24T09:00 {2}success {2}Add pagination to the users API {2}EPISODE-new-one$/);
+    expect(run(v, ['episode', 'list', '--limit', '101']).status).toBe(2);
+    expect(run(v, ['episode', 'list', '--outcome', 'meh']).status).toBe(2);
+    expect(run(v, ['episode', 'list', '--since', 'last week']).stderr).toMatch(/^mem: --since must be an ISO 8601 date/);
+  });
+
+  it('prints an episode\'s decisions sorted by time, found by session id, note name or permalink', () => {
+    const v = vault();
+    three(v);
+    for (const id of ['2026-01-21-session-42', 'EPISODE-2026-01-21-session-42', 'episodes/episode-2026-01-21-session-42', 'EPISODE-2026-01-21-session-42.md']) {
+      const r = run(v, ['episode', 'decisions', id, '--json']);
+      expect(r.status, r.stderr).toBe(0);
+      const j = JSON.parse(r.stdout);
+      expect(j.decisions.map((d: { id: string }) => d.id)).toEqual(['d001', 'd002']);
+      expect(j.decisions[0]).toEqual({ id: 'd001', title: 'retry with backoff', timestamp: '2026-01-21T10:05:00Z', type: 'implementation', context: 'Timeout under load', options: ['sleep 2s', 'retry with backoff'], chosen: 'retry with backoff', rationale: 'sleeping hides the race', outcome: 'success', effects: ['d002', 'e002'] });
+    }
+    const human = run(v, ['episode', 'decisions', 'EPISODE-2026-01-21-session-42']).stdout;
+    expect(human.indexOf('d001')).toBeLessThan(human.indexOf('d002'));
+    const missing = run(v, ['episode', 'decisions', 'nope']);
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toMatch(/^mem: no episode note "nope"\nhint: /);
+  });
+});
