@@ -114,6 +114,8 @@ export interface RecentEpisode {
   path: string;
   line: number;
   summary: string;
+  /** The session's episode note (seed 002), when it has one: `mem episode decisions` takes it. */
+  episode_note?: string;
   /** The quoted messages, when the detail level asks for them. */
   messages?: string;
 }
@@ -165,6 +167,8 @@ export function recentEpisodes(db: Db, opts: { limit: number; days?: number; ses
   const out: (RecentEpisode & { t: number; body: string })[] = [];
   for (const row of listEntries(db, filter, -1)) {
     const meta = metaOf(row);
+    // Segments only: an episode note's chunks are kind episode too, but listed by `mem episode list`.
+    if (meta.kind !== 'episode') continue;
     const session = typeof meta.session_id === 'string' ? meta.session_id : null;
     if (opts.session !== undefined && session !== opts.session) continue;
     const start = isoOrNull(meta.start_at);
@@ -176,6 +180,7 @@ export function recentEpisodes(db: Db, opts: { limit: number; days?: number; ses
     out.push({
       id: row.entry_id, title: row.title, session_id: session, start_at: start, end_at: end, surprise,
       key_moment: surprise !== null && surprise >= KEY_MOMENT, path: row.path, line: row.line, summary: summaryOfBody(row.body), t, body: row.body,
+      ...(typeof meta.episode_note === 'string' && { episode_note: meta.episode_note }),
     });
   }
   out.sort((a, b) => b.t - a.t || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));

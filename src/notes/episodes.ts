@@ -123,7 +123,8 @@ export function episodeFromInput(v: z.output<typeof storeEpisodeSchema>, now: st
     metrics,
     project: v.project,
     tags: v.tags ?? [],
-    context: v.context ?? '',
+    // The task is the context a note needs first (and the words a search should find it by).
+    context: v.context ?? `Task: ${v.task}`,
     observations: (v.observations ?? []).map((o) => ({ category: o.category, text: o.text, tags: o.tags ?? [] })),
     decisions: (v.decisions ?? []).map((d) => ({
       id: d.id, title: d.title ?? d.chosen, timestamp: d.timestamp, type: d.type, context: d.context, options: d.options ?? [], chosen: d.chosen,

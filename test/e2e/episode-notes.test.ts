@@ -153,3 +153,68 @@ describe('mem episode list / decisions', () => {
     expect(missing.stderr).toMatch(/^mem: no episode note "nope"\nhint: /);
   });
 });
+
+describe('episode and pattern notes in the index', () => {
+  const PATTERN = `---
+title: PATTERN-retry-network-calls
+type: pattern
+tags: [causal, pattern]
+permalink: patterns/pattern-retry-network-calls
+trigger: a test times out under load
+success_rate: 0.9
+occurrences: 4
+last_validated: '2026-01-20'
+---
+
+# PATTERN-retry-network-calls
+
+## Context
+Flaky network tests in CI.
+
+## Action
+Retry the call with exponential backoff.
+`;
+
+  function seeded() {
+    const v = vault();
+    run(v, ['episode', 'add'], JSON.stringify(LOGIN));
+    run(v, ['episode', 'add'], JSON.stringify({ session_id: 'node-up', task: 'Upgrade Node to 22', outcome: 'failure', created_at: '2026-01-24T09:00:00Z', lessons: ['Pin the npm version before upgrading Node'] }));
+    fs.mkdirSync(path.join(v.root, '.mem/patterns'), { recursive: true });
+    fs.writeFileSync(path.join(v.root, '.mem/patterns/PATTERN-retry-network-calls.md'), PATTERN);
+    run(v, ['add', 'Backoff settings live in config/retry.yaml', '--type', 'declarative']);
+    return v;
+  }
+
+  it('search finds them; --kind episode|pattern|learning and --outcome filter', () => {
+    const v = seeded();
+    const hits = (args: string[]) => {
+      const r = run(v, ['search', ...args, '--json']);
+      expect(r.status, r.stderr).toBe(0);
+      return JSON.parse(r.stdout).results as { id: string; path: string; title: string }[];
+    };
+    const all = hits(['retry backoff']);
+    expect(all.some((h) => h.path === NOTE)).toBe(true);
+    expect(all.some((h) => h.path === '.mem/patterns/PATTERN-retry-network-calls.md')).toBe(true);
+    expect(all.some((h) => h.path === 'MEMORY.md')).toBe(true);
+    expect(new Set(hits(['retry backoff', '--kind', 'episode']).map((h) => h.path))).toEqual(new Set([NOTE]));
+    expect(new Set(hits(['retry backoff', '--kind', 'pattern']).map((h) => h.path))).toEqual(new Set(['.mem/patterns/PATTERN-retry-network-calls.md']));
+    expect(new Set(hits(['retry backoff', '--kind', 'learning']).map((h) => h.path))).toEqual(new Set(['MEMORY.md']));
+    // A section is named with its note.
+    expect(hits(['retry backoff', '--kind', 'episode']).map((h) => h.title)).toContain('EPISODE-2026-01-21-session-42 › Lessons Learned');
+    expect(hits(['npm', '--outcome', 'failure']).map((h) => h.path)).toEqual(['.mem/episodes/EPISODE-node-up.md']);
+    expect(hits(['npm', '--outcome', 'success'])).toEqual([]);
+    expect(hits(['retry', '--outcome', 'partial', '--kind', 'episode']).every((h) => h.path === NOTE)).toBe(true);
+    expect(run(v, ['search', 'x', '--outcome', 'won']).status).toBe(2);
+    expect(run(v, ['search', 'x', '--kind', 'patterns']).status).toBe(2);
+  });
+
+  it('list leaves episodes out by default but keeps patterns; --kind episode --outcome lists them; recent shows only segments', () => {
+    const v = seeded();
+    const paths = (args: string[]) => new Set((JSON.parse(run(v, ['list', '--json', ...args]).stdout).entries as { path: string }[]).map((e) => e.path));
+    expect(paths([])).toEqual(new Set(['MEMORY.md', '.mem/patterns/PATTERN-retry-network-calls.md']));
+    expect(paths(['--kind', 'episode'])).toEqual(new Set([NOTE, '.mem/episodes/EPISODE-node-up.md']));
+    expect(paths(['--kind', 'episode', '--outcome', 'failure'])).toEqual(new Set(['.mem/episodes/EPISODE-node-up.md']));
+    const recent = run(v, ['recent', '--json']);
+    expect(JSON.parse(recent.stdout).episodes).toEqual([]);
+  });
+});
