@@ -56,7 +56,7 @@ export interface SegmentResult {
  * `session.jsonl` stay apart); from stdin, a hash of its first messages, so the same text piped
  * twice is the same session and two different ones are not.
  */
-function fallbackSession(loaded: LoadedTranscript): string {
+export function fallbackSession(loaded: LoadedTranscript): string {
   if (loaded.path === '-') {
     const head = loaded.transcript.messages.slice(0, 3).map((m) => `${m.role}\u0000${m.text}`).join('\u0001');
     return `stdin-${createHash('sha1').update(head).digest('hex').slice(0, 12)}`;
