@@ -1,9 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanup, mem, tempVault, type TempVault } from '../helpers.js';
+import { anthropicMessage, closeServers, fakeServer } from '../fake-llm.js';
+import { cleanup, mem, memAsync, REPO, tempVault, type TempVault } from '../helpers.js';
 
-afterEach(cleanup);
+afterEach(async () => {
+  await closeServers();
+  cleanup();
+});
 
 function vault(): TempVault {
   const v = tempVault();
@@ -216,5 +220,76 @@ Retry the call with exponential backoff.
     expect(paths(['--kind', 'episode', '--outcome', 'failure'])).toEqual(new Set(['.mem/episodes/EPISODE-node-up.md']));
     const recent = run(v, ['recent', '--json']);
     expect(JSON.parse(recent.stdout).episodes).toEqual([]);
+  });
+});
+
+describe('mem extract writes the episode note', () => {
+  const SNIFFLY = path.join(REPO, 'test', 'fixtures', 'transcripts', 'claude', 'claude-v1.0.17-short-push-interrupt.sniffly.jsonl');
+  const NO_KEYS = { ANTHROPIC_API_KEY: undefined, ANTHROPIC_BASE_URL: undefined, OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined, MEM_PROVIDER: undefined, MEM_MODEL: undefined };
+
+  it('offline: task, metrics counted from the transcript, outcome, linked to its segments; again: same bytes', () => {
+    const v = vault();
+    const r = mem(['extract', SNIFFLY, '--session', 'push-1', '--json'], { cwd: v.root, home: v.home, env: NO_KEYS });
+    expect(r.status, r.stderr).toBe(0);
+    const j = JSON.parse(r.stdout);
+    // Hand-counted: 7 Bash calls; the commit and the push were rejected once each, then ran.
+    expect(j.episode_note).toEqual({ path: '.mem/episodes/EPISODE-push-1.md', outcome: 'success', metrics: { tool_calls: 7, errors: 2, recoveries: 2, commits: 1, files_changed: 0, duration_minutes: 1 }, decisions: 0, written: true });
+    const md = v.read('.mem/episodes/EPISODE-push-1.md');
+    expect(md).toContain('metrics: {tool_calls: 7, errors: 2, recoveries: 2, commits: 1, files_changed: 0}');
+    expect(md).toMatch(/^task: /m);
+    expect(md).toMatch(/^\d+\. \[2025-06-10T12:3\d:[\d.]+Z\] Bash:git commit failed: .* #error$/m);
+    expect(md).toMatch(/^\d+\. \[2025-06-10T12:3\d:[\d.]+Z\] git commit .* #commit$/m);
+    expect(md).toContain('- has_segment [[ep-push-1-001]]');
+    expect(v.read('.mem/episodes/push-1.md')).toContain('episode_note: EPISODE-push-1');
+    const again = mem(['extract', SNIFFLY, '--session', 'push-1', '--force', '--json'], { cwd: v.root, home: v.home, env: NO_KEYS });
+    expect(JSON.parse(again.stdout).episode_note.written).toBe(false);
+    expect(v.read('.mem/episodes/EPISODE-push-1.md')).toBe(md);
+    // Both listings point at each other.
+    const list = JSON.parse(mem(['episode', 'list', '--json'], { cwd: v.root, home: v.home }).stdout).episodes;
+    expect(list[0]).toMatchObject({ session_id: 'push-1', segments: ['ep-push-1-001'] });
+    const recent = JSON.parse(mem(['recent', '--json'], { cwd: v.root, home: v.home }).stdout).episodes;
+    expect(recent.map((e: { id: string; episode_note?: string }) => [e.id, e.episode_note])).toEqual([['ep-push-1-001', 'EPISODE-push-1']]);
+    expect(mem(['episode', 'decisions', 'ep-push-1-001', '--json'], { cwd: v.root, home: v.home }).status).toBe(0);
+  });
+
+  it('extract.episode_note: false writes none', () => {
+    const v = vault();
+    v.write('.mem/config.yaml', 'extract:\n  episode_note: false\n');
+    const r = mem(['extract', SNIFFLY, '--session', 'push-2', '--json'], { cwd: v.root, home: v.home, env: NO_KEYS });
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).episode_note).toBeUndefined();
+    expect(fs.existsSync(path.join(v.root, '.mem/episodes/EPISODE-push-2.md'))).toBe(false);
+    v.write('.mem/config.yaml', 'extract:\n  episode_note: maybe\n');
+    expect(mem(['extract', SNIFFLY, '--force'], { cwd: v.root, home: v.home, env: NO_KEYS }).stderr).toMatch(/^mem: extract\.episode_note must be true or false/m);
+  });
+
+  it('with a model: the same request asks for the outcome and decisions; complete ones are written, timed from their evidence', async () => {
+    const answer = {
+      learnings: [{ scope: 'project', type: 'procedural', title: 'Push to origin main after committing', body: 'The human asked to push the commit to GitHub; the remote is origin.', evidence: 'push to github', importance: 0.5, phase: 'implementation' }],
+      episode: {
+        outcome: 'partial',
+        decisions: [
+          { title: 'Commit everything in one commit', type: 'implementation', context: 'Several new files were untracked', options: ['one commit', 'several commits'], chosen: 'one commit', rationale: 'one feature', outcome: 'success', evidence: 'continue' },
+          { title: '', type: 'design', context: 'x', options: [], chosen: 'y', rationale: '', outcome: 'success', evidence: '' },
+        ],
+      },
+    };
+    const srv = await fakeServer([{ body: anthropicMessage(answer) }]);
+    const v = vault();
+    const r = await memAsync(['extract', SNIFFLY, '--session', 'push-3', '--json'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: srv.url } });
+    expect(r.status, r.stderr).toBe(0);
+    expect(srv.seen).toHaveLength(1);
+    const schema = srv.seen[0].body.tools[0].input_schema;
+    expect(schema.required).toEqual(['learnings', 'episode']);
+    expect(schema.properties.episode.properties.decisions.items.required).toContain('evidence');
+    expect(srv.seen[0].body.messages[0].content).toContain('Also fill "episode"');
+    const j = JSON.parse(r.stdout);
+    expect(j.episode_note).toMatchObject({ outcome: 'partial', decisions: 1, written: true });
+    expect(j.episode_note_warning).toMatch(/1 decision\(s\) from the model were incomplete/);
+    const dec = JSON.parse(mem(['episode', 'decisions', 'push-3', '--json'], { cwd: v.root, home: v.home }).stdout).decisions;
+    expect(dec).toHaveLength(1);
+    expect(dec[0]).toMatchObject({ id: 'd001', title: 'Commit everything in one commit', chosen: 'one commit', options: ['one commit', 'several commits'], type: 'implementation' });
+    expect(dec[0].timestamp).toMatch(/^2025-06-10T12:3\d/);
+    expect(v.read('.mem/episodes/EPISODE-push-3.md')).toContain('## Lessons Learned\n- Push to origin main after committing\n');
   });
 });
