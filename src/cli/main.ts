@@ -36,6 +36,7 @@ const COMMANDS: [string[], () => Promise<Register>][] = [
   [['segment'], async () => (await import('./commands/segment.js')).registerSegment],
   [['recent'], async () => (await import('./commands/recent.js')).registerRecent],
   [['episode'], async () => (await import('./commands/episode.js')).registerEpisode],
+  [['import'], async () => (await import('./commands/import.js')).registerImport],
 ];
 
 /** The command word: the first argument that is neither an option nor the value of --root. */

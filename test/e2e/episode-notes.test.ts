@@ -293,3 +293,65 @@ describe('mem extract writes the episode note', () => {
     expect(v.read('.mem/episodes/EPISODE-push-3.md')).toContain('## Lessons Learned\n- Push to origin main after committing\n');
   });
 });
+
+describe('mem import ai-agents (episodes)', () => {
+  const FIX = path.join(REPO, 'test', 'fixtures', 'ai-agents');
+  const S07 = '.mem/episodes/EPISODE-2026-01-20-session-07.md';
+  const S08 = '.mem/episodes/EPISODE-2026-01-21-session-08.md';
+
+  it('turns episode-*.json into notes per the seed migration, quirks tolerated; again: same bytes', () => {
+    const v = vault();
+    const r = run(v, ['import', 'ai-agents', FIX, '--json']);
+    expect(r.status, r.stderr).toBe(0);
+    const j = JSON.parse(r.stdout);
+    expect(j.episodes.map((e: { file: string; action: string; path: string }) => [e.file, e.action, e.path])).toEqual([
+      ['episodes/episode-2026-01-20-session-07.json', 'created', S07],
+      ['episodes/episode-2026-01-21-session-08.json', 'created', S08],
+    ]);
+    expect(j.episodes[1].notes).toContain("decisions[0] is plain text: kept as d001's title and choice");
+    const a = v.read(S07);
+    expect(a).toContain('tags: [episodic, memory, session-07]\npermalink: episodes/episode-2026-01-20-session-07\n');
+    expect(a).toContain('duration_minutes: 39\nmetrics: {tool_calls: 27, errors: 1, recoveries: 1, commits: 1, files_changed: 3}\n');
+    expect(a).toContain('## Context\nMigrated from ai-agents episodic memory.\n');
+    expect(a).toContain('- [decision:d001] retry only when Retry-After is present #design\n');
+    expect(a).toContain('- [event:e003] feat: retry secondary rate limits #commit\n');
+    expect(a).toContain('- **Effects**: [[d002]], [[e002]]\n');
+    expect(a).toContain('1. [2026-01-20T14:03:00Z] Read src/github/client.ts → [[d001]] #tool_call\n');
+    expect(a.endsWith('## Relations\n- migrated_from [[ai-agents episodic memory]]\n')).toBe(true);
+    const b = v.read(S08);
+    // BOM stripped, 7-digit fractions kept, a plain-string decision, nulls dropped.
+    expect(b).toContain("created_at: '2026-01-21T09:15:42.1234567+00:00'\noutcome: failure\n");
+    expect(b).toContain('metrics: {tool_calls: 14, errors: 3, commits: 0}\n');
+    expect(b).toContain('### d001: Use ConvertFrom-Json -AsHashtable instead of custom parsing\n');
+    expect(b).toContain('- **Timestamp**: 2026-01-21T09:40:03.9876543Z\n');
+    expect(b).toContain('## Lessons Learned\n- Log files may start with a BOM\n\n');
+    expect(b).not.toContain('null');
+    const dec = JSON.parse(run(v, ['episode', 'decisions', '2026-01-21-session-08', '--json']).stdout).decisions;
+    expect(dec.map((d: { id: string }) => d.id)).toEqual(['d001', 'd002']);
+    const again = run(v, ['import', 'ai-agents', FIX]);
+    expect(again.status).toBe(0);
+    expect(again.stderr).toMatch(/2 episode files: 0 created, 0 updated, 2 unchanged, 0 failed/);
+    expect(v.read(S07)).toBe(a);
+    expect(v.read(S08)).toBe(b);
+    expect(JSON.parse(run(v, ['episode', 'list', '--outcome', 'failure', '--json']).stdout).episodes[0].session_id).toBe('2026-01-21-session-08');
+  });
+
+  it('--dry-run lists and writes nothing; a broken file is reported, the rest imported, exit 1', () => {
+    const v = vault();
+    const dry = run(v, ['import', 'ai-agents', FIX, '--dry-run']);
+    expect(dry.status, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain(`would create ${S07}  (from episodes/episode-2026-01-20-session-07.json)`);
+    expect(fs.existsSync(path.join(v.root, '.mem/episodes'))).toBe(false);
+    const dir = path.join(v.root, 'export');
+    fs.mkdirSync(dir);
+    fs.copyFileSync(path.join(FIX, 'episodes', 'episode-2026-01-20-session-07.json'), path.join(dir, 'episode-a.json'));
+    fs.writeFileSync(path.join(dir, 'episode-b.json'), '{"session": "x", "outcome": "won"}');
+    fs.writeFileSync(path.join(dir, 'episode-c.json'), '{not json');
+    const r = run(v, ['import', 'ai-agents', 'export']);
+    expect(r.status).toBe(1);
+    expect(r.stdout).toContain(`created ${S07}`);
+    expect(r.stderr).toMatch(/^mem: warning: episode-b\.json: "outcome" must be success, partial or failure \(got "won"\); skipped$/m);
+    expect(r.stderr).toMatch(/^mem: warning: episode-c\.json: not valid JSON/m);
+    expect(run(v, ['import', 'ai-agents', 'nowhere']).stderr).toMatch(/^mem: .*nowhere: no such folder/);
+  });
+});
