@@ -355,3 +355,31 @@ describe('mem import ai-agents (episodes)', () => {
     expect(run(v, ['import', 'ai-agents', 'nowhere']).stderr).toMatch(/^mem: .*nowhere: no such folder/);
   });
 });
+
+describe('mem context warns of recent failures', () => {
+  it('at most 3 failed episodes of the last 7 days, newest first, in their own budget; --json too', () => {
+    const v = vault();
+    const add = (id: string, outcome: string, day: string, lessons: string[] = []) =>
+      expect(run(v, ['episode', 'add'], JSON.stringify({ session_id: id, task: `Task of ${id}`, outcome, created_at: `2026-01-${day}T09:00:00Z`, lessons })).status).toBe(0);
+    add('f1', 'failure', '19', ['Lesson one']);
+    add('f2', 'failure', '21');
+    add('f3', 'failure', '23', ['Pin the npm version']);
+    add('f4', 'failure', '24');
+    add('old', 'failure', '10');
+    add('ok', 'success', '24');
+    run(v, ['add', 'Run npm ci before the tests', '--type', 'procedural']);
+    const j = JSON.parse(run(v, ['context', 'npm tests', '--json']).stdout);
+    expect(j.failures.map((f: { session_id: string }) => f.session_id)).toEqual(['f4', 'f3', 'f2']);
+    expect(j.failures[1]).toMatchObject({ title: 'EPISODE-f3', task: 'Task of f3', path: '.mem/episodes/EPISODE-f3.md', lessons: '- Pin the npm version' });
+    // Its own budget: the learnings are all there.
+    expect(j.learnings.map((h: { title: string }) => h.title)).toEqual(['Procedural: Run npm ci before the tests']);
+    const md = run(v, ['context', 'npm tests']).stdout;
+    expect(md).toContain('### Recent failures (episodes of the last 7 days)\n\n- **Task of f4** failed _(EPISODE-f4, 2026-01-24T09:00:00Z, .mem/episodes/EPISODE-f4.md:');
+    expect(md).toContain('  > Lessons:\n  > - Pin the npm version');
+    expect(md).not.toContain('Task of old');
+    expect(md).not.toContain('Task of ok');
+    expect(JSON.parse(run(v, ['context', 'npm tests', '--json', '--failure-chars', '0']).stdout).failures).toEqual([]);
+    // A budget that fits one warning.
+    expect(JSON.parse(run(v, ['context', 'npm tests', '--json', '--failure-chars', '40']).stdout).failures.map((f: { session_id: string }) => f.session_id)).toEqual(['f4']);
+  });
+});

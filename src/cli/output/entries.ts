@@ -21,5 +21,6 @@ export async function contextJson(res: ContextResult): Promise<Record<string, un
     institutional_omitted: res.institutionalOmitted,
     learnings: res.learnings.map((h) => hitJson(h, false)),
     proxy: res.proxy.map((h) => hitJson(h, false)),
+    failures: res.failures,
   };
 }
