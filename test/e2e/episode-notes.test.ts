@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { anthropicMessage, closeServers, fakeServer } from '../fake-llm.js';
-import { cleanup, mem, memAsync, REPO, tempVault, type TempVault } from '../helpers.js';
+import { BIN, cleanup, mem, memAsync, REPO, tempVault, type TempVault } from '../helpers.js';
 
 afterEach(async () => {
   await closeServers();
@@ -381,5 +381,50 @@ describe('mem context warns of recent failures', () => {
     expect(JSON.parse(run(v, ['context', 'npm tests', '--json', '--failure-chars', '0']).stdout).failures).toEqual([]);
     // A budget that fits one warning.
     expect(JSON.parse(run(v, ['context', 'npm tests', '--json', '--failure-chars', '40']).stdout).failures.map((f: { session_id: string }) => f.session_id)).toEqual(['f4']);
+  });
+});
+
+describe('mem mcp: episode tools', () => {
+  it('store_episode, query_episodes and get_decision_sequence over stdio with the official client', async () => {
+    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+    const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+    const v = vault();
+    const transport = new StdioClientTransport({
+      command: process.execPath, args: [BIN, 'mcp', '--root', v.root], cwd: v.root,
+      env: { PATH: process.env.PATH ?? '', MEM_HOME: v.home, NO_COLOR: '1', MEM_NOW: NOW }, stderr: 'pipe',
+    });
+    const client = new Client({ name: 'mem-test', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      type Answer = { isError?: boolean; content: { text: string }[]; structuredContent?: Record<string, any> };
+      const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as Answer;
+      const { tools } = await client.listTools();
+      const by = Object.fromEntries(tools.map((t) => [t.name, t]));
+      expect(by.store_episode.inputSchema.required).toEqual(['session_id', 'task', 'outcome']);
+      const stored = await call('store_episode', LOGIN);
+      expect(stored.isError, stored.content[0]?.text).toBeFalsy();
+      expect(stored.structuredContent).toMatchObject({ path: NOTE, permalink: 'episodes/episode-2026-01-21-session-42', created: true, changed: true });
+      // The same note the CLI writes.
+      const viaCli = vault();
+      run(viaCli, ['episode', 'add'], JSON.stringify(LOGIN));
+      expect(v.read(NOTE)).toBe(viaCli.read(NOTE));
+      const again = await call('store_episode', LOGIN);
+      expect(again.structuredContent).toMatchObject({ changed: false });
+      const bad = await call('store_episode', { ...LOGIN, decisions: [{ id: 'd1', timestamp: 'soon' }] });
+      expect(bad.isError).toBe(true);
+      expect(bad.content[0].text).toMatch(/invalid episode: decisions\[0\]\.timestamp: must be an ISO 8601 time/);
+      await call('store_episode', { session_id: 'other', task: 'Upgrade Node', outcome: 'failure', created_at: '2026-01-24T08:00:00Z' });
+      const q = await call('query_episodes', { outcome: 'partial' });
+      expect(q.structuredContent?.episodes.map((e: { session_id: string }) => e.session_id)).toEqual(['2026-01-21-session-42']);
+      const all = await call('query_episodes', {});
+      expect(all.structuredContent?.episodes.map((e: { session_id: string }) => e.session_id)).toEqual(['other', '2026-01-21-session-42']);
+      const seq = await call('get_decision_sequence', { episode_id: 'episodes/episode-2026-01-21-session-42' });
+      expect(seq.structuredContent?.decisions.map((d: { id: string }) => d.id)).toEqual(['d001', 'd002']);
+      const missing = await call('get_decision_sequence', { episode_id: 'nope' });
+      expect(missing.isError).toBe(true);
+      expect(missing.content[0].text).toMatch(/no episode note "nope"/);
+    } finally {
+      await client.close();
+    }
   });
 });

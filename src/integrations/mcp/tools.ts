@@ -9,6 +9,7 @@ import { LEARNING_TYPES, SCOPES } from '../../vault/scope.js';
 import type { Vault } from '../../vault/vault.js';
 import { argName, filterFromArgs, toolResult, type FilterArgs, type ToolAnswer } from './results.js';
 import { NOT_EPISODES } from '../../index/queries.js';
+import { EPISODE_TOOLS } from './episode-tools.js';
 
 /** What a handler needs from the server: the vault (opened per call, so config edits apply) and the clock. */
 export interface ToolEnv {
@@ -352,4 +353,4 @@ const recentTool: ToolSpec = {
   },
 };
 
-export const TOOLS: ToolSpec[] = [searchTool, getTool, addTool, reinforceTool, contextTool, listTool, reviewTool, recentTool];
+export const TOOLS: ToolSpec[] = [searchTool, getTool, addTool, reinforceTool, contextTool, listTool, reviewTool, recentTool, ...EPISODE_TOOLS];
