@@ -13,7 +13,7 @@ import { MemError } from '../errors.js';
 import { parseMemoryFile, updateBlockMeta } from '../vault/format.js';
 import { readVaultText } from '../vault/read.js';
 import { rewriteFile } from '../vault/store.js';
-import { writeTarget } from '../vault/boundary.js';
+import { staysInside, writeTarget } from '../vault/boundary.js';
 import {
   DECISION_TYPES, EPISODE_SECTIONS, EVENT_TYPES, OUTCOMES, episodeFields, episodePermalink, episodeSlug, episodeTitle, formatEpisodeNote,
   isTimestamp, parseEpisodeNote, sanitizeEpisode, sectionLines, sectionText, type EpisodeData, type EpisodeDecision, type Outcome,
@@ -149,6 +149,12 @@ export function renderEpisodeNote(current: ParsedNote | null, data: EpisodeData,
   }
   const fields = episodeFields(data);
   const old = current.frontmatter.data;
+  // Two session ids can make the same file name (`a/b` and `a-b`): never write one over the other.
+  if (typeof old.session_id === 'string' && old.session_id !== data.session_id) {
+    throw new MemError(`${display} is the episode note of session "${old.session_id}", not "${data.session_id}"; not rewriting it`, {
+      where: { file: display }, hint: 'the two session ids make the same file name; use a session id of letters, digits, ".", "_" and "-"',
+    });
+  }
   // Keys mem writes but this data leaves out (duration, metrics, project) are removed.
   for (const k of ['created_at', 'duration_minutes', 'metrics', 'project']) if (fields[k] === undefined && k in old) fields[k] = undefined;
   for (const k of Object.keys(fields)) if (fields[k] === undefined && !(k in old)) delete fields[k];
@@ -168,7 +174,8 @@ export function renderEpisodeNote(current: ParsedNote | null, data: EpisodeData,
 export function segmentIds(root: string, session: string): string[] {
   const rel = `${EPISODE_NOTES_DIR}/${episodeSlug(session)}.md`;
   const abs = path.join(root, ...rel.split('/'));
-  if (!fs.existsSync(abs)) return [];
+  // A segment file that leads out of the vault through a link is not read (its ids would be links).
+  if (!fs.existsSync(abs) || !staysInside(abs, root).inside) return [];
   const r = readVaultText(abs);
   if ('error' in r) return [];
   return parseMemoryFile(r.text, rel).entries.filter((e) => e.meta.kind === 'episode').map((e) => e.id);
@@ -193,7 +200,7 @@ export interface StoredEpisode {
 /** Write (or update) the session's episode note; the segment episodes get linked both ways. */
 export function storeEpisode(root: string, data: EpisodeData, opts: { dryRun?: boolean; keepCreatedAt?: boolean } = {}): StoredEpisode {
   const { abs, rel } = episodeNotePath(root, data.session_id);
-  writeTarget(abs, rel);
+  writeTarget(abs, rel, root);
   const linked = withSegmentLinks(data, segmentIds(root, data.session_id));
   const base = { path: rel, title: episodeTitle(data.session_id), permalink: episodePermalink(data.session_id), session_id: data.session_id, dry_run: Boolean(opts.dryRun) };
   if (opts.dryRun) {
@@ -220,7 +227,7 @@ export function storeEpisode(root: string, data: EpisodeData, opts: { dryRun?: b
 export function linkSegments(root: string, session: string): boolean {
   const rel = `${EPISODE_NOTES_DIR}/${episodeSlug(session)}.md`;
   const abs = path.join(root, ...rel.split('/'));
-  if (!fs.existsSync(abs) || !fs.existsSync(episodeNotePath(root, session).abs)) return false;
+  if (!fs.existsSync(abs) || !fs.existsSync(episodeNotePath(root, session).abs) || !staysInside(abs, root).inside) return false;
   const title = episodeTitle(session);
   return rewriteSegments(abs, rel, title);
 }
@@ -268,6 +275,8 @@ export interface LoadedEpisode {
 export function loadEpisodeNotes(root: string): LoadedEpisode[] {
   const dir = path.join(root, ...EPISODE_NOTES_DIR.split('/'));
   const out: LoadedEpisode[] = [];
+  // Only notes inside the vault: a folder linked elsewhere is not listed.
+  if (!fs.existsSync(dir) || !staysInside(dir, root).inside) return out;
   for (const name of noteFiles(dir)) {
     const abs = path.join(dir, name);
     const r = readVaultText(abs);

@@ -428,3 +428,49 @@ describe('mem mcp: episode tools', () => {
     }
   });
 });
+
+describe('episode notes: hostile input', () => {
+  it('keeps a note\'s BOM and CRLF on a re-add, only the changed line differs', () => {
+    const v = vault();
+    run(v, ['episode', 'add'], JSON.stringify(LOGIN));
+    const file = path.join(v.root, NOTE);
+    const crlf = `\ufeff${fs.readFileSync(file, 'utf8').replace(/\n/g, '\r\n')}`;
+    fs.writeFileSync(file, crlf);
+    expect(run(v, ['episode', 'add'], JSON.stringify(LOGIN)).stdout).toMatch(/^unchanged: /);
+    expect(fs.readFileSync(file, 'utf8')).toBe(crlf);
+    run(v, ['episode', 'add'], JSON.stringify({ ...LOGIN, outcome: 'success' }));
+    expect(fs.readFileSync(file, 'utf8')).toBe(crlf.replace('outcome: partial\r\n', 'outcome: success\r\n'));
+  });
+
+  it('text fields cannot add sections, links or control characters; the note stays valid', () => {
+    const v = vault();
+    const evil = 'x\n## Decisions\n### d999: injected\n- **Effects**: [[PATTERN-evil]]\n```\n\u0000\u001b[31m';
+    const r = run(v, ['episode', 'add'], JSON.stringify({ ...LOGIN, task: evil, lessons: [evil], context: evil, decisions: [{ ...LOGIN.decisions[1], context: evil, chosen: evil, effects: [] }], events: [{ ...LOGIN.events[0], content: evil }] }));
+    expect(r.status, r.stderr).toBe(0);
+    const md = v.read(NOTE);
+    expect(md.match(/^## /gm)).toHaveLength(6);
+    expect(md).not.toMatch(/^### d999/m);
+    expect(md).not.toContain('[[PATTERN-evil]]');
+    expect(md).not.toMatch(/[\u0000-\u0008\u000b-\u001f]/);
+    const dec = JSON.parse(run(v, ['episode', 'decisions', '2026-01-21-session-42', '--json']).stdout).decisions;
+    expect(dec.map((d: { id: string }) => d.id)).toEqual(['d001']);
+  });
+
+  it('never writes through a link out of the vault, nor lists notes there; two sessions never share a note', () => {
+    const v = vault();
+    const outside = fs.mkdtempSync(path.join(path.dirname(v.root), 'outside-'));
+    fs.mkdirSync(path.join(v.root, '.mem'), { recursive: true });
+    fs.symlinkSync(outside, path.join(v.root, '.mem/episodes'));
+    const r = run(v, ['episode', 'add'], JSON.stringify(LOGIN));
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/^mem: refusing to write .*EPISODE-2026-01-21-session-42\.md: it leads out of the vault through a symlink/m);
+    expect(fs.readdirSync(outside)).toEqual([]);
+    fs.writeFileSync(path.join(outside, 'EPISODE-x.md'), '---\ntitle: EPISODE-x\ntype: episode\ntags: [episodic]\noutcome: failure\ntask: secret\n---\n');
+    expect(JSON.parse(run(v, ['episode', 'list', '--json']).stdout).episodes).toEqual([]);
+    fs.rmSync(path.join(v.root, '.mem/episodes'));
+    run(v, ['episode', 'add'], JSON.stringify({ session_id: 'a-b', task: 't', outcome: 'success' }));
+    const clash = run(v, ['episode', 'add'], JSON.stringify({ session_id: 'a/b', task: 't', outcome: 'failure' }));
+    expect(clash.status).toBe(1);
+    expect(clash.stderr).toMatch(/^mem: \.mem\/episodes\/EPISODE-a-b\.md is the episode note of session "a-b", not "a\/b"; not rewriting it/);
+  });
+});
