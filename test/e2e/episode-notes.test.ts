@@ -420,6 +420,10 @@ describe('mem mcp: episode tools', () => {
       expect(all.structuredContent?.episodes.map((e: { session_id: string }) => e.session_id)).toEqual(['other', '2026-01-21-session-42']);
       const seq = await call('get_decision_sequence', { episode_id: 'episodes/episode-2026-01-21-session-42' });
       expect(seq.structuredContent?.decisions.map((d: { id: string }) => d.id)).toEqual(['d001', 'd002']);
+      // The context tool warns of the recent failure, as mem context does.
+      const ctx = await call('context', { task: 'upgrade node' });
+      expect(ctx.structuredContent?.failures.map((f: { task: string }) => f.task)).toEqual(['Upgrade Node']);
+      expect(ctx.structuredContent?.markdown).toContain('### Recent failures (episodes of the last 7 days)');
       const missing = await call('get_decision_sequence', { episode_id: 'nope' });
       expect(missing.isError).toBe(true);
       expect(missing.content[0].text).toMatch(/no episode note "nope"/);

@@ -251,6 +251,7 @@ const contextTool: ToolSpec = {
     institutional_omitted: z.number(),
     learnings: z.array(item),
     proxy: z.array(item),
+    failures: z.array(z.looseObject({ path: z.string(), task: z.string() })).optional().describe('episodes that failed in the last 7 days (at most 3), as warnings'),
     warnings,
   },
   annotations: { readOnlyHint: true, openWorldHint: false },
@@ -262,6 +263,7 @@ const contextTool: ToolSpec = {
     const r = await checkedRank(vault, args.rank);
     const c = vault.config.context;
     const { buildContext } = await import('../../retrieve/context.js');
+    const { DEFAULT_FAILURE_CHARS: failureChars } = await import('../../retrieve/episode-warnings.js');
     const { renderContextMd } = await import('../../cli/commands/context.js');
     const { contextJson } = await import('../../cli/output/entries.js');
     const now = env.now();
@@ -269,6 +271,7 @@ const contextTool: ToolSpec = {
       task: args.task, filter, rank: r, now, scopeMultipliers: vault.config.scopeMultipliers,
       institutionalChars: args.institutional_chars ?? c.institutionalChars, taskChars: args.task_chars ?? c.taskChars,
       proxyChars: args.proxy_chars ?? c.proxyChars, limit: args.limit ?? c.limit, candidates: vault.config.search.candidates,
+      failureChars,
     }));
     await logRetrieval(vault, session, now, args.task, [...res.learnings, ...res.proxy].map((h) => h.id));
     const markdown = renderContextMd(res);
