@@ -354,6 +354,15 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
       const text = readRegular(s.target.abs);
       return text === null ? null : parseMemoryFile(text, s.target.path);
     }));
+    // What the episode note would say (nothing is written).
+    if (vault.config.extract.episodeNote) {
+      try {
+        const { writeSessionEpisode } = await import('../notes/extract-note.js');
+        result.episode_note = (await writeSessionEpisode(vault, loaded, { sessionId, task: task ?? '', lessons: learnings.map((l) => l.title), now: new Date().toISOString(), modelAnswer: modelEpisode, dryRun: true })).summary;
+      } catch (err) {
+        result.episode_note_warning = `episode note not checked: ${err instanceof Error ? err.message : String(err)}`;
+      }
+    }
     return result;
   }
   checkLedger(vault.root);

@@ -99,7 +99,7 @@ export interface SessionEpisodeResult {
 }
 
 /** Write the session's episode note from its transcript. */
-export async function writeSessionEpisode(vault: Vault, loaded: LoadedTranscript, opts: { sessionId?: string; task: string; lessons: string[]; now: string; modelAnswer?: unknown }): Promise<SessionEpisodeResult> {
+export async function writeSessionEpisode(vault: Vault, loaded: LoadedTranscript, opts: { sessionId?: string; task: string; lessons: string[]; now: string; modelAnswer?: unknown; dryRun?: boolean }): Promise<SessionEpisodeResult> {
   const t = loaded.transcript;
   const session = opts.sessionId ?? usableSessionId(t.sessionId) ?? fallbackSession(loaded);
   const { abs, rel } = episodeNotePath(vault.root, session);
@@ -123,10 +123,10 @@ export async function writeSessionEpisode(vault: Vault, loaded: LoadedTranscript
     decisions: opts.modelAnswer !== undefined ? model.decisions : previous?.decisions ?? [],
     outcome: model.outcome, source: loaded.path === '-' ? 'stdin' : path.basename(loaded.path), now: opts.now,
   });
-  const stored = storeEpisode(vault.root, data);
+  const stored = storeEpisode(vault.root, data, { dryRun: opts.dryRun });
   const segmentRel = `${EPISODE_NOTES_DIR}/${episodeSlug(session)}.md`;
   return {
-    summary: { path: rel, outcome: data.outcome, metrics: { ...data.metrics, ...(data.duration_minutes !== undefined && { duration_minutes: data.duration_minutes }) }, decisions: data.decisions.length, written: stored.changed },
+    summary: { path: rel, outcome: data.outcome, metrics: { ...data.metrics, ...(data.duration_minutes !== undefined && { duration_minutes: data.duration_minutes }) }, decisions: data.decisions.length, written: stored.changed && !opts.dryRun },
     touched: [rel, ...(fs.existsSync(path.join(vault.root, ...segmentRel.split('/'))) ? [segmentRel] : [])],
     ...(model.dropped > 0 && { warning: `${model.dropped} decision(s) from the model were incomplete and left out` }),
   };

@@ -229,6 +229,9 @@ describe('mem extract writes the episode note', () => {
 
   it('offline: task, metrics counted from the transcript, outcome, linked to its segments; again: same bytes', () => {
     const v = vault();
+    const dry = JSON.parse(mem(['extract', SNIFFLY, '--session', 'push-1', '--json', '--dry-run'], { cwd: v.root, home: v.home, env: NO_KEYS }).stdout);
+    expect(dry.episode_note).toMatchObject({ path: '.mem/episodes/EPISODE-push-1.md', outcome: 'success', written: false });
+    expect(fs.existsSync(path.join(v.root, '.mem/episodes'))).toBe(false);
     const r = mem(['extract', SNIFFLY, '--session', 'push-1', '--json'], { cwd: v.root, home: v.home, env: NO_KEYS });
     expect(r.status, r.stderr).toBe(0);
     const j = JSON.parse(r.stdout);
