@@ -222,11 +222,9 @@ function frontmatterOf(d: EpisodeData): Record<string, unknown> {
   return fm;
 }
 
-/** The frontmatter keys mem writes (a rewrite sets these and keeps any other). */
+/** The frontmatter keys mem writes (a rewrite sets these and keeps any other); undefined: absent. */
 export function episodeFields(d: EpisodeData): Record<string, unknown> {
-  const fm = frontmatterOf({ ...d, extra: {} });
-  // undefined removes a key that an earlier version of the note had.
-  return fm;
+  return frontmatterOf({ ...d, extra: {} });
 }
 
 function decisionLines(x: EpisodeDecision): string[] {
@@ -286,7 +284,7 @@ const KNOWN_FM = new Set(['title', 'type', 'tags', 'permalink', 'session_id', 'c
 const DECISION_HEAD = /^###[ \t]+([A-Za-z0-9_.-]+):[ \t]*(.*?)[ \t]*$/;
 const DECISION_LINE = /^- \*\*([A-Za-z ]+)\*\*:[ \t]?(.*)$/;
 const EVENT_LINE = /^(\d+)\.[ \t]+\[([^\]]*)\][ \t]+(.*)$/;
-const LINK_TAIL = /[ \t]+(←|→)[ \t]+\[\[([^\]]+)\]\]$/;
+const LINK_TAIL = /[ \t]+(\u2190|\u2192)[ \t]+\[\[([^\]]+)\]\]$/;
 
 function str(v: unknown): string {
   return typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : v instanceof Date ? v.toISOString() : '';

@@ -92,8 +92,10 @@ export function fromAiAgents(raw: unknown, notes: string[]): EpisodeData {
       notes.push(`decisions[${i}] has no "chosen": left out`);
       return;
     }
+    // A missing or repeated id gets the decision's place (d003) instead.
+    const given = text(d.id).trim().replace(/[^A-Za-z0-9_.-]+/g, '-');
     decisions.push({
-      id: text(d.id).trim() || id, title: text(d.title).trim() || chosen, timestamp: when(d.timestamp, `decisions[${i}]`),
+      id: given && !decisions.some((x) => x.id === given) ? given : id, title: text(d.title).trim() || chosen, timestamp: when(d.timestamp, `decisions[${i}]`),
       type: (DECISION_TYPES as readonly string[]).includes(type) ? (type as EpisodeDecision['type']) : 'implementation',
       context: text(d.context).trim() || '(not recorded)', options: strings(d.options), chosen,
       ...(text(d.rationale).trim() !== '' && { rationale: text(d.rationale) }),
@@ -122,7 +124,10 @@ export function fromAiAgents(raw: unknown, notes: string[]): EpisodeData {
   }
   // Links to ids no decision or event has (ai-agents did not check) would be broken links.
   const ids = new Set([...decisions.map((d) => d.id), ...events.map((e) => e.id)]);
-  for (const d of decisions) d.effects = d.effects.filter((x) => ids.has(x) || !notes.push(`${d.id}: effect "${x}" names no decision or event; left out`));
+  for (const d of decisions) {
+    for (const x of d.effects) if (!ids.has(x)) notes.push(`${d.id}: effect "${x}" names no decision or event; left out`);
+    d.effects = d.effects.filter((x) => ids.has(x));
+  }
   for (const e of events) {
     e.caused_by = e.caused_by.filter((x) => ids.has(x));
     e.leads_to = e.leads_to.filter((x) => ids.has(x));

@@ -50,7 +50,7 @@ export function failureWarnings(db: Db, opts: { now: number; maxChars: number; d
       };
       byPath.set(r.path, w);
     }
-    if (/› Lessons Learned$/.test(r.title)) w.lessons = r.body;
+    if (/\u203a Lessons Learned$/.test(r.title)) w.lessons = r.body;
   }
   const recent = [...byPath.values()].filter((w) => !Number.isNaN(w.t) && w.t >= since && w.t <= opts.now + 86_400_000)
     .sort((a, b) => b.t - a.t || (a.path < b.path ? -1 : 1));
