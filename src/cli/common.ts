@@ -18,6 +18,7 @@ export interface FilterOptions {
   status?: string[];
   learningType?: string[];
   kind?: string[];
+  outcome?: string[];
 }
 
 /** What `--kind` accepts, and the index kinds each stands for (a learning is an entry or a legacy section). */
@@ -25,7 +26,11 @@ export const KIND_CHOICES: Readonly<Record<string, readonly string[]>> = {
   episode: ['episode'],
   learning: ['entry', 'legacy'],
   note: ['note'],
+  pattern: ['pattern'],
 };
+
+/** Episode outcomes (seed 002), for `--outcome`. */
+export const OUTCOME_CHOICES: readonly string[] = ['success', 'partial', 'failure'];
 
 export function addFilterOptions(cmd: Command): Command {
   return cmd
@@ -35,7 +40,8 @@ export function addFilterOptions(cmd: Command): Command {
     .option('--phase <phases>', 'only these phases (e.g. implementation, review)', collect)
     .option('--status <statuses>', `only these statuses (${STATUSES.join(', ')})`, collect)
     .option('--learning-type <kinds>', `only these learning types (${LEARNING_TYPES.join(', ')})`, collect)
-    .option('--kind <kinds>', `only these kinds (${Object.keys(KIND_CHOICES).join(', ')})`, collect);
+    .option('--kind <kinds>', `only these kinds (${Object.keys(KIND_CHOICES).join(', ')})`, collect)
+    .option('--outcome <outcomes>', `only episode notes with these outcomes (${OUTCOME_CHOICES.join(', ')})`, collect);
 }
 
 function checked(name: string, values: string[] | undefined, allowed: readonly string[]): string[] | undefined {
@@ -54,6 +60,7 @@ export function filterFromOptions(o: FilterOptions): EntryFilter {
     statuses: checked('status', listOption(o.status), STATUSES),
     learningTypes: checked('learning type', listOption(o.learningType), LEARNING_TYPES),
     kinds: checked('kind', listOption(o.kind), Object.keys(KIND_CHOICES))?.flatMap((k) => KIND_CHOICES[k]),
+    outcomes: checked('outcome', listOption(o.outcome), OUTCOME_CHOICES),
   };
 }
 

@@ -37,7 +37,8 @@ const COMMANDS: [string[], () => Promise<Register>][] = [
   [['recent'], async () => (await import('./commands/recent.js')).registerRecent],
   [['pattern'], async () => (await import('./commands/pattern.js')).registerPattern],
   [['validate'], async () => (await import('./commands/validate.js')).registerValidate],
-  [['import-graph'], async () => (await import('./commands/import-graph.js')).registerImportGraph],
+  [['episode'], async () => (await import('./commands/episode.js')).registerEpisode],
+  [['import'], async () => (await import('./commands/import.js')).registerImport],
 ];
 
 /** The command word: the first argument that is neither an option nor the value of --root. */

@@ -63,7 +63,7 @@ export interface SegmentResult {
  * `session.jsonl` stay apart); from stdin, a hash of its first messages, so the same text piped
  * twice is the same session and two different ones are not.
  */
-function fallbackSession(loaded: LoadedTranscript): string {
+export function fallbackSession(loaded: LoadedTranscript): string {
   if (loaded.path === '-') {
     const head = loaded.transcript.messages.slice(0, 3).map((m) => `${m.role}\u0000${m.text}`).join('\u0001');
     return `stdin-${createHash('sha1').update(head).digest('hex').slice(0, 12)}`;
@@ -131,6 +131,8 @@ export interface RecentEpisode {
   path: string;
   line: number;
   summary: string;
+  /** The session's episode note (seed 002), when it has one: `mem episode decisions` takes it. */
+  episode_note?: string;
   /** The quoted messages, when the detail level asks for them. */
   messages?: string;
 }
@@ -167,6 +169,8 @@ export function recentEpisodes(db: Db, opts: { limit: number; days?: number; ses
   const out: (RecentEpisode & { t: number; body: string })[] = [];
   for (const row of listEntries(db, filter, -1)) {
     const meta = metaOf(row);
+    // Segments only: an episode note's chunks are kind episode too, but listed by `mem episode list`.
+    if (meta.kind !== 'episode') continue;
     const session = typeof meta.session_id === 'string' ? meta.session_id : null;
     if (opts.session !== undefined && session !== opts.session) continue;
     const start = isoOrNull(meta.start_at);
@@ -178,6 +182,7 @@ export function recentEpisodes(db: Db, opts: { limit: number; days?: number; ses
     out.push({
       id: row.entry_id, title: row.title, session_id: session, start_at: start, end_at: end, surprise,
       key_moment: surprise !== null && surprise >= KEY_MOMENT, path: row.path, line: row.line, summary: summaryOfBody(row.body), t, body: row.body,
+      ...(typeof meta.episode_note === 'string' && { episode_note: meta.episode_note }),
     });
   }
   out.sort((a, b) => b.t - a.t || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));

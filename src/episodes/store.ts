@@ -50,6 +50,8 @@ export interface EpisodeWriteInput {
   episodes: EpisodeSpan[];
   /** ISO time now: the creation date and first review of episodes whose messages carry no time. */
   now: string;
+  /** The session's episode note (seed 002, `EPISODE-<session>`), when it exists: each entry links to it. */
+  episodeNote?: string;
 }
 
 /** The entries' text for one session (LF line endings), given what the previous file said per id. */
@@ -81,6 +83,7 @@ export function renderEpisodes(input: EpisodeWriteInput, previous: Map<string, R
       // retrievability decays from there (a 'New' card has none); seed 000's start values.
       fsrs: { stability: initialStability(ep.surprise), difficulty: INITIAL_DIFFICULTY, state: 'Review', last_review: ep.endAt ?? input.now, reps: 0, lapses: 0 },
       consolidated_at: null,
+      ...(input.episodeNote !== undefined && { episode_note: input.episodeNote }),
     };
     const old = previous.get(id);
     // The same episode (same messages) keeps what reviews and consolidation wrote on it.
@@ -117,6 +120,9 @@ function metaById(text: string, rel: string): Map<string, Record<string, unknown
  */
 export function writeEpisodes(root: string, input: EpisodeWriteInput): { path: string; changed: boolean } {
   const { abs, rel } = episodeFile(root, input.session);
+  // The session's episode note (src/notes/episodes.ts) links back to these entries; they link to it.
+  const note = `EPISODE-${sessionSlug(input.session)}`;
+  if (input.episodeNote === undefined && fs.existsSync(path.join(root, ...EPISODES_DIR.split('/'), `${note}.md`))) input = { ...input, episodeNote: note };
   return withFileLock(abs, (lock) => {
     let current: { text: string; bom: boolean } | null = null;
     if (fs.existsSync(abs)) {

@@ -89,6 +89,10 @@ export interface ExtractResult {
   episodes?: { path: string; count: number; written: boolean };
   /** Why the episodes could not be written (the learnings are). */
   episodes_warning?: string;
+  /** The session's episode note (seed 002; extract.episode_note), when written or checked. */
+  episode_note?: { path: string; outcome: string; metrics: Record<string, number>; decisions: number; written: boolean };
+  /** Why the episode note could not be written (the learnings are). */
+  episode_note_warning?: string;
   /** Waiting episodes consolidated afterwards (extract.consolidate), when the threshold was met. */
   consolidation?: { episodes: string[]; written: { file: string; id: string; title: string; episodes: string[] }[] };
   /** Why the consolidation failed (the extraction is written). */
@@ -208,11 +212,20 @@ export function buildPrompt(condensed: string, scopes: ExtractionScopeName[], ex
  * learnings, how many were dropped as incomplete, and the tokens used. An answer that is not a
  * list of learnings is a ProviderError (the caller falls back to the heuristics).
  */
-export async function askForLearnings(llm: LlmProvider, provider: ProviderConfig, prompt: string, active: ExtractionScopeName[]): Promise<{ learnings: Learning[]; dropped: number; usage: { input_tokens: number; output_tokens: number } }> {
-  const res = await llm.complete({ system: SYSTEM, prompt, schema: learningSchema(active), schemaName: 'record_learnings', maxTokens: 4096 });
+export async function askForLearnings(llm: LlmProvider, provider: ProviderConfig, prompt: string, active: ExtractionScopeName[], opts: { episode?: boolean } = {}): Promise<{ learnings: Learning[]; dropped: number; usage: { input_tokens: number; output_tokens: number }; episode?: unknown }> {
+  // With `episode`, the same request also asks for the session's outcome and decisions (its
+  // episode note, seed 002): one request, not two. The answer is checked by the note's writer.
+  let schema = learningSchema(active);
+  if (opts.episode) {
+    const { withEpisodeSchema, EPISODE_PROMPT } = await import('../notes/extract-note.js');
+    schema = withEpisodeSchema(schema);
+    prompt = `${prompt}\n\n${EPISODE_PROMPT}`;
+  }
+  const res = await llm.complete({ system: SYSTEM, prompt, schema, schemaName: 'record_learnings', maxTokens: 4096 });
   const v = validateLearnings(res.json, active);
   if (!v) throw new ProviderError(`${provider.name} (${provider.model}) answered, but not with a list of learnings`, 'invalid-answer');
-  return { learnings: v.learnings, dropped: v.dropped, usage: { input_tokens: res.usage.inputTokens, output_tokens: res.usage.outputTokens } };
+  const episode = opts.episode && typeof res.json === 'object' && res.json !== null ? (res.json as { episode?: unknown }).episode : undefined;
+  return { learnings: v.learnings, dropped: v.dropped, usage: { input_tokens: res.usage.inputTokens, output_tokens: res.usage.outputTokens }, ...(episode !== undefined && { episode }) };
 }
 
 export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: ExtractOptions): Promise<ExtractResult> {
@@ -257,6 +270,8 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
     return heuristicLearnings(fresh, active);
   };
   let learnings: Learning[] = [];
+  /** The model's outcome and decisions for the episode note, when it gave them. */
+  let modelEpisode: unknown;
   if (active.length > 0) {
     if (opts.provider.name === 'heuristic') learnings = heuristics();
     else {
@@ -266,8 +281,9 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
         // Only a regular file inside the vault is read into the prompt.
         const intent = active.includes('intent-alignment') && staysInside(intentFile, vault.root).inside ? readRegular(intentFile) ?? undefined : undefined;
         const condensed = condense(fresh, opts.budget);
-        const v = await askForLearnings(llm, opts.provider, buildPrompt(condensed.text, active, { task, intent, known: existingTitles(targets.values()) }), active);
+        const v = await askForLearnings(llm, opts.provider, buildPrompt(condensed.text, active, { task, intent, known: existingTitles(targets.values()) }), active, { episode: vault.config.extract.episodeNote });
         result.usage = v.usage;
+        modelEpisode = v.episode;
         learnings = v.learnings;
         result.invalid_learnings = v.dropped;
       } catch (err) {
@@ -338,6 +354,15 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
       const text = readRegular(s.target.abs);
       return text === null ? null : parseMemoryFile(text, s.target.path);
     }));
+    // What the episode note would say (nothing is written).
+    if (vault.config.extract.episodeNote) {
+      try {
+        const { writeSessionEpisode } = await import('../notes/extract-note.js');
+        result.episode_note = (await writeSessionEpisode(vault, loaded, { sessionId, task: task ?? '', lessons: learnings.map((l) => l.title), now: new Date().toISOString(), modelAnswer: modelEpisode, dryRun: true })).summary;
+      } catch (err) {
+        result.episode_note_warning = `episode note not checked: ${err instanceof Error ? err.message : String(err)}`;
+      }
+    }
     return result;
   }
   checkLedger(vault.root);
@@ -407,6 +432,29 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
       }
     } catch (err) {
       result.episodes_warning = `episodes not written: ${err instanceof Error ? err.message : String(err)}`;
+    }
+  }
+  // The session's episode note (extract.episode_note, on by default): the whole transcript's
+  // task, outcome, metrics and events, the learnings as its lessons, a model's decisions when
+  // one is configured. A failure here is reported, never fatal.
+  if (vault.config.extract.episodeNote) {
+    try {
+      const { writeSessionEpisode } = await import('../notes/extract-note.js');
+      const note = await writeSessionEpisode(vault, loaded, {
+        sessionId, task: task ?? '', lessons: learnings.map((l) => l.title),
+        now: new Date().toISOString(), modelAnswer: modelEpisode,
+      });
+      result.episode_note = note.summary;
+      if (note.warning) result.episode_note_warning = note.warning;
+      if (note.summary.written) {
+        const { classifyPath } = await import('../vault/scope.js');
+        for (const rel of note.touched) {
+          const abs = path.join(vault.root, ...rel.split('/'));
+          reindexFiles.set(abs, { abs, path: rel, isGlobal: false, ...classifyPath(rel) });
+        }
+      }
+    } catch (err) {
+      result.episode_note_warning = `episode note not written: ${err instanceof Error ? err.message : String(err)}`;
     }
   }
   // The markdown is written: record it in the ledger before anything that could still go wrong.

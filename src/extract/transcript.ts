@@ -15,6 +15,8 @@ export interface TranscriptMessage {
   text: string;
   /** Provider message id (Claude's message.id groups the blocks of one response). */
   id?: string;
+  /** A tool call's id, on the call and on its result (Claude tool_use_id, Codex call_id): pairs them. */
+  callId?: string;
   timestamp?: string;
   isError?: boolean;
   isSidechain?: boolean;
@@ -128,10 +130,10 @@ function claudeMessages(rec: Json): TranscriptMessage[] | null {
         if (typeof b.thinking === 'string') out.push({ role, kind: 'thinking', text: b.thinking, id, ...base });
         break;
       case 'tool_use':
-        out.push({ role: 'assistant', kind: 'tool_use', text: `${String(b.name ?? 'tool')}(${stringify(b.input)})`, id, ...base });
+        out.push({ role: 'assistant', kind: 'tool_use', text: `${String(b.name ?? 'tool')}(${stringify(b.input)})`, id, ...(typeof b.id === 'string' && { callId: b.id }), ...base });
         break;
       case 'tool_result':
-        out.push({ role: 'tool', kind: 'tool_result', text: blockText(b.content), isError: b.is_error === true, id, ...base });
+        out.push({ role: 'tool', kind: 'tool_result', text: blockText(b.content), isError: b.is_error === true, id, ...(typeof b.tool_use_id === 'string' && { callId: b.tool_use_id }), ...base });
         break;
       default:
         break;
@@ -146,6 +148,7 @@ function codexMessages(rec: Json): TranscriptMessage[] | null {
   }
   const p = isObj(rec.payload) ? rec.payload : null;
   const timestamp = typeof rec.timestamp === 'string' ? rec.timestamp : undefined;
+  const call = p && typeof p.call_id === 'string' ? { callId: p.call_id } : {};
   if (rec.type === 'compacted' && p && typeof p.message === 'string') return [{ role: 'system', kind: 'summary', text: p.message, instruction: true, timestamp }];
   if (rec.type !== 'response_item' || !p) return null;
   switch (p.type) {
@@ -163,13 +166,13 @@ function codexMessages(rec: Json): TranscriptMessage[] | null {
     }
     case 'function_call':
     case 'custom_tool_call':
-      return [{ role: 'assistant', kind: 'tool_use', text: `${String(p.name ?? 'tool')}(${stringify(p.arguments ?? p.input)})`, timestamp }];
+      return [{ role: 'assistant', kind: 'tool_use', text: `${String(p.name ?? 'tool')}(${stringify(p.arguments ?? p.input)})`, timestamp, ...call }];
     case 'function_call_output':
     case 'custom_tool_call_output': {
       const o = p.output;
       const raw = isObj(o) ? stringify(o.content ?? o.output ?? o.text ?? o) : stringify(o);
       const { text, isError } = codexOutput(raw);
-      return [{ role: 'tool', kind: 'tool_result', text, timestamp, ...(isError === undefined ? {} : { isError }) }];
+      return [{ role: 'tool', kind: 'tool_result', text, timestamp, ...call, ...(isError === undefined ? {} : { isError }) }];
     }
     default:
       return null;
@@ -208,8 +211,9 @@ function geminiMessages(doc: Json): TranscriptMessage[] {
     if (text) out.push({ role, kind: 'text', text, timestamp });
     for (const t of Array.isArray(m.toolCalls) ? m.toolCalls : []) {
       if (!isObj(t)) continue;
-      out.push({ role: 'assistant', kind: 'tool_use', text: `${String(t.name ?? 'tool')}(${stringify(t.args)})`, timestamp });
-      if (t.result !== undefined) out.push({ role: 'tool', kind: 'tool_result', text: blockText(t.resultDisplay ?? t.result), isError: t.status === 'error', timestamp });
+      const call = typeof t.id === 'string' ? { callId: t.id } : {};
+      out.push({ role: 'assistant', kind: 'tool_use', text: `${String(t.name ?? 'tool')}(${stringify(t.args)})`, timestamp, ...call });
+      if (t.result !== undefined) out.push({ role: 'tool', kind: 'tool_result', text: blockText(t.resultDisplay ?? t.result), isError: t.status === 'error', timestamp, ...call });
     }
   }
   return out;

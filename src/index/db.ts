@@ -49,7 +49,9 @@ export const TOKENIZER = 'porter unicode61 remove_diacritics 2';
 // over 64 KB broken): an index an older mem built may hold what these rules now skip.
 // 9: a file with git conflict markers holds the entries of both sides (an older mem dropped
 // those inside the hunks), and the index lists such files (meta 'conflicts').
-export const CHUNKER_VERSION = '9';
+// 10: typed notes (seed 002 episode and pattern notes) are indexed as kinds `episode` / `pattern`
+// with their frontmatter as each chunk's metadata.
+export const CHUNKER_VERSION = '10';
 
 /** Secondary indexes: a bulk load (rebuild) creates them after the rows are in, which is faster. */
 export const INDEXES = `

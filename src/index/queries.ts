@@ -14,12 +14,17 @@ export interface EntryFilter {
   paths?: string[];
   /** Index kinds (entry, legacy, note, episode; see indexKind). */
   kinds?: string[];
+  /** Typed notes' frontmatter `outcome` (episode notes: success, partial, failure). */
+  outcomes?: string[];
   /** Include retired entries (listings only; search never returns them). */
   includeRetired?: boolean;
 }
 
-/** Every kind but episodes: what `mem list` and `mem context` show unless asked for `--kind episode`. */
-export const NOT_EPISODES: readonly string[] = ['entry', 'legacy', 'note'];
+/**
+ * Every kind but episodes: what `mem list` and `mem context` show unless asked for `--kind episode`.
+ * Pattern notes are knowledge, not a session's record: they stay in.
+ */
+export const NOT_EPISODES: readonly string[] = ['entry', 'legacy', 'note', 'pattern'];
 
 export interface EntryRow {
   rowid: number;
@@ -72,6 +77,10 @@ export function where(filter: EntryFilter, params: unknown[]): string {
   inList('learning_type', filter.learningTypes);
   inList('path', filter.paths);
   inList('kind', filter.kinds);
+  if (filter.outcomes && filter.outcomes.length > 0) {
+    clauses.push(`json_extract(e.metadata_json, '$.outcome') IN (${filter.outcomes.map(() => '?').join(', ')})`);
+    params.push(...filter.outcomes);
+  }
   if (!filter.includeRetired) clauses.push("e.status != 'retired'");
   return clauses.length > 0 ? clauses.join(' AND ') : '1';
 }

@@ -135,14 +135,14 @@ export function patternsFromGraph(graph: Obj, today: string): { notes: PatternDa
  * pattern add maintains those) and only gains the causal relationships it lacks. Re-running
  * changes nothing.
  */
-export function importAiAgentsGraph(root: string, dirOrFile: string, opts: { today: string; dryRun?: boolean }): GraphImportReport {
+export function importAiAgentsGraph(root: string, dirOrFile: string, opts: { today: string; dryRun?: boolean; display?: string }): GraphImportReport {
   let file = dirOrFile;
   const isDir = fs.existsSync(dirOrFile) && fs.statSync(dirOrFile).isDirectory();
   if (isDir) file = path.join(dirOrFile, GRAPH_FILE);
   const report: GraphImportReport = { file: null, dry_run: Boolean(opts.dryRun), notes: [], observations: 0, other_nodes: 0, warnings: [] };
   if (isDir && !fs.existsSync(file)) return report;
   report.file = file;
-  const graph = readGraph(file, isDir ? path.join(path.basename(dirOrFile), GRAPH_FILE) : path.basename(file));
+  const graph = readGraph(file, opts.display ?? (isDir ? path.join(path.basename(dirOrFile), GRAPH_FILE) : path.basename(file)));
   const { notes, observations, otherNodes, warnings } = patternsFromGraph(graph, opts.today);
   Object.assign(report, { observations, other_nodes: otherNodes });
   report.warnings.push(...warnings);

@@ -8,6 +8,7 @@ import type { Diagnostic } from '../errors.js';
 import { parseMemoryFile } from '../vault/format.js';
 import { readVaultText } from '../vault/read.js';
 import { discoverFiles, type Vault } from '../vault/vault.js';
+import { validateEpisodeNote } from './episode-note.js';
 import { buildCausalGraph } from './graph.js';
 import { findSection, listItems, noteFiles, noteType, parseNote, wikiLinks, type NoteType, type ParsedNote } from './note.js';
 import { notesDirInside, patternFromNote, validatePatternNote, type PatternFile } from './pattern-note.js';
@@ -18,6 +19,7 @@ export type NoteValidator = (note: ParsedNote, rel: string) => Diagnostic[];
 // Each typed note is checked by the validators of its frontmatter `type`. To add a type's
 // checks (e.g. `validateEpisodeNote` from episode-note.ts), add one line here.
 export const NOTE_VALIDATORS: { type: NoteType; validate: NoteValidator }[] = [
+  { type: 'episode', validate: validateEpisodeNote },
   { type: 'pattern', validate: validatePatternNote },
 ];
 // =================================================================================================
@@ -143,15 +145,21 @@ export function validateTypedNotes(root: string, opts: { known?: Iterable<string
     if (validators.length === 0 && n.type && noteType(n.note.frontmatter?.data) !== n.type) {
       diags.push({ severity: 'error', message: `a ${n.type} note needs "type: ${n.type}" in its frontmatter`, file: n.path, line: 1 });
     }
-    for (const v of validators) diags.push(...v.validate(n.note, n.path));
+    const own = validators.flatMap((v) => v.validate(n.note, n.path));
+    diags.push(...own);
+    // A link a schema check already reported (an effect that is no decision or event) is said once.
+    const said = new Set(own.flatMap((d) => [...d.message.matchAll(/\[\[([^\]]+)\]\]/g)].map((m) => low(m[1].trim()))));
     const local = localIds(n.note);
     // Lines of note.text are the file's lines: the BOM it drops is not a line.
+    const lines = n.note.text.split('\n');
     for (const link of wikiLinks(n.note.text)) {
       const line = link.line;
+      // `- migrated_from [[X]]` (seed 002's import) names where the note came from, outside the vault.
+      if (/^\s*[-*+]\s+migrated_from\s+\[\[/i.test(lines[line - 1] ?? '')) continue;
       // A causal edge's link was checked above, against pattern notes only.
       if (causalAt.has(`${n.path}:${line}`)) continue;
       const t = low(link.target);
-      if (known.has(t) || known.has(`${t}.md`) || local.has(t)) continue;
+      if (known.has(t) || known.has(`${t}.md`) || local.has(t) || said.has(t)) continue;
       diags.push({ severity: 'error', message: `broken link [[${link.target}]]: no note, entry, decision or event has that name`, file: n.path, line });
     }
   }

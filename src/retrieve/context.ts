@@ -5,6 +5,7 @@ import type { Db } from '../index/db.js';
 import { anyEntry, listEntries, type EntryFilter, type EntryRow } from '../index/queries.js';
 import { byCodeUnit, hitChars, runSearch, type RankedHit, type SearchRequest } from './search.js';
 import type { PatternSummary } from '../notes/pattern-query.js';
+import { failureWarnings, type FailureWarning } from './episode-warnings.js';
 
 export interface ContextRequest {
   task: string;
@@ -19,6 +20,8 @@ export interface ContextRequest {
   candidates: number;
   /** Hybrid retrieval for the task's learnings (prepareHybrid), when embeddings are configured. */
   hybrid?: SearchRequest['hybrid'];
+  /** Budget for warnings from recent failed episodes (seed 002; episode-warnings.ts); 0 or absent: none. */
+  failureChars?: number;
 }
 
 export interface ContextResult {
@@ -30,6 +33,8 @@ export interface ContextResult {
   proxy: RankedHit[];
   /** Proven patterns (seed 002 bootstrap_context), when asked for: see addProvenPatterns. */
   patterns?: PatternSummary[];
+  /** Recent failed episodes, as warnings (empty unless asked for with failureChars). */
+  failures: FailureWarning[];
 }
 
 const SCOPE_ORDER: Record<string, number> = { team: 0, session: 1, project: 2, global: 3 };
@@ -58,7 +63,8 @@ export function buildContext(db: Db, req: ContextRequest): ContextResult {
   };
   const learnings = section('task', req.taskChars);
   const proxy = section('proxy', req.proxyChars);
-  return { task: req.task, institutional, institutionalOmitted: norms.length - institutional.length, learnings, proxy };
+  const failures = failureWarnings(db, { now: req.now, maxChars: req.failureChars ?? 0 });
+  return { task: req.task, institutional, institutionalOmitted: norms.length - institutional.length, learnings, proxy, failures };
 }
 
 /** The budget of the proven-patterns section (characters of title, trigger and action). */

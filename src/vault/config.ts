@@ -18,7 +18,8 @@ export interface VaultConfig {
   /** `episodes`: whether `mem extract` also segments the session into episodes (src/episodes/). */
   /** `consolidate`: whether it then consolidates waiting episodes into learnings (src/episodes/consolidate.ts; off by default). */
   /** `episodesTopic`: whether its segmentation also asks the model for topic boundaries (one more request; off by default). */
-  extract: { scopes: string[]; budgetChars: number; episodes: boolean; consolidate: boolean; episodesTopic: boolean };
+  /** `episodeNote`: whether it writes the session's episode note (seed 002, src/notes/extract-episode.ts; on by default). */
+  extract: { scopes: string[]; budgetChars: number; episodes: boolean; consolidate: boolean; episodesTopic: boolean; episodeNote: boolean };
   /** Event segmentation (`mem segment`, src/episodes/segment.ts): its rules and thresholds. */
   /** `embeddings`/`topic`: whether the embedding endpoint and the language model (when configured) serve as channels. */
   episodes: { minMessages: number; gapMinutes: number; maxMessages: number; surpriseThreshold: number; minEpisodeMessages: number; minTerms: number; embeddings: boolean; topic: boolean };
@@ -47,7 +48,7 @@ export const DEFAULT_CONFIG: VaultConfig = {
   context: { institutionalChars: 4000, taskChars: 6000, proxyChars: 2000, limit: 12 },
   llm: { timeoutMs: 60_000, maxRetries: 2 },
   embeddings: { batchSize: 64, timeoutMs: 30_000, maxRetries: 2, fusion: 'rrf' },
-  extract: { scopes: ['project', 'corrective'], budgetChars: 24_000, episodes: true, consolidate: false, episodesTopic: false },
+  extract: { scopes: ['project', 'corrective'], budgetChars: 24_000, episodes: true, consolidate: false, episodesTopic: false, episodeNote: true },
   // The same numbers as DEFAULT_SEGMENT_CONFIG (src/episodes/segment.ts, kept off this module's imports).
   episodes: { minMessages: 5, gapMinutes: 15, maxMessages: 50, surpriseThreshold: 0.7, minEpisodeMessages: 4, minTerms: 4, embeddings: true, topic: true },
 };
@@ -265,6 +266,10 @@ export async function loadConfig(root: string): Promise<VaultConfig> {
   if (ex.episodes !== undefined && ex.episodes !== null) {
     if (typeof ex.episodes !== 'boolean') throw new MemError(`extract.episodes must be true or false (got ${JSON.stringify(ex.episodes)})`, { where: { file: CONFIG_PATH } });
     cfg.extract.episodes = ex.episodes;
+  }
+  if (ex.episode_note !== undefined && ex.episode_note !== null) {
+    if (typeof ex.episode_note !== 'boolean') throw new MemError(`extract.episode_note must be true or false (got ${JSON.stringify(ex.episode_note)})`, { where: { file: CONFIG_PATH } });
+    cfg.extract.episodeNote = ex.episode_note;
   }
   if (ex.consolidate !== undefined && ex.consolidate !== null) {
     if (typeof ex.consolidate !== 'boolean') throw new MemError(`extract.consolidate must be true or false (got ${JSON.stringify(ex.consolidate)})`, { where: { file: CONFIG_PATH } });

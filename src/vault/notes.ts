@@ -62,6 +62,9 @@ function splitLong(raw: string): string[] {
 export function splitNotes(text: string, relPath: string, starts: number[]): ParsedFile {
   let bodyFrom = 0;
   let docTitle = baseName(relPath);
+  // A typed note (seed 002: `type: episode` or `type: pattern`) gives every chunk its frontmatter,
+  // so the index can tell its kind and filter on its fields (outcome, success_rate).
+  let typed: Record<string, unknown> | null = null;
   // A file-level frontmatter block (no entry id) stays in the preamble; its title names the file.
   if (/^---[ \t]*\r?\n/.test(text)) {
     const close = /\n---[ \t]*(\r?\n|$)/.exec(text.slice(3));
@@ -69,6 +72,7 @@ export function splitNotes(text: string, relPath: string, starts: number[]): Par
       const fm = parseFrontmatter(text.slice(text.indexOf('\n') + 1, close.index + 4));
       if (fm.ok) {
         if (typeof fm.data.title === 'string' && fm.data.title.trim()) docTitle = fm.data.title.trim();
+        if (fm.data.type === 'episode' || fm.data.type === 'pattern') typed = fm.data;
         bodyFrom = close.index + 3 + close[0].length;
       }
     }
@@ -85,7 +89,8 @@ export function splitNotes(text: string, relPath: string, starts: number[]): Par
     }
     if (inFence || c !== 35 /* # */) continue;
     const end = i + 1 < starts.length ? starts[i + 1] - 1 : text.length;
-    const m = SECTION_HEADING.exec(text.slice(s, end));
+    // The last line's newline is not part of it (a heading there ends the file).
+    const m = SECTION_HEADING.exec(text.slice(s, end).replace(/\r?\n$/, ''));
     if (m) sections.push({ start: s, level: m[1].length, heading: m[2].trim(), line: i + 1 });
   }
   if (sections.length === 0 || text.slice(bodyFrom, sections[0].start).trim() !== '') {
@@ -96,7 +101,7 @@ export function splitNotes(text: string, relPath: string, starts: number[]): Par
   const entries: Entry[] = [];
   const seen = new Map<string, number>();
   const stack: { level: number; heading: string }[] = [];
-  const defaults = fieldsFromMeta({});
+  const defaults = fieldsFromMeta(typed ?? {});
   sections.forEach((sec, k) => {
     const end = k + 1 < sections.length ? sections[k + 1].start : text.length;
     while (stack.length > 0 && stack[stack.length - 1].level >= sec.level) stack.pop();
@@ -111,8 +116,12 @@ export function splitNotes(text: string, relPath: string, starts: number[]): Par
       const lines = raw.replace(/\r\n/g, '\n');
       const withoutHeading = part === 0 && sec.level > 0 ? lines.slice(lines.indexOf('\n') + 1 || lines.length) : lines;
       const body = withoutHeading.trim();
-      const title = part === 0 ? sec.heading : `${sec.heading} (${part + 1})`;
-      if (body !== '' || sec.level > 0) {
+      // A typed note's section is named with the note (`EPISODE-s42 › Decisions`): its heading
+      // alone is the same in every note. Its empty sections are not chunks, but its title is: every
+      // typed note has a row to filter on.
+      const heading = typed && sec.level > 1 ? `${docTitle} › ${sec.heading}` : sec.heading;
+      const title = part === 0 ? heading : `${heading} (${part + 1})`;
+      if (body !== '' || (sec.level > 0 && (!typed || sec.level === 1))) {
         const entry: Entry = {
           id: part === 0 ? baseId : `${baseId}~${part + 1}`,
           kind: 'note',
@@ -120,7 +129,7 @@ export function splitNotes(text: string, relPath: string, starts: number[]): Par
           title,
           titleFromHeading: true,
           body,
-          meta: {},
+          meta: typed ?? {},
           line: lineOfOffset(starts, offset),
           offset,
           ordinal: entries.length,

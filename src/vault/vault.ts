@@ -239,10 +239,13 @@ function layoutFiles(w: Walk): string[] {
   // .memory.db, whose journal files come and go with every run, so its listing never stays put.
   const out: string[] = [];
   walkMarkdown(w, 'memory', out, false, listBase(w, 'memory'));
-  // Episode files (mem segment): one per session, directly in the folder.
-  for (const d of listBase(w, '.mem/episodes')) {
-    if (!/\.md$/i.test(d.name) || d.name.startsWith('.')) continue;
-    if (d.isFile() || (d.isSymbolicLink() && linkInside(w, `.mem/episodes/${d.name}`))) out.push(`.mem/episodes/${d.name}`);
+  // Episode files (mem segment) and episode notes, one per session, and pattern notes (seed 002):
+  // directly in their folders.
+  for (const dir of ['.mem/episodes', '.mem/patterns']) {
+    for (const d of listBase(w, dir)) {
+      if (!/\.md$/i.test(d.name) || d.name.startsWith('.')) continue;
+      if (d.isFile() || (d.isSymbolicLink() && linkInside(w, `${dir}/${d.name}`))) out.push(`${dir}/${d.name}`);
+    }
   }
   for (const base of ['.mem/jobs', '.teaparty/jobs']) {
     for (const job of listBase(w, base)) {
@@ -321,10 +324,11 @@ function excludeRegExps(vault: Vault): RegExp[] {
 /**
  * What a walk's result depends on besides the folders it reads (see checkWalkMemo). The first
  * number is the walk's rules: 2 since links out of the vault are skipped, 3 since .mem/episodes is
- * walked, so that a memo of an older walk (which kept them, or missed these) is not trusted after an upgrade.
+ * walked, 4 since .mem/patterns is, so that a memo of an older walk (which kept them, or missed
+ * these) is not trusted after an upgrade.
  */
 export function walkKey(vault: Vault): string {
-  return JSON.stringify([3, vault.root, vault.config.include, vault.config.exclude]);
+  return JSON.stringify([4, vault.root, vault.config.include, vault.config.exclude]);
 }
 
 /** The root-relative (posix) paths of the vault's memory files under the root, excludes applied. */

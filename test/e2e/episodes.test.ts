@@ -212,7 +212,8 @@ describe('mem extract segments as it extracts', () => {
     const r2 = mem(['extract', DESIGN, '--json'], { cwd: off.root, home: off.home, env: OFFLINE });
     expect(r2.status, r2.stderr).toBe(0);
     expect(r2.json().episodes).toBeUndefined();
-    expect(fs.existsSync(off.path('.mem/episodes'))).toBe(false);
+    // No segment file; the session's episode note (extract.episode_note) is a separate setting.
+    expect(fs.readdirSync(off.path('.mem/episodes')).filter((n) => !n.startsWith('EPISODE-'))).toEqual([]);
     off.write('.mem/config.yaml', 'extract:\n  episodes: maybe\n');
     const bad = mem(['extract', DESIGN], { cwd: off.root, home: off.home, env: OFFLINE });
     expect(bad.status).toBe(1);

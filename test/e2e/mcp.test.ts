@@ -64,7 +64,7 @@ describe('mem mcp: tools', () => {
   it('lists the tools with their input schemas and descriptions for an agent', async () => {
     const s = await serve(seeded());
     const { tools } = await s.client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['add', 'add_pattern', 'context', 'get', 'get_antipatterns', 'get_causal_path', 'list', 'query_patterns', 'recent', 'reinforce', 'review', 'search']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['add', 'add_pattern', 'context', 'get', 'get_antipatterns', 'get_causal_path', 'get_decision_sequence', 'list', 'query_episodes', 'query_patterns', 'recent', 'reinforce', 'review', 'search', 'store_episode']);
     const by = Object.fromEntries(tools.map((t) => [t.name, t]));
     expect(by.search.inputSchema.required).toEqual(['query']);
     expect(Object.keys(by.search.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['query', 'limit', 'max_chars', 'type', 'scope', 'domain', 'phase', 'status', 'learning_type', 'rank', 'session_id']));

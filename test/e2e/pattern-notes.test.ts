@@ -209,12 +209,23 @@ task: fix the API tests
 
 # EPISODE-2026-11-01-session-1
 
+## Context
+The API tests failed on a fresh database.
+
 ## Decisions
 ### d001: Run migrations
+- **Timestamp**: 2026-11-01T10:05:00Z
+- **Type**: recovery
+- **Context**: tests fail on a fresh database
+- **Chosen**: run the migrations first
+- **Outcome**: failure
 - **Effects**: [[d002]], [[e001]], [[e009]]
 
 ## Events Timeline
 1. [2026-11-01T10:00:00Z] tests fail #error
+
+## Lessons Learned
+- Run the migrations before the API tests.
 
 ## Relations
 - applies [[PATTERN-run-migrations-first]]
@@ -244,20 +255,19 @@ describe('mem validate and mem lint', () => {
     const bad = run(v, ['validate']);
     expect(bad.status).toBe(1);
     expect(bad.stdout.trim().split('\n')).toEqual([
-      '.mem/episodes/EPISODE-2026-11-01-session-1.md:14: broken link [[d002]]: no note, entry, decision or event has that name',
-      '.mem/episodes/EPISODE-2026-11-01-session-1.md:14: broken link [[e009]]: no note, entry, decision or event has that name',
-      '.mem/episodes/EPISODE-2026-11-01-session-1.md:22: broken link [[nowhere-at-all]]: no note, entry, decision or event has that name',
+      '.mem/episodes/EPISODE-2026-11-01-session-1.md:16: decision d001: effect [[d002]] is not a decision or event of this note',
+      '.mem/episodes/EPISODE-2026-11-01-session-1.md:16: decision d001: effect [[e009]] is not a decision or event of this note',
+      '.mem/episodes/EPISODE-2026-11-01-session-1.md:33: broken link [[nowhere-at-all]]: no note, entry, decision or event has that name',
       '.mem/patterns/PATTERN-flaky-api-tests.md:7: success_rate must be a number from 0 to 1 (got 1.8)',
       '.mem/patterns/PATTERN-flaky-api-tests.md:12: missing section "## Action"',
       '.mem/patterns/PATTERN-flaky-api-tests.md:26: causal edge "causes [[PATTERN-missing]]": no pattern note has that name, title or permalink',
       expect.stringMatching(/^\.mem\/patterns\/PATTERN-flaky-api-tests\.md:27: causal relationship not understood: "leads to \[\[nothing-here\]\]"/),
-      '.mem/patterns/PATTERN-flaky-api-tests.md:27: broken link [[nothing-here]]: no note, entry, decision or event has that name',
       '.mem/patterns/PATTERN-untyped.md:1: a pattern note needs a YAML frontmatter (title, type: pattern, tags, permalink, trigger, success_rate, occurrences, last_validated)',
     ]);
     const j = run(v, ['validate', '--json']);
     expect(j.status).toBe(1);
     expect(j.json()).toMatchObject({ notes: 5, problems: expect.arrayContaining([{ file: '.mem/patterns/PATTERN-flaky-api-tests.md', line: 7, severity: 'error', message: 'success_rate must be a number from 0 to 1 (got 1.8)' }]) });
-    expect(j.json().problems).toHaveLength(9);
+    expect(j.json().problems).toHaveLength(8);
     // mem lint reports the same problems, and fails.
     const lint = run(v, ['lint']);
     expect(lint.status).toBe(1);
@@ -276,13 +286,13 @@ function snapshot(dir: string): Record<string, string> {
 describe('import of the ai-agents causal graph', () => {
   it('writes pattern notes with their causal relationships; re-import changes no byte; BOM and nulls tolerated', () => {
     const v = vault();
-    const dry = run(v, ['import-graph', FIX, '--dry-run', '--json']);
+    const dry = run(v, ['import', 'ai-agents', FIX, '--dry-run', '--json']);
     expect(dry.status).toBe(0);
-    expect(dry.json()).toMatchObject({ dry_run: true, notes: [{ action: 'created' }, { action: 'created' }, { action: 'created' }, { action: 'created' }] });
+    expect(dry.json().graphs[0]).toMatchObject({ dry_run: true, notes: [{ action: 'created' }, { action: 'created' }, { action: 'created' }, { action: 'created' }] });
     expect(fs.existsSync(v.path('.mem/patterns'))).toBe(false);
-    const r = run(v, ['import-graph', FIX, '--json']);
+    const r = run(v, ['import', 'ai-agents', FIX, '--json']);
     expect(r.status).toBe(0);
-    const rep = r.json();
+    const rep = r.json().graphs[0];
     expect(rep.notes).toEqual([
       { title: 'PATTERN-run-migrations-first', path: '.mem/patterns/PATTERN-run-migrations-first.md', action: 'created', relationships: 1 },
       { title: 'PATTERN-flaky-api-tests', path: '.mem/patterns/PATTERN-flaky-api-tests.md', action: 'created', relationships: 1 },
@@ -302,8 +312,8 @@ describe('import of the ai-agents causal graph', () => {
     expect(run(v, ['pattern', 'path', 'migrations', 'retry']).stdout.trim()).toBe('PATTERN-run-migrations-first —prevents→ PATTERN-flaky-api-tests —causes→ PATTERN-retry-until-green');
     const before = snapshot(v.path('.mem/patterns'));
     // Again, and from the BOM + CRLF copy: nothing changes.
-    expect(run(v, ['import-graph', FIX, '--json']).json().notes.map((n: { action: string }) => n.action)).toEqual(['unchanged', 'unchanged', 'unchanged', 'unchanged']);
-    expect(run(v, ['import-graph', path.join(FIX, 'causal-graph-bom.json')]).status).toBe(0);
+    expect(run(v, ['import', 'ai-agents', FIX, '--json']).json().graphs[0].notes.map((n: { action: string }) => n.action)).toEqual(['unchanged', 'unchanged', 'unchanged', 'unchanged']);
+    expect(run(v, ['import', 'ai-agents', path.join(FIX, 'causal-graph-bom.json')]).status).toBe(0);
     expect(snapshot(v.path('.mem/patterns'))).toEqual(before);
   });
 
@@ -311,18 +321,19 @@ describe('import of the ai-agents causal graph', () => {
     const v = vault();
     run(v, ['pattern', 'add', '--name', 'flaky-api-tests', '--trigger', 'my own trigger', '--action', 'my own action', '--success-rate', '0.3']);
     const mine = v.read('.mem/patterns/PATTERN-flaky-api-tests.md');
-    const r = run(v, ['import-graph', path.join(FIX, 'causal-graph.json'), '--json']);
-    expect(r.json().notes[1]).toMatchObject({ title: 'PATTERN-flaky-api-tests', action: 'updated' });
+    const r = run(v, ['import', 'ai-agents', path.join(FIX, 'causal-graph.json'), '--json']);
+    expect(r.json().graphs[0].notes[1]).toMatchObject({ title: 'PATTERN-flaky-api-tests', action: 'updated' });
     expect(v.read('.mem/patterns/PATTERN-flaky-api-tests.md')).toBe(mine.replace('## Causal Relationships\n', '## Causal Relationships\n- causes [[PATTERN-retry-until-green]]\n'));
     const d = v.path('bad');
     fs.mkdirSync(d);
     fs.writeFileSync(path.join(d, 'causal-graph.json'), '{"patterns": 3');
-    const bad = run(v, ['import-graph', d]);
+    const bad = run(v, ['import', 'ai-agents', d]);
     expect(bad.status).toBe(1);
-    expect(bad.stderr).toMatch(/^mem: bad\/causal-graph\.json is not JSON/);
+    expect(bad.stderr).toMatch(/^mem: warning: bad\/causal-graph\.json is not JSON.*; skipped$/m);
     fs.writeFileSync(path.join(d, 'causal-graph.json'), '{"patterns": {"a": 1}}');
-    expect(run(v, ['import-graph', d]).stderr).toMatch(/"patterns" must be a list/);
-    expect(run(v, ['import-graph', v.path('.mem')]).stderr).toMatch(/no causal-graph\.json in/);
+    expect(run(v, ['import', 'ai-agents', d]).stderr).toMatch(/"patterns" must be a list/);
+    const none = run(v, ['import', 'ai-agents', v.path('.mem')]);
+    expect([none.status, none.stderr]).toEqual([0, expect.stringMatching(/no episode-\*\.json or causal-graph\.json files in/)]);
   });
 });
 

@@ -13,6 +13,7 @@ import { makeCtx, nowMs, parseIntOption, readStdin, type Ctx } from '../io.js';
 import { inlineText, oneLine, quoteBody } from '../output/quote.js';
 import { NOT_EPISODES } from '../../index/queries.js';
 import { detailLevel, KEY_MOMENT_LABEL, messagesOfBody, showsDetail, withoutMessages, type DetailLevel } from '../../episodes/detail.js';
+import { DEFAULT_FAILURE_CHARS } from '../../retrieve/episode-warnings.js';
 
 /** What a prompt's context is made of unless --kind says otherwise: learnings and notes, not episodes. */
 
@@ -21,6 +22,7 @@ interface ContextOptions extends FilterOptions {
   taskChars?: string;
   proxyChars?: string;
   patternChars?: string;
+  failureChars?: string;
   limit?: string;
   rank?: string;
   session?: string;
@@ -38,6 +40,7 @@ export function registerContext(program: Command): void {
     .option('--task-chars <n>', 'budget for retrieved learnings (default 6000)')
     .option('--proxy-chars <n>', 'budget for proxy learnings (default 2000)')
     .option('--pattern-chars <n>', 'budget for proven patterns from .mem/patterns/ (default 1500; 0: none)')
+    .option('--failure-chars <n>', 'budget for warnings from failed episodes of the last 7 days, at most 3 (default 1500; 0: none)')
     .option('-n, --limit <n>', 'at most this many retrieved learnings (default 12)')
     .option('--rank <policy>', 'ranking policy: prominence (default), fsrs (FSRS retrievability) or relevance')
     .option('--session <id>', 'log retrieved ids for `mem reinforce --session` (env MEM_SESSION)')
@@ -105,6 +108,14 @@ export function renderContextMd(res: ContextResult, detail: DetailLevel = 'auto'
     const quoted = quoteBody(body);
     if (quoted.length > 0) out.push(...quoted, '');
   });
+  if (res.failures.length > 0) {
+    out.push('### Recent failures (episodes of the last 7 days)', '');
+    for (const f of res.failures) {
+      out.push(`- **${inlineText(f.task) || '(no task)'}** failed _(${oneLine(f.title)}, ${oneLine(f.created_at ?? '')}, ${oneLine(f.path)}:${f.line})_`);
+      if (f.lessons.trim()) out.push(...quoteBody(`Lessons:\n${f.lessons}`, '  '));
+    }
+    out.push('');
+  }
   if (res.proxy.length > 0) {
     out.push('### What the human has told us before', '');
     for (const h of res.proxy) out.push(...itemMd(h));
@@ -152,6 +163,7 @@ async function contextCommand(ctx: Ctx, taskArgs: string[], opts: ContextOptions
     institutionalChars: parseIntOption('--institutional-chars', opts.institutionalChars) ?? c.institutionalChars,
     taskChars: parseIntOption('--task-chars', opts.taskChars) ?? c.taskChars,
     proxyChars: parseIntOption('--proxy-chars', opts.proxyChars) ?? c.proxyChars,
+    failureChars: parseIntOption('--failure-chars', opts.failureChars) ?? DEFAULT_FAILURE_CHARS,
     limit: parseIntOption('--limit', opts.limit, 1) ?? c.limit,
     candidates: vault.config.search.candidates,
   }));

@@ -313,6 +313,7 @@ function warnAbout(ctx: Ctx, r: ExtractResult): void {
   if (r.session_id_from_transcript !== null) ctx.warn(`the session id in ${r.transcript} ("${r.session_id_from_transcript}") cannot name a folder; used ${r.session_id} instead`);
   if (r.index_warning) ctx.warn(r.index_warning);
   if (r.episodes_warning) ctx.warn(r.episodes_warning);
+  if (r.episode_note_warning) ctx.warn(r.episode_note_warning);
   if (r.consolidation_warning) ctx.warn(r.consolidation_warning);
 }
 
@@ -339,6 +340,7 @@ function report(ctx: Ctx, r: ExtractResult, explain: boolean, inFolder = false):
   const tokens = r.usage ? `; ${r.usage.input_tokens} input + ${r.usage.output_tokens} output tokens` : '';
   ctx.info(`${r.dry_run ? 'dry run: would write' : 'wrote'} ${n} learning${n === 1 ? '' : 's'} from ${part} of ${r.transcript} with ${via}${tokens}${rejectedNote(r.rejected)}${r.compacted ? `; compaction removed ${r.compacted}` : ''}${r.reinforced ? `; reinforced ${r.reinforced}` : ''}`);
   if (r.episodes?.written) ctx.info(`segmented the session into ${r.episodes.count} episode${r.episodes.count === 1 ? '' : 's'} → ${r.episodes.path}`);
+  if (r.episode_note?.written) ctx.info(`episode note (${r.episode_note.outcome}) → ${r.episode_note.path}`);
   if (r.consolidation) ctx.info(`consolidated ${r.consolidation.episodes.length} episode${r.consolidation.episodes.length === 1 ? '' : 's'} into ${r.consolidation.written.length} learning${r.consolidation.written.length === 1 ? '' : 's'}`);
   if (!explain && !inFolder && r.rejected_learnings.some((x) => x.reason !== 'duplicate')) ctx.info('  (--explain lists the rejected learnings and why)');
   if ((r.provider.name === 'heuristic' || r.fallback) && !inFolder) {

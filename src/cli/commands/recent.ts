@@ -53,7 +53,7 @@ async function recentCommand(ctx: Ctx, opts: RecentOpts): Promise<void> {
   const { oneLine } = await import('../output/quote.js');
   for (const e of episodes) {
     const s = e.surprise === null ? '    ' : e.surprise.toFixed(2);
-    ctx.out(`${e.key_moment ? '\u2605' : ' '} ${timeRange(e.start_at, e.end_at)}  ${s}  ${oneLine(e.title)}  ${e.id}`);
+    ctx.out(`${e.key_moment ? '\u2605' : ' '} ${timeRange(e.start_at, e.end_at)}  ${s}  ${oneLine(e.title)}  ${e.id}${e.episode_note ? `  (note ${oneLine(e.episode_note)})` : ''}`);
     // The messages as stored: quoted markdown, each line indented under its episode.
     if (e.messages) ctx.out(`${e.messages.split(/\r?\n/).map((l) => (l === '' ? '' : `    ${l}`)).join('\n')}\n`);
   }

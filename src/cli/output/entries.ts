@@ -24,5 +24,6 @@ export async function contextJson(res: ContextResult, detail: DetailLevel = 'aut
     institutional_omitted: res.institutionalOmitted,
     learnings: res.learnings.map((h, rank) => hitJson(h, false, { rank, detail })),
     proxy: res.proxy.map((h) => hitJson(h, false)),
+    failures: res.failures,
   };
 }

@@ -11,6 +11,7 @@ import type { Vault } from '../../vault/vault.js';
 import { argName, filterFromArgs, toolResult, type FilterArgs, type ToolAnswer } from './results.js';
 import { NOT_EPISODES } from '../../index/queries.js';
 import { PATTERN_TOOLS } from './pattern-tools.js';
+import { EPISODE_TOOLS } from './episode-tools.js';
 
 /** What a handler needs from the server: the vault (opened per call, so config edits apply) and the clock. */
 export interface ToolEnv {
@@ -270,6 +271,7 @@ const contextTool: ToolSpec = {
     learnings: z.array(item),
     proxy: z.array(item),
     patterns: z.array(z.looseObject({ title: z.string() })).optional(),
+    failures: z.array(z.looseObject({ path: z.string(), task: z.string() })).optional().describe('episodes that failed in the last 7 days (at most 3), as warnings'),
     warnings,
   },
   annotations: { readOnlyHint: true, openWorldHint: false },
@@ -281,6 +283,7 @@ const contextTool: ToolSpec = {
     const r = await checkedRank(vault, args.rank);
     const c = vault.config.context;
     const { buildContext } = await import('../../retrieve/context.js');
+    const { DEFAULT_FAILURE_CHARS: failureChars } = await import('../../retrieve/episode-warnings.js');
     const { renderContextMd } = await import('../../cli/commands/context.js');
     const { contextJson } = await import('../../cli/output/entries.js');
     const now = env.now();
@@ -290,6 +293,7 @@ const contextTool: ToolSpec = {
       institutionalChars: args.institutional_chars ?? c.institutionalChars, taskChars: args.task_chars ?? c.taskChars,
       proxyChars: args.proxy_chars ?? c.proxyChars, limit: args.limit ?? c.limit, candidates: vault.config.search.candidates,
       hybrid: await hybridFor(vault, ix.db, args.task, hw),
+      failureChars,
     }));
     w.push(...hw);
     await logRetrieval(vault, session, now, args.task, [...res.learnings, ...res.proxy].map((h) => h.id));
@@ -377,4 +381,4 @@ const recentTool: ToolSpec = {
   },
 };
 
-export const TOOLS: ToolSpec[] = [searchTool, getTool, addTool, reinforceTool, contextTool, listTool, reviewTool, recentTool, ...PATTERN_TOOLS];
+export const TOOLS: ToolSpec[] = [searchTool, getTool, addTool, reinforceTool, contextTool, listTool, reviewTool, recentTool, ...EPISODE_TOOLS, ...PATTERN_TOOLS];

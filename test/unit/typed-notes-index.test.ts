@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { indexKind } from '../../src/index/prepare.js';
+import { parseMemoryFile } from '../../src/vault/format.js';
+
+const EPISODE = `---
+title: EPISODE-s1
+type: episode
+tags: [episodic]
+outcome: failure
+task: upgrade node
+created_at: '2026-01-24T09:00:00Z'
+---
+
+# EPISODE-s1
+
+## Context
+Task: upgrade node
+
+## Decisions
+
+## Lessons Learned
+- pin npm
+
+## Relations
+`;
+
+describe('typed notes in the index', () => {
+  it('an episode note: every chunk carries the frontmatter, kind episode, named with the note; empty sections are no chunks', () => {
+    const f = parseMemoryFile(EPISODE, '.mem/episodes/EPISODE-s1.md');
+    expect(f.format).toBe('notes');
+    expect(f.entries.map((e) => e.title)).toEqual(['EPISODE-s1', 'EPISODE-s1 › Context', 'EPISODE-s1 › Lessons Learned']);
+    expect(f.entries.every((e) => e.meta.outcome === 'failure' && indexKind(e) === 'episode')).toBe(true);
+    expect(f.entries[0].created_at).toBe('2026-01-24T09:00:00Z');
+    expect(f.entries[0].type).toBe('procedural');
+  });
+
+  it('a pattern note is kind pattern; a plain note is unchanged (no metadata, every heading a chunk, the last line\'s too)', () => {
+    const p = parseMemoryFile('---\ntitle: PATTERN-x\ntype: pattern\n---\n\n# PATTERN-x\n\n## Trigger\nA test times out.\n', '.mem/patterns/PATTERN-x.md');
+    expect(p.entries.map((e) => [e.title, indexKind(e)])).toEqual([['PATTERN-x', 'pattern'], ['PATTERN-x › Trigger', 'pattern']]);
+    const n = parseMemoryFile('---\ntitle: Notes\ntype: guide\n---\n# Notes\n\n## A\ntext\n\n## Empty last\n', 'docs/notes.md');
+    expect(n.entries.map((e) => [e.title, indexKind(e), JSON.stringify(e.meta)])).toEqual([['Notes', 'note', '{}'], ['A', 'note', '{}'], ['Empty last', 'note', '{}']]);
+  });
+});
