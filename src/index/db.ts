@@ -51,7 +51,8 @@ export const TOKENIZER = 'porter unicode61 remove_diacritics 2';
 // those inside the hunks), and the index lists such files (meta 'conflicts').
 // 10: typed notes (seed 002 episode and pattern notes) are indexed as kinds `episode` / `pattern`
 // with their frontmatter as each chunk's metadata.
-export const CHUNKER_VERSION = '10';
+// 11: a typed note is one entry (the whole note), not one per section.
+export const CHUNKER_VERSION = '11';
 
 /** Secondary indexes: a bulk load (rebuild) creates them after the rows are in, which is faster. */
 export const INDEXES = `

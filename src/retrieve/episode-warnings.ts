@@ -50,7 +50,9 @@ export function failureWarnings(db: Db, opts: { now: number; maxChars: number; d
       };
       byPath.set(r.path, w);
     }
-    if (/\u203a Lessons Learned$/.test(r.title)) w.lessons = r.body;
+    // The note is one row (src/vault/notes.ts typedNote): its Lessons Learned section, up to the next `## `.
+    const m = /(?:^|\n)##[ \t]+Lessons Learned[ \t]*\n([\s\S]*?)(?=\n##[ \t]|$)/i.exec(r.body);
+    if (m) w.lessons = m[1].trim();
   }
   const recent = [...byPath.values()].filter((w) => !Number.isNaN(w.t) && w.t >= since && w.t <= opts.now + 86_400_000)
     .sort((a, b) => b.t - a.t || (a.path < b.path ? -1 : 1));

@@ -62,8 +62,7 @@ function splitLong(raw: string): string[] {
 export function splitNotes(text: string, relPath: string, starts: number[]): ParsedFile {
   let bodyFrom = 0;
   let docTitle = baseName(relPath);
-  // A typed note (seed 002: `type: episode` or `type: pattern`) gives every chunk its frontmatter,
-  // so the index can tell its kind and filter on its fields (outcome, success_rate).
+  // A typed note (seed 002: `type: episode` or `type: pattern`) is one entry (typedNote).
   let typed: Record<string, unknown> | null = null;
   // A file-level frontmatter block (no entry id) stays in the preamble; its title names the file.
   if (/^---[ \t]*\r?\n/.test(text)) {
@@ -77,6 +76,7 @@ export function splitNotes(text: string, relPath: string, starts: number[]): Par
       }
     }
   }
+  if (typed) return typedNote(text, relPath, starts, bodyFrom, docTitle, typed);
   const sections: { start: number; level: number; heading: string; line: number }[] = [];
   let inFence = false;
   for (let i = 0; i < starts.length; i++) {
@@ -101,7 +101,7 @@ export function splitNotes(text: string, relPath: string, starts: number[]): Par
   const entries: Entry[] = [];
   const seen = new Map<string, number>();
   const stack: { level: number; heading: string }[] = [];
-  const defaults = fieldsFromMeta(typed ?? {});
+  const defaults = fieldsFromMeta({});
   sections.forEach((sec, k) => {
     const end = k + 1 < sections.length ? sections[k + 1].start : text.length;
     while (stack.length > 0 && stack[stack.length - 1].level >= sec.level) stack.pop();
@@ -116,12 +116,8 @@ export function splitNotes(text: string, relPath: string, starts: number[]): Par
       const lines = raw.replace(/\r\n/g, '\n');
       const withoutHeading = part === 0 && sec.level > 0 ? lines.slice(lines.indexOf('\n') + 1 || lines.length) : lines;
       const body = withoutHeading.trim();
-      // A typed note's section is named with the note (`EPISODE-s42 › Decisions`): its heading
-      // alone is the same in every note. Its empty sections are not chunks, but its title is: every
-      // typed note has a row to filter on.
-      const heading = typed && sec.level > 1 ? `${docTitle} › ${sec.heading}` : sec.heading;
-      const title = part === 0 ? heading : `${heading} (${part + 1})`;
-      if (body !== '' || (sec.level > 0 && (!typed || sec.level === 1))) {
+      const title = part === 0 ? sec.heading : `${sec.heading} (${part + 1})`;
+      if (body !== '' || sec.level > 0) {
         const entry: Entry = {
           id: part === 0 ? baseId : `${baseId}~${part + 1}`,
           kind: 'note',
@@ -129,7 +125,7 @@ export function splitNotes(text: string, relPath: string, starts: number[]): Par
           title,
           titleFromHeading: true,
           body,
-          meta: typed ?? {},
+          meta: {},
           line: lineOfOffset(starts, offset),
           offset,
           ordinal: entries.length,
@@ -144,4 +140,43 @@ export function splitNotes(text: string, relPath: string, starts: number[]): Par
     });
   });
   return { format: 'notes', preamble, blocks, entries, diagnostics: [] };
+}
+
+/**
+ * A typed note's title names what it is about, so a search for the words of an episode's task or
+ * a pattern's trigger finds it (they are frontmatter fields, not in the body).
+ */
+function typedTitle(docTitle: string, meta: Record<string, unknown>): string {
+  const about = meta.type === 'episode' ? meta.task : meta.trigger;
+  const text = typeof about === 'string' ? about.replace(/\s+/g, ' ').trim() : '';
+  return text ? `${docTitle} — ${text}` : docTitle;
+}
+
+/**
+ * A typed note (seed 002: `type: episode` or `type: pattern`) is one entry: the note is one
+ * episode or one pattern, and a search should find it once, not once per section. Its title is
+ * the note's; its body the note after the `# Title` line; its metadata the frontmatter, so the
+ * index can tell its kind and filter on its fields (outcome, success_rate).
+ */
+function typedNote(text: string, relPath: string, starts: number[], bodyFrom: number, docTitle: string, meta: Record<string, unknown>): ParsedFile {
+  const raw = text.slice(bodyFrom);
+  const lines = raw.replace(/\r\n/g, '\n');
+  const h1 = /^\s*#[ \t]+[^\n]*(\n|$)/.exec(lines);
+  const body = (h1 ? lines.slice(h1[0].length) : lines).trim();
+  // The entry's line: its `# Title` (or its first text) rather than the blank line after the header.
+  const first = bodyFrom + (raw.length - raw.trimStart().length);
+  const entry: Entry = {
+    id: `${relPath}#${slugify(docTitle)}`,
+    kind: 'note',
+    ...fieldsFromMeta(meta),
+    title: typedTitle(docTitle, meta),
+    titleFromHeading: true,
+    body,
+    meta,
+    line: lineOfOffset(starts, Math.min(first, Math.max(bodyFrom, text.length - 1))),
+    offset: bodyFrom,
+    ordinal: 0,
+    trail: docTitle,
+  };
+  return { format: 'notes', preamble: text.slice(0, bodyFrom), blocks: [{ start: bodyFrom, raw, entry }], entries: [entry], diagnostics: [] };
 }

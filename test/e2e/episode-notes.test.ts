@@ -203,8 +203,10 @@ Retry the call with exponential backoff.
     expect(new Set(hits(['retry backoff', '--kind', 'episode']).map((h) => h.path))).toEqual(new Set([NOTE]));
     expect(new Set(hits(['retry backoff', '--kind', 'pattern']).map((h) => h.path))).toEqual(new Set(['.mem/patterns/PATTERN-retry-network-calls.md']));
     expect(new Set(hits(['retry backoff', '--kind', 'learning']).map((h) => h.path))).toEqual(new Set(['MEMORY.md']));
-    // A section is named with its note.
-    expect(hits(['retry backoff', '--kind', 'episode']).map((h) => h.title)).toContain('EPISODE-2026-01-21-session-42 › Lessons Learned');
+    // A note is one result, not one per section.
+    // Titled with the task / the trigger, so their words find it too.
+    expect(hits(['retry backoff', '--kind', 'episode']).map((h) => h.title)).toEqual([expect.stringMatching(/^EPISODE-2026-01-21-session-42 — \S/)]);
+    expect(hits(['retry backoff', '--kind', 'pattern']).map((h) => h.title)).toEqual([expect.stringMatching(/^PATTERN-retry-network-calls — \S/)]);
     expect(hits(['npm', '--outcome', 'failure']).map((h) => h.path)).toEqual(['.mem/episodes/EPISODE-node-up.md']);
     expect(hits(['npm', '--outcome', 'success'])).toEqual([]);
     expect(hits(['retry', '--outcome', 'partial', '--kind', 'episode']).every((h) => h.path === NOTE)).toBe(true);
