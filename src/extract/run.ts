@@ -112,7 +112,13 @@ Do not narrate the session, do not record what is general knowledge, do not inve
 /** The session's task: the first thing the person typed (never harness text, never a bare interruption marker). */
 function firstHuman(messages: readonly TranscriptMessage[]): string | undefined {
   const m = messages.find((x) => isHumanText(x) && x.text.replace(INTERRUPTED, '').trim() !== '');
-  return m ? m.text.replace(INTERRUPTED, '').replace(/\s+/g, ' ').trim().slice(0, 200) : undefined;
+  if (!m) return undefined;
+  const text = m.text.replace(INTERRUPTED, '').replace(/\s+/g, ' ').trim();
+  if (text.length <= 200) return text;
+  // Cut at the last word boundary, and say so: a half word reads as a typo.
+  const cut = text.slice(0, 199);
+  const space = cut.lastIndexOf(' ');
+  return `${(space > 120 ? cut.slice(0, space) : cut).trimEnd()}…`;
 }
 
 /** The ways a learning could quote the transcript file's path (absolute, and under ~). */
