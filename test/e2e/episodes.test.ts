@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, mem, REPO, tempDir, tempVault } from '../helpers.js';
+import { CSS_TURNS, DB_TURNS } from '../topics.js';
 
 afterEach(cleanup);
 
@@ -22,20 +23,8 @@ function vault() {
   return v;
 }
 
-const DB_TOPIC = [
-  'The database migration fails on the orders table with a missing column error in postgres.',
-  'The migration for the orders table adds the column after the index; postgres needs the column first.',
-  'Can you reorder the migration so the orders column exists before the postgres index is created?',
-  'Done: the migration now creates the orders column, then the index; postgres migrates cleanly.',
-  'Run the orders migration against the test database and check postgres accepts it.',
-  'The orders migration ran on the test database; postgres reports no missing column.',
-];
-const CSS_TOPIC = [
-  'Now something else: the navbar dropdown menu renders behind the hero banner on mobile Safari browsers.',
-  'The dropdown menu needs a higher z-index than the hero banner; Safari also clips overflow on the navbar.',
-  'Set the navbar dropdown z-index above the banner and remove overflow hidden for Safari.',
-  'The navbar dropdown now shows above the hero banner in Safari on mobile.',
-];
+const DB_TOPIC = DB_TURNS.slice(0, 6);
+const CSS_TOPIC = CSS_TURNS;
 
 /** A session that switches topic (a key moment), one minute between messages, from 2026-02-03 10:00. */
 function switchTranscript(dir: string): string {

@@ -8,6 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, cleanup, mem, tempVault } from '../helpers.js';
+import { CSS_TURNS, DB_TURNS } from '../topics.js';
 
 const clients: Client[] = [];
 afterEach(async () => {
@@ -15,20 +16,8 @@ afterEach(async () => {
   cleanup();
 });
 
-const DB = [
-  'The database migration fails on the orders table with a missing column error in postgres.',
-  'The migration for the orders table adds the column after the index; postgres needs the column first.',
-  'Can you reorder the migration so the orders column exists before the postgres index is created?',
-  'Done: the migration now creates the orders column, then the index; postgres migrates cleanly.',
-  'Run the orders migration against the test database and check postgres accepts it.',
-  'The orders migration ran on the test database; postgres reports no missing column.',
-];
-const CSS = [
-  'Now something else: the navbar dropdown menu renders behind the hero banner on mobile Safari browsers.',
-  'The dropdown menu needs a higher z-index than the hero banner; Safari also clips overflow on the navbar.',
-  'Set the navbar dropdown z-index above the banner and remove overflow hidden for Safari.',
-  'The navbar dropdown now shows above the hero banner in Safari on mobile.',
-];
+const DB = DB_TURNS.slice(0, 6);
+const CSS = CSS_TURNS;
 
 function transcript(dir: string, session: string, texts: string[], start: string): string {
   const p = path.join(dir, `${session}.jsonl`);

@@ -5,17 +5,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, mem, tempVault } from '../helpers.js';
+import { DB_TURNS } from '../topics.js';
 
 afterEach(cleanup);
 
-const TEXTS = [
-  'The database migration fails on the orders table with a missing column error in postgres.',
-  'The migration for the orders table adds the column after the index; postgres needs the column first.',
-  'Can you reorder the migration so the orders column exists before the postgres index is created?',
-  'Done: the migration now creates the orders column, then the index; postgres migrates cleanly.',
-  'Run the orders migration against the test database and check postgres accepts it.',
-  'The orders migration ran on the test database; postgres reports no missing column.',
-];
+const TEXTS = DB_TURNS.slice(0, 6);
 
 describe('mem lint: FSRS state and surprise', () => {
   it('what mem segment and mem review write passes; a bad value fails with file:line; nothing is written', () => {

@@ -4,25 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { loadTranscript } from '../../src/extract/source.js';
 import { calibratedSurprise, conversationOf, distanceScale, segment, type ConversationMessage } from '../../src/episodes/segment.js';
 import { REPO } from '../helpers.js';
+import { CSS_TURNS, DB_TURNS } from '../topics.js';
 
 const FIX = path.join(REPO, 'test', 'fixtures', 'transcripts');
 
-const DB = [
-  'The database migration fails on the orders table with a missing column error in postgres.',
-  'The migration for the orders table adds the column after the index; postgres needs the column first.',
-  'Can you reorder the migration so the orders column exists before the postgres index is created?',
-  'Done: the migration now creates the orders column, then the index; postgres migrates cleanly.',
-  'Run the orders migration against the test database and check postgres accepts it.',
-  'The orders migration ran on the test database; postgres reports no missing column.',
-  'Does the rollback of the orders migration drop the column and the postgres index too?',
-  'Yes: the down migration drops the postgres index first, then the orders column.',
-];
-const CSS = [
-  'Now something else: the navbar dropdown menu renders behind the hero banner on mobile Safari browsers.',
-  'The dropdown menu needs a higher z-index than the hero banner; Safari also clips overflow on the navbar.',
-  'Set the navbar dropdown z-index above the banner and remove overflow hidden for Safari.',
-  'The navbar dropdown now shows above the hero banner in Safari on mobile.',
-];
+const DB = DB_TURNS;
+const CSS = CSS_TURNS;
 
 function conv(texts: string[]): ConversationMessage[] {
   return texts.map((text, index) => ({ index, role: index % 2 ? 'assistant' : 'user', text }));

@@ -10,6 +10,7 @@ import { renderEpisodes } from '../../src/episodes/store.js';
 import { parseMemoryFile } from '../../src/vault/format.js';
 import { validateMeta } from '../../src/vault/entry.js';
 import { REPO } from '../helpers.js';
+import { CSS_TURNS, DB_TURNS } from '../topics.js';
 
 const FIX = path.join(REPO, 'test', 'fixtures', 'transcripts');
 const T0 = Date.parse('2026-01-10T09:00:00Z');
@@ -19,20 +20,8 @@ function conv(rows: [ConversationMessage['role'], string, number?][]): Conversat
   return rows.map(([role, text, min], index) => ({ index, role, text, timestamp: min === undefined ? undefined : new Date(T0 + min * 60_000).toISOString() }));
 }
 
-const DB_TOPIC = [
-  'The database migration fails on the orders table with a missing column error in postgres.',
-  'The migration for the orders table adds the column after the index; postgres needs the column first.',
-  'Can you reorder the migration so the orders column exists before the postgres index is created?',
-  'Done: the migration now creates the orders column, then the index; postgres migrates cleanly.',
-  'Run the orders migration against the test database and check postgres accepts it.',
-  'The orders migration ran on the test database; postgres reports no missing column.',
-];
-const CSS_TOPIC = [
-  'Now something else: the navbar dropdown menu renders behind the hero banner on mobile Safari browsers.',
-  'The dropdown menu needs a higher z-index than the hero banner; Safari also clips overflow on the navbar.',
-  'Set the navbar dropdown z-index above the banner and remove overflow hidden for Safari.',
-  'The navbar dropdown now shows above the hero banner in Safari on mobile.',
-];
+const DB_TOPIC = DB_TURNS.slice(0, 6);
+const CSS_TOPIC = CSS_TURNS;
 
 function alternating(texts: string[], from = 0, step = 1): [ConversationMessage['role'], string, number][] {
   return texts.map((t, i) => [i % 2 === 0 ? 'user' : 'assistant', t, from + i * step]);
