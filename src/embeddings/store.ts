@@ -5,15 +5,14 @@
 import fs from 'node:fs';
 import type { Db } from '../index/db.js';
 import { where, type EntryFilter } from '../index/queries.js';
-import { fromBlob, toBlob } from './vectors.js';
+import { closeSidecar, hashAt, openSidecar, scanSidecar, writeSidecar, type Sidecar } from './quantized.js';
+import { fromBlob, toBlob, topByCosine } from './vectors.js';
 
 // A rowid table, not WITHOUT ROWID: a 768-d vector (3 KB) then fits in its leaf page instead of
 // an overflow chain; reading 100k of them took 0.5 s instead of 1.3 s (measured).
 const TABLE = `CREATE TABLE IF NOT EXISTS vectors(
   id INTEGER PRIMARY KEY AUTOINCREMENT, hash TEXT NOT NULL, model TEXT NOT NULL, dims INTEGER NOT NULL, vec BLOB NOT NULL,
   UNIQUE(hash, model))`;
-const SNAPSHOT = `CREATE TABLE IF NOT EXISTS vector_snapshot(
-  model TEXT PRIMARY KEY, n INTEGER NOT NULL, max_id INTEGER NOT NULL, dims INTEGER NOT NULL, hashes TEXT NOT NULL, matrix BLOB NOT NULL)`;
 
 function hasTable(db: Db, schema = 'main', name = 'vectors'): boolean {
   return Boolean(db.prepare(`SELECT 1 FROM ${schema}.sqlite_master WHERE type = 'table' AND name = ?`).get(name));
@@ -57,6 +56,11 @@ export function putVectors(db: Db, model: string, items: { hash: string; vec: Fl
   })();
 }
 
+/** Whether any vector of `model` is stored (a search's check: no count of the whole table). */
+export function hasVectors(db: Db, model: string): boolean {
+  return hasTable(db) && storedModel(db) === model && db.prepare('SELECT 1 FROM vectors WHERE model = ? LIMIT 1').get(model) !== undefined;
+}
+
 export function vectorCount(db: Db, model: string): number {
   if (!hasTable(db) || storedModel(db) !== model) return 0;
   return (db.prepare('SELECT count(*) AS n FROM vectors WHERE model = ?').get(model) as { n: number }).n;
@@ -67,11 +71,9 @@ export interface VectorSet {
   matrix: Float32Array;
   dims: number;
   rowidsOf: number[][];
-  /** Rows to skip (no entry passes the filter), or null when every row counts. */
-  mask: Uint8Array | null;
 }
 
-const EMPTY: VectorSet = { matrix: new Float32Array(0), dims: 0, rowidsOf: [], mask: null };
+const EMPTY: VectorSet = { matrix: new Float32Array(0), dims: 0, rowidsOf: [] };
 
 /** Rows of (key, blob) copied into one buffer (a memcpy per row, no typed array per vector). */
 function collect<K>(rows: Iterable<[K, Uint8Array]>): { keys: K[]; bytes: Uint8Array; size: number } {
@@ -95,57 +97,225 @@ function collect<K>(rows: Iterable<[K, Uint8Array]>): { keys: K[]; bytes: Uint8A
   return { keys, bytes: bytes.subarray(0, Math.max(0, keys.length * size)), size };
 }
 
-function fingerprint(db: Db, model: string): { n: number; max_id: number } {
-  const r = db.prepare('SELECT count(*) AS n, max(id) AS max_id FROM vectors WHERE model = ?').get(model) as { n: number; max_id: number | null };
-  return { n: r.n, max_id: r.max_id ?? 0 };
-}
-
-/**
- * The model's vectors as one blob (with their hashes), so a search reads one value instead of a
- * row per vector (100k × 768-d, measured: hybrid search 1.5 s per-row, 0.8 s from the blob). Its fingerprint — count and
- * highest id of the vector rows, ids never reused (AUTOINCREMENT) — tells whether it is current;
- * a stale one is ignored, never trusted. Written after the vectors change (embedMissing, a rebuild).
- */
-export function writeSnapshot(db: Db, model: string): void {
-  db.exec(TABLE);
-  db.exec(SNAPSHOT);
-  const fp = fingerprint(db, model);
-  const cur = db.prepare('SELECT n, max_id FROM vector_snapshot WHERE model = ?').get(model) as { n: number; max_id: number } | undefined;
-  if (cur && cur.n === fp.n && cur.max_id === fp.max_id) return;
-  const { keys, bytes, size } = collect(db.prepare('SELECT hash, vec FROM vectors WHERE model = ? ORDER BY id').raw(true).iterate(model) as Iterable<[string, Uint8Array]>);
-  db.transaction(() => {
-    db.prepare('DELETE FROM vector_snapshot').run();
-    db.prepare('INSERT INTO vector_snapshot(model, n, max_id, dims, hashes, matrix) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(model, fp.n, fp.max_id, Math.max(0, size / 4), keys.join('\n'), Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-  })();
-}
-
-/** Every entry passing `filter` that has a vector of `model`. */
+/** Every entry passing `filter` that has a vector of `model`, read row by row (the exact path). */
 export function loadVectors(db: Db, model: string, filter: EntryFilter): VectorSet {
   if (!hasTable(db) || storedModel(db) !== model) return EMPTY;
   const params: unknown[] = [];
   const w = where(filter, params);
-  const snap = hasTable(db, 'main', 'vector_snapshot')
-    ? db.prepare('SELECT n, max_id, dims, hashes, matrix FROM vector_snapshot WHERE model = ?').get(model) as { n: number; max_id: number; dims: number; hashes: string; matrix: Uint8Array } | undefined
-    : undefined;
-  const fp = fingerprint(db, model);
-  if (snap && snap.n === fp.n && snap.max_id === fp.max_id && snap.dims > 0) {
-    const row = new Map<string, number>();
-    snap.hashes.split('\n').forEach((h, i) => row.set(h, i));
-    const rowidsOf: number[][] = Array.from({ length: row.size }, () => []);
-    const mask = new Uint8Array(row.size);
-    for (const [rowid, hash] of db.prepare(`SELECT e.rowid, e.content_hash FROM entries e WHERE ${w}`).raw(true).iterate(...params) as Iterable<[number, string]>) {
-      const i = row.get(hash);
-      if (i === undefined) continue;
-      rowidsOf[i].push(rowid);
-      mask[i] = 1;
-    }
-    return { matrix: fromBlob(snap.matrix), dims: snap.dims, rowidsOf, mask };
-  }
   const { keys, bytes, size } = collect(db.prepare(`SELECT e.rowid AS rowid, v.vec AS vec FROM entries e JOIN vectors v ON v.hash = e.content_hash AND v.model = ? WHERE ${w}`)
     .raw(true).iterate(model, ...params) as Iterable<[number, Uint8Array]>);
   if (size <= 0) return EMPTY;
-  return { matrix: new Float32Array(bytes.buffer, bytes.byteOffset, keys.length * (size / 4)), dims: size / 4, rowidsOf: keys.map((k) => [k]), mask: null };
+  return { matrix: new Float32Array(bytes.buffer, bytes.byteOffset, keys.length * (size / 4)), dims: size / 4, rowidsOf: keys.map((k) => [k]) };
+}
+
+// --- The int8 sidecar (src/embeddings/quantized.ts) ---
+
+/** Vectors added after the sidecar was written are scored exactly, from SQLite, up to this many. */
+export const SIDECAR_DELTA_MAX = 1024;
+/** Share of the sidecar's rows whose vector is gone (edited or deleted entries) that rewrites it. */
+const SIDECAR_DEAD_SHARE = 0.1;
+/** Candidates re-ranked with the exact vectors: RERANK_FACTOR × those asked for, at least RERANK_MIN. */
+export const RERANK_FACTOR = 2;
+export const RERANK_MIN = 64;
+
+/** `.memory.db-vec` beside the index file (covered by the `.memory.db*` ignore line); none for an index in memory. */
+export function sidecarPath(db: Db): string | null {
+  return db.memory || !db.name ? null : `${db.name}-vec`;
+}
+
+function sidecarToken(db: Db): string | null {
+  const r = db.prepare("SELECT value FROM meta WHERE key = 'vec_sidecar'").get() as { value: string } | undefined;
+  return r?.value ?? null;
+}
+
+/** The sidecar that belongs to this index and model (its token is in meta), or null. */
+function currentSidecar(db: Db, model: string, dims?: number): Sidecar | null {
+  const file = sidecarPath(db);
+  const token = file ? sidecarToken(db) : null;
+  if (!file || !token) return null;
+  const s = openSidecar(file);
+  if (s && s.token === token && s.model === model && (dims === undefined || s.dims === dims)) return s;
+  if (s) closeSidecar(s);
+  return null;
+}
+
+/**
+ * Keep the int8 sidecar in step with the model's vectors, cheaply: a few new vectors (up to
+ * SIDECAR_DELTA_MAX, scored exactly at search time) or a few dead rows leave it as it is; more, a
+ * model change, or no sidecar rewrite it from the table. Called after the vectors change
+ * (embedMissing, a rebuild). A failure to write leaves search on the exact scan, never wrong.
+ */
+export function writeSnapshot(db: Db, model: string): void {
+  db.exec(TABLE);
+  // The float snapshot of earlier versions: one large blob, replaced by the sidecar.
+  db.exec('DROP TABLE IF EXISTS vector_snapshot');
+  // Search maps the sidecar's candidates (content hashes) to entries through this index.
+  db.exec('CREATE INDEX IF NOT EXISTS entries_content_hash ON entries(content_hash)');
+  const file = sidecarPath(db);
+  if (!file) return;
+  const cur = currentSidecar(db, model);
+  if (cur) {
+    closeSidecar(cur);
+    const newer = (db.prepare('SELECT count(*) AS n FROM vectors WHERE model = ? AND id > ?').get(model, cur.maxId) as { n: number }).n;
+    const kept = (db.prepare('SELECT count(*) AS n FROM vectors WHERE model = ? AND id <= ?').get(model, cur.maxId) as { n: number }).n;
+    if (newer <= SIDECAR_DELTA_MAX && cur.n - kept <= cur.n * SIDECAR_DEAD_SHARE) return;
+  }
+  let token: string | null = null;
+  try {
+    token = writeSidecar(file, model, db.prepare('SELECT id, hash, vec FROM vectors WHERE model = ? ORDER BY id').raw(true).iterate(model) as Iterable<[number, string, Uint8Array]>);
+  } catch {
+    token = null;
+  }
+  if (token) db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('vec_sidecar', ?)").run(token);
+  else db.prepare("DELETE FROM meta WHERE key = 'vec_sidecar'").run();
+}
+
+/** A search's vector candidates: entries (rowids) best first by cosine with the query. */
+export interface VectorHit {
+  key: number;
+  cosine: number;
+}
+
+/** The indices of the `m` highest scores, best first (ties: lower index first); NaN never counts. */
+export function topIndices(scores: Float32Array, m: number): number[] {
+  const n = scores.length;
+  if (m <= 0 || n === 0) return [];
+  // A histogram of the scores finds the bin the m-th best falls in; one more pass collects the
+  // rows from that bin up (about m of them), and only those are sorted. Three plain passes: this
+  // runs once per search, before the JIT would have optimised anything cleverer.
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (let i = 0; i < n; i++) {
+    const x = scores[i];
+    if (x < lo) lo = x;
+    if (x > hi) hi = x;
+  }
+  if (!(lo <= hi)) return [];
+  const BINS = 4096;
+  const k = hi > lo ? (BINS - 1) / (hi - lo) : 0;
+  const hist = new Int32Array(BINS);
+  for (let i = 0; i < n; i++) {
+    const x = scores[i];
+    if (x === x) hist[((x - lo) * k) | 0]++;
+  }
+  let from = BINS - 1;
+  for (let seen = hist[from]; seen < m && from > 0;) seen += hist[--from];
+  const picked: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const x = scores[i];
+    if (x === x && (((x - lo) * k) | 0) >= from) picked.push(i);
+  }
+  return picked.sort((a, b) => scores[b] - scores[a] || a - b).slice(0, m);
+}
+
+/** Entries (rowids, ascending) passing the filter for each of `hashes` that has any. */
+function entriesOf(db: Db, hashes: string[], filter: EntryFilter): Map<string, number[]> {
+  const out = new Map<string, number[]>();
+  if (hashes.length === 0) return out;
+  const params: unknown[] = [JSON.stringify(hashes)];
+  const w = where(filter, params);
+  for (const [rowid, hash] of db.prepare(`SELECT e.rowid, e.content_hash FROM entries e WHERE e.content_hash IN (SELECT value FROM json_each(?)) AND ${w} ORDER BY e.rowid`)
+    .raw(true).iterate(...params) as Iterable<[number, string]>) {
+    const list = out.get(hash);
+    if (list) list.push(rowid);
+    else out.set(hash, [rowid]);
+  }
+  return out;
+}
+
+/** The exact cosine of unit `query` with each stored vector of `hashes` (dims must match). */
+function exactCosines(db: Db, model: string, query: Float32Array, hashes: string[]): Map<string, number> {
+  const out = new Map<string, number>();
+  if (hashes.length === 0) return out;
+  for (const [hash, blob] of db.prepare('SELECT hash, vec FROM vectors WHERE model = ? AND hash IN (SELECT value FROM json_each(?))')
+    .raw(true).iterate(model, JSON.stringify(hashes)) as Iterable<[string, Uint8Array]>) {
+    if (blob.byteLength !== query.length * 4) continue;
+    const v = fromBlob(blob);
+    let s = 0;
+    for (let i = 0; i < v.length; i++) s += query[i] * v[i];
+    out.set(hash, s);
+  }
+  return out;
+}
+
+/**
+ * The `n` entries passing `filter` nearest to unit `query` by cosine, best first, each with its
+ * exact cosine. Through the sidecar when it is current: int8 scores pick the candidates, passing
+ * ones are taken in that order until max(RERANK_FACTOR × n, RERANK_MIN) distinct vectors are in
+ * hand (vectors added since the sidecar was written join them), and those are re-ranked with
+ * their float vectors. Without a sidecar: the exact scan of every vector. `cache` keeps the exact
+ * path's vectors between the queries of one batch.
+ */
+export function nearestVectors(db: Db, model: string, query: Float32Array, filter: EntryFilter, n: number, cache?: Map<string, VectorSet>): VectorHit[] {
+  return nearestBySidecar(db, model, query, filter, n) ?? nearestExact(db, model, query, filter, n, cache);
+}
+
+/** nearestVectors through the sidecar; null when there is no current one (or it cannot be read). */
+export function nearestBySidecar(db: Db, model: string, query: Float32Array, filter: EntryFilter, n: number, kernel: 'auto' | 'js' = 'auto'): VectorHit[] | null {
+  if (!hasTable(db) || storedModel(db) !== model) return null;
+  const s = currentSidecar(db, model, query.length);
+  if (!s) return null;
+  try {
+    return viaSidecar(db, s, model, query, filter, n, kernel);
+  } catch {
+    return null;
+  } finally {
+    closeSidecar(s);
+  }
+}
+
+/** nearestVectors by the exact scan of every vector, read from SQLite. */
+export function nearestExact(db: Db, model: string, query: Float32Array, filter: EntryFilter, n: number, cache?: Map<string, VectorSet>): VectorHit[] {
+  const key = JSON.stringify(filter);
+  let vs = cache?.get(key);
+  if (!vs) {
+    vs = loadVectors(db, model, filter);
+    cache?.set(key, vs);
+  }
+  if (vs.dims !== query.length) return [];
+  const top = topByCosine(query, vs.matrix, vs.dims, n);
+  // Entries with the same text share a vector: each is a candidate, at consecutive ranks.
+  return top.flatMap((t) => vs!.rowidsOf[t.index].map((k) => ({ key: k, cosine: t.score }))).slice(0, n);
+}
+
+function viaSidecar(db: Db, s: Sidecar, model: string, query: Float32Array, filter: EntryFilter, n: number, kernel: 'auto' | 'js'): VectorHit[] {
+  const want = Math.max(RERANK_FACTOR * n, RERANK_MIN);
+  // Vectors stored after the sidecar was written (few: see writeSnapshot) are all candidates.
+  const newer = db.prepare('SELECT hash FROM vectors WHERE model = ? AND id > ? ORDER BY id').pluck().all(model, s.maxId) as string[];
+  // Candidate hashes in the order they count: the newer ones, then the sidecar's by int8 score.
+  const order: string[] = [];
+  const seen = new Set<string>();
+  const entries = new Map<string, number[]>();
+  const take = (hashes: string[]) => {
+    const fresh = hashes.filter((h) => !seen.has(h) && (seen.add(h), true));
+    for (const [h, ids] of entriesOf(db, fresh, filter)) entries.set(h, ids);
+    for (const h of fresh) if (entries.has(h)) order.push(h);
+  };
+  take(newer);
+  const fromNewer = order.length;
+  // A little more than wanted: a few candidates drop out (retired entries, dead rows).
+  let m = Math.min(s.n, Math.ceil(want * 1.25) + 16);
+  const scan = scanSidecar(s, query, m, kernel);
+  let idx = scan.top;
+  let taken = 0;
+  // A filter can drop many: look deeper, four times as far each round, until enough pass.
+  for (;;) {
+    take(idx.slice(taken).map((r) => hashAt(s, r)));
+    taken = idx.length;
+    if (order.length - fromNewer >= want || m >= s.n) break;
+    m = Math.min(s.n, m * 4);
+    idx = topIndices(scan.scores, m);
+  }
+  const pool = order.slice(0, fromNewer + want);
+  const cos = exactCosines(db, model, query, pool);
+  const rank = new Map(pool.map((h, i) => [h, i]));
+  const best = pool.filter((h) => cos.has(h)).sort((a, b) => cos.get(b)! - cos.get(a)! || rank.get(a)! - rank.get(b)!);
+  const out: VectorHit[] = [];
+  for (const h of best) {
+    for (const key of entries.get(h)!) out.push({ key, cosine: cos.get(h)! });
+    if (out.length >= n) break;
+  }
+  return out.slice(0, n);
 }
 
 /** A rebuilt index keeps the old one's vectors (they are keyed by content, not by row). */
