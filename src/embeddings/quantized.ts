@@ -176,6 +176,7 @@ export function hashAt(s: Sidecar, row: number): string {
 
 /** Integer dot products of one int8 query with rows of int8 vectors, `stride` bytes apart. */
 export interface Kernel {
+  kind: 'wasm' | 'js';
   /** Where a chunk of rows is read to (CHUNK_ROWS × stride bytes). */
   rows: Int8Array;
   query: Int8Array;
@@ -188,7 +189,7 @@ function jsKernel(stride: number, chunk: number): Kernel {
   const query = new Int8Array(stride);
   const out = new Int32Array(chunk);
   return {
-    rows, query,
+    kind: 'js', rows, query,
     run(count) {
       for (let r = 0; r < count; r++) {
         const o = r * stride;
@@ -269,6 +270,7 @@ function wasmKernel(stride: number, chunk: number): Kernel {
   const scan = instance.exports.scan as (q: number, d: number, rows: number, stride: number, out: number) => void;
   const out = new Int32Array(memory.buffer, outAt, chunk);
   return {
+    kind: 'wasm',
     query: new Int8Array(memory.buffer, 0, stride),
     rows: new Int8Array(memory.buffer, stride, chunk * stride),
     run(count) {
