@@ -113,7 +113,7 @@ export function loadVectors(db: Db, model: string, filter: EntryFilter): VectorS
   if (!hasTable(db) || storedModel(db) !== model) return EMPTY;
   const params: unknown[] = [];
   const w = where(filter, params);
-  const { keys, bytes, size } = collect(db.prepare(`SELECT e.rowid AS rowid, v.vec AS vec FROM entries e JOIN vectors v ON v.hash = e.content_hash AND v.model = ? WHERE ${w}`)
+  const { keys, bytes, size } = collect(db.prepare(`SELECT e.rowid AS rowid, v.vec AS vec FROM entries e JOIN vectors v ON v.hash = e.content_hash AND v.model = ? WHERE ${w} ORDER BY e.rowid`)
     .raw(true).iterate(model, ...params) as Iterable<[number, Uint8Array]>);
   if (size <= 0) return EMPTY;
   return { matrix: new Float32Array(bytes.buffer, bytes.byteOffset, keys.length * (size / 4)), dims: size / 4, rowidsOf: keys.map((k) => [k]) };
@@ -319,8 +319,8 @@ function viaSidecar(db: Db, s: Sidecar, model: string, query: Float32Array, filt
   }
   const pool = order.slice(0, fromNewer + want);
   const cos = exactCosines(db, model, query, pool);
-  const rank = new Map(pool.map((h, i) => [h, i]));
-  const best = pool.filter((h) => cos.has(h)).sort((a, b) => cos.get(b)! - cos.get(a)! || rank.get(a)! - rank.get(b)!);
+  // Ties by the first entry's rowid, as the exact scan orders them.
+  const best = pool.filter((h) => cos.has(h)).sort((a, b) => cos.get(b)! - cos.get(a)! || entries.get(a)![0] - entries.get(b)![0]);
   const out: VectorHit[] = [];
   for (const h of best) {
     for (const key of entries.get(h)!) out.push({ key, cosine: cos.get(h)! });
@@ -329,7 +329,11 @@ function viaSidecar(db: Db, s: Sidecar, model: string, query: Float32Array, filt
   return out.slice(0, n);
 }
 
-/** A rebuilt index keeps the old one's vectors (they are keyed by content, not by row). */
+/**
+ * A rebuilt index keeps the old one's vectors (they are keyed by content, not by row), with their
+ * ids, and the old index's sidecar token: the sidecar beside the index stays valid (rows of
+ * entries gone are dropped at search time, and the next embedding run rewrites it if too many are).
+ */
 export function carryVectors(db: Db, oldPath: string): void {
   // ATTACH would create a missing file.
   if (!fs.existsSync(oldPath)) return;
@@ -338,19 +342,19 @@ export function carryVectors(db: Db, oldPath: string): void {
   } catch {
     return;
   }
-  let carried: string | null = null;
   try {
     if (!hasTable(db, 'old')) return;
     const model = db.prepare("SELECT value FROM old.meta WHERE key = 'embed_model'").get() as { value: string } | undefined;
     if (!model) return;
     db.exec(TABLE);
-    db.prepare('INSERT OR IGNORE INTO main.vectors(hash, model, dims, vec) SELECT hash, model, dims, vec FROM old.vectors WHERE model = ? AND hash IN (SELECT content_hash FROM main.entries)').run(model.value);
+    db.exec(HASH_INDEX);
+    db.prepare('INSERT OR IGNORE INTO main.vectors(id, hash, model, dims, vec) SELECT id, hash, model, dims, vec FROM old.vectors WHERE model = ? AND hash IN (SELECT content_hash FROM main.entries)').run(model.value);
     db.prepare("INSERT OR REPLACE INTO main.meta(key, value) VALUES ('embed_model', ?)").run(model.value);
-    carried = model.value;
+    const token = db.prepare("SELECT value FROM old.meta WHERE key = 'vec_sidecar'").get() as { value: string } | undefined;
+    if (token) db.prepare("INSERT OR REPLACE INTO main.meta(key, value) VALUES ('vec_sidecar', ?)").run(token.value);
   } catch {
     // A damaged old index: its vectors are simply embedded again.
   } finally {
     db.exec('DETACH DATABASE old');
   }
-  if (carried) writeSnapshot(db, carried);
 }
