@@ -1,6 +1,8 @@
 // Vectors in `.memory.db`: a derived table keyed by (entry content hash, model key), so a renamed
 // file or a rebuilt index costs no API call; meta 'embed_model' names the one model whose vectors
-// the table holds, so vectors of two models are never compared (a model change re-embeds).
+// the table holds, so vectors of two models are never compared (a model change re-embeds). Search
+// reads an int8 copy of them (the sidecar, src/embeddings/quantized.ts) and re-ranks its best
+// candidates with the float vectors here; without a current sidecar it scans these exactly.
 
 import fs from 'node:fs';
 import type { Db } from '../index/db.js';
@@ -154,7 +156,7 @@ function currentSidecar(db: Db, model: string, dims?: number): Sidecar | null {
  * Keep the int8 sidecar in step with the model's vectors, cheaply: a few new vectors (up to
  * SIDECAR_DELTA_MAX, scored exactly at search time) or a few dead rows leave it as it is; more, a
  * model change, or no sidecar rewrite it from the table. Called after the vectors change
- * (embedMissing, a rebuild). A failure to write leaves search on the exact scan, never wrong.
+ * (embedMissing). A failure to write leaves search on the exact scan, never wrong.
  */
 export function writeSnapshot(db: Db, model: string): void {
   db.exec(TABLE);
