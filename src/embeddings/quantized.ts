@@ -174,42 +174,59 @@ export function hashAt(s: Sidecar, row: number): string {
   return s.hashes.toString('latin1', row * s.hashLen, (row + 1) * s.hashLen);
 }
 
-/** Integer dot products of one int8 query with rows of int8 vectors, `stride` bytes apart. */
+/**
+ * The per-row work of a scan, for one int8 query against rows of int8 vectors `stride` bytes
+ * apart: each row's score is its integer dot product with the query times the row's scale, and
+ * the rows scoring at least `floor` are reported (row number and score), so no per-row work is
+ * left to JavaScript.
+ */
 export interface Kernel {
   kind: 'wasm' | 'js';
-  /** Where a chunk of rows is read to (CHUNK_ROWS × stride bytes). */
+  /** Where a chunk of rows is read to (chunk × stride bytes), and their scales. */
   rows: Int8Array;
+  scales: Float32Array;
   query: Int8Array;
-  /** Score `count` rows of `rows`; the answer is valid until the next call. */
-  run(count: number): Int32Array;
+  /** Hit j: row `hitRows[2j]`, score `hitScores[2j + 1]` (one interleaved buffer). */
+  hitRows: Int32Array;
+  hitScores: Float32Array;
+  /** Score the first `count` rows (numbered from `base`); returns how many scored ≥ `floor`. */
+  run(count: number, floor: number, base: number): number;
 }
 
 function jsKernel(stride: number, chunk: number): Kernel {
   const rows = new Int8Array(chunk * stride);
   const query = new Int8Array(stride);
-  const out = new Int32Array(chunk);
+  const scales = new Float32Array(chunk);
+  const hits = new ArrayBuffer(chunk * 8);
+  const hitRows = new Int32Array(hits);
+  const hitScores = new Float32Array(hits);
   return {
-    kind: 'js', rows, query,
-    run(count) {
+    kind: 'js', rows, scales, query, hitRows, hitScores,
+    run(count, floor, base) {
+      let n = 0;
+      const f = Math.fround(floor);
       for (let r = 0; r < count; r++) {
         const o = r * stride;
-        let s0 = 0;
-        let s1 = 0;
-        for (let i = 0; i < stride; i += 2) {
-          s0 += query[i] * rows[o + i];
-          s1 += query[i + 1] * rows[o + i + 1];
+        let dot = 0;
+        for (let i = 0; i < stride; i++) dot += query[i] * rows[o + i];
+        // In float32, as the WebAssembly kernel computes it.
+        const score = Math.fround(Math.fround(dot) * scales[r]);
+        if (score >= f) {
+          hitRows[2 * n] = base + r;
+          hitScores[2 * n + 1] = score;
+          n++;
         }
-        out[r] = s0 + s1;
       }
-      return out;
+      return n;
     },
   };
 }
 
-// The WebAssembly kernel, assembled here (a few dozen bytes, nothing to build or ship):
-//   scan(q, d, rows, stride, out): for each row, out[r] = Σ q[i]·d[i] over int8 lanes, 16 at a time:
-//   i16x8.extmul_{low,high}_i8x16_s, their i16 sum (|±127·±127·2| < 2^15), i32x4.extadd_pairwise,
-//   accumulated in an i32x4 and summed across lanes at the end of the row.
+// The WebAssembly kernel, assembled here (a few hundred bytes, nothing to build or ship):
+//   scan(q, d, rows, stride, scales, floor, hits, base) → count. Per row: Σ q[i]·d[i] over int8
+//   lanes, 16 at a time — i16x8.extmul_{low,high}_i8x16_s, their i16 sum (|2·127·127| < 2^15),
+//   i32x4.extadd_pairwise, accumulated in an i32x4 and summed across lanes — then as f32 times
+//   the row's scale; at least `floor`: (row, score) appended to `hits`.
 const leb = (n: number): number[] => {
   const o: number[] = [];
   do {
@@ -227,16 +244,21 @@ const simd = (op: number, ...imm: number[]) => [0xfd, ...leb(op), ...imm];
 
 function scanModule(): Uint8Array<ArrayBuffer> {
   const I32 = 0x7f;
+  const F32 = 0x7d;
   const V128 = 0x7b;
-  const [q, d, rows, stride, out, i, acc, x, y] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
+  // Parameters, then locals.
+  const [q, d, rows, stride, scales, floor, hits, base, i, cnt, r, score, acc, x, y] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14];
   const get = (l: number) => [0x20, l];
   const set = (l: number) => [0x21, l];
   const tee = (l: number) => [0x22, l];
-  const load = [...simd(0x00, 0, 0)];
+  const addTo = (l: number, k: number) => [...get(l), 0x41, ...leb(k), 0x6a, ...set(l)];
+  const load = simd(0x00, 0, 0);
   const lane = (k: number) => [...get(acc), ...simd(0x1b, k)];
+  const hitAt = [...get(hits), ...get(cnt), 0x41, 3, 0x74, 0x6a]; // hits + cnt × 8
   const body = [
-    ...vec([[...leb(1), I32], [...leb(3), V128]]),
-    0x02, 0x40, ...get(rows), 0x45, 0x0d, 0, // block; if rows == 0 leave
+    ...vec([[...leb(3), I32], [...leb(1), F32], [...leb(3), V128]]),
+    ...get(base), ...set(r),
+    0x02, 0x40, ...get(rows), 0x45, 0x0d, 0, // block; no rows → out
     0x03, 0x40, // loop per row
     ...simd(0x0c, ...new Array<number>(16).fill(0)), ...set(acc),
     0x41, 0, ...set(i),
@@ -247,14 +269,21 @@ function scanModule(): Uint8Array<ArrayBuffer> {
     ...get(x), ...get(y), ...simd(0x9c), ...get(x), ...get(y), ...simd(0x9d), ...simd(0x8e), ...simd(0x7e), ...simd(0xae), ...set(acc),
     ...get(i), 0x41, 16, 0x6a, ...tee(i), ...get(stride), 0x49, 0x0d, 0, // i += 16; i < stride → again
     0x0b,
-    ...get(out), ...lane(0), ...lane(1), 0x6a, ...lane(2), 0x6a, ...lane(3), 0x6a, 0x36, 2, 0, // out[r] = Σ lanes
-    ...get(out), 0x41, 4, 0x6a, ...set(out),
+    ...lane(0), ...lane(1), 0x6a, ...lane(2), 0x6a, ...lane(3), 0x6a, // the dot product
+    0xb2, ...get(scales), 0x2a, 2, 0, 0x94, ...tee(score), // f32(dot) × scale
+    ...get(floor), 0x60, 0x04, 0x40, // ≥ floor → record it
+    ...hitAt, ...get(r), 0x36, 2, 0,
+    ...hitAt, ...get(score), 0x38, 2, 4,
+    ...addTo(cnt, 1),
+    0x0b,
+    ...addTo(scales, 4), ...addTo(r, 1),
     ...get(d), ...get(stride), 0x6a, ...set(d),
     ...get(rows), 0x41, 1, 0x6b, ...tee(rows), 0x0d, 0, // rows -= 1; rows != 0 → again
-    0x0b, 0x0b, 0x0b,
+    0x0b, 0x0b,
+    ...get(cnt), 0x0b,
   ];
   return new Uint8Array([0x00, 0x61, 0x73, 0x6d, 1, 0, 0, 0,
-    ...section(1, vec([[0x60, ...vec([[I32], [I32], [I32], [I32], [I32]]), 0]])),
+    ...section(1, vec([[0x60, ...vec([[I32], [I32], [I32], [I32], [I32], [F32], [I32], [I32]]), ...vec([[I32]])]])),
     ...section(2, vec([[...name('m'), ...name('mem'), 0x02, 0x00, 1]])),
     ...section(3, vec([[0]])),
     ...section(7, vec([[...name('scan'), 0x00, 0]])),
@@ -263,20 +292,21 @@ function scanModule(): Uint8Array<ArrayBuffer> {
 }
 
 function wasmKernel(stride: number, chunk: number): Kernel {
-  const outAt = stride * (chunk + 1);
-  const bytes = outAt + chunk * 4;
-  const memory = new WebAssembly.Memory({ initial: Math.ceil(bytes / 65536) });
+  // Memory: the query, the chunk of rows, their scales, the hits.
+  const rowsAt = stride;
+  const scalesAt = rowsAt + chunk * stride;
+  const hitsAt = scalesAt + chunk * 4;
+  const memory = new WebAssembly.Memory({ initial: Math.ceil((hitsAt + chunk * 8) / 65536) });
   const instance = new WebAssembly.Instance(new WebAssembly.Module(scanModule()), { m: { mem: memory } });
-  const scan = instance.exports.scan as (q: number, d: number, rows: number, stride: number, out: number) => void;
-  const out = new Int32Array(memory.buffer, outAt, chunk);
+  const scan = instance.exports.scan as (q: number, d: number, rows: number, stride: number, scales: number, floor: number, hits: number, base: number) => number;
   return {
     kind: 'wasm',
     query: new Int8Array(memory.buffer, 0, stride),
-    rows: new Int8Array(memory.buffer, stride, chunk * stride),
-    run(count) {
-      scan(0, stride, count, stride, outAt);
-      return out;
-    },
+    rows: new Int8Array(memory.buffer, rowsAt, chunk * stride),
+    scales: new Float32Array(memory.buffer, scalesAt, chunk),
+    hitRows: new Int32Array(memory.buffer, hitsAt, chunk * 2),
+    hitScores: new Float32Array(memory.buffer, hitsAt, chunk * 2),
+    run: (count, floor, base) => scan(0, rowsAt, count, stride, scalesAt, floor, hitsAt, base),
   };
 }
 
@@ -286,36 +316,33 @@ export function makeKernel(stride: number, chunk = CHUNK_ROWS, kind: 'auto' | 'j
     try {
       return wasmKernel(stride, chunk);
     } catch {
-      // e.g. node --jitless: no WebAssembly; the loop gives the same integers.
+      // e.g. node --jitless: no WebAssembly; the loop gives the same answers.
     }
   }
   return jsKernel(stride, chunk);
 }
 
-export interface Scan {
-  /** Approximate cosine of the query with every row, in row order. */
-  scores: Float32Array;
-  /** The `m` rows with the highest approximate cosine, best first (ties: lower row first). */
-  top: number[];
+/** A row of the sidecar and its approximate cosine with the query. */
+export interface RowScore {
+  row: number;
+  score: number;
 }
 
 /**
- * Approximate cosines of unit `query` with every row of the sidecar, and its best `m` rows, in
- * one pass: a row enters the shortlist only above the running floor (the m-th best so far), so
- * the per-row work outside the SIMD kernel is one multiply and one comparison.
+ * The `m` rows of the sidecar with the highest approximate cosine with unit `query`, best first
+ * (ties: lower row first), in one pass: the kernel reports only rows at or above the running
+ * floor (the m-th best so far), so JavaScript sorts a shortlist, never touches every row.
  */
-export function scanSidecar(s: Sidecar, query: Float32Array, m: number, kind: 'auto' | 'js' = 'auto'): Scan {
+export function scanSidecar(s: Sidecar, query: Float32Array, m: number, kind: 'auto' | 'js' = 'auto'): RowScore[] {
   const k = makeKernel(s.stride, CHUNK_ROWS, kind);
   const qScale = quantize(query, k.query.subarray(0, s.dims));
-  const scores = new Float32Array(s.n);
   const buf = new Uint8Array(k.rows.buffer, k.rows.byteOffset, k.rows.byteLength);
-  let short: number[] = [];
+  let short: RowScore[] = [];
   let floor = -Infinity;
-  const byScore = (a: number, b: number) => scores[b] - scores[a] || a - b;
   const prune = () => {
-    short.sort(byScore);
-    short.length = Math.min(short.length, m);
-    if (short.length === m) floor = scores[short[m - 1]];
+    short.sort((a, b) => b.score - a.score || a.row - b.row);
+    if (short.length > m) short.length = m;
+    if (short.length === m && m > 0) floor = short[m - 1].score;
   };
   for (let r0 = 0; r0 < s.n; r0 += CHUNK_ROWS) {
     const count = Math.min(CHUNK_ROWS, s.n - r0);
@@ -326,16 +353,13 @@ export function scanSidecar(s: Sidecar, query: Float32Array, m: number, kind: 'a
       if (b === 0) throw new Error('the vector sidecar ended early');
       got += b;
     }
-    const dots = k.run(count);
-    for (let r = 0; r < count; r++) {
-      const v = dots[r] * s.scales[r0 + r] * qScale;
-      scores[r0 + r] = v;
-      // Equal to the floor: kept too, so ties resolve by row as a full sort would.
-      if (v >= floor) short.push(r0 + r);
-    }
+    k.scales.set(s.scales.subarray(r0, r0 + count));
+    // Equal to the floor counts: ties then resolve by row, as a full sort would.
+    const hits = k.run(count, floor, r0);
+    for (let j = 0; j < hits; j++) short.push({ row: k.hitRows[2 * j], score: k.hitScores[2 * j + 1] });
     if (short.length > 4 * m + 64) prune();
   }
   prune();
-  short = short.filter((r) => scores[r] === scores[r]);
-  return { scores, top: short };
+  short = short.map((h) => ({ row: h.row, score: h.score * qScale }));
+  return short;
 }

@@ -189,38 +189,6 @@ export interface VectorHit {
   cosine: number;
 }
 
-/** The indices of the `m` highest scores, best first (ties: lower index first); NaN never counts. */
-export function topIndices(scores: Float32Array, m: number): number[] {
-  const n = scores.length;
-  if (m <= 0 || n === 0) return [];
-  // A histogram of the scores finds the bin the m-th best falls in; one more pass collects the
-  // rows from that bin up (about m of them), and only those are sorted. Three plain passes: this
-  // runs once per search, before the JIT would have optimised anything cleverer.
-  let lo = Infinity;
-  let hi = -Infinity;
-  for (let i = 0; i < n; i++) {
-    const x = scores[i];
-    if (x < lo) lo = x;
-    if (x > hi) hi = x;
-  }
-  if (!(lo <= hi)) return [];
-  const BINS = 4096;
-  const k = hi > lo ? (BINS - 1) / (hi - lo) : 0;
-  const hist = new Int32Array(BINS);
-  for (let i = 0; i < n; i++) {
-    const x = scores[i];
-    if (x === x) hist[((x - lo) * k) | 0]++;
-  }
-  let from = BINS - 1;
-  for (let seen = hist[from]; seen < m && from > 0;) seen += hist[--from];
-  const picked: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const x = scores[i];
-    if (x === x && (((x - lo) * k) | 0) >= from) picked.push(i);
-  }
-  return picked.sort((a, b) => scores[b] - scores[a] || a - b).slice(0, m);
-}
-
 /** Entries (rowids, ascending) passing the filter for each of `hashes` that has any. */
 function entriesOf(db: Db, hashes: string[], filter: EntryFilter): Map<string, number[]> {
   const out = new Map<string, number[]>();
@@ -308,16 +276,14 @@ function viaSidecar(db: Db, s: Sidecar, model: string, query: Float32Array, filt
   const fromNewer = order.length;
   // A little more than wanted: a few candidates drop out (retired entries, dead rows).
   let m = Math.min(s.n, Math.ceil(want * 1.25) + 16);
-  const scan = scanSidecar(s, query, m, kernel);
-  let idx = scan.top;
   let taken = 0;
-  // A filter can drop many: look deeper, four times as far each round, until enough pass.
   for (;;) {
-    take(idx.slice(taken).map((r) => hashAt(s, r)));
-    taken = idx.length;
+    const top = scanSidecar(s, query, m, kernel);
+    take(top.slice(taken).map((t) => hashAt(s, t.row)));
+    taken = top.length;
+    // A filter can drop many: scan again for four times as many, until enough pass.
     if (order.length - fromNewer >= want || m >= s.n) break;
     m = Math.min(s.n, m * 4);
-    idx = topIndices(scan.scores, m);
   }
   const pool = order.slice(0, fromNewer + want);
   const cos = exactCosines(db, model, query, pool);

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeKernel, openSidecar, closeSidecar, quantize, scanSidecar } from '../../src/embeddings/quantized.js';
-import { nearestBySidecar, nearestExact, putVectors, prepareVectors, topIndices, writeSnapshot } from '../../src/embeddings/store.js';
+import { nearestBySidecar, nearestExact, putVectors, prepareVectors, writeSnapshot } from '../../src/embeddings/store.js';
 import { normalize } from '../../src/embeddings/vectors.js';
 import { withIndex } from '../../src/index/open.js';
 import type { Db } from '../../src/index/db.js';
@@ -24,27 +24,39 @@ function gauss(r: () => number) {
 }
 
 describe('the int8 kernel', () => {
-  it('the WebAssembly SIMD kernel gives the plain loop\'s integers, extremes included', () => {
+  it('the WebAssembly SIMD kernel gives the plain loop\'s answers (extremes included), and both are right', () => {
     const r = rng(7);
     for (const stride of [16, 48, 784]) {
       const wasm = makeKernel(stride, 37);
       const js = makeKernel(stride, 37, 'js');
       expect(wasm.kind).toBe('wasm');
       expect(js.kind).toBe('js');
-      for (const k of [wasm, js]) {
-        for (let i = 0; i < stride; i++) k.query[i] = i % 5 === 0 ? -127 : Math.round(r() * 254) - 127;
-        for (let i = 0; i < 37 * stride; i++) k.rows[i] = i % 7 === 0 ? (i % 2 ? 127 : -127) : Math.round(r() * 254) - 127;
-      }
+      for (let i = 0; i < stride; i++) wasm.query[i] = i % 5 === 0 ? -127 : Math.round(r() * 254) - 127;
+      for (let i = 0; i < 37 * stride; i++) wasm.rows[i] = i % 7 === 0 ? (i % 2 ? 127 : -127) : Math.round(r() * 254) - 127;
+      for (let i = 0; i < 37; i++) wasm.scales[i] = i === 5 ? NaN : r() / 100;
       js.query.set(wasm.query);
       js.rows.set(wasm.rows);
-      const a = Array.from(wasm.run(37));
-      const b = Array.from(js.run(37));
-      expect(a).toEqual(b);
-      // And the loop is right: one row by hand.
-      let s = 0;
-      for (let i = 0; i < stride; i++) s += js.query[i] * js.rows[3 * stride + i];
-      expect(b[3]).toBe(s);
-      expect(Array.from(wasm.run(5)).slice(0, 5)).toEqual(a.slice(0, 5));
+      js.scales.set(wasm.scales);
+      // By hand: every row's score, in float32.
+      const want = Array.from({ length: 37 }, (_, row) => {
+        let dot = 0;
+        for (let i = 0; i < stride; i++) dot += js.query[i] * js.rows[row * stride + i];
+        return Math.fround(Math.fround(dot) * js.scales[row]);
+      });
+      const hits = (k: typeof js, floor: number) => {
+        const n = k.run(37, floor, 1000);
+        return Array.from({ length: n }, (_, j) => [k.hitRows[2 * j], k.hitScores[2 * j + 1]]);
+      };
+      const all = want.map((s, row) => [1000 + row, s]).filter(([, s]) => !Number.isNaN(s));
+      expect(all).toHaveLength(36);
+      expect(hits(wasm, -Infinity)).toEqual(all);
+      expect(hits(js, -Infinity)).toEqual(all);
+      // A floor: only the rows at or above it (equal counts), in row order.
+      const floor = [...all].sort((a, b) => b[1] - a[1])[9][1];
+      const above = all.filter(([, s]) => s >= floor);
+      expect(above.length).toBeGreaterThanOrEqual(10);
+      expect(hits(wasm, floor)).toEqual(above);
+      expect(hits(js, floor)).toEqual(above);
     }
   });
 
@@ -55,17 +67,6 @@ describe('the int8 kernel', () => {
     expect(scale).toBeCloseTo(0.5 / 127, 9);
     expect(quantize(new Float32Array(4), out)).toBe(0);
     expect(Array.from(out)).toEqual([0, 0, 0, 0]);
-  });
-});
-
-describe('topIndices', () => {
-  it('is the head of a full sort (score down, index up), NaN left out', () => {
-    const r = rng(3);
-    const scores = Float32Array.from({ length: 5000 }, (_, i) => (i % 97 === 0 ? NaN : Math.round(r() * 300) / 300));
-    const ref = Array.from(scores.keys()).filter((i) => !Number.isNaN(scores[i])).sort((a, b) => scores[b] - scores[a] || a - b);
-    for (const m of [1, 10, 64, 999, 5000]) expect(topIndices(scores, m)).toEqual(ref.slice(0, m));
-    expect(topIndices(Float32Array.of(1, 1, 1), 2)).toEqual([0, 1]);
-    expect(topIndices(new Float32Array(0), 3)).toEqual([]);
   });
 });
 
@@ -139,18 +140,24 @@ describe('vector search through the sidecar: recall of the top 50 against the ex
     });
   });
 
-  it('the scan itself ranks like the exact cosine (approximately), so the shortlist holds the answers', async () => {
+  it('the scan\'s shortlist is the head of a full sort of its scores, and its estimates are close to the exact cosines', async () => {
     const r = rng(29);
     await withVectors(() => Float32Array.from({ length: DIMS }, () => gauss(r)), (db) => {
       const s = openSidecar(`${db.name}-vec`)!;
       try {
         expect(s.n).toBe(FILES * PER_FILE);
         const q = queries(rng(31))[0];
-        const scan = scanSidecar(s, q, 100);
-        expect(scan.top).toEqual(topIndices(scan.scores, 100));
+        const all = scanSidecar(s, q, s.n);
+        expect(all).toHaveLength(s.n);
+        const sorted = [...all].sort((a, b) => b.score - a.score || a.row - b.row);
+        expect(all).toEqual(sorted);
+        for (const m of [1, 50, 333]) {
+          expect(scanSidecar(s, q, m)).toEqual(sorted.slice(0, m));
+          expect(scanSidecar(s, q, m, 'js')).toEqual(sorted.slice(0, m));
+        }
         const exact = nearestExact(db, 'm', q, {}, 1)[0];
         // The int8 estimate of the best row's cosine is within 1% of the exact one.
-        expect(Math.abs(scan.scores[scan.top[0]] - exact.cosine)).toBeLessThan(0.01);
+        expect(Math.abs(all[0].score - exact.cosine)).toBeLessThan(0.01);
       } finally {
         closeSidecar(s);
       }
