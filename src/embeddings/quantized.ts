@@ -7,7 +7,6 @@
 // at 100k × 768-d: 0.9 s for the float snapshot), while a file streams into one reused buffer at
 // memory speed (77 MB of int8 read and scored in ~10 ms, with ~2 MB resident).
 
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -101,7 +100,9 @@ export function writeSidecar(file: string, model: string, rows: Iterable<[number
     n++;
   }
   if (n === 0) return null;
-  const token = crypto.randomBytes(8).toString('hex');
+  // Unique per write; not a secret (node:crypto is not loaded for it: this module is on the
+  // indexer's import path, which every command's freshness check takes).
+  const token = `${process.pid.toString(16)}${Date.now().toString(16)}${Math.floor(Math.random() * 2 ** 32).toString(16)}`;
   const h: SidecarHeader = { token, model, dims, stride, n, maxId, hashLen };
   const { head, scalesAt, hashesAt, matrixAt } = layout(h);
   const tmp = path.join(path.dirname(file), `${path.basename(file)}.${process.pid}.${token}.tmp`);
