@@ -223,7 +223,7 @@ function jsKernel(stride: number, chunk: number): Kernel {
   };
 }
 
-// The WebAssembly kernel, assembled here (a few hundred bytes, nothing to build or ship):
+// The WebAssembly module, assembled here (a few hundred bytes, nothing to build or ship):
 //   scan(q, d, rows, stride, scales, floor, hits, base) → count. Per row: Σ q[i]·d[i] over int8
 //   lanes, 16 at a time — i16x8.extmul_{low,high}_i8x16_s, their i16 sum (|2·127·127| < 2^15),
 //   i32x4.extadd_pairwise, accumulated in an i32x4 and summed across lanes — then as f32 times
@@ -243,7 +243,7 @@ const vec = (items: number[][]) => [...leb(items.length), ...items.flat()];
 const name = (s: string) => [...leb(s.length), ...Array.from(s, (c) => c.charCodeAt(0))];
 const simd = (op: number, ...imm: number[]) => [0xfd, ...leb(op), ...imm];
 
-function scanModule(): Uint8Array<ArrayBuffer> {
+function wasmModule(): Uint8Array<ArrayBuffer> {
   const I32 = 0x7f;
   const F32 = 0x7d;
   const V128 = 0x7b;
@@ -283,12 +283,37 @@ function scanModule(): Uint8Array<ArrayBuffer> {
     0x0b, 0x0b,
     ...get(cnt), 0x0b,
   ];
+  // dots(q, v, dims, count, out): out[r] = Σ f64(q[i]) · f64(v[r·dims + i]) over float32 vectors,
+  // summed in order in f64: the very arithmetic of the exact scan in JavaScript, so the re-ranked
+  // cosines are the exact path's to the bit.
+  const [fq, fv, fdims, fcount, fout, fi, fs] = [0, 1, 2, 3, 4, 5, 6];
+  const F64 = 0x7c;
+  const at = (base: number) => [...get(base), ...get(fi), 0x41, 2, 0x74, 0x6a, 0x2a, 2, 0, 0xbb]; // f64(f32[base + 4i])
+  const dots = [
+    ...vec([[...leb(1), I32], [...leb(1), F64]]),
+    0x02, 0x40, ...get(fcount), 0x45, 0x0d, 0,
+    0x03, 0x40,
+    0x44, 0, 0, 0, 0, 0, 0, 0, 0, ...set(fs),
+    0x41, 0, ...set(fi),
+    0x03, 0x40,
+    ...get(fs), ...at(fq), ...at(fv), 0xa2, 0xa0, ...set(fs),
+    ...get(fi), 0x41, 1, 0x6a, ...tee(fi), ...get(fdims), 0x49, 0x0d, 0,
+    0x0b,
+    ...get(fout), ...get(fs), 0x39, 3, 0,
+    ...addTo(fout, 8),
+    ...get(fv), ...get(fdims), 0x41, 2, 0x74, 0x6a, ...set(fv),
+    ...get(fcount), 0x41, 1, 0x6b, ...tee(fcount), 0x0d, 0,
+    0x0b, 0x0b, 0x0b,
+  ];
   return new Uint8Array([0x00, 0x61, 0x73, 0x6d, 1, 0, 0, 0,
-    ...section(1, vec([[0x60, ...vec([[I32], [I32], [I32], [I32], [I32], [F32], [I32], [I32]]), ...vec([[I32]])]])),
+    ...section(1, vec([
+      [0x60, ...vec([[I32], [I32], [I32], [I32], [I32], [F32], [I32], [I32]]), ...vec([[I32]])],
+      [0x60, ...vec([[I32], [I32], [I32], [I32], [I32]]), 0],
+    ])),
     ...section(2, vec([[...name('m'), ...name('mem'), 0x02, 0x00, 1]])),
-    ...section(3, vec([[0]])),
-    ...section(7, vec([[...name('scan'), 0x00, 0]])),
-    ...section(10, vec([[...leb(body.length), ...body]])),
+    ...section(3, vec([[0], [1]])),
+    ...section(7, vec([[...name('scan'), 0x00, 0], [...name('dots'), 0x00, 1]])),
+    ...section(10, vec([[...leb(body.length), ...body], [...leb(dots.length), ...dots]])),
   ]);
 }
 
@@ -298,7 +323,7 @@ function wasmKernel(stride: number, chunk: number): Kernel {
   const scalesAt = rowsAt + chunk * stride;
   const hitsAt = scalesAt + chunk * 4;
   const memory = new WebAssembly.Memory({ initial: Math.ceil((hitsAt + chunk * 8) / 65536) });
-  const instance = new WebAssembly.Instance(new WebAssembly.Module(scanModule()), { m: { mem: memory } });
+  const instance = new WebAssembly.Instance(new WebAssembly.Module(wasmModule()), { m: { mem: memory } });
   const scan = instance.exports.scan as (q: number, d: number, rows: number, stride: number, scales: number, floor: number, hits: number, base: number) => number;
   return {
     kind: 'wasm',
@@ -363,4 +388,38 @@ export function scanSidecar(s: Sidecar, query: Float32Array, m: number, kind: 'a
   prune();
   short = short.map((h) => ({ row: h.row, score: h.score * qScale }));
   return short;
+}
+
+/**
+ * Exact cosines of unit `query` with float32 vectors (`blobs`, each `query.length` floats), as
+ * the exact scan computes them (f64 products summed in order) — in WebAssembly when it is there
+ * (the same arithmetic, without interpreting a cold JavaScript loop per vector).
+ */
+export function exactDots(query: Float32Array, blobs: Uint8Array[], kind: 'auto' | 'js' = 'auto'): Float64Array {
+  const dims = query.length;
+  const out = new Float64Array(blobs.length);
+  if (dims === 0 || blobs.length === 0) return out;
+  if (kind === 'auto' && typeof WebAssembly === 'object') {
+    try {
+      const vAt = dims * 4;
+      const outAt = Math.ceil((vAt + blobs.length * dims * 4) / 8) * 8;
+      const memory = new WebAssembly.Memory({ initial: Math.ceil((outAt + blobs.length * 8) / 65536) });
+      const dotsFn = new WebAssembly.Instance(new WebAssembly.Module(wasmModule()), { m: { mem: memory } }).exports.dots as (q: number, v: number, dims: number, count: number, out: number) => void;
+      const bytes = new Uint8Array(memory.buffer);
+      bytes.set(new Uint8Array(query.buffer, query.byteOffset, dims * 4), 0);
+      blobs.forEach((b, r) => bytes.set(b.subarray(0, dims * 4), vAt + r * dims * 4));
+      dotsFn(0, vAt, dims, blobs.length, outAt);
+      out.set(new Float64Array(memory.buffer, outAt, blobs.length));
+      return out;
+    } catch {
+      // No WebAssembly: the same loop in JavaScript.
+    }
+  }
+  blobs.forEach((b, r) => {
+    const v = b.byteOffset % 4 === 0 ? new Float32Array(b.buffer, b.byteOffset, dims) : new Float32Array(new Uint8Array(b.subarray(0, dims * 4)).buffer);
+    let s = 0;
+    for (let i = 0; i < dims; i++) s += query[i] * v[i];
+    out[r] = s;
+  });
+  return out;
 }

@@ -4,7 +4,7 @@
 
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { makeKernel, openSidecar, closeSidecar, quantize, scanSidecar } from '../../src/embeddings/quantized.js';
+import { closeSidecar, exactDots, makeKernel, openSidecar, quantize, scanSidecar } from '../../src/embeddings/quantized.js';
 import { nearestBySidecar, nearestExact, putVectors, prepareVectors, writeSnapshot } from '../../src/embeddings/store.js';
 import { normalize } from '../../src/embeddings/vectors.js';
 import { withIndex } from '../../src/index/open.js';
@@ -58,6 +58,29 @@ describe('the int8 kernel', () => {
       expect(hits(wasm, floor)).toEqual(above);
       expect(hits(js, floor)).toEqual(above);
     }
+  });
+
+  it('exactDots: the WebAssembly dots are the JavaScript loop\'s to the bit, unaligned blobs included', () => {
+    const r = rng(13);
+    for (const dims of [1, 7, 768]) {
+      const q = normalize(Float32Array.from({ length: dims }, () => gauss(r)));
+      const blobs = Array.from({ length: 9 }, (_, k) => {
+        const v = normalize(Float32Array.from({ length: dims }, () => gauss(r)));
+        const b = Buffer.alloc(v.byteLength + (k % 2));
+        Buffer.from(v.buffer).copy(b, k % 2);
+        return b.subarray(k % 2);
+      });
+      const js = exactDots(q, blobs, 'js');
+      const want = blobs.map((b) => {
+        const v = new Float32Array(new Uint8Array(b).buffer);
+        let s = 0;
+        for (let i = 0; i < dims; i++) s += q[i] * v[i];
+        return s;
+      });
+      expect(Array.from(js)).toEqual(want);
+      expect(Array.from(exactDots(q, blobs))).toEqual(want);
+    }
+    expect(exactDots(new Float32Array(0), [])).toHaveLength(0);
   });
 
   it('quantize keeps the sign and the largest component at ±127, and a zero vector at 0', () => {
