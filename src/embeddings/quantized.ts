@@ -383,7 +383,7 @@ export function scanSidecar(s: Sidecar, query: Float32Array, m: number, kind: 'a
     // Equal to the floor counts: ties then resolve by row, as a full sort would.
     const hits = k.run(count, floor, r0);
     for (let j = 0; j < hits; j++) short.push({ row: k.hitRows[2 * j], score: k.hitScores[2 * j + 1] });
-    if (short.length > 4 * m + 64) prune();
+    if (short.length > 2 * m + 64) prune();
   }
   prune();
   short = short.map((h) => ({ row: h.row, score: h.score * qScale }));
