@@ -15,7 +15,7 @@ const MAGIC = 'MEMVEC01';
 const CHUNK_ROWS = 1024;
 
 export interface SidecarHeader {
-  /** Random per write; .memory.db's meta holds the token of the sidecar that belongs to it. */
+  /** Unique per write; .memory.db's meta holds the token of the sidecar that belongs to it. */
   token: string;
   model: string;
   dims: number;
@@ -47,17 +47,12 @@ export function quantize(v: Float32Array, out: Int8Array): number {
   return max / 127;
 }
 
-function layout(h: SidecarHeader): { head: Buffer; scalesAt: number; hashesAt: number; matrixAt: number; size: number } {
-  const json = Buffer.from(JSON.stringify(h));
-  const headLen = align16(12 + json.length);
-  const head = Buffer.alloc(headLen);
-  head.write(MAGIC, 0, 'latin1');
-  head.writeUInt32LE(json.length, 8);
-  json.copy(head, 12);
-  const scalesAt = headLen;
+/** Where each part of the file starts, for a header whose JSON is `jsonLen` bytes. */
+function layout(h: SidecarHeader, jsonLen: number): { scalesAt: number; hashesAt: number; matrixAt: number; size: number } {
+  const scalesAt = align16(12 + jsonLen);
   const hashesAt = scalesAt + 4 * h.n;
   const matrixAt = align16(hashesAt + h.hashLen * h.n);
-  return { head, scalesAt, hashesAt, matrixAt, size: matrixAt + h.stride * h.n };
+  return { scalesAt, hashesAt, matrixAt, size: matrixAt + h.stride * h.n };
 }
 
 /**
@@ -104,7 +99,12 @@ export function writeSidecar(file: string, model: string, rows: Iterable<[number
   // indexer's import path, which every command's freshness check takes).
   const token = `${process.pid.toString(16)}${Date.now().toString(16)}${Math.floor(Math.random() * 2 ** 32).toString(16)}`;
   const h: SidecarHeader = { token, model, dims, stride, n, maxId, hashLen };
-  const { head, scalesAt, hashesAt, matrixAt } = layout(h);
+  const json = Buffer.from(JSON.stringify(h));
+  const { scalesAt, hashesAt, matrixAt } = layout(h, json.length);
+  const head = Buffer.alloc(scalesAt);
+  head.write(MAGIC, 0, 'latin1');
+  head.writeUInt32LE(json.length, 8);
+  json.copy(head, 12);
   const tmp = path.join(path.dirname(file), `${path.basename(file)}.${process.pid}.${token}.tmp`);
   // 'wx': a file (or a link) already at the temporary name is an error, never followed.
   const fd = fs.openSync(tmp, 'wx');
@@ -154,7 +154,7 @@ export function openSidecar(file: string): Sidecar | null {
     if (typeof h.token !== 'string' || typeof h.model !== 'string' || !ints.every((x) => Number.isInteger(x) && x > 0) || h.stride !== align16(h.dims) || !Number.isInteger(h.maxId)) {
       throw new Error('bad header');
     }
-    const { scalesAt, hashesAt, matrixAt, size } = layout(h);
+    const { scalesAt, hashesAt, matrixAt, size } = layout(h, jsonLen);
     if (size !== st.size) throw new Error('wrong size');
     const scales = new Float32Array(h.n);
     fs.readSync(fd, new Uint8Array(scales.buffer), 0, h.n * 4, scalesAt);
