@@ -259,7 +259,7 @@ function wasmModule(): Uint8Array<ArrayBuffer> {
   const body = [
     ...vec([[...leb(3), I32], [...leb(1), F32], [...leb(3), V128]]),
     ...get(base), ...set(r),
-    0x02, 0x40, ...get(rows), 0x45, 0x0d, 0, // block; no rows → out
+    0x02, 0x40, ...get(rows), 0x45, 0x0d, 0, // block; no rows: out
     0x03, 0x40, // loop per row
     ...simd(0x0c, ...new Array<number>(16).fill(0)), ...set(acc),
     0x41, 0, ...set(i),
@@ -268,18 +268,18 @@ function wasmModule(): Uint8Array<ArrayBuffer> {
     ...get(q), ...get(i), 0x6a, ...load, ...set(y),
     ...get(acc),
     ...get(x), ...get(y), ...simd(0x9c), ...get(x), ...get(y), ...simd(0x9d), ...simd(0x8e), ...simd(0x7e), ...simd(0xae), ...set(acc),
-    ...get(i), 0x41, 16, 0x6a, ...tee(i), ...get(stride), 0x49, 0x0d, 0, // i += 16; i < stride → again
+    ...get(i), 0x41, 16, 0x6a, ...tee(i), ...get(stride), 0x49, 0x0d, 0, // i += 16; again while i < stride
     0x0b,
     ...lane(0), ...lane(1), 0x6a, ...lane(2), 0x6a, ...lane(3), 0x6a, // the dot product
-    0xb2, ...get(scales), 0x2a, 2, 0, 0x94, ...tee(score), // f32(dot) × scale
-    ...get(floor), 0x60, 0x04, 0x40, // ≥ floor → record it
+    0xb2, ...get(scales), 0x2a, 2, 0, 0x94, ...tee(score), // f32(dot) * scale
+    ...get(floor), 0x60, 0x04, 0x40, // at least floor: record it
     ...hitAt, ...get(r), 0x36, 2, 0,
     ...hitAt, ...get(score), 0x38, 2, 4,
     ...addTo(cnt, 1),
     0x0b,
     ...addTo(scales, 4), ...addTo(r, 1),
     ...get(d), ...get(stride), 0x6a, ...set(d),
-    ...get(rows), 0x41, 1, 0x6b, ...tee(rows), 0x0d, 0, // rows -= 1; rows != 0 → again
+    ...get(rows), 0x41, 1, 0x6b, ...tee(rows), 0x0d, 0, // rows -= 1; again while rows != 0
     0x0b, 0x0b,
     ...get(cnt), 0x0b,
   ];
