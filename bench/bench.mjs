@@ -3,7 +3,8 @@
 // Each figure is the median wall time of repeated runs of `bin/mem.js …` (the command npm installs,
 // run as `node bin/mem.js`, which is what npm's shims do), with peak RSS.
 // Usage: node bench/bench.mjs [--entries 100000] [--files 1000] [--check-files 10000] [--notes 7424] [--runs 5] [--json] [--bin PATH]
-//   [--hybrid-only] (index the vault, then only the hybrid search figure) [--no-hybrid] (skip it)
+//   [--hybrid-only] (index the vault, then only the hybrid figures: search, index --embed, one-file
+//   reindex with embeddings) [--no-hybrid] (skip them)
 
 import { spawn, spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -157,11 +158,26 @@ if (!argv.includes('--no-hybrid')) {
       if (!('fused' in (JSON.parse(r.stdout).results[0]?.components ?? {}))) throw new Error('hybrid search did not run');
       return r;
     });
+    // Keeping the vectors current: a run with nothing to embed, and the refresh after one file
+    // gained an entry (one text sent to the loopback server, its vector stored).
+    measure('mem index --embed, every vector already stored', '—', RUNS, () => {
+      const r = run(vault, ['index', '--embed', '--json'], undefined, embedEnv);
+      if (JSON.parse(r.stdout).embeddings.embedded !== 0) throw new Error('mem index --embed embedded something');
+      return r;
+    });
+    const embedFile = path.join(vault, 'memory', 'area-3', 'notes-3.md');
+    measure('reindex after one file changed, with embeddings (1 entry embedded)', '—', RUNS, (i) => {
+      fs.appendFileSync(embedFile, `---\nid: bench-embed-${i}\n---\n## Embedded bench entry ${i}\n\nA fresh learning about the vector warmup, take ${i}.\n\n`);
+      const r = run(vault, ['index', '--json'], undefined, embedEnv);
+      if (JSON.parse(r.stdout).embeddings?.embedded !== 1) throw new Error(`one entry should have been embedded: ${r.stdout}`);
+      return r;
+    });
   } finally {
     server.kill();
   }
 }
 if (hybridOnly) {
+  measure('node -e 0 (for scale)', '—', RUNS, () => ({ ms: nodeStart(process.env), rssMb: 0 }));
   for (const r of results) console.log(`| ${r.name} | ${r.median_ms} ms | ${r.over_node_ms} ms | ${r.peak_rss_mb} MB | ${r.target} |`);
   fs.rmSync(base, { recursive: true, force: true });
   process.exit(0);

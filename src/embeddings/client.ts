@@ -3,11 +3,10 @@
 // and timeout. Loaded only when `embeddings:` is configured, so lexical search never parses the SDK.
 
 import OpenAI from 'openai';
-import type { EmbeddingsConfig } from '../vault/config.js';
-import { ProviderError, providerError } from '../llm/provider.js';
-import { normalize } from './vectors.js';
+import { providerError } from '../llm/provider.js';
+import { apiKeyOf, checkedVectors, embedBody, modelKey, whoOf, type EmbedSettings } from './query.js';
 
-export type EmbedSettings = EmbeddingsConfig & { model: string };
+export { modelKey, type EmbedSettings };
 
 export interface Embedder {
   /** The identity vectors are stored under: the model, and the dimensions when asked for. */
@@ -16,21 +15,13 @@ export interface Embedder {
   embed(texts: string[], onBatch?: (done: number) => void): Promise<Float32Array[]>;
 }
 
-export function modelKey(s: EmbedSettings): string {
-  return s.dimensions ? `${s.model}@${s.dimensions}` : s.model;
-}
-
 /** `retries`/`timeoutMs` override the config's (a search waits less than `mem index`). */
 export function createEmbedder(s: EmbedSettings, env: NodeJS.ProcessEnv = process.env, over: { timeoutMs?: number; maxRetries?: number } = {}): Embedder {
-  const apiKey = env.MEM_EMBED_API_KEY || env.OPENAI_API_KEY || (s.baseUrl ? 'not-needed' : undefined);
-  if (!apiKey) {
-    throw new ProviderError('the embeddings endpoint needs an API key (MEM_EMBED_API_KEY or OPENAI_API_KEY) or a base URL for a local server', 'auth',
-      'set embeddings.base_url in .mem/config.yaml (e.g. http://localhost:11434/v1 for Ollama) or MEM_EMBED_BASE_URL');
-  }
+  const apiKey = apiKeyOf(s, env);
   const timeoutMs = over.timeoutMs ?? s.timeoutMs;
   const maxRetries = over.maxRetries ?? s.maxRetries;
   const client = new OpenAI({ apiKey, baseURL: s.baseUrl, timeout: timeoutMs, maxRetries });
-  const who = { name: 'openai' as const, model: s.model, baseUrl: s.baseUrl, source: 'embeddings', apiKeyEnv: env.MEM_EMBED_API_KEY ? 'MEM_EMBED_API_KEY' : 'OPENAI_API_KEY' };
+  const who = whoOf(s, env);
   return {
     key: modelKey(s),
     async embed(texts, onBatch) {
@@ -39,20 +30,11 @@ export function createEmbedder(s: EmbedSettings, env: NodeJS.ProcessEnv = proces
         const batch = texts.slice(i, i + s.batchSize);
         let res: OpenAI.Embeddings.CreateEmbeddingResponse;
         try {
-          // `float`, not the SDK's default base64: Ollama and other servers answer plain arrays.
-          res = await client.embeddings.create({ model: s.model, input: batch, encoding_format: 'float', ...(s.dimensions ? { dimensions: s.dimensions } : {}) });
+          res = await client.embeddings.create(embedBody(s, batch));
         } catch (err) {
           throw providerError(err, who, { timeoutMs, maxRetries });
         }
-        const data = [...(res.data ?? [])].sort((a, b) => a.index - b.index);
-        if (data.length !== batch.length || data.some((d) => !Array.isArray(d.embedding) || d.embedding.length === 0)) {
-          throw new ProviderError(`embeddings endpoint (${s.model}) answered ${data.length} vectors for ${batch.length} texts`, 'invalid-answer');
-        }
-        const dims = data[0].embedding.length;
-        if (data.some((d) => d.embedding.length !== dims) || (s.dimensions && dims !== s.dimensions)) {
-          throw new ProviderError(`embeddings endpoint (${s.model}) answered vectors of ${dims} dimensions${s.dimensions ? `, not the ${s.dimensions} configured` : ' of mixed sizes'}`, 'invalid-answer');
-        }
-        for (const d of data) out.push(normalize(Float32Array.from(d.embedding)));
+        out.push(...checkedVectors(s, res.data, batch.length));
         onBatch?.(out.length);
       }
       return out;

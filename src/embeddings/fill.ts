@@ -3,7 +3,7 @@
 // run keeps what it paid for.
 
 import type { Db } from '../index/db.js';
-import { createEmbedder, type EmbedSettings } from './client.js';
+import { apiKeyOf, modelKey, type EmbedSettings } from './query.js';
 import { prepareVectors, putVectors, vectorCount, writeSnapshot } from './store.js';
 
 export interface EmbedReport {
@@ -18,17 +18,21 @@ export interface EmbedReport {
 
 export async function embedMissing(db: Db, settings: EmbedSettings, opts: { env?: NodeJS.ProcessEnv; progressFor?: (total: number) => Promise<((done: number, total: number) => void) | undefined> } = {}): Promise<EmbedReport> {
   const started = Date.now();
-  const embedder = createEmbedder(settings, opts.env);
-  const missing = prepareVectors(db, embedder.key);
+  const key = modelKey(settings);
+  // No key for a remote endpoint: said before anything changes (a model change drops vectors).
+  apiKeyOf(settings, opts.env ?? process.env);
+  const missing = prepareVectors(db, key);
   const progress = missing.length > 0 ? await opts.progressFor?.(missing.length) : undefined;
   let requests = 0;
-  for (let i = 0; i < missing.length; i += settings.batchSize) {
+  // The SDK (~60 ms to load) only when there is something to send.
+  const embedder = missing.length > 0 ? (await import('./client.js')).createEmbedder(settings, opts.env) : null;
+  for (let i = 0; embedder && i < missing.length; i += settings.batchSize) {
     const batch = missing.slice(i, i + settings.batchSize);
     const vecs = await embedder.embed(batch.map((m) => m.text));
     requests++;
-    putVectors(db, embedder.key, batch.map((m, j) => ({ hash: m.hash, vec: vecs[j] })));
+    putVectors(db, key, batch.map((m, j) => ({ hash: m.hash, vec: vecs[j] })));
     progress?.(i + batch.length, missing.length);
   }
-  writeSnapshot(db, embedder.key);
-  return { model: embedder.key, embedded: missing.length, vectors: vectorCount(db, embedder.key), requests, ms: Date.now() - started };
+  writeSnapshot(db, key);
+  return { model: key, embedded: missing.length, vectors: vectorCount(db, key), requests, ms: Date.now() - started };
 }

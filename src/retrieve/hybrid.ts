@@ -1,14 +1,13 @@
 // Hybrid retrieval (issue 17, seed 000): the query's vector against the stored entry vectors
-// (exact cosine top-N), fused with the BM25 candidates by reciprocal rank fusion (k = 60) or the
+// (cosine top-N: src/embeddings/store.ts nearestVectors), fused with the BM25 candidates by reciprocal rank fusion (k = 60) or the
 // 0.7 × cosine + 0.3 × BM25 blend (seed 001). Filters apply to both lists. Loaded only when
 // `embeddings:` is configured; the lexical path never sees this module.
 
 import type { Db } from '../index/db.js';
 import { entriesByRowid, type CandidateRow, type EntryFilter } from '../index/queries.js';
-import { loadVectors, vectorCount, type VectorSet } from '../embeddings/store.js';
-import { topByCosine } from '../embeddings/vectors.js';
+import { hasVectors, nearestVectors, type VectorSet } from '../embeddings/store.js';
 import type { HybridHook, HybridParts } from './search.js';
-import type { EmbedSettings } from '../embeddings/client.js';
+import type { EmbedSettings } from '../embeddings/query.js';
 
 export const RRF_K = 60;
 export const BLEND_VECTOR = 0.7;
@@ -48,12 +47,7 @@ export function fuse(lexical: { key: number; relevance: number }[], vector: { ke
 export function hybridHook(query: Float32Array, model: string, fusion: Fusion, cache = new Map<string, VectorSet>()): HybridHook {
   return {
     fuse(db: Db, filter: EntryFilter, n: number, lexical: CandidateRow[], relevance: number[]) {
-      const k = JSON.stringify(filter);
-      let vs = cache.get(k);
-      if (!vs) cache.set(k, (vs = loadVectors(db, model, filter)));
-      const top = vs.dims === query.length ? topByCosine(query, vs.matrix, vs.dims, n, vs.mask) : [];
-      // Entries with the same text share a vector: each is a candidate, at consecutive ranks.
-      const vector = top.flatMap((t) => vs!.rowidsOf[t.index].map((key) => ({ key, cosine: t.score }))).slice(0, n);
+      const vector = nearestVectors(db, model, query, filter, n, cache);
       // BM25 candidates in their relevance order (stable: ties keep BM25's order).
       const lexOrder = lexical.map((r, i) => ({ key: r.rowid, relevance: relevance[i] })).sort((a, b) => b.relevance - a.relevance);
       const parts = fuse(lexOrder, vector, fusion);
@@ -78,14 +72,14 @@ export interface HybridSetup {
  * answers lexically, never fails.
  */
 export async function prepareHybrid(db: Db, settings: EmbedSettings, queries: string[], env: NodeJS.ProcessEnv = process.env): Promise<HybridSetup> {
-  const { createEmbedder, modelKey } = await import('../embeddings/client.js');
+  const { embedQueries, modelKey } = await import('../embeddings/query.js');
   const key = modelKey(settings);
-  if (vectorCount(db, key) === 0) {
+  if (!hasVectors(db, key)) {
     return { hooks: null, warning: `no vectors stored for embedding model ${key} yet (run \`mem index --embed\`); lexical results only` };
   }
   try {
-    const embedder = createEmbedder(settings, env, { timeoutMs: Math.min(settings.timeoutMs, QUERY_TIMEOUT_MS), maxRetries: 0 });
-    const vecs = await embedder.embed(queries);
+    // One request for all the queries, no retry: a search does not wait long (and not for the SDK's load).
+    const vecs = await embedQueries(settings, queries, env, Math.min(settings.timeoutMs, QUERY_TIMEOUT_MS));
     const cache = new Map<string, VectorSet>();
     return { hooks: vecs.map((v) => hybridHook(v, key, settings.fusion, cache)) };
   } catch (err) {

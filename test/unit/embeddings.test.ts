@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { carryVectors, loadVectors, prepareVectors, putVectors, storedModel, vectorCount, writeSnapshot } from '../../src/embeddings/store.js';
+import { carryVectors, loadVectors, nearestBySidecar, nearestVectors, prepareVectors, putVectors, storedModel, vectorCount, writeSnapshot } from '../../src/embeddings/store.js';
 import { fromBlob, normalize, toBlob } from '../../src/embeddings/vectors.js';
 import { createIndexAt } from '../../src/index/db.js';
 import { withIndex } from '../../src/index/open.js';
@@ -59,27 +59,30 @@ describe('the vector table', () => {
       const loaded = loadVectors(ix.db, 'm1', {});
       expect(loaded.rowidsOf.flat()).toHaveLength(3);
       expect(loaded.dims).toBe(3);
-      // The one-blob snapshot answers the same, shares a row between equal texts, and masks by filter.
+      // The int8 sidecar beside the index answers the same as the exact scan: both entries with
+      // the same text share one vector, and a filter applies.
       writeSnapshot(ix.db, 'm1');
-      const snap = loadVectors(ix.db, 'm1', {});
-      expect(snap.mask).not.toBeNull();
-      expect(snap.rowidsOf.map((r) => r.length).sort()).toEqual([1, 2]); // both entries with the same text share one vector
-      expect(snap.rowidsOf.flat().sort()).toEqual(loaded.rowidsOf.flat().sort());
-      expect(Array.from(snap.matrix)).toEqual(Array.from(normalize(Float32Array.of(1, 2, 3))).concat(Array.from(normalize(Float32Array.of(1, 2, 3)))));
+      expect(fs.existsSync(`${vault.dbPath}-vec`)).toBe(true);
+      const q = normalize(Float32Array.of(1, 2, 3));
+      const exact = loadVectors(ix.db, 'm1', {});
+      expect(exact.rowidsOf.flat()).toHaveLength(3);
+      const near = nearestBySidecar(ix.db, 'm1', q, {}, 10)!;
+      expect(near.map((h) => h.key).sort()).toEqual(loaded.rowidsOf.flat().sort());
+      expect(near.every((h) => Math.abs(h.cosine - 1) < 1e-6)).toBe(true);
+      expect(nearestBySidecar(ix.db, 'm1', q, { paths: ['nowhere.md'] }, 10)).toEqual([]);
+      // A vector written after the sidecar is scored exactly (from SQLite) until the sidecar is rewritten.
       const cId = (ix.db.prepare("SELECT rowid FROM entries WHERE entry_id = 'c'").get() as { rowid: number }).rowid;
-      const filtered = loadVectors(ix.db, 'm1', { paths: ['nowhere.md'] });
-      expect(Array.from(filtered.mask!)).toEqual([0, 0]);
-      // A vector written after the snapshot makes it stale: ignored (per-row path) until rewritten.
       const other = ix.db.prepare("SELECT content_hash FROM entries WHERE entry_id = 'c'").get() as { content_hash: string };
       putVectors(ix.db, 'm1', [{ hash: other.content_hash, vec: normalize(Float32Array.of(0, 0, 1)) }]);
-      const stale = loadVectors(ix.db, 'm1', {});
-      expect(stale.mask).toBeNull();
-      expect(stale.rowidsOf.flat()).toContain(cId);
+      const zq = Float32Array.of(0, 0, 1);
+      expect(nearestBySidecar(ix.db, 'm1', zq, {}, 1)).toEqual([{ key: cId, cosine: 1 }]);
       writeSnapshot(ix.db, 'm1');
-      const fresh2 = loadVectors(ix.db, 'm1', {});
-      expect(fresh2.mask).not.toBeNull();
-      const cRow = fresh2.rowidsOf.findIndex((r) => r.includes(cId));
-      expect(Array.from(fresh2.matrix.subarray(cRow * 3, cRow * 3 + 3))).toEqual([0, 0, 1]);
+      expect(nearestBySidecar(ix.db, 'm1', zq, {}, 1)).toEqual([{ key: cId, cosine: 1 }]);
+      expect(nearestVectors(ix.db, 'm1', zq, {}, 1)).toEqual([{ key: cId, cosine: 1 }]);
+      // Deleted: the index falls back to the exact scan, with the same answer.
+      fs.rmSync(`${vault.dbPath}-vec`);
+      expect(nearestBySidecar(ix.db, 'm1', zq, {}, 1)).toBeNull();
+      expect(nearestVectors(ix.db, 'm1', zq, {}, 1)).toEqual([{ key: cId, cosine: 1 }]);
       // Carried into a fresh index file (what `mem index --rebuild` does).
       const dir = tempDir();
       const fresh = createIndexAt(`${dir}/new.db`);

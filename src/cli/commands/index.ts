@@ -20,7 +20,8 @@ run this from git hooks or after large edits.
 With embeddings configured (embeddings: in .mem/config.yaml, or MEM_EMBED_MODEL and
 MEM_EMBED_BASE_URL), mem index also embeds new and changed entries; vectors are cached by
 content, so renames and rebuilds cost no request. --embed does the same but fails (exit 1)
-when the endpoint cannot be reached, instead of warning.
+when the endpoint cannot be reached, instead of warning. It also keeps .memory.db-vec, an int8
+copy of the vectors that mem search scans (derived too: without it, search scans the exact ones).
 
 Examples:
   $ mem index
