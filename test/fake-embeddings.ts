@@ -38,7 +38,8 @@ export interface EmbedServer {
   close(): Promise<void>;
 }
 
-export async function embedServer(opts: { dims?: number } = {}): Promise<EmbedServer> {
+/** `rejectEmpty`: answer 400 to an empty or blank input, as OpenAI's API does. */
+export async function embedServer(opts: { dims?: number; rejectEmpty?: boolean } = {}): Promise<EmbedServer> {
   const dims = opts.dims ?? 64;
   const requests: EmbedServer['requests'] = [];
   const server = http.createServer((req, res) => {
@@ -53,6 +54,11 @@ export async function embedServer(opts: { dims?: number } = {}): Promise<EmbedSe
       const body = JSON.parse(data);
       const input: string[] = Array.isArray(body.input) ? body.input : [body.input];
       requests.push({ model: body.model, input, encoding_format: body.encoding_format });
+      if (opts.rejectEmpty && input.some((t) => t.trim() === '')) {
+        res.writeHead(400, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { message: "'$.input' is invalid", type: 'invalid_request_error' } }));
+        return;
+      }
       const d = body.dimensions ?? dims;
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({

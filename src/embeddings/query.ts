@@ -4,7 +4,7 @@
 // loopback server); batch embedding (`mem index`, src/embeddings/client.ts) keeps the SDK.
 
 import type { EmbeddingsConfig } from '../vault/config.js';
-import { ProviderError, providerError } from '../llm/provider.js';
+import { EMBED_CONNECTION_HINT, ProviderError, providerError } from '../llm/provider.js';
 import { normalize } from './vectors.js';
 
 export type EmbedSettings = EmbeddingsConfig & { model: string };
@@ -81,8 +81,8 @@ export async function embedQueries(s: EmbedSettings, texts: string[], env: NodeJ
     const msg = err instanceof Error ? err.message : String(err);
     if (/timed out/.test(msg)) throw providerError(err, who, { timeoutMs, maxRetries: 0 });
     // Worded as providerError words the SDK's connection errors.
-    throw new ProviderError(`cannot reach ${who.name} (${s.model})${s.baseUrl ? ` at ${s.baseUrl}` : ''}: ${msg || 'connection failed'}`, 'connection',
-      'check the network, or the base URL (embeddings.base_url / MEM_EMBED_BASE_URL)', err);
+    throw new ProviderError(`cannot reach the embeddings endpoint (${s.model})${s.baseUrl ? ` at ${s.baseUrl}` : ''}: ${msg || 'connection failed'}`, 'connection',
+      EMBED_CONNECTION_HINT, err);
   }
   let json: { data?: { index: number; embedding: unknown }[]; error?: { message?: string } } | undefined;
   try {

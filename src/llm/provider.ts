@@ -136,18 +136,25 @@ export async function createProvider(config: ProviderConfig, opts: ClientOptions
   throw new MemError('the heuristic provider does not call a model');
 }
 
+/** What to check when the embeddings endpoint cannot be reached (its own settings, not the LLM's). */
+export const EMBED_CONNECTION_HINT = 'check that the embeddings server is running, or its base URL (embeddings.base_url in .mem/config.yaml / MEM_EMBED_BASE_URL)';
+
 /** Turn an SDK error into one clear line. Both SDKs share these class names and fields. */
 export function providerError(err: unknown, config: ProviderConfig, opts: ClientOptions): ProviderError {
   const e = err as { name?: string; status?: number; message?: string; constructor?: { name?: string } };
   const cls = e?.constructor?.name ?? e?.name ?? '';
   const where = config.baseUrl ? ` at ${config.baseUrl}` : '';
-  const who = `${config.name} (${config.model})`;
+  // The embeddings endpoint (src/embeddings/) has settings of its own: its hints name them.
+  const embed = config.source === 'embeddings';
+  const who = embed ? `the embeddings endpoint (${config.model})` : `${config.name} (${config.model})`;
   if (err instanceof ProviderError) return err;
   if (cls === 'APIConnectionTimeoutError' || /timed? ?out/i.test(e?.message ?? '')) {
-    return new ProviderError(`${who} did not answer within ${opts.timeoutMs} ms${opts.maxRetries ? ` (${opts.maxRetries + 1} tries)` : ''}`, 'timeout', 'raise llm.timeout_ms in .mem/config.yaml, or try again later', err);
+    return new ProviderError(`${who} did not answer within ${opts.timeoutMs} ms${opts.maxRetries ? ` (${opts.maxRetries + 1} tries)` : ''}`, 'timeout',
+      `raise ${embed ? 'embeddings' : 'llm'}.timeout_ms in .mem/config.yaml, or try again later`, err);
   }
   if (cls === 'APIConnectionError') {
-    return new ProviderError(`cannot reach ${who}${where}: ${String((err as { cause?: { message?: string } }).cause?.message ?? e.message ?? 'connection failed')}`, 'connection', 'check the network, or the base URL (OPENAI_BASE_URL / --base-url)', err);
+    return new ProviderError(`cannot reach ${who}${where}: ${String((err as { cause?: { message?: string } }).cause?.message ?? e.message ?? 'connection failed')}`, 'connection',
+      embed ? EMBED_CONNECTION_HINT : 'check the network, or the base URL (OPENAI_BASE_URL / --base-url)', err);
   }
   if (e?.status === 401 || e?.status === 403 || cls === 'AuthenticationError') {
     return new ProviderError(`${who} rejected the API key (${e.status ?? 401})`, 'auth', `check ${config.apiKeyEnv ?? 'the API key'}`, err);

@@ -61,8 +61,8 @@ export function hybridHook(query: Float32Array, model: string, fusion: Fusion, c
 }
 
 export interface HybridSetup {
-  /** One hook per query, or none (lexical) with `warning` saying why. */
-  hooks: HybridHook[] | null;
+  /** One hook per query (undefined: that query stays lexical), or none (lexical) with `warning` saying why. */
+  hooks: (HybridHook | undefined)[] | null;
   warning?: string;
 }
 
@@ -77,11 +77,17 @@ export async function prepareHybrid(db: Db, settings: EmbedSettings, queries: st
   if (!hasVectors(db, key)) {
     return { hooks: null, warning: `no vectors stored for embedding model ${key} yet (run \`mem index --embed\`); lexical results only` };
   }
+  // A query with no letter or digit has nothing to search for: it is not embedded (an endpoint
+  // may refuse "" and fail the whole batch) and stays lexical, which finds nothing for it.
+  const asked = queries.map((q, i) => ({ q, i })).filter(({ q }) => /[\p{L}\p{N}]/u.test(q));
+  if (asked.length === 0) return { hooks: queries.map(() => undefined) };
   try {
     // One request for all the queries, no retry: a search does not wait long (and not for the SDK's load).
-    const vecs = await embedQueries(settings, queries, env, Math.min(settings.timeoutMs, QUERY_TIMEOUT_MS));
+    const vecs = await embedQueries(settings, asked.map(({ q }) => q), env, Math.min(settings.timeoutMs, QUERY_TIMEOUT_MS));
     const cache = new Map<string, VectorSet>();
-    return { hooks: vecs.map((v) => hybridHook(v, key, settings.fusion, cache)) };
+    const hooks: (HybridHook | undefined)[] = queries.map(() => undefined);
+    asked.forEach(({ i }, n) => (hooks[i] = hybridHook(vecs[n], key, settings.fusion, cache)));
+    return { hooks };
   } catch (err) {
     return { hooks: null, warning: `embeddings unavailable: ${err instanceof Error ? err.message : String(err)}; lexical results only` };
   }

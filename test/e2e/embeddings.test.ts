@@ -96,7 +96,7 @@ describe('mem index --embed', () => {
     const env = { ...NO_EMBED, MEM_EMBED_BASE_URL: url, MEM_EMBED_MODEL: 'fake-embed' };
     const down = await memAsync(['index', '--embed'], { cwd: v.root, home: v.home, env: { ...env } });
     expect(down.status).toBe(1);
-    expect(down.stderr).toMatch(/^mem: cannot reach openai \(fake-embed\)/m);
+    expect(down.stderr).toMatch(/^mem: cannot reach the embeddings endpoint \(fake-embed\)/m);
     const plain = await memAsync(['index'], { cwd: v.root, home: v.home, env });
     expect(plain.status, plain.stderr).toBe(0);
     expect(plain.stderr).toMatch(/entries not embedded: cannot reach/);
@@ -189,7 +189,7 @@ describe('hybrid search', () => {
     expect(r.status).toBe(0);
     const lines = r.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^mem: warning: embeddings unavailable: cannot reach openai \(fake-embed\).*; lexical results only$/);
+    expect(lines[0]).toMatch(/^mem: warning: embeddings unavailable: cannot reach the embeddings endpoint \(fake-embed\).*; lexical results only$/);
     const hits = r.json().results;
     expect(hits.map((h: { id: string }) => h.id)).toEqual(['upk-1']);
     expect(Object.keys(hits[0].components)).not.toContain('fused');
@@ -216,6 +216,22 @@ describe('hybrid search', () => {
     expect(r.stdout.trim().split('\n').map((l) => JSON.parse(l).results[0].id)).toEqual(['car-1', 'db-1']);
     expect(s.requests).toHaveLength(2);
     expect(s.requests[1].input).toEqual(['automobile', 'release database']);
+  });
+
+  it('a blank query in a batch is not embedded: the endpoint refusing "" does not turn the others lexical', async () => {
+    const s = await embedServer({ rejectEmpty: true });
+    servers.push(s);
+    const v = vault();
+    const env = envFor(s);
+    await memAsync(['index', '--embed'], { cwd: v.root, home: v.home, env });
+    const input = '{"id":"a","query":"automobile"}\n{"id":"b","query":""}\n{"id":"c","query":"   "}\n';
+    const r = await memAsync(['search', '--batch', '-', '--limit', '1'], { cwd: v.root, home: v.home, env, input });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).not.toMatch(/embeddings unavailable/);
+    const out = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    // "automobile" shares no word with the car entry: only the vector finds it.
+    expect(out.map((o) => [o.id, o.results.map((h: { id: string }) => h.id)])).toEqual([['a', ['car-1']], ['b', []], ['c', []]]);
+    expect(s.requests.at(-1)!.input).toEqual(['automobile']);
   });
 
   it('without embeddings the lexical output is unchanged (no hybrid fields)', () => {

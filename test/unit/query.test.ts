@@ -61,9 +61,9 @@ describe('embedQueries', () => {
   it('words failures as the SDK path does: unreachable, HTTP error, wrong count, not JSON, timeout', async () => {
     const down = await answering(200, '{}');
     await closers.pop()!();
-    await expect(embedQueries(settings(down), ['x'], {}, 5000)).rejects.toThrow(/^cannot reach openai \(fake-embed\) at http:\/\/127\.0\.0\.1:\d+\/v1: .*ECONNREFUSED/);
+    await expect(embedQueries(settings(down), ['x'], {}, 5000)).rejects.toThrow(/^cannot reach the embeddings endpoint \(fake-embed\) at http:\/\/127\.0\.0\.1:\d+\/v1: .*ECONNREFUSED/);
     const err = await answering(500, JSON.stringify({ error: { message: 'model not loaded' } }));
-    await expect(embedQueries(settings(err), ['x'], {}, 5000)).rejects.toThrow('openai (fake-embed) answered with an error (500): model not loaded');
+    await expect(embedQueries(settings(err), ['x'], {}, 5000)).rejects.toThrow('the embeddings endpoint (fake-embed) answered with an error (500): model not loaded');
     const auth = await answering(401, '{}');
     await expect(embedQueries(settings(auth), ['x'], {}, 5000)).rejects.toThrow(/rejected the API key \(401\)/);
     const short = await answering(200, JSON.stringify({ data: [] }));
@@ -71,7 +71,7 @@ describe('embedQueries', () => {
     const html = await answering(200, '<html>');
     await expect(embedQueries(settings(html), ['x'], {}, 5000)).rejects.toThrow('answered something other than JSON');
     const silent = await answering(0, '');
-    await expect(embedQueries(settings(silent), ['x'], {}, 300)).rejects.toThrow('openai (fake-embed) did not answer within 300 ms');
+    await expect(embedQueries(settings(silent), ['x'], {}, 300)).rejects.toThrow('the embeddings endpoint (fake-embed) did not answer within 300 ms');
   });
 
   it('needs a key for a remote endpoint, and sends it as a bearer token', async () => {
