@@ -386,6 +386,13 @@ describe('mem context warns of recent failures', () => {
     expect(JSON.parse(run(v, ['context', 'npm tests', '--json', '--failure-chars', '0']).stdout).failures).toEqual([]);
     // A budget that fits one warning.
     expect(JSON.parse(run(v, ['context', 'npm tests', '--json', '--failure-chars', '40']).stdout).failures.map((f: { session_id: string }) => f.session_id)).toEqual(['f4']);
+    // The agent's SessionStart hook (seed 002's bootstrap) carries the warnings too, whatever the task.
+    const hook = run(v, ['context', '--hook', 'claude'], JSON.stringify({ hook_event_name: 'SessionStart', cwd: v.root, session_id: 's9', source: 'startup' }));
+    expect(hook.status).toBe(0);
+    const said = JSON.parse(hook.stdout).hookSpecificOutput.additionalContext as string;
+    expect(said).toContain('### Recent failures (episodes of the last 7 days)');
+    expect(said).toContain('**Task of f4** failed');
+    expect(said).not.toContain('Task of old');
   });
 });
 

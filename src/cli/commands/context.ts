@@ -184,7 +184,7 @@ async function contextCommand(ctx: Ctx, taskArgs: string[], opts: ContextOptions
 // ---- agent hook mode ----
 
 /** What a SessionStart hook may inject at most (each also capped by config `context.*`). */
-export const HOOK_SESSION_BUDGET = { institutionalChars: 3000, taskChars: 3500, proxyChars: 1000, patternChars: 1000, limit: 8 };
+export const HOOK_SESSION_BUDGET = { institutionalChars: 3000, taskChars: 3500, proxyChars: 1000, patternChars: 1000, failureChars: 1000, limit: 8 };
 /** What a prompt hook may inject at most: a few learnings, a small budget. */
 export const HOOK_PROMPT_BUDGET = { limit: 3, maxChars: 1500 };
 /** Longest additionalContext a hook prints: well under Claude Code's ~10,000-character inline limit. */
@@ -259,6 +259,8 @@ async function contextHookCommand(ctx: Ctx, agentName: string): Promise<void> {
         const built = buildContext(db, {
           task: task ?? project, filter: { kinds: [...NOT_EPISODES] }, rank, now, scopeMultipliers: vault.config.scopeMultipliers, candidates: vault.config.search.candidates,
           ...budget, taskChars: task ? budget.taskChars : 0, proxyChars: task ? budget.proxyChars : 0,
+          // seed 002's bootstrap: recent failed episodes as warnings, whatever the task.
+          failureChars: HOOK_SESSION_BUDGET.failureChars,
         });
         // No prompt yet (a new session): the project's most prominent learnings instead.
         if (!task) built.learnings = prominentLearnings(db, { filter: { kinds: [...NOT_EPISODES] }, now, scopeMultipliers: vault.config.scopeMultipliers, limit: budget.limit, maxChars: budget.taskChars });
@@ -267,7 +269,7 @@ async function contextHookCommand(ctx: Ctx, agentName: string): Promise<void> {
       if (!task) res.task = `the ${project} project (session start; no prompt yet)`;
       const { addProvenPatterns } = await import('../../retrieve/context.js');
       const full = await addProvenPatterns(res, root, HOOK_SESSION_BUDGET.patternChars);
-      if (res.institutional.length + res.learnings.length + res.proxy.length + (full.patterns?.length ?? 0) > 0) md = renderContextMd(full);
+      if (res.institutional.length + res.learnings.length + res.proxy.length + res.failures.length + (full.patterns?.length ?? 0) > 0) md = renderContextMd(full);
       ids = [...res.learnings, ...res.proxy].map((h) => h.id);
       query = task ?? `session start: ${project}`;
     }
