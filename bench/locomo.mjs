@@ -3,7 +3,10 @@
 // describes — one vault per conversation, one file per session, one entry per turn (id = dia_id)
 // — then every question searched with `mem search --batch --limit 50` in one process per vault.
 // Reports R@5/10/25/50 overall and per category.
-// Usage: node bench/locomo.mjs [DATA.json] [--json] [--keep] [--embeddings-url URL --model M]
+// Usage: node bench/locomo.mjs [DATA.json] [--json] [--keep] [--embeddings-url URL --model M
+//          [--fusion rrf|blend] [--vector-weight W]]
+// --fusion and --vector-weight are written into each vault's .mem/config.yaml (search.fusion,
+// search.vector_weight), so the run measures exactly what a user with that config gets.
 
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -22,9 +25,27 @@ if (Boolean(embedUrl) !== Boolean(embedModel)) {
   console.error('mem: --embeddings-url and --model go together');
   process.exit(2);
 }
-const valued = new Set(['--embeddings-url', '--model'].flatMap((f) => (args.includes(f) ? [args.indexOf(f) + 1] : [])));
+const fusionArg = valueOf('--fusion');
+const weightArg = valueOf('--vector-weight');
+if ((fusionArg !== undefined || weightArg !== undefined) && !embedUrl) {
+  console.error('mem: --fusion and --vector-weight need --embeddings-url and --model');
+  process.exit(2);
+}
+if (fusionArg !== undefined && fusionArg !== 'rrf' && fusionArg !== 'blend') {
+  console.error(`mem: --fusion must be rrf or blend (got ${JSON.stringify(fusionArg)})`);
+  process.exit(2);
+}
+if (weightArg !== undefined && !/^\d+(\.\d+)?$/.test(weightArg)) {
+  console.error(`mem: --vector-weight must be a number (got ${JSON.stringify(weightArg)})`);
+  process.exit(2);
+}
+const searchConfig = [
+  ...(fusionArg ? [`  fusion: ${fusionArg}`] : []),
+  ...(weightArg !== undefined ? [`  vector_weight: ${weightArg}`] : []),
+];
+const valued = new Set(['--embeddings-url', '--model', '--fusion', '--vector-weight'].flatMap((f) => (args.includes(f) ? [args.indexOf(f) + 1] : [])));
 const dataPath = args.find((a, i) => !a.startsWith('--') && !valued.has(i)) ?? path.join(repo, '..', 'shared', 'data', 'locomo-dev', 'locomo-dev.json');
-const mode = embedUrl ? `hybrid, ${embedModel}` : 'offline';
+const mode = embedUrl ? `hybrid, ${embedModel}, fusion ${fusionArg ?? 'rrf'}, vector weight ${weightArg ?? 1}` : 'offline';
 const asJson = args.includes('--json');
 const keep = args.includes('--keep');
 const KS = [5, 10, 25, 50];
@@ -85,6 +106,10 @@ for (const sample of data) {
   // Offline means lexical, whatever the caller's environment says.
   for (const k of Object.keys(env)) if (k.startsWith('MEM_EMBED_')) delete env[k];
   if (embedUrl) Object.assign(env, { MEM_EMBED_BASE_URL: embedUrl, MEM_EMBED_MODEL: embedModel });
+  if (searchConfig.length > 0) {
+    fs.mkdirSync(path.join(root, '.mem'), { recursive: true });
+    fs.writeFileSync(path.join(root, '.mem', 'config.yaml'), `search:\n${searchConfig.join('\n')}\n`);
+  }
   const idx = spawnSync(process.execPath, [bin, 'index', '--quiet', ...(embedUrl ? ['--embed'] : [])], { env, encoding: 'utf8' });
   if (idx.status !== 0) throw new Error(`mem index failed: ${idx.stderr}`);
   const batch = sample.qa.map((x, i) => JSON.stringify({ id: i, query: String(x.question) })).join('\n');

@@ -1,6 +1,7 @@
 // Hybrid retrieval (issue 17, seed 000): the query's vector against the stored entry vectors
 // (cosine top-N: src/embeddings/store.ts nearestVectors), fused with the BM25 candidates by reciprocal rank fusion (k = 60) or the
-// 0.7 × cosine + 0.3 × BM25 blend (seed 001). Filters apply to both lists. Loaded only when
+// 0.7 × cosine + 0.3 × BM25 blend (seed 001), the vector share scaled by search.vector_weight
+// (default 1). Filters apply to both lists. Loaded only when
 // `embeddings:` is configured; the lexical path never sees this module.
 
 import type { Db } from '../index/db.js';
@@ -20,8 +21,11 @@ export type Fusion = 'rrf' | 'blend';
 /**
  * Fused scores for the union of two candidate lists. `lexical` is in BM25 relevance order, best
  * first, with relevance in [0, ∞); `vector` best first by cosine. Ranks are 1-based.
+ * `vectorWeight` (search.vector_weight) scales the vector list's share: w / (60 + rank) under RRF,
+ * w × 0.7 × cosine under blend. 1 is the seed's formula; below 1 a weak embedding model adds
+ * candidates without pushing BM25's best out of the top; 0 leaves BM25's order as it is.
  */
-export function fuse(lexical: { key: number; relevance: number }[], vector: { key: number; cosine: number }[], fusion: Fusion): Map<number, HybridParts> {
+export function fuse(lexical: { key: number; relevance: number }[], vector: { key: number; cosine: number }[], fusion: Fusion, vectorWeight = 1): Map<number, HybridParts> {
   const out = new Map<number, HybridParts>();
   const get = (key: number) => {
     let p = out.get(key);
@@ -38,19 +42,19 @@ export function fuse(lexical: { key: number; relevance: number }[], vector: { ke
     const p = get(v.key);
     p.vector_rank = i + 1;
     p.vector = v.cosine;
-    p.fused += fusion === 'rrf' ? 1 / (RRF_K + i + 1) : BLEND_VECTOR * Math.max(0, v.cosine);
+    p.fused += vectorWeight * (fusion === 'rrf' ? 1 / (RRF_K + i + 1) : BLEND_VECTOR * Math.max(0, v.cosine));
   });
   return out;
 }
 
 /** The hook runSearch calls: the vector candidates of one query vector, fused with its BM25 ones. */
-export function hybridHook(query: Float32Array, model: string, fusion: Fusion, cache = new Map<string, VectorSet>()): HybridHook {
+export function hybridHook(query: Float32Array, model: string, fusion: Fusion, cache = new Map<string, VectorSet>(), vectorWeight = 1): HybridHook {
   return {
     fuse(db: Db, filter: EntryFilter, n: number, lexical: CandidateRow[], relevance: number[]) {
       const vector = nearestVectors(db, model, query, filter, n, cache);
       // BM25 candidates in their relevance order (stable: ties keep BM25's order).
       const lexOrder = lexical.map((r, i) => ({ key: r.rowid, relevance: relevance[i] })).sort((a, b) => b.relevance - a.relevance);
-      const parts = fuse(lexOrder, vector, fusion);
+      const parts = fuse(lexOrder, vector, fusion, vectorWeight);
       const known = new Set(lexical.map((r) => r.rowid));
       const extra = entriesByRowid(db, [...parts.keys()].filter((id) => !known.has(id))).map((r) => ({ ...r, bm25: 0, own: false }));
       const rows = [...lexical, ...extra];
@@ -86,7 +90,7 @@ export async function prepareHybrid(db: Db, settings: EmbedSettings, queries: st
     const vecs = await embedQueries(settings, asked.map(({ q }) => q), env, Math.min(settings.timeoutMs, QUERY_TIMEOUT_MS));
     const cache = new Map<string, VectorSet>();
     const hooks: (HybridHook | undefined)[] = queries.map(() => undefined);
-    asked.forEach(({ i }, n) => (hooks[i] = hybridHook(vecs[n], key, settings.fusion, cache)));
+    asked.forEach(({ i }, n) => (hooks[i] = hybridHook(vecs[n], key, settings.fusion, cache, settings.vectorWeight)));
     return { hooks };
   } catch (err) {
     return { hooks: null, warning: `embeddings unavailable: ${err instanceof Error ? err.message : String(err)}; lexical results only` };

@@ -38,6 +38,8 @@ export interface EmbeddingsConfig {
   maxRetries: number;
   /** How vector and BM25 ranks are fused: reciprocal rank fusion (k = 60) or 0.7 × cosine + 0.3 × BM25. */
   fusion: 'rrf' | 'blend';
+  /** `search.vector_weight` (0..2, default 1): how much the vector list counts against BM25's (see src/retrieve/hybrid.ts fuse). */
+  vectorWeight: number;
 }
 
 export const DEFAULT_CONFIG: VaultConfig = {
@@ -47,7 +49,7 @@ export const DEFAULT_CONFIG: VaultConfig = {
   search: { limit: 10, candidates: 100, rank: 'prominence' },
   context: { institutionalChars: 4000, taskChars: 6000, proxyChars: 2000, limit: 12 },
   llm: { timeoutMs: 60_000, maxRetries: 2 },
-  embeddings: { batchSize: 64, timeoutMs: 30_000, maxRetries: 2, fusion: 'rrf' },
+  embeddings: { batchSize: 64, timeoutMs: 30_000, maxRetries: 2, fusion: 'rrf', vectorWeight: 1 },
   extract: { scopes: ['project', 'corrective'], budgetChars: 24_000, episodes: true, consolidate: false, episodesTopic: false, episodeNote: true },
   // The same numbers as DEFAULT_SEGMENT_CONFIG (src/episodes/segment.ts, kept off this module's imports).
   episodes: { minMessages: 5, gapMinutes: 15, maxMessages: 50, surpriseThreshold: 0.7, minEpisodeMessages: 4, minTerms: 4, embeddings: true, topic: true },
@@ -262,6 +264,13 @@ export async function loadConfig(root: string): Promise<VaultConfig> {
   if (search.fusion !== undefined) {
     if (search.fusion !== 'rrf' && search.fusion !== 'blend') throw new MemError(`search.fusion must be rrf or blend (got ${JSON.stringify(search.fusion)})`, { where: { file: CONFIG_PATH } });
     cfg.embeddings.fusion = search.fusion;
+  }
+  if (search.vector_weight !== undefined && search.vector_weight !== null) {
+    const w = search.vector_weight;
+    if (typeof w !== 'number' || !Number.isFinite(w) || w < 0 || w > 2) {
+      throw new MemError(`search.vector_weight must be a number from 0 to 2 (got ${JSON.stringify(w)})`, { where: { file: CONFIG_PATH }, hint: '1 = vector and BM25 lists count alike (the default); lower it for a weak embedding model' });
+    }
+    cfg.embeddings.vectorWeight = w;
   }
   if (ex.episodes !== undefined && ex.episodes !== null) {
     if (typeof ex.episodes !== 'boolean') throw new MemError(`extract.episodes must be true or false (got ${JSON.stringify(ex.episodes)})`, { where: { file: CONFIG_PATH } });

@@ -57,8 +57,9 @@ entry's \`fsrs:\` state (mem review), e.g. $ mem search deploy --rank fsrs --exp
 
 With embeddings configured (embeddings: in .mem/config.yaml, or MEM_EMBED_MODEL and
 MEM_EMBED_BASE_URL; vectors filled by mem index), relevance is the vector and BM25 ranks fused
-by RRF (k = 60), or 0.7 × cosine + 0.3 × BM25 with search.fusion: blend; --explain shows both
-ranks, the cosine and the fused score. An unreachable endpoint: a warning, then BM25 results.`);
+by RRF (k = 60), or 0.7 × cosine + 0.3 × BM25 with search.fusion: blend; search.vector_weight
+(0..2, default 1) scales the vector list's share, e.g. 0.3 for a weak embedding model; --explain
+shows both ranks, the cosine and the fused score. An unreachable endpoint: a warning, then BM25 results.`);
   cmd.action(async (query: string[], opts: SearchOptions, command: Command) => {
     const ctx = makeCtx(globals(command));
     await searchCommand(ctx, query, opts);
