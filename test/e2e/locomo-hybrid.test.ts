@@ -41,7 +41,7 @@ describe('eval:locomo --embeddings-url --model (hybrid)', () => {
     const r = await locomo([slice, '--json', '--embeddings-url', s.url, '--model', 'fake-embed']);
     expect(r.status, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout);
-    expect(out).toMatchObject({ questions: sample.qa.length, mode: 'hybrid, fake-embed' });
+    expect(out).toMatchObject({ questions: sample.qa.length, mode: 'hybrid, fake-embed, fusion rrf, vector weight 1' });
     const all = out.overall;
     for (const k of ['R@5', 'R@10', 'R@25', 'R@50']) expect(all[k]).toBeGreaterThan(0);
     expect(all['R@5']).toBeLessThanOrEqual(all['R@50']);
