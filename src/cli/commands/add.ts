@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { DOMAINS, ENTRY_TYPES } from '../../vault/entry.js';
 import { SCOPES } from '../../vault/scope.js';
 import { globals, printDiagnostics, vaultFor } from '../common.js';
-import { makeCtx, readStdin, today, type Ctx } from '../io.js';
+import { type Ctx, makeCtx, readStdin, stdinIsTerminal, today } from '../io.js';
 
 interface AddOptions {
   type?: string;
@@ -51,7 +51,7 @@ Examples:
 
 async function addCommand(ctx: Ctx, textArgs: string[], opts: AddOptions): Promise<void> {
   let text = textArgs.join(' ');
-  if (text.trim() === '-' || (textArgs.length === 0 && !process.stdin.isTTY)) text = readStdin();
+  if (text.trim() === '-' || (textArgs.length === 0 && !stdinIsTerminal())) text = readStdin();
   const { addEntry, checkAdd } = await import('../../vault/add.js');
   const req = {
     text, type: opts.type, domain: opts.domain, importance: opts.importance, phase: opts.phase, scope: opts.scope,

@@ -4,7 +4,7 @@
 import type { Command } from 'commander';
 import { MemError, usageError } from '../../errors.js';
 import { globals, vaultFor } from '../common.js';
-import { collect, makeCtx, nowMs, parseIntOption, readStdin, type Ctx } from '../io.js';
+import { collect, type Ctx, makeCtx, nowMs, parseIntOption, readStdin, stdinIsTerminal } from '../io.js';
 
 interface AddOptions {
   session?: string;
@@ -132,7 +132,7 @@ async function addCommand(ctx: Ctx, opts: AddOptions): Promise<void> {
       ...(opts.project !== undefined && { project: opts.project }),
     };
   } else {
-    if (process.stdin.isTTY) throw usageError('no episode given', 'pipe the store_episode JSON on stdin, or use --session, --task and --outcome');
+    if (stdinIsTerminal()) throw usageError('no episode given', 'pipe the store_episode JSON on stdin, or use --session, --task and --outcome');
     const raw = readStdin().replace(/^\ufeff/, '');
     if (raw.trim() === '') throw usageError('no episode given: stdin is empty', 'pipe the store_episode JSON on stdin, or use --session, --task and --outcome');
     try {

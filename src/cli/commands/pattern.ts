@@ -6,7 +6,7 @@ import { MemError, usageError } from '../../errors.js';
 import type { AddPatternInput, CausalRelation } from '../../notes/pattern-note.js';
 import type { PatternSummary } from '../../notes/pattern-query.js';
 import { globals, vaultFor } from '../common.js';
-import { collect, makeCtx, parseFloatOption, parseIntOption, readStdin, today, type Ctx } from '../io.js';
+import { collect, type Ctx, makeCtx, parseFloatOption, parseIntOption, readStdin, stdinIsTerminal, today } from '../io.js';
 import { oneLine } from '../output/quote.js';
 
 interface AddOpts {
@@ -179,7 +179,7 @@ async function addCommand(ctx: Ctx, input: string | undefined, opts: AddOpts): P
   if (input !== undefined && input !== '-') throw usageError(`unexpected argument "${input}"`, 'use --name …, or "-" to read JSON from stdin');
   const flags = opts.name !== undefined || opts.trigger !== undefined || opts.action !== undefined;
   let args: AddPatternInput;
-  if (input === '-' || (!flags && !process.stdin.isTTY)) {
+  if (input === '-' || (!flags && !stdinIsTerminal())) {
     if (flags) throw usageError('give the pattern as flags or as JSON on stdin, not both');
     const raw = readStdin();
     if (raw.trim() === '') throw usageError('no pattern given', 'mem pattern add --name NAME --trigger TEXT --action TEXT (or JSON on stdin)');
