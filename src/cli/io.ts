@@ -1,9 +1,9 @@
 // What every command gets from the command line: global options, where output goes, colour,
 // the clock, and how warnings are printed. Commands print; domain modules never do.
 
-import fs from 'node:fs';
 import { isatty } from 'node:tty';
 import { MemError, usageError } from '../errors.js';
+import { readStdinText } from '../stdin.js';
 import { writeStdout } from './stdout.js';
 
 export interface GlobalOptions {
@@ -98,29 +98,7 @@ export function collect(value: string, previous: string[] | undefined): string[]
 }
 
 export function readStdin(): string {
-  // Read to the end. A pipe may be non-blocking (a parent set it so, or process.stdin was touched):
-  // then "nothing yet" (EAGAIN) means wait for the writer, not an empty input — a slow producer
-  // (`(sleep 1; echo …) | mem …`) used to read as empty.
-  const chunks: Buffer[] = [];
-  const buf = Buffer.alloc(64 * 1024);
-  const nap = new Int32Array(new SharedArrayBuffer(4));
-  for (;;) {
-    let n: number;
-    try {
-      n = fs.readSync(0, buf, 0, buf.length, null);
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'EAGAIN') {
-        Atomics.wait(nap, 0, 0, 5);
-        continue;
-      }
-      if (code === 'EOF') break;
-      throw new MemError(`cannot read standard input: ${(err as Error).message}`);
-    }
-    if (n === 0) break;
-    chunks.push(Buffer.from(buf.subarray(0, n)));
-  }
-  return Buffer.concat(chunks).toString('utf8');
+  return readStdinText();
 }
 
 /** Whether standard input is a terminal, asked without creating process.stdin (which would make a pipe non-blocking). */

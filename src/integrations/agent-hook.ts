@@ -7,6 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawn } from 'node:child_process';
 import { MemError } from '../errors.js';
+import { readStdinText } from '../stdin.js';
 import { appendConfined, writeTarget } from '../vault/boundary.js';
 import { homeDir, type Vault } from '../vault/vault.js';
 import type { Db } from '../index/db.js';
@@ -89,31 +90,8 @@ export function readHookInput(arg?: string): string {
     return '';
   }
   if (st.isCharacterDevice() || st.isDirectory()) return '';
-  const chunks: Buffer[] = [];
-  let total = 0;
-  const buf = Buffer.alloc(64 * 1024);
-  let waited = 0;
-  for (;;) {
-    let n: number;
-    try {
-      n = fs.readSync(0, buf, 0, buf.length, null);
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      // A non-blocking pipe with nothing yet: wait a little, never long.
-      if (code === 'EAGAIN' && waited < 500) {
-        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
-        waited += 5;
-        continue;
-      }
-      if (code === 'EAGAIN' || code === 'EOF') break;
-      throw new MemError(`cannot read the hook payload: ${(err as Error).message}`);
-    }
-    if (n === 0) break;
-    chunks.push(Buffer.from(buf.subarray(0, n)));
-    total += n;
-    if (total > MAX_PAYLOAD_BYTES) throw new MemError(`the hook payload is over ${MAX_PAYLOAD_BYTES / 1024 / 1024} MB`);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+  // A non-blocking pipe with nothing yet: wait a little, never long.
+  return readStdinText({ maxBytes: MAX_PAYLOAD_BYTES, maxWaitMs: 500, what: 'the hook payload' });
 }
 
 function isDir(p: string): boolean {
