@@ -38,8 +38,20 @@ export interface EmbedServer {
   close(): Promise<void>;
 }
 
-/** `rejectEmpty`: answer 400 to an empty or blank input, as OpenAI's API does. */
-export async function embedServer(opts: { dims?: number; rejectEmpty?: boolean } = {}): Promise<EmbedServer> {
+/**
+ * A misbehaving server's answer in place of the real one: status (200), content type (JSON),
+ * body (a string, or bytes), and `dripMs`: the body is sent one byte every dripMs.
+ * `honest` is the answer the server would have given (the parsed JSON), to corrupt.
+ */
+export type Hostile = (input: string[], honest: { data: { object: string; index: number; embedding: number[] }[] }) => {
+  status?: number; type?: string; headers?: Record<string, string>; body: string | Buffer; dripMs?: number;
+} | null;
+
+/**
+ * `rejectEmpty`: answer 400 to an empty or blank input, as OpenAI's API does. `hostile`: answer
+ * what it returns instead (see Hostile), for the tests of a broken or hostile endpoint.
+ */
+export async function embedServer(opts: { dims?: number; rejectEmpty?: boolean; hostile?: Hostile } = {}): Promise<EmbedServer> {
   const dims = opts.dims ?? 64;
   const requests: EmbedServer['requests'] = [];
   const server = http.createServer((req, res) => {
@@ -60,12 +72,34 @@ export async function embedServer(opts: { dims?: number; rejectEmpty?: boolean }
         return;
       }
       const d = body.dimensions ?? dims;
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({
+      const honest = {
         object: 'list', model: body.model,
         data: input.map((t, index) => ({ object: 'embedding', index, embedding: fakeVector(`${body.model === 'other-model' ? 'x ' : ''}${t}`, d) })),
         usage: { prompt_tokens: input.length, total_tokens: input.length },
-      }));
+      };
+      // null from `hostile`: this request is answered honestly.
+      const h = opts.hostile?.(input, honest);
+      if (h) {
+        const bytes = Buffer.isBuffer(h.body) ? h.body : Buffer.from(h.body);
+        res.writeHead(h.status ?? 200, { 'content-type': h.type ?? 'application/json', ...h.headers });
+        if (!h.dripMs) {
+          res.end(bytes);
+          return;
+        }
+        let at = 0;
+        const timer = setInterval(() => {
+          if (at >= bytes.length || res.destroyed) {
+            clearInterval(timer);
+            res.end();
+            return;
+          }
+          res.write(bytes.subarray(at, ++at));
+        }, h.dripMs);
+        res.on('close', () => clearInterval(timer));
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(honest));
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

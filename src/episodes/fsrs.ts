@@ -35,6 +35,12 @@ export const W_GOOD_S0 = 2.3065;
 export const W_EASY_S0 = 8.2956;
 export const FSRS6_DECAY = 0.1542;
 export const DEFAULT_DIFFICULTY = 2.118;
+/**
+ * The stabilities (days) ts-fsrs accepts (its S_MIN and S_MAX): a hand-edited or damaged `fsrs:`
+ * map outside them is clamped in, since the scheduler throws on a stability below S_MIN.
+ */
+export const STABILITY_MIN = 0.001;
+export const STABILITY_MAX = 36500;
 /** Reviews of one entry less than this apart: the second is skipped (design §9). */
 export const MIN_REVIEW_GAP_MS = DAY_MS;
 
@@ -49,6 +55,8 @@ export function stabilityFromImportance(importance: number): number {
   if (i <= 0.5) return W_HARD_S0 * (W_GOOD_S0 / W_HARD_S0) ** (i / 0.5);
   return W_GOOD_S0 * (W_EASY_S0 / W_GOOD_S0) ** ((i - 0.5) / 0.5);
 }
+
+const COUNT_MAX = 1_000_000_000;
 
 const num = (v: unknown): number | null => {
   const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
@@ -90,11 +98,12 @@ export function fsrsStateOf(e: FsrsSubject): { state: FsrsState; recorded: boole
   return {
     recorded: lr !== null,
     state: {
-      stability: s !== null && s > 0 ? s : stabilityFromImportance(e.importance),
+      stability: s !== null && s > 0 ? Math.min(STABILITY_MAX, Math.max(STABILITY_MIN, s)) : stabilityFromImportance(e.importance),
       difficulty: d !== null && d >= 1 && d <= 10 ? d : DEFAULT_DIFFICULTY,
       last_review: lr ?? e.last_reinforced ?? e.created_at,
-      reps: reps !== null && reps >= 0 ? Math.floor(reps) : 0,
-      lapses: lapses !== null && lapses >= 0 ? Math.floor(lapses) : 0,
+      // Counts past 2^53 are no counts (1e308 + 1 is 1e308): capped so a review still adds one.
+      reps: reps !== null && reps >= 0 ? Math.min(COUNT_MAX, Math.floor(reps)) : 0,
+      lapses: lapses !== null && lapses >= 0 ? Math.min(COUNT_MAX, Math.floor(lapses)) : 0,
       state: stateName(m.state) ?? 'review',
     },
   };
