@@ -21,6 +21,17 @@ const TABLE = `CREATE TABLE IF NOT EXISTS vectors(
 // (an index of vaults that use embeddings only), so the index schema itself is unchanged.
 const HASH_INDEX = 'CREATE INDEX IF NOT EXISTS entries_content_hash ON entries(content_hash)';
 
+/**
+ * The byte length of the model's vectors: the most common length among its BLOB values (a crash
+ * or a hand-edited index can leave a row of another length, or a text value, that must not set the
+ * size every other row is measured by). Null when there is none.
+ */
+function vectorBytes(db: Db, model: string): number | null {
+  const r = db.prepare("SELECT length(vec) AS b FROM vectors WHERE model = ? AND typeof(vec) = 'blob' AND length(vec) > 0 AND length(vec) % 4 = 0 GROUP BY b ORDER BY count(*) DESC, b LIMIT 1")
+    .get(model) as { b: number } | undefined;
+  return r?.b ?? null;
+}
+
 function hasTable(db: Db, schema = 'main', name = 'vectors'): boolean {
   return Boolean(db.prepare(`SELECT 1 FROM ${schema}.sqlite_master WHERE type = 'table' AND name = ?`).get(name));
 }
@@ -48,6 +59,10 @@ export function prepareVectors(db: Db, model: string): Missing[] {
       db.prepare('DELETE FROM vectors WHERE model != ?').run(model);
       db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('embed_model', ?)").run(model);
     }
+    // A value that is no vector of the model's size (damage, a hand edit) is dropped, so its
+    // entry is embedded again rather than left without a vector for good.
+    const bytes = vectorBytes(db, model);
+    db.prepare("DELETE FROM vectors WHERE model = ? AND (typeof(vec) != 'blob' OR length(vec) != ?)").run(model, bytes ?? 0);
     // Both lookups go index to index (the vectors' (hash, model) and entries' content_hash), never
     // through the rows themselves: at 100k entries 75 ms instead of 0.55 s (measured).
     const dead = db.prepare('SELECT v.id FROM vectors v WHERE NOT EXISTS (SELECT 1 FROM entries e WHERE e.content_hash = v.hash)').pluck().all() as number[];
@@ -111,12 +126,15 @@ function collect<K>(rows: Iterable<[K, Uint8Array]>): { keys: K[]; bytes: Uint8A
 }
 
 /** Every entry passing `filter` that has a vector of `model`, read row by row (the exact path). */
-export function loadVectors(db: Db, model: string, filter: EntryFilter): VectorSet {
-  if (!hasTable(db) || storedModel(db) !== model) return EMPTY;
-  const params: unknown[] = [];
+export function loadVectors(db: Db, model: string, filter: EntryFilter, dims: number): VectorSet {
+  if (!hasTable(db) || storedModel(db) !== model || !(dims > 0)) return EMPTY;
+  // Only BLOBs of the query's size: a damaged row (a text value, another length) is skipped,
+  // never read as the size of the rest.
+  const params: unknown[] = [model, dims * 4];
   const w = where(filter, params);
-  const { keys, bytes, size } = collect(db.prepare(`SELECT e.rowid AS rowid, v.vec AS vec FROM entries e JOIN vectors v ON v.hash = e.content_hash AND v.model = ? WHERE ${w} ORDER BY e.rowid`)
-    .raw(true).iterate(model, ...params) as Iterable<[number, Uint8Array]>);
+  const { keys, bytes, size } = collect(db.prepare(`SELECT e.rowid AS rowid, v.vec AS vec FROM entries e JOIN vectors v ON v.hash = e.content_hash AND v.model = ?
+    AND typeof(v.vec) = 'blob' AND length(v.vec) = ? WHERE ${w} ORDER BY e.rowid`)
+    .raw(true).iterate(...params) as Iterable<[number, Uint8Array]>);
   if (size <= 0) return EMPTY;
   return { matrix: new Float32Array(bytes.buffer, bytes.byteOffset, keys.length * (size / 4)), dims: size / 4, rowidsOf: keys.map((k) => [k]) };
 }
@@ -175,7 +193,8 @@ export function writeSnapshot(db: Db, model: string): void {
   }
   let token: string | null = null;
   try {
-    token = writeSidecar(file, model, db.prepare('SELECT id, hash, vec FROM vectors WHERE model = ? ORDER BY id').raw(true).iterate(model) as Iterable<[number, string, Uint8Array]>);
+    token = writeSidecar(file, model, db.prepare("SELECT id, hash, vec FROM vectors WHERE model = ? AND typeof(vec) = 'blob' AND length(vec) = ? ORDER BY id")
+      .raw(true).iterate(model, vectorBytes(db, model) ?? 0) as Iterable<[number, string, Uint8Array]>);
   } catch {
     token = null;
   }
@@ -211,7 +230,8 @@ function exactCosines(db: Db, model: string, query: Float32Array, hashes: string
   const rows = (db.prepare('SELECT hash, vec FROM vectors WHERE model = ? AND hash IN (SELECT value FROM json_each(?))')
     .raw(true).all(model, JSON.stringify(hashes)) as [string, Uint8Array][]).filter(([, blob]) => blob.byteLength === query.length * 4);
   const dots = exactDots(query, rows.map(([, blob]) => blob));
-  rows.forEach(([hash], i) => out.set(hash, dots[i]));
+  // A stored NaN or Infinity (a damaged row) scores nothing, rather than a NaN ranked anywhere.
+  rows.forEach(([hash], i) => Number.isFinite(dots[i]) && out.set(hash, dots[i]));
   return out;
 }
 
@@ -243,10 +263,10 @@ export function nearestBySidecar(db: Db, model: string, query: Float32Array, fil
 
 /** nearestVectors by the exact scan of every vector, read from SQLite. */
 export function nearestExact(db: Db, model: string, query: Float32Array, filter: EntryFilter, n: number, cache?: Map<string, VectorSet>): VectorHit[] {
-  const key = JSON.stringify(filter);
+  const key = `${query.length}:${JSON.stringify(filter)}`;
   let vs = cache?.get(key);
   if (!vs) {
-    vs = loadVectors(db, model, filter);
+    vs = loadVectors(db, model, filter, query.length);
     cache?.set(key, vs);
   }
   if (vs.dims !== query.length) return [];

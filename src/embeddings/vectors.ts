@@ -38,6 +38,8 @@ export function topByCosine(query: Float32Array, matrix: Float32Array, dims: num
     let s = 0;
     const off = r * dims;
     for (let i = 0; i < dims; i++) s += query[i] * matrix[off + i];
+    // A stored NaN or Infinity (a damaged row) is no candidate: NaN would break the ordering.
+    if (!Number.isFinite(s)) continue;
     if (best.length >= n && s <= floor) continue;
     let at = best.length;
     while (at > 0 && best[at - 1].score < s) at--;

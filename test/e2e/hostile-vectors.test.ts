@@ -3,6 +3,8 @@
 // `hostile`). Search falls back to lexical with one warning; `mem index --embed` fails with one
 // `mem: …` line and stores nothing; nothing waits longer than the configured timeout.
 
+import fs from 'node:fs';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { embedServer, type EmbedServer, type Hostile } from '../fake-embeddings.js';
 import { cleanup, entry, mem, memAsync, tempVault } from '../helpers.js';
@@ -141,5 +143,101 @@ describe('hostile fsrs: state', () => {
     const s = mem(['search', 'migrations', '--rank', 'fsrs', '--ids'], { cwd: v.root, home: v.home, env });
     expect(s.status, s.stderr).toBe(0);
     expect(s.stdout.trim()).toBe(ID);
+  });
+});
+
+describe('a damaged vector table or sidecar in .memory.db', () => {
+  /** Six entries embedded; `damage` then edits the index's vectors table or its sidecar. */
+  async function damaged(damage: (db: Database.Database, sidecar: string) => void) {
+    const { s } = await server();
+    const v = vault();
+    v.write('MEMORY.md', [1, 2, 3, 4, 5].map((i) => entry(`car-${i}`, `# Car note ${i}\nServicing the car engine oil, note ${i}.`)).join('')
+      + entry('upk-1', '# Garden upkeep\nMow the lawn on Saturdays.'));
+    const env = envFor(s);
+    expect((await memAsync(['index', '--embed'], { cwd: v.root, home: v.home, env })).status).toBe(0);
+    const db = new Database(v.path('.memory.db'));
+    try {
+      damage(db, v.path('.memory.db-vec'));
+    } finally {
+      db.close();
+    }
+    const before = v.read('MEMORY.md');
+    const r = await memAsync(['search', 'automobile servicing', '--json', '--explain'], { cwd: v.root, home: v.home, env });
+    expect(v.read('MEMORY.md')).toBe(before);
+    return { v, env, r };
+  }
+  const firstId = (db: Database.Database) => (db.prepare("SELECT v.id FROM vectors v JOIN entries e ON e.content_hash = v.hash WHERE e.entry_id = 'car-1'").get() as { id: number }).id;
+  const setVec = (db: Database.Database, vec: unknown) => db.prepare('UPDATE vectors SET vec = ? WHERE id = ?').run(vec, firstId(db));
+  const floats = (n: number, x: number) => Buffer.from(new Float32Array(n).fill(x).buffer);
+  const dimsOf = (db: Database.Database) => (db.prepare('SELECT length(vec) / 4 AS d FROM vectors LIMIT 1').get() as { d: number }).d;
+
+  it.each([
+    ['a NaN vector, sidecar kept', (db: Database.Database) => setVec(db, floats(dimsOf(db), NaN)), false],
+    ['a NaN vector, no sidecar (exact scan)', (db: Database.Database, sc: string) => (setVec(db, floats(dimsOf(db), NaN)), fs.rmSync(sc)), false],
+    ['an Infinity vector, no sidecar', (db: Database.Database, sc: string) => (setVec(db, floats(dimsOf(db), Infinity)), fs.rmSync(sc)), false],
+    ['a text value for the vector, no sidecar', (db: Database.Database, sc: string) => (setVec(db, 'hello'), fs.rmSync(sc)), true],
+    ['a 3-byte vector as the first row, no sidecar', (db: Database.Database, sc: string) => (setVec(db, Buffer.from([1, 2, 3])), fs.rmSync(sc)), true],
+    ['a 50 MB vector, no sidecar', (db: Database.Database, sc: string) => (setVec(db, Buffer.alloc(50_000_000)), fs.rmSync(sc)), true],
+  ])('%s: search ranks the sound vectors and no NaN (exit 0, nothing on stderr); mem index --embed repairs what it can', async (_name, damage, repaired) => {
+    const { v, env, r } = await damaged(damage);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toBe('');
+    const hits = r.json().results as { id: string; components: { vector: number | null; fused: number } }[];
+    // The damaged entry has no vector score; every other car note has a finite one, and ranks above it.
+    expect(hits.find((h) => h.id === 'car-1')?.components.vector ?? null).toBeNull();
+    for (const i of [2, 3, 4, 5]) expect(Number.isFinite(hits.find((h) => h.id === `car-${i}`)!.components.vector)).toBe(true);
+    expect(hits[0].id).not.toBe('car-1');
+    expect(hits.every((h) => Number.isFinite(h.components.fused))).toBe(true);
+    const again = await memAsync(['index', '--embed', '--json'], { cwd: v.root, home: v.home, env });
+    expect(again.status, again.stderr).toBe(0);
+    expect(again.json().embeddings.embedded).toBe(repaired ? 1 : 0);
+  });
+
+  /** The sidecar's header and where its parts start (src/embeddings/quantized.ts layout). */
+  const parts = (sc: string) => {
+    const b = fs.readFileSync(sc);
+    const len = b.readUInt32LE(8);
+    const h = JSON.parse(b.toString('utf8', 12, 12 + len));
+    const scalesAt = Math.ceil((12 + len) / 16) * 16;
+    return { b, h, len, scalesAt, hashesAt: scalesAt + 4 * h.n, matrixAt: Math.ceil((scalesAt + 4 * h.n + h.hashLen * h.n) / 16) * 16 };
+  };
+  /** The sidecar with its header replaced (same length, padded with spaces), the rest as it was. */
+  const rehead = (sc: string, f: (h: Record<string, unknown>) => Record<string, unknown>) => {
+    const { b, h, len } = parts(sc);
+    const json = Buffer.from(JSON.stringify(f(h)).padEnd(len, ' '));
+    if (json.length === len) json.copy(b, 12);
+    else b.writeUInt32LE(json.length, 8), b.set(json.subarray(0, len), 12);
+    fs.writeFileSync(sc, b);
+  };
+
+  it.each([
+    ['NaN scales', (_db: Database.Database, sc: string) => {
+      const { b, h, scalesAt } = parts(sc);
+      for (let i = 0; i < h.n; i++) b.writeFloatLE(NaN, scalesAt + 4 * i);
+      fs.writeFileSync(sc, b);
+    }],
+    ['garbage hashes and rows', (_db: Database.Database, sc: string) => {
+      const { b, hashesAt } = parts(sc);
+      for (let i = hashesAt; i < b.length; i++) b[i] = (i * 7919) & 0xff;
+      fs.writeFileSync(sc, b);
+    }],
+    ['a header counting a million rows', (_db: Database.Database, sc: string) => rehead(sc, (h) => ({ ...h, n: 1_000_000 }))],
+    ['a header with negative and fractional numbers', (_db: Database.Database, sc: string) => rehead(sc, (h) => ({ ...h, n: -1, dims: 1.5 }))],
+    ['a header with huge dims', (_db: Database.Database, sc: string) => rehead(sc, (h) => ({ ...h, dims: 2 ** 31, stride: 2 ** 31 }))],
+    ['a header with a maxId beyond every row', (_db: Database.Database, sc: string) => rehead(sc, (h) => ({ ...h, maxId: 1e300 }))],
+    ['a truncated file', (_db: Database.Database, sc: string) => fs.truncateSync(sc, fs.statSync(sc).size - 7)],
+    ['a header length of 4 GB', (_db: Database.Database, sc: string) => {
+      const b = fs.readFileSync(sc);
+      b.writeUInt32LE(0xffffffff, 8);
+      fs.writeFileSync(sc, b);
+    }],
+    ['a directory', (_db: Database.Database, sc: string) => (fs.rmSync(sc), fs.mkdirSync(sc))],
+  ])('a sidecar with %s: search answers from the sound vectors (exit 0, nothing on stderr)', async (_name, damage) => {
+    const { r } = await damaged(damage);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toBe('');
+    const hits = r.json().results as { id: string; components: { vector: number | null } }[];
+    expect(hits.filter((h) => h.id.startsWith('car-')).length).toBe(5);
+    expect(hits.every((h) => h.components.vector === null || Number.isFinite(h.components.vector))).toBe(true);
   });
 });

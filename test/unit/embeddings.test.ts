@@ -56,7 +56,7 @@ describe('the vector table', () => {
       putVectors(ix.db, 'm1', missing.map((m) => ({ hash: m.hash, vec: normalize(Float32Array.of(1, 2, 3)) })));
       expect(prepareVectors(ix.db, 'm1')).toEqual([]);
       expect(vectorCount(ix.db, 'm1')).toBe(2);
-      const loaded = loadVectors(ix.db, 'm1', {});
+      const loaded = loadVectors(ix.db, 'm1', {}, 3);
       expect(loaded.rowidsOf.flat()).toHaveLength(3);
       expect(loaded.dims).toBe(3);
       // The int8 sidecar beside the index answers the same as the exact scan: both entries with
@@ -64,7 +64,7 @@ describe('the vector table', () => {
       writeSnapshot(ix.db, 'm1');
       expect(fs.existsSync(`${vault.dbPath}-vec`)).toBe(true);
       const q = normalize(Float32Array.of(1, 2, 3));
-      const exact = loadVectors(ix.db, 'm1', {});
+      const exact = loadVectors(ix.db, 'm1', {}, 3);
       expect(exact.rowidsOf.flat()).toHaveLength(3);
       const near = nearestBySidecar(ix.db, 'm1', q, {}, 10)!;
       expect(near.map((h) => h.key).sort()).toEqual(loaded.rowidsOf.flat().sort());
