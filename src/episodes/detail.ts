@@ -40,12 +40,20 @@ export interface EpisodeMark {
   key_moment: boolean;
 }
 
+/**
+ * An episode's `surprise:` value when it is one (a number from 0 to 1, as mem lint asks), else
+ * null: a hand-edited 1e308 or -5 is no surprise known, so it marks no key moment.
+ */
+export function surpriseOf(v: unknown): number | null {
+  return typeof v === 'number' && v >= 0 && v <= 1 ? v : null;
+}
+
 /** The surprise and key-moment flag of an episode, from its indexed frontmatter (JSON). */
 export function episodeMark(metadataJson: string): EpisodeMark {
   let surprise: number | null = null;
   try {
     const m = JSON.parse(metadataJson) as { surprise?: unknown };
-    if (typeof m?.surprise === 'number' && Number.isFinite(m.surprise)) surprise = m.surprise;
+    surprise = surpriseOf(m?.surprise);
   } catch {
     // A damaged row: no surprise known, no mark.
   }

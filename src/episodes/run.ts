@@ -10,7 +10,7 @@ import { loadTranscript, type LoadedTranscript } from '../extract/source.js';
 import type { TranscriptFormat } from '../extract/transcript.js';
 import { createHash } from 'node:crypto';
 import type { Vault } from '../vault/vault.js';
-import { messagesOfBody, showsDetail, type DetailLevel } from './detail.js';
+import { messagesOfBody, showsDetail, surpriseOf, type DetailLevel } from './detail.js';
 import { conversationOf, KEY_MOMENT, segment, type EpisodeSpan, type SegmentConfig } from './segment.js';
 import type { ChannelOptions } from './channels.js';
 import { episodeFile, episodeId, sessionSlug, writeEpisodes } from './store.js';
@@ -178,7 +178,7 @@ export function recentEpisodes(db: Db, opts: { limit: number; days?: number; ses
     const when = end ?? start ?? row.created_at;
     const t = when ? Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(when) ? `${when}T00:00:00Z` : when) : 0;
     if (since !== null && t < since) continue;
-    const surprise = typeof meta.surprise === 'number' ? meta.surprise : null;
+    const surprise = surpriseOf(meta.surprise);
     out.push({
       id: row.entry_id, title: row.title, session_id: session, start_at: start, end_at: end, surprise,
       key_moment: surprise !== null && surprise >= KEY_MOMENT, path: row.path, line: row.line, summary: summaryOfBody(row.body), t, body: row.body,

@@ -263,3 +263,51 @@ describe('mem segment on a very long transcript', () => {
     expect(ms).toBeLessThan(10_000);
   }, 60_000);
 });
+
+describe('an episodes file with hostile surprise, dates and fsrs: maps', () => {
+  const ep = (n: string, f: Record<string, string>) => `---\nid: ep-x-${n}\ntype: declarative\nimportance: 0.5\nstatus: active\ncreated_at: '2026-11-01'\nkind: episode\nsession_id: x\n`
+    + Object.entries(f).map(([k, v]) => `${k}: ${v}\n`).join('') + `---\n## [2026-11-01] episode ${n} about deploys\n\nthe deploy failed ${n}\n\n`;
+  const FILE = '# Episodes of session x\n\n'
+    + ep('001', { start_at: "'99999-01-01T00:00:00Z'", end_at: "'+275760-09-13T00:00:00Z'", surprise: '1e308', key_moment: 'true', fsrs: "{stability: 1e308, difficulty: 1e308, last_review: '99999-12-31', reps: -5, lapses: abc, state: 99}" })
+    + ep('002', { start_at: '{a: 1}', end_at: '[1, 2]', message_start: '-1', message_end: '1e400', surprise: 'NaN', key_moment: 'maybe', fsrs: '{stability: {x: 1}, difficulty: [1], last_review: {}, state: {}}' })
+    + ep('003', { start_at: "'not a date'", surprise: '-3', fsrs: "'a string'" })
+    + ep('004', { start_at: "'2026-11-01T00:00:00Z'", end_at: "'2026-11-01T00:00:00Z'", surprise: '.nan', fsrs: '[1, 2, 3]' })
+    + ep('005', { start_at: "'2026-11-02T00:00:00Z'", end_at: "'2026-11-02T00:00:00Z'", surprise: '0.9', fsrs: "{stability: 1e-300, difficulty: 0.5, last_review: '2026-11-01T00:00:00Z', state: relearning}" });
+  const env = { MEM_NOW: '2026-11-26T10:00:00Z' };
+
+  it('recent, search and context read it without a crash or a false key moment; nothing is written', () => {
+    const v = tempVault();
+    v.write('.mem/episodes/x.md', FILE);
+    for (const args of [['recent'], ['recent', '--detail', 'full'], ['recent', '--json'], ['search', 'deploy', '--rank', 'fsrs', '--json'], ['search', 'deploy', '--json'], ['context', 'deploy']]) {
+      const r = mem(args, { cwd: v.root, home: v.home, env });
+      expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+      expect(r.stderr).not.toMatch(/\n\s+at |looks like a bug/);
+    }
+    const recent = mem(['recent', '--json'], { cwd: v.root, home: v.home, env }).json().episodes as { id: string; surprise: number | null; key_moment: boolean }[];
+    // Only 0.9 is a surprise (and a key moment); 1e308, -3, NaN are none.
+    expect(Object.fromEntries(recent.map((e) => [e.id, [e.surprise, e.key_moment]]))).toEqual({
+      'ep-x-001': [null, false], 'ep-x-002': [null, false], 'ep-x-003': [null, false], 'ep-x-004': [null, false], 'ep-x-005': [0.9, true],
+    });
+    const hits = mem(['search', 'deploy', '--json'], { cwd: v.root, home: v.home, env }).json().results as { id: string; key_moment?: boolean; episode?: { key_moment: boolean } }[];
+    const marked = hits.filter((h) => (h.episode?.key_moment ?? h.key_moment) === true).map((h) => h.id);
+    expect(marked).toEqual(['ep-x-005']);
+    expect(v.read('.mem/episodes/x.md')).toBe(FILE);
+  });
+
+  it('mem lint names each bad value (exit 1); mem review of each records a review and changes only its fsrs line', () => {
+    const v = tempVault();
+    v.write('.mem/episodes/x.md', FILE);
+    const lint = mem(['lint'], { cwd: v.root, home: v.home, env });
+    expect(lint.status).toBe(1);
+    expect(lint.stdout + lint.stderr).toMatch(/surprise must be a number from 0 to 1 \(got 1e\+308\)/);
+    for (const n of ['001', '002', '003', '004', '005']) {
+      const before = v.read('.mem/episodes/x.md');
+      const r = mem(['review', `ep-x-${n}`, '--rating', 'again', '--json'], { cwd: v.root, home: v.home, env });
+      expect(r.status, `${n}: ${r.stderr}`).toBe(0);
+      const after = v.read('.mem/episodes/x.md');
+      const changed = after.split('\n').filter((l, i) => l !== before.split('\n')[i]);
+      expect(changed, n).toHaveLength(1);
+      expect(changed[0]).toMatch(/^fsrs: \{stability: [\d.]+, difficulty: [\d.]+, last_review: '2026-11-26T10:00:00Z', reps: \d+, lapses: \d+, state: \w+\}$/);
+    }
+  });
+});
