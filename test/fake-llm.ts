@@ -11,7 +11,8 @@ export interface Seen {
   body: any;
 }
 
-export type Reply = { status?: number; headers?: Record<string, string>; body?: unknown; hang?: boolean; delayMs?: number };
+/** `dripMs`: the headers at once, then the body one byte every dripMs (a server that never quite answers). */
+export type Reply = { status?: number; headers?: Record<string, string>; body?: unknown; hang?: boolean; delayMs?: number; dripMs?: number };
 
 const servers: http.Server[] = [];
 
@@ -35,7 +36,21 @@ export async function fakeServer(replies: Reply[]): Promise<{ url: string; seen:
       if (r.hang) return; // never answer: the client's timeout must fire
       setTimeout(() => {
         res.writeHead(r.status ?? 200, { 'content-type': 'application/json', ...r.headers });
-        res.end(typeof r.body === 'string' ? r.body : JSON.stringify(r.body));
+        const text = typeof r.body === 'string' ? r.body : JSON.stringify(r.body);
+        if (!r.dripMs) {
+          res.end(text);
+          return;
+        }
+        let at = 0;
+        const timer = setInterval(() => {
+          if (at >= text.length || res.destroyed) {
+            clearInterval(timer);
+            res.end();
+            return;
+          }
+          res.write(text[at++]);
+        }, r.dripMs);
+        res.on('close', () => clearInterval(timer));
       }, r.delayMs ?? 0);
     });
   });

@@ -3,12 +3,13 @@
 
 import Anthropic from '@anthropic-ai/sdk';
 import { ProviderError, providerError, type ClientOptions, type LlmProvider, type LlmRequest, type LlmResponse, type ProviderConfig } from './provider.js';
+import { llmFetch } from './bounded-fetch.js';
 
 export function anthropicProvider(config: ProviderConfig, opts: ClientOptions): LlmProvider {
   const env = opts.env ?? process.env;
   const apiKey = env.ANTHROPIC_API_KEY;
   if (!apiKey) throw new ProviderError('the anthropic provider needs ANTHROPIC_API_KEY', 'auth', 'export ANTHROPIC_API_KEY=…, or use --provider heuristic');
-  const client = new Anthropic({ apiKey, baseURL: config.baseUrl, timeout: opts.timeoutMs, maxRetries: opts.maxRetries });
+  const client = new Anthropic({ apiKey, baseURL: config.baseUrl, timeout: opts.timeoutMs, maxRetries: opts.maxRetries, fetch: llmFetch(config, opts) });
   return {
     config,
     async complete(req: LlmRequest): Promise<LlmResponse> {

@@ -7,11 +7,13 @@ import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { embedServer, type EmbedServer, type Hostile } from '../fake-embeddings.js';
+import { anthropicMessage, closeServers, fakeServer, openaiCompletion } from '../fake-llm.js';
 import { cleanup, entry, mem, memAsync, tempVault } from '../helpers.js';
 
 const servers: EmbedServer[] = [];
 afterEach(async () => {
   for (const s of servers.splice(0)) await s.close();
+  await closeServers();
   cleanup();
 });
 
@@ -309,5 +311,41 @@ describe('an episodes file with hostile surprise, dates and fsrs: maps', () => {
       expect(changed, n).toHaveLength(1);
       expect(changed[0]).toMatch(/^fsrs: \{stability: [\d.]+, difficulty: [\d.]+, last_review: '2026-11-26T10:00:00Z', reps: \d+, lapses: \d+, state: \w+\}$/);
     }
+  });
+});
+
+describe('a language model that drips its answer (the SDKs\' timeout stops at the headers)', () => {
+  const LLM_ENV = { ANTHROPIC_API_KEY: undefined, ANTHROPIC_BASE_URL: undefined, OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined, MEM_PROVIDER: undefined, MEM_MODEL: undefined };
+  const transcript = () => [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11].map((i) => JSON.stringify({
+    type: i % 2 ? 'assistant' : 'user', sessionId: 'S', uuid: `u${i}`, timestamp: new Date(Date.parse('2026-11-01T00:00:00Z') + i * 60_000).toISOString(),
+    message: i % 2 ? { role: 'assistant', content: [{ type: 'text', text: `answer ${i} about the deploy pipeline` }] } : { role: 'user', content: `question ${i} about the deploy pipeline and its cache` },
+  })).join('\n');
+
+  it('mem segment (topic channel, openai wire): one warning within llm.timeout_ms, the offline episodes', async () => {
+    const srv = await fakeServer([{ body: openaiCompletion(JSON.stringify({ boundaries: [] })), dripMs: 200 }]);
+    const v = tempVault();
+    v.write('.mem/config.yaml', 'llm:\n  timeout_ms: 1500\n  max_retries: 0\nepisodes:\n  topic: true\n');
+    v.write('t.jsonl', transcript());
+    const t0 = Date.now();
+    const r = await memAsync(['segment', 't.jsonl', '--json', '--dry-run', '--provider', 'openai', '--base-url', `${srv.url}/v1`, '--model', 'm'], { cwd: v.root, home: v.home, env: LLM_ENV });
+    expect(Date.now() - t0).toBeLessThan(8000);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/^mem: warning: topic channel failed \(openai \(m\) did not answer within 1500 ms\); episodes cut by the rules and surprise only\n$/);
+    expect(r.json().channels.topic).toBe(false);
+  });
+
+  it('mem extract (anthropic wire): fails within --timeout with one line, nothing written', async () => {
+    const srv = await fakeServer([{ body: anthropicMessage({ learnings: [] }), dripMs: 200 }]);
+    const v = tempVault();
+    v.write('.mem/config.yaml', 'llm:\n  max_retries: 0\n');
+    v.write('t.jsonl', transcript());
+    v.write('MEMORY.md', '# Project memory\n');
+    const before = v.read('MEMORY.md');
+    const t0 = Date.now();
+    const r = await memAsync(['extract', 't.jsonl', '--no-fallback', '--timeout', '1500'], { cwd: v.root, home: v.home, env: { ...LLM_ENV, ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: srv.url } });
+    expect(Date.now() - t0).toBeLessThan(8000);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/^mem: anthropic \(claude-haiku-4-5\) did not answer within 1500 ms$/m);
+    expect(v.read('MEMORY.md')).toBe(before);
   });
 });
