@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { condense } from '../extract/condense.js';
 import { DuplicateCheck, emptyCounts, gateContext, gateLearnings, type RejectReason } from '../extract/gate.js';
+import { surpriseOf } from './detail.js';
 import { heuristicLearnings } from '../extract/heuristic.js';
 import type { Learning } from '../extract/learning.js';
 import { scopeByName, targetPath, type ExtractionScopeName } from '../extract/scopes.js';
@@ -109,7 +110,8 @@ export function pendingEpisodes(root: string): { pending: PendingEpisode[]; tota
       pending.push({
         id: e.id, path: rel, line: e.line, body: e.body,
         session_id: typeof e.meta.session_id === 'string' ? e.meta.session_id : null,
-        surprise: typeof e.meta.surprise === 'number' ? e.meta.surprise : 0,
+        // Out of 0..1 (a hand edit: 1e308) is no surprise, never a flashbulb.
+        surprise: surpriseOf(e.meta.surprise) ?? 0,
       });
     }
   }

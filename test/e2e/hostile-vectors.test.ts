@@ -349,3 +349,19 @@ describe('a language model that drips its answer (the SDKs\' timeout stops at th
     expect(v.read('MEMORY.md')).toBe(before);
   });
 });
+
+describe('consolidation of an episode with a hostile surprise', () => {
+  const file = (surprise: string) => `# Episodes of session y\n\n---\nid: ep-y-001\ntype: declarative\nimportance: 0.5\nstatus: active\ncreated_at: '2026-11-01'\nkind: episode\nsession_id: y\n`
+    + `start_at: '2026-11-01T00:00:00Z'\nend_at: '2026-11-01T00:10:00Z'\nmessage_start: 1\nmessage_end: 2\nsurprise: ${surprise}\nkey_moment: true\nconsolidated_at: null\n---\n`
+    + '## [2026-11-01] the deploy broke\n\nthe deploy broke because the cache was stale\n\n<details>\n<summary>Messages 1–2 (2)</summary>\n\n'
+    + '**user** · 2026-11-01T00:00:00Z\n\n> the deploy keeps failing, always clear the CDN cache before deploying\n\n**assistant** · 2026-11-01T00:01:00Z\n\n> Cleared the cache; the deploy now passes.\n\n</details>\n';
+
+  it.each([['1e308', false, null], ['-1', false, null], ['0.9', true, 'flashbulb']])('surprise %s: due %s (a flashbulb only from 0.85 to 1)', (surprise, due, why) => {
+    const v = tempVault();
+    v.write('.mem/episodes/y.md', file(surprise));
+    const r = mem(['consolidate', '--episodes', '--dry-run', '--json', '--provider', 'heuristic'], { cwd: v.root, home: v.home });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.json()).toMatchObject({ due, why, waiting: 1 });
+    expect(v.read('.mem/episodes/y.md')).toBe(file(surprise));
+  });
+});
