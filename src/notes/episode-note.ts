@@ -281,7 +281,8 @@ export interface ParsedEpisode {
 }
 
 const KNOWN_FM = new Set(['title', 'type', 'tags', 'permalink', 'session_id', 'created_at', 'outcome', 'task', 'duration_minutes', 'metrics', 'project']);
-const DECISION_HEAD = /^###[ \t]+([A-Za-z0-9_.-]+):[ \t]*(.*?)[ \t]*$/;
+/** A decision's heading, `### <id>: <title>`; its id is what `[[id]]` links of the same note name. */
+export const DECISION_HEAD = /^###[ \t]+([A-Za-z0-9_.-]+):[ \t]*(.*?)[ \t]*$/;
 const DECISION_LINE = /^- \*\*([A-Za-z ]+)\*\*:[ \t]?(.*)$/;
 const EVENT_LINE = /^(\d+)\.[ \t]+\[([^\]]*)\][ \t]+(.*)$/;
 const LINK_TAIL = /[ \t]+(\u2190|\u2192)[ \t]+\[\[([^\]]+)\]\]$/;
