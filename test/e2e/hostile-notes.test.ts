@@ -56,3 +56,47 @@ describe('decision ids mem accepts are ids mem validate resolves', () => {
     expect(r.status).toBe(0);
   });
 });
+
+// A cloned repository's notes may carry terminal escapes (OSC sets the window title, CSI redraws)
+// and bidirectional overrides (text shown reversed): what mem prints from them acts on nothing.
+const ACTIVE = /[\u001b\u0007\u009b\u202a-\u202e\u2066-\u2069]/;
+
+describe('terminal controls and bidi overrides in typed notes are never printed raw', () => {
+  it('episode list / decisions, pattern list / path, validate and context', () => {
+    const v = vault();
+    v.write('.mem/episodes/EPISODE-s1.md', [
+      '---', 'title: "EPISODE-s1\\e]0;pwned\\a"', 'type: episode', 'tags: [episodic]', 'permalink: episodes/episode-s1', 'session_id: s1',
+      'created_at: "2026-11-25\\e]0;owned\\a"', 'outcome: failure', 'task: "fix \\u202elogin\\e[2J"', '---', '', '# EPISODE-s1', '',
+      '## Decisions', '### d1: pick \u001b[31mred\u202e', '- **Timestamp**: 2026-11-25T10:00:00Z\u001b[8m', '- **Type**: design', '- **Context**: c',
+      '- **Chosen**: x\u009b31m', '- **Outcome**: success', '- **Effects**: [[e9\u001b]0;t\u0007]]', '',
+      '## Lessons Learned', '- never \u202eexe.txt', '', '## Relations', '- relates_to [[gone\u0007\u001bc\u202e]]', '',
+    ].join('\n'));
+    v.write('.mem/episodes/EPISODE-s2.md', [
+      '---', 'title: "EPISODE-s2\\u202e"', 'type: episode', 'tags: [episodic]', 'permalink: episodes/episode-s2', 'session_id: s2',
+      'created_at: 2026-11-25', 'outcome: failure', 'task: "fix \\u202elogin\\e]0;t\\a"', '---', '', '# EPISODE-s2', '',
+      '## Lessons Learned', '- never \u202eexe.txt \u001b[2J', '',
+    ].join('\n'));
+    const pat = (name: string, title: string, rel: string) => [
+      '---', `title: "${title}"`, 'type: pattern', 'tags: [causal, pattern]', `permalink: patterns/${name.toLowerCase()}`, 'trigger: "when \\u202ereversed\\e[31m"',
+      'success_rate: 0.9', 'occurrences: 3', 'last_validated: 2026-11-20', '---', '', `# ${name}`, '', '## Context', 'c', '', '## Trigger', 't', '',
+      '## Action', 'do \u001b]0;x\u0007 it', '', '## Causal Relationships', `- causes [[${rel}]]`, '', '## Relations', '',
+    ].join('\n');
+    v.write('.mem/patterns/PATTERN-a.md', pat('PATTERN-a', 'PATTERN-a\\e[31m\\u2066', 'PATTERN-b'));
+    v.write('.mem/patterns/PATTERN-b.md', pat('PATTERN-b', 'PATTERN-b\\u202e\\e]0;t\\a', 'PATTERN-zz\u001b[2J'));
+    const outs = [
+      run(v, ['episode', 'list']), run(v, ['episode', 'decisions', 's1']), run(v, ['pattern', 'list']), run(v, ['pattern', 'path', 'PATTERN-a', 'PATTERN-b']),
+      run(v, ['pattern', 'path', 'pattern', 'PATTERN-b']), run(v, ['validate']), run(v, ['context', 'fix login']),
+    ];
+    expect(outs[0].stdout).toMatch(/EPISODE-s1/);
+    expect(outs[1].stdout).toMatch(/pick/);
+    expect(outs[2].stdout).toMatch(/PATTERN-a/);
+    expect(outs[3].stdout).toMatch(/—causes→/);
+    expect(outs[4].stderr).toMatch(/matches 2 patterns/);
+    expect(outs[5].stdout).toMatch(/broken link/);
+    expect(outs[6].stdout).toMatch(/### Recent failures[\s\S]*### Patterns that have worked here/);
+    for (const r of outs) {
+      expect(r.stdout).not.toMatch(ACTIVE);
+      expect(r.stderr).not.toMatch(ACTIVE);
+    }
+  });
+});
