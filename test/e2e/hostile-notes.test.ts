@@ -100,3 +100,25 @@ describe('terminal controls and bidi overrides in typed notes are never printed 
     }
   });
 });
+
+describe('a typed note whose frontmatter does not parse is named, never silently left out', () => {
+  it('YAML alias bomb, 5000-deep nesting, unclosed frontmatter: listed as warnings, other notes still listed, nothing hangs', () => {
+    const v = vault();
+    const bomb = ['---', 'title: EPISODE-bomb', 'type: episode', 'a: &a ["x","x","x","x","x","x","x","x","x"]'];
+    for (let i = 1, prev = 'a'; i < 12; prev = `b${i}`, i++) bomb.push(`b${i}: &b${i} [${Array(9).fill(`*${prev}`).join(',')}]`);
+    v.write('.mem/episodes/EPISODE-bomb.md', [...bomb, 'task: bomb', 'outcome: failure', '---', '', '# EPISODE-bomb', ''].join('\n'));
+    v.write('.mem/episodes/EPISODE-deep.md', `---\ntitle: EPISODE-deep\ntype: episode\nx: ${'['.repeat(5000)}${']'.repeat(5000)}\n---\n\n# EPISODE-deep\n`);
+    v.write('.mem/episodes/EPISODE-ok.md', '---\ntitle: EPISODE-ok\ntype: episode\ntags: [episodic]\nsession_id: ok\noutcome: success\ntask: fine\n---\n\n# EPISODE-ok\n');
+    v.write('.mem/patterns/PATTERN-open.md', '---\ntitle: PATTERN-open\ntype: pattern\ntrigger: t\n\n# never closed\n');
+    v.write('.mem/patterns/README.md', '# What these are\n');
+    const eps = run(v, ['episode', 'list']);
+    expect(eps.status).toBe(0);
+    expect(eps.stdout).toMatch(/EPISODE-ok/);
+    expect(eps.stderr).toMatch(/EPISODE-bomb\.md:\d+: not listed: its frontmatter does not parse \(.*alias/);
+    expect(eps.stderr).toMatch(/EPISODE-deep\.md:\d+: not listed/);
+    const pats = run(v, ['pattern', 'list']);
+    expect(pats.stderr).toMatch(/PATTERN-open\.md:1: not listed: .*closing/);
+    expect(pats.stderr).not.toMatch(/README/);
+    expect(run(v, ['validate']).status).toBe(1);
+  });
+});

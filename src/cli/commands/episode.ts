@@ -158,6 +158,7 @@ async function listCommand(ctx: Ctx, opts: ListOptions): Promise<void> {
   const vault = await vaultFor(ctx);
   const { queryEpisodes } = await import('../../notes/episodes.js');
   const episodes = queryEpisodes(vault.root, { outcome: outcomeOption(opts.outcome), task: opts.task, since: opts.since, project: opts.project, limit });
+  await (await import('../unreadable-notes.js')).warnUnreadable(ctx, vault.root, '.mem/episodes');
   if (ctx.json) {
     ctx.out(JSON.stringify({ episodes }, null, 2));
     return;
