@@ -122,3 +122,40 @@ describe('a typed note whose frontmatter does not parse is named, never silently
     expect(run(v, ['validate']).status).toBe(1);
   });
 });
+
+describe('mem import ai-agents: a large causal graph does not hang', () => {
+  it('1,500 patterns and 150,000 edges (a 10 MB causal-graph.json) import in seconds, not patterns × edges', () => {
+    const v = vault();
+    const dir = tempDir();
+    const P = 1500;
+    const nodes = Array.from({ length: P }, (_, i) => ({ id: `n${i}`, label: `p${i}` }));
+    const edges = Array.from({ length: 150_000 }, (_, i) => ({ source: `n${(i * 7919) % P}`, target: `n${(i * 104729 + 13) % P}`, type: i % 2 ? 'causes' : 'enables' }));
+    const patterns = nodes.map((n) => ({ name: n.label, trigger: 't', action: 'a', success_rate: 0.5, occurrences: 2 }));
+    fs.writeFileSync(`${dir}/causal-graph.json`, JSON.stringify({ nodes, edges, patterns }));
+    const t0 = Date.now();
+    const r = run(v, ['import', 'ai-agents', dir, '--dry-run', '--json']);
+    const ms = Date.now() - t0;
+    expect(r.status).toBe(0);
+    const g = r.json().graphs[0];
+    expect(g.notes).toHaveLength(P);
+    // Every edge between two patterns is a relationship of its source (duplicates once).
+    const want = new Set(edges.map((e) => `${e.source} ${e.type} ${e.target}`)).size;
+    expect(g.notes.reduce((n: number, x: { relationships: number }) => n + x.relationships, 0)).toBe(want);
+    expect(ms).toBeLessThan(15_000);
+  }, 60_000);
+
+  it('an existing CRLF note gains every missing relationship in one edit; its other bytes stay', () => {
+    const v = vault();
+    const dir = tempDir();
+    const hand = '\ufeff---\r\ntitle: PATTERN-a\r\ntype: pattern\r\ntags: [causal, pattern] # mine\r\npermalink: patterns/pattern-a\r\ntrigger: t\r\nsuccess_rate: 0.5\r\noccurrences: 2\r\nlast_validated: 2026-11-01\r\n---\r\n\r\n# PATTERN-a\r\n\r\n## Action\r\nhand <!-- kept -->\r\n\r\n## Causal Relationships\r\n- causes [[PATTERN-b]]\r\n\r\n## Relations\r\n';
+    v.write('.mem/patterns/PATTERN-a.md', hand);
+    const nodes = ['a', 'b', 'c', 'd'].map((x) => ({ id: x, label: x }));
+    const edges = [{ source: 'a', target: 'b', type: 'causes' }, { source: 'a', target: 'c', type: 'enables' }, { source: 'a', target: 'd', type: 'prevents' }, { source: 'a', target: 'c', type: 'enables' }];
+    fs.writeFileSync(`${dir}/causal-graph.json`, JSON.stringify({ nodes, edges, patterns: nodes.map((n) => ({ name: n.label, trigger: 't', action: 'x' })) }));
+    expect(run(v, ['import', 'ai-agents', dir]).status).toBe(0);
+    expect(v.read('.mem/patterns/PATTERN-a.md')).toBe(hand.replace('- causes [[PATTERN-b]]\r\n', '- causes [[PATTERN-b]]\r\n- enables [[PATTERN-c]]\r\n- prevents [[PATTERN-d]]\r\n'));
+    const again = fs.readFileSync(v.path('.mem/patterns/PATTERN-a.md'));
+    expect(run(v, ['import', 'ai-agents', dir]).status).toBe(0);
+    expect(fs.readFileSync(v.path('.mem/patterns/PATTERN-a.md')).equals(again)).toBe(true);
+  });
+});
