@@ -159,3 +159,19 @@ describe('mem import ai-agents: a large causal graph does not hang', () => {
     expect(fs.readFileSync(v.path('.mem/patterns/PATTERN-a.md')).equals(again)).toBe(true);
   });
 });
+
+describe('mem import ai-agents: an episode file with many quirks', () => {
+  it('150,000 events without times: imported, and the text output summarises the notes instead of printing 150,000 lines', () => {
+    const v = vault();
+    const dir = tempDir();
+    const events = Array.from({ length: 150_000 }, (_, i) => ({ content: `event ${i}`, type: 'error' }));
+    fs.writeFileSync(`${dir}/episode-big.json`, JSON.stringify({ session: 'big', timestamp: T, outcome: 'failure', task: 'big', events }));
+    const r = run(v, ['import', 'ai-agents', dir]);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/created \.mem\/episodes\/EPISODE-big\.md/);
+    expect(r.stderr.split('\n').length).toBeLessThan(40);
+    expect(r.stderr).toMatch(/… 149980 more such notes \(--json lists them all\)/);
+    const list = run(v, ['episode', 'list', '--json']).json().episodes;
+    expect(list[0].session_id).toBe('big');
+  }, 60_000);
+});
