@@ -175,3 +175,18 @@ describe('mem import ai-agents: an episode file with many quirks', () => {
     expect(list[0].session_id).toBe('big');
   }, 60_000);
 });
+
+describe('a pattern name in a script of 3- or 4-byte characters', () => {
+  it('mem pattern add writes a file whose name fits in 255 bytes, and the next add finds it', () => {
+    const v = vault();
+    const name = '漢'.repeat(119);
+    const first = run(v, ['pattern', 'add', '--name', name, '--trigger', 't', '--action', 'a', '--json']);
+    expect(first.status).toBe(0);
+    const file: string = first.json().path;
+    expect(Buffer.byteLength(file.split('/').pop()!)).toBeLessThanOrEqual(255);
+    expect(fs.existsSync(v.path(file))).toBe(true);
+    const again = run(v, ['pattern', 'add', '--name', name, '--success-rate', '0', '--json']).json();
+    expect(again).toMatchObject({ action: 'updated', path: file, occurrences: 2 });
+    expect(run(v, ['validate']).status).toBe(0);
+  });
+});
