@@ -11,7 +11,7 @@ describe('kebab: a pattern name that makes a file name any file system takes', (
   it('never splits a surrogate pair (letters outside the BMP)', () => {
     const k = kebab('𠀀'.repeat(130));
     expect(k).toBe('𠀀'.repeat(50));
-    expect(k.isWellFormed()).toBe(true);
+    expect(k).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
   });
   it('no trailing dash after the cut', () => {
     expect(kebab(`${'é'.repeat(99)} ${'b'.repeat(10)}`)).toBe('e'.repeat(99) + '-' + 'b'.repeat(10));
