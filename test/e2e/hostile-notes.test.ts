@@ -190,3 +190,23 @@ describe('a pattern name in a script of 3- or 4-byte characters', () => {
     expect(run(v, ['validate']).status).toBe(0);
   });
 });
+
+describe('an episode note with pathological lines stays fast to read', () => {
+  it('an event line with 40,000 link tails and an Effects line of 60,000 "[[a": list, decisions and validate in seconds', () => {
+    const v = vault();
+    const tails = ' \u2192 [[e1]]'.repeat(40_000);
+    const opens = '[[a'.repeat(60_000);
+    v.write('.mem/episodes/EPISODE-r.md', [
+      '---', 'title: EPISODE-r', 'type: episode', 'tags: [episodic]', 'session_id: r', 'outcome: failure', 'task: t', 'created_at: 2026-11-25', '---', '', '# EPISODE-r', '',
+      '## Decisions', '### d1: x', '- **Timestamp**: 2026-11-25T10:00:00Z', `- **Effects**: ${opens}`, '',
+      '## Events Timeline', `1. [2026-11-25T10:00:00Z] started #milestone${tails}`, `2. [2026-11-25T10:01:00Z] x${tails} y #error`, '',
+    ].join('\n'));
+    for (const args of [['episode', 'list', '--json'], ['episode', 'decisions', 'r'], ['validate']]) {
+      const t0 = Date.now();
+      const r = run(v, args);
+      expect(Date.now() - t0).toBeLessThan(5000);
+      expect(r.stderr).not.toMatch(/at .*\.js:\d+/);
+    }
+    expect(run(v, ['validate']).stdout).toMatch(/Effects must be \[\[d002\]\] \/ \[\[e003\]\] links/);
+  }, 120_000);
+});
