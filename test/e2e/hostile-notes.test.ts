@@ -210,3 +210,31 @@ describe('an episode note with pathological lines stays fast to read', () => {
     expect(run(v, ['validate']).stdout).toMatch(/Effects must be \[\[d002\]\] \/ \[\[e003\]\] links/);
   }, 120_000);
 });
+
+describe('a pattern note with a very long Causal Relationships section', () => {
+  it('30,000 relationship and junk lines in a 1 MB note: list, path, validate, context and add stay fast', () => {
+    const v = vault();
+    const rels = Array.from({ length: 20_000 }, (_, i) => `- causes [[PATTERN-x${i}]]`).join('\n');
+    const junk = Array.from({ length: 10_000 }, (_, i) => `junk line ${i}`).join('\n');
+    const obs = Array.from({ length: 20_000 }, (_, i) => `- observation number ${i} padding the note`).join('\n');
+    v.write('.mem/patterns/PATTERN-big.md', [
+      '---', 'title: PATTERN-big', 'type: pattern', 'tags: [causal, pattern]', 'permalink: patterns/pattern-big', 'trigger: big trigger', 'success_rate: 0.9', 'occurrences: 3',
+      'last_validated: 2026-11-20', '---', '', '# PATTERN-big', '', '## Context', 'c', '', '## Trigger', 't', '', '## Action', 'a', '', '## Observations', obs, '',
+      '## Causal Relationships', rels, junk, '', '## Relations', '',
+    ].join('\n'));
+    const timed = (args: string[]) => {
+      const t0 = Date.now();
+      const r = run(v, args);
+      expect(Date.now() - t0, args.join(' ')).toBeLessThan(8000);
+      return r;
+    };
+    expect(timed(['pattern', 'list']).stdout).toMatch(/PATTERN-big/);
+    expect(timed(['pattern', 'path', 'PATTERN-big', 'PATTERN-big']).status).toBeLessThanOrEqual(1);
+    expect(timed(['validate']).stdout).toMatch(/causal relationship not understood: "junk line 0"/);
+    expect(timed(['context', 'big trigger']).stdout).toMatch(/### Patterns that have worked here/);
+    const before = v.read('.mem/patterns/PATTERN-big.md');
+    expect(timed(['pattern', 'add', '--name', 'big', '--relation', 'enables:PATTERN-new']).status).toBe(0);
+    const after = v.read('.mem/patterns/PATTERN-big.md');
+    expect(after.replace('- enables [[PATTERN-new]]\n', '').replace(/^(success_rate|occurrences|last_validated): .*$/gm, '')).toBe(before.replace(/^(success_rate|occurrences|last_validated): .*$/gm, ''));
+  }, 180_000);
+});
