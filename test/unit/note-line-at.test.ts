@@ -4,7 +4,7 @@ import { lineAt, parseNote } from '../../src/notes/note.js';
 describe('lineAt', () => {
   it('gives the 1-based line of an offset, LF and CRLF, and follows a note whose text changed', () => {
     const n = parseNote('a\nbb\r\nccc\n');
-    expect([0, 1, 2, 5, 8].map((o) => lineAt(n, o))).toEqual([1, 1, 2, 3, 3]);
+    expect([0, 1, 2, 6, 9].map((o) => lineAt(n, o))).toEqual([1, 1, 2, 3, 3]);
     n.text = 'x\ny\nz';
     expect(lineAt(n, 4)).toBe(3);
   });
