@@ -281,10 +281,37 @@ export interface ParsedEpisode {
 }
 
 const KNOWN_FM = new Set(['title', 'type', 'tags', 'permalink', 'session_id', 'created_at', 'outcome', 'task', 'duration_minutes', 'metrics', 'project']);
-const DECISION_HEAD = /^###[ \t]+([A-Za-z0-9_.-]+):[ \t]*(.*?)[ \t]*$/;
+/** A decision's heading, `### <id>: <title>`; its id is what `[[id]]` links of the same note name. */
+export const DECISION_HEAD = /^###[ \t]+([A-Za-z0-9_.-]+):[ \t]*(.*?)[ \t]*$/;
 const DECISION_LINE = /^- \*\*([A-Za-z ]+)\*\*:[ \t]?(.*)$/;
 const EVENT_LINE = /^(\d+)\.[ \t]+\[([^\]]*)\][ \t]+(.*)$/;
-const LINK_TAIL = /[ \t]+(\u2190|\u2192)[ \t]+\[\[([^\]]+)\]\]$/;
+const isBlank = (c: string | undefined) => c === ' ' || c === '\t';
+
+/**
+ * The ` ← [[e001]]` / ` → [[d002]]` links at the end of an event line, read backwards in one pass
+ * (a regex anchored at the end, run once per link, costs links × line length: a hand-made line of
+ * 60,000 links took minutes). `text`: the line without them.
+ */
+export function linkTails(line: string): { text: string; links: { arrow: '←' | '→'; id: string }[] } {
+  const links: { arrow: '←' | '→'; id: string }[] = [];
+  let end = line.length;
+  while (end >= 4 && line.startsWith(']]', end - 2)) {
+    const open = line.lastIndexOf('[[', end - 4);
+    if (open < 0) break;
+    const id = line.slice(open + 2, end - 2);
+    if (id === '' || /[[\]]/.test(id)) break;
+    let j = open;
+    while (j > 0 && isBlank(line[j - 1])) j--;
+    const arrow = line[j - 1];
+    if (j === open || (arrow !== '\u2190' && arrow !== '\u2192')) break;
+    let t = j - 1;
+    while (t > 0 && isBlank(line[t - 1])) t--;
+    if (t === j - 1) break;
+    links.unshift({ arrow: arrow as '←' | '→', id });
+    end = t;
+  }
+  return { text: line.slice(0, end), links };
+}
 
 function str(v: unknown): string {
   return typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : v instanceof Date ? v.toISOString() : '';
@@ -429,7 +456,7 @@ export function parseEpisodeNote(note: ParsedNote, rel: string): ParsedEpisode {
         cur.outcome = value as Outcome;
         break;
       case 'effects': {
-        const rest = value.replace(/\[\[([^\]]+)\]\]/g, (_m, id: string) => {
+        const rest = value.replace(/\[\[([^\[\]]+)\]\]/g, (_m, id: string) => {
           cur!.effects.push(id.trim());
           return '';
         });
@@ -462,10 +489,9 @@ export function parseEpisodeNote(note: ParsedNote, rel: string): ParsedEpisode {
     if (!(EVENT_TYPES as readonly string[]).includes(type)) err(l.line, `event type must be one of ${EVENT_TYPES.map((x) => `#${x}`).join(', ')} (got ${type ? `#${type}` : 'none'})`);
     const caused: string[] = [];
     const leads: string[] = [];
-    for (let k = LINK_TAIL.exec(text); k; k = LINK_TAIL.exec(text)) {
-      (k[1] === '←' ? caused : leads).unshift(k[2]);
-      text = text.slice(0, k.index);
-    }
+    const tails = linkTails(text);
+    text = tails.text;
+    for (const k of tails.links) (k.arrow === '←' ? caused : leads).push(k.id);
     eventLineNos.push(l.line);
     events.push({ id: `e${String(events.length + 1).padStart(3, '0')}`, timestamp: m[2], type: type as EventType, content: text, caused_by: caused, leads_to: leads });
   }

@@ -3,6 +3,7 @@
 // path between two nodes by breadth-first search. Computed on demand from the notes: pure.
 
 import { MemError } from '../errors.js';
+import { shownLine } from '../vault/safetext.js';
 import { causalLines, type CausalType, type PatternFile } from './pattern-note.js';
 
 export interface CausalNode {
@@ -86,10 +87,11 @@ export function findNode(graph: CausalGraph, query: string): CausalNode {
     : [...graph.nodes.values()].filter((n) => [n.name, n.label, n.id].some((k) => low(k).includes(q)));
   if (candidates.length === 1) return candidates[0];
   if (candidates.length === 0) {
-    throw new MemError(`no pattern matches "${query}"`, { hint: graph.nodes.size === 0 ? 'there are no pattern notes yet (mem pattern add)' : 'mem pattern list shows the patterns' });
+    throw new MemError(`no pattern matches "${shownLine(query)}"`, { hint: graph.nodes.size === 0 ? 'there are no pattern notes yet (mem pattern add)' : 'mem pattern list shows the patterns' });
   }
-  const shown = candidates.slice(0, 10).map((n) => n.label).join(', ');
-  throw new MemError(`"${query}" matches ${candidates.length} patterns: ${shown}${candidates.length > 10 ? ', …' : ''}`, { hint: 'give more of the name' });
+  // Labels are the notes' titles, text of the repository's: controls shown as pictures, never acted on by a terminal.
+  const shown = candidates.slice(0, 10).map((n) => shownLine(n.label)).join(', ');
+  throw new MemError(`"${shownLine(query)}" matches ${candidates.length} patterns: ${shown}${candidates.length > 10 ? ', …' : ''}`, { hint: 'give more of the name' });
 }
 
 export interface PathStep {

@@ -87,15 +87,25 @@ export function patternsFromGraph(graph: Obj, today: string): { notes: PatternDa
   // A node whose label is a pattern's name stands for that pattern (the seed's link between the two lists).
   const patternOfLabel = new Map<string, string>();
   for (const { p, name } of patterns) patternOfLabel.set(safeLine(str(p.name)).toLowerCase(), name);
+  // Each edge under its source node's label, once: a pattern then reads only its own edges (a
+  // graph of thousands of patterns and edges would otherwise cost patterns × edges).
+  const edgesByLabel = new Map<string, Obj[]>();
+  for (const e of edges) {
+    const src = nodeById.get(str(e.source));
+    if (!src) continue;
+    const key = safeLine(str(src.label)).toLowerCase();
+    const list = edgesByLabel.get(key);
+    if (list) list.push(e);
+    else edgesByLabel.set(key, [e]);
+  }
   let observations = 0;
   const out: PatternData[] = [];
   for (const { p, name } of patterns) {
     const label = safeLine(str(p.name)).toLowerCase();
     const causal: CausalRelation[] = [];
+    const seenRel = new Set<string>();
     const obs: string[] = [];
-    for (const e of edges) {
-      const src = nodeById.get(str(e.source));
-      if (!src || safeLine(str(src.label)).toLowerCase() !== label) continue;
+    for (const e of edgesByLabel.get(label) ?? []) {
       const tnode = nodeById.get(str(e.target));
       // A foreign label is text, never a link: `[[`/`]]` in it are split.
       const tlabel = safeLine(str(tnode?.label) || str(e.target)).replace(/\[\[/g, '[ [').replace(/\]\]/g, '] ]');
@@ -103,7 +113,10 @@ export function patternsFromGraph(graph: Obj, today: string): { notes: PatternDa
       const target = patternOfLabel.get(tlabel.toLowerCase());
       if (target && (CAUSAL_TYPES as readonly string[]).includes(type)) {
         const t = patternTitle(target, false);
-        if (!causal.some((c) => c.type === type && c.target === t)) causal.push({ type: type as CausalType, target: t });
+        if (!seenRel.has(`${type} ${t}`)) {
+          seenRel.add(`${type} ${t}`);
+          causal.push({ type: type as CausalType, target: t });
+        }
       } else if (tlabel !== '') {
         // A cause or effect that is no pattern (an error, a decision): kept as evidence text.
         obs.push(`[${safeLine(type) || 'relates'}] ${tlabel} #causal-graph`);
@@ -157,15 +170,12 @@ export function importAiAgentsGraph(root: string, dirOrFile: string, opts: { tod
         action = 'created';
         return formatPatternNote(d);
       }
-      let note = current;
-      let text: string | null = null;
-      for (const r of d.causal) {
-        if (causalLines(note).rels.some((h) => h.type === r.type && h.target.toLowerCase() === r.target.toLowerCase())) continue;
-        text = addSectionLine(note, 'Causal Relationships', `- ${r.type} [[${r.target}]]`);
-        note = parseNote(text);
-      }
-      if (text !== null) action = 'updated';
-      return text;
+      // The relationships the note lacks, added in one edit (one parse, however many there are).
+      const have = new Set(causalLines(current).rels.map((h) => `${h.type} ${h.target.toLowerCase()}`));
+      const missing = d.causal.filter((r) => !have.has(`${r.type} ${r.target.toLowerCase()}`));
+      if (missing.length === 0) return null;
+      action = 'updated';
+      return addSectionLine(current, 'Causal Relationships', missing.map((r) => `- ${r.type} [[${r.target}]]`).join(current.eol));
     };
     if (opts.dryRun) change(fs.existsSync(abs) ? parseNote(fs.readFileSync(abs, 'utf8')) : null);
     else writeNote(abs, display, change);

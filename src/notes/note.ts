@@ -102,9 +102,17 @@ export function sectionBody(note: ParsedNote, name: string): string | null {
   return s ? note.text.slice(s.bodyStart, s.end) : null;
 }
 
+/** Each note's line starts, computed once: callers ask for the line of every list item of a section. */
+const startsOf = new WeakMap<ParsedNote, { text: string; starts: number[] }>();
+
 /** The 1-based file line of an offset in `note.text`. */
 export function lineAt(note: ParsedNote, offset: number): number {
-  return lineOfOffset(lineStarts(note.text), offset);
+  let c = startsOf.get(note);
+  if (!c || c.text !== note.text) {
+    c = { text: note.text, starts: lineStarts(note.text) };
+    startsOf.set(note, c);
+  }
+  return lineOfOffset(c.starts, offset);
 }
 
 /**

@@ -51,18 +51,36 @@ export const PATTERNS_DIR = path.join('.mem', 'patterns');
 export const PATTERN_TAGS = ['causal', 'pattern'] as const;
 export const ANTIPATTERN_TAG = 'antipattern';
 const MAX_NAME = 120;
+/**
+ * A file name is at most 255 bytes on common file systems: the name's UTF-8 stays within 200, so
+ * `ANTIPATTERN-<name>.md` fits in any script (120 CJK characters are 360 bytes).
+ */
+const MAX_NAME_BYTES = 200;
+
+/** `s` cut to at most `max` UTF-8 bytes, on a character boundary. */
+function cutBytes(s: string, max: number): string {
+  if (Buffer.byteLength(s) <= max) return s;
+  let out = '';
+  let bytes = 0;
+  for (const ch of s) {
+    bytes += Buffer.byteLength(ch);
+    if (bytes > max) break;
+    out += ch;
+  }
+  return out;
+}
 
 /** A name as its file and permalink spell it: lowercase words joined by `-` (letters of any script kept). */
 export function kebab(name: string): string {
-  return name
+  const words = name
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
     .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1-$2')
     .toLowerCase()
     .replace(/[^\p{L}\p{N}]+/gu, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, MAX_NAME)
-    .replace(/-+$/, '');
+    .replace(/^-+|-+$/g, '');
+  // Cut by characters (never inside a surrogate pair), then by bytes.
+  return cutBytes(Array.from(words).slice(0, MAX_NAME).join(''), MAX_NAME_BYTES).replace(/-+$/, '');
 }
 
 /** `PATTERN-x` / `ANTIPATTERN-x` (a given prefix is dropped first, so names round-trip). */

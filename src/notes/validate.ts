@@ -8,7 +8,7 @@ import type { Diagnostic } from '../errors.js';
 import { parseMemoryFile } from '../vault/format.js';
 import { readVaultText } from '../vault/read.js';
 import { discoverFiles, type Vault } from '../vault/vault.js';
-import { validateEpisodeNote } from './episode-note.js';
+import { DECISION_HEAD, validateEpisodeNote } from './episode-note.js';
 import { buildCausalGraph } from './graph.js';
 import { findSection, listItems, noteFiles, noteType, parseNote, wikiLinks, type NoteType, type ParsedNote } from './note.js';
 import { notesDirInside, patternFromNote, validatePatternNote, type PatternFile } from './pattern-note.js';
@@ -105,6 +105,14 @@ function namesOf(n: TypedNote): string[] {
 function localIds(note: ParsedNote): Set<string> {
   const ids = new Set<string>();
   for (const m of note.text.matchAll(/^###[ \t]+([a-z]+\d+)\b/gim)) ids.add(low(m[1]));
+  // Any id mem writes (store_episode takes letters, digits, `_`, `-`, `.`: `pick-db`), as the episode parser reads it.
+  const dec = findSection(note, 'Decisions');
+  if (dec) {
+    for (const line of note.text.slice(dec.bodyStart, dec.end).split('\n')) {
+      const h = DECISION_HEAD.exec(line.replace(/\r$/, ''));
+      if (h) ids.add(low(h[1]));
+    }
+  }
   const ev = findSection(note, 'Events Timeline');
   if (ev) {
     const items = listItems(note.text.slice(ev.bodyStart, ev.end));

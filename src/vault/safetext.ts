@@ -51,3 +51,14 @@ export function newlineOf(text: string): '\n' | '\r\n' {
 export function withNewline(text: string, nl: '\n' | '\r\n'): string {
   return nl === '\n' ? text : text.replace(/\r?\n/g, '\r\n');
 }
+
+/** The bidirectional overrides and isolates: they make text display in another order than it reads. */
+const BIDI = /[\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * One line of a file's text for a message (an error naming a note's title): safeLine, and the
+ * bidi controls shown as U+FFFD, so what the reader sees is what the text says.
+ */
+export function shownLine(s: string): string {
+  return safeLine(s).replace(BIDI, '\ufffd');
+}

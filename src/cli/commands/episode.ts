@@ -158,6 +158,7 @@ async function listCommand(ctx: Ctx, opts: ListOptions): Promise<void> {
   const vault = await vaultFor(ctx);
   const { queryEpisodes } = await import('../../notes/episodes.js');
   const episodes = queryEpisodes(vault.root, { outcome: outcomeOption(opts.outcome), task: opts.task, since: opts.since, project: opts.project, limit });
+  await (await import('../unreadable-notes.js')).warnUnreadable(ctx, vault.root, '.mem/episodes');
   if (ctx.json) {
     ctx.out(JSON.stringify({ episodes }, null, 2));
     return;
@@ -172,7 +173,7 @@ async function listCommand(ctx: Ctx, opts: ListOptions): Promise<void> {
     const figures = [m.tool_calls !== undefined && `${m.tool_calls} tool calls`, m.errors !== undefined && `${m.errors} errors`, e.decisions > 0 && `${e.decisions} decisions`]
       .filter(Boolean).join(', ');
     const segs = e.segments.length > 0 ? `  segments: ${e.segments.length} (mem recent --session ${oneLine(e.session_id)})` : '';
-    ctx.out(`${(e.created_at ?? '').slice(0, 16).padEnd(16)}  ${e.outcome.padEnd(7)}  ${oneLine(e.task).slice(0, 80)}  ${e.title}${figures ? `  [${figures}]` : ''}${segs}`);
+    ctx.out(`${oneLine(e.created_at ?? '').slice(0, 16).padEnd(16)}  ${oneLine(e.outcome).padEnd(7)}  ${oneLine(e.task).slice(0, 80)}  ${oneLine(e.title)}${figures ? `  [${figures}]` : ''}${segs}`);
   }
 }
 
@@ -184,15 +185,15 @@ async function decisionsCommand(ctx: Ctx, id: string): Promise<void> {
     ctx.out(JSON.stringify({ episode: res.episode.title, permalink: res.episode.permalink, path: res.episode.path, decisions: res.decisions }, null, 2));
     return;
   }
+  const { oneLine } = await import('../output/quote.js');
   if (res.decisions.length === 0) {
-    ctx.info(`${res.episode.title}: no decisions recorded`);
+    ctx.info(`${oneLine(res.episode.title)}: no decisions recorded`);
     return;
   }
-  const { oneLine } = await import('../output/quote.js');
   for (const d of res.decisions) {
-    ctx.out(`${d.timestamp}  ${d.id}  ${d.type.padEnd(14)}  ${oneLine(d.title)}`);
+    ctx.out(`${oneLine(d.timestamp)}  ${oneLine(d.id)}  ${oneLine(d.type).padEnd(14)}  ${oneLine(d.title)}`);
     ctx.out(`    chosen: ${oneLine(d.chosen)}${d.options.length > 0 ? `  (options: ${d.options.map(oneLine).join(' | ')})` : ''}`);
     if (d.rationale) ctx.out(`    why: ${oneLine(d.rationale)}`);
-    ctx.out(`    outcome: ${d.outcome}${d.effects.length > 0 ? `  effects: ${d.effects.join(', ')}` : ''}`);
+    ctx.out(`    outcome: ${oneLine(d.outcome)}${d.effects.length > 0 ? `  effects: ${oneLine(d.effects.join(', '))}` : ''}`);
   }
 }

@@ -8,6 +8,9 @@ import type { GraphImportReport } from '../../notes/import-graph.js';
 import { globals, vaultFor } from '../common.js';
 import { makeCtx, today, type Ctx } from '../io.js';
 
+/** How many of one file's notes (tolerated quirks) the text output shows. */
+const MAX_NOTES_SHOWN = 20;
+
 interface ImportOptions {
   dryRun?: boolean;
 }
@@ -79,7 +82,9 @@ async function importAiAgents(ctx: Ctx, dir: string, opts: ImportOptions): Promi
   for (const e of episodes) {
     if (e.action === 'error') ctx.warn(`${e.file}: ${e.error}; skipped`);
     else ctx.out(`${opts.dryRun && e.action !== 'unchanged' ? `would ${e.action === 'created' ? 'create' : 'update'}` : e.action} ${e.path}  (from ${e.file})`);
-    for (const n of e.notes) ctx.info(`  ${e.file}: ${n}`);
+    // A file with thousands of tolerated quirks says so in a few lines; --json has them all.
+    for (const n of e.notes.slice(0, MAX_NOTES_SHOWN)) ctx.info(`  ${e.file}: ${n}`);
+    if (e.notes.length > MAX_NOTES_SHOWN) ctx.info(`  ${e.file}: … ${e.notes.length - MAX_NOTES_SHOWN} more such notes (--json lists them all)`);
   }
   const count = (a: string) => episodes.filter((e) => e.action === a).length;
   if (episodes.length > 0) ctx.info(`${episodes.length} episode file${episodes.length === 1 ? '' : 's'}: ${count('created')} ${would}created, ${count('updated')} ${would}updated, ${count('unchanged')} unchanged, ${failed.length} failed`);

@@ -85,6 +85,7 @@ Examples:
         min_occurrences: parseIntOption('--min-occurrences', opts.minOccurrences, 0),
         limit: parseIntOption('--limit', opts.limit, 1),
       });
+      await (await import('../unreadable-notes.js')).warnUnreadable(ctx, vault.root, '.mem/patterns');
       if (ctx.json) return ctx.out(JSON.stringify(res, null, 2));
       if (res.patterns.length === 0) return ctx.info('no pattern notes match (mem pattern add writes them)');
       printPatterns(ctx, res.patterns);

@@ -4,8 +4,13 @@
 
 /** Every character that ends a line for some reader: LF, CR, VT, FF, NEL, LS, PS. */
 const LINE_BREAKS = /\r\n|[\n\r\v\f\u0085\u2028\u2029]/;
-/** Control characters other than tab (a terminal or a model may act on them). */
-const CONTROLS = /[\u0000-\u0008\u000e-\u001f\u007f]/g;
+/**
+ * Control characters other than tab (a terminal or a model may act on them), the C1 controls
+ * but NEL, a line break (U+009B is a terminal's CSI), and the bidirectional overrides and isolates (U+202A-U+202E,
+ * U+2066-U+2069), which make what a reader sees differ from what the text says (a title reading
+ * as another, a trigger shown reversed) and reach past the text into mem's own line.
+ */
+const CONTROLS = /[\u0000-\u0008\u000e-\u001f\u007f-\u0084\u0086-\u009f\u202a-\u202e\u2066-\u2069]/g;
 
 /** Text for one line that mem writes (a title, a path, the task): every line break becomes a space. */
 export function oneLine(text: string): string {

@@ -1,0 +1,36 @@
+// The typed notes a listing leaves out because their frontmatter does not parse (a YAML alias
+// bomb, nesting too deep, no closing `---`): named, so a listing never hides a note silently.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { realRoot, staysInside } from '../vault/boundary.js';
+import { noteFiles, parseNote } from './note.js';
+
+export interface UnreadableNote {
+  /** Path from the vault root, with `/`. */
+  path: string;
+  line: number;
+  reason: string;
+}
+
+/** Notes in `rel` (`.mem/episodes`, `.mem/patterns`, inside the vault) whose frontmatter cannot be read. */
+export function unreadableNotes(root: string, rel: string): UnreadableNote[] {
+  const dir = path.join(root, ...rel.split('/'));
+  if (!staysInside(dir, realRoot(root)).inside) return [];
+  const out: UnreadableNote[] = [];
+  for (const f of noteFiles(dir)) {
+    let raw: string;
+    try {
+      raw = fs.readFileSync(path.join(dir, f), 'utf8');
+    } catch {
+      continue;
+    }
+    // Only a file that opens a frontmatter block meant one; a README without one is no typed note.
+    if (!/^\ufeff?---[ \t]*\r?\n/.test(raw)) continue;
+    // The frontmatter alone is parsed (a listing of 5,000 notes reads each twice otherwise).
+    const close = raw.slice(3).search(/\n---[ \t]*(?:\r?\n|$)/);
+    const err = parseNote(close < 0 ? raw : `${raw.slice(0, close + 3)}\n---\n`).frontmatterError;
+    if (err) out.push({ path: `${rel}/${f}`, line: err.line, reason: err.message });
+  }
+  return out;
+}
