@@ -95,6 +95,10 @@ export function writeTarget(file: string, displayName = file, within_?: string):
   const base = within_ ?? baseOf(abs);
   if (base === undefined) return abs;
   const { inside, real } = staysInside(abs, base);
+  if (real === null && abs.split(path.sep).some((part) => Buffer.byteLength(part) > 255)) {
+    // The path cannot be resolved because a name in it is too long for the file system, not because of a link.
+    throw new MemError(`cannot write ${displayName}: a name in its path is longer than 255 bytes`, { hint: 'use a shorter name' });
+  }
   if (!inside || real === null) {
     throw new MemError(`refusing to write ${displayName}: it leads out of the vault through a symlink${real ? ` (to ${real})` : ''}`, {
       hint: `mem never writes through a link that leaves ${base}; replace the link with a file or a folder`,

@@ -49,6 +49,12 @@ describe('boundary', () => {
     expect(fs.readFileSync(path.join(root, 'logs', 'a.log'), 'utf8')).toBe('one\n');
   });
 
+  it('writeTarget: a name longer than the file system allows is said as such, not as a link out of the vault', () => {
+    confineWritesTo([root]);
+    const long = `${'\u6f22'.repeat(100)}.md`; // 302 bytes in UTF-8
+    expect(() => writeTarget(path.join(root, 'docs', long), 'docs/long.md')).toThrow(/cannot write docs\/long\.md: a name in its path is longer than 255 bytes/);
+  });
+
   it('include globs: absolute, home and climbing ones refused; relative ones fine', () => {
     for (const g of ['../x/*.md', '/etc/*.md', '~/x.md', 'a/../../x.md', 'C:/x.md', '..\\x.md']) expect(() => checkInsideRoot(g), g).toThrow(/include: .* must stay inside the vault root/);
     for (const g of ['docs/**/*.md', './notes/*.md', 'a..b/*.md', '**/*.md']) expect(() => checkInsideRoot(g), g).not.toThrow();
