@@ -20,6 +20,10 @@ const TABLE = `CREATE TABLE IF NOT EXISTS vectors(
 // prepareVectors finds the entries without a vector through it. Created with the vector table
 // (an index of vaults that use embeddings only), so the index schema itself is unchanged.
 const HASH_INDEX = 'CREATE INDEX IF NOT EXISTS entries_content_hash ON entries(content_hash)';
+// The shape of each stored value (its type and byte length), indexed: finding damaged rows and the
+// model's vector size reads this small index, not 3 KB rows (a scan of the rows cost ~0.85 s at
+// 100k on every mem index with embeddings).
+const SHAPE_INDEX = 'CREATE INDEX IF NOT EXISTS vectors_shape ON vectors(model, typeof(vec), length(vec))';
 
 /**
  * The byte length of the model's vectors: the most common length among its BLOB values (a crash
@@ -54,6 +58,7 @@ export interface Missing {
 export function prepareVectors(db: Db, model: string): Missing[] {
   db.exec(TABLE);
   db.exec(HASH_INDEX);
+  db.exec(SHAPE_INDEX);
   db.transaction(() => {
     if (storedModel(db) !== model) {
       db.prepare('DELETE FROM vectors WHERE model != ?').run(model);
@@ -61,8 +66,12 @@ export function prepareVectors(db: Db, model: string): Missing[] {
     }
     // A value that is no vector of the model's size (damage, a hand edit) is dropped, so its
     // entry is embedded again rather than left without a vector for good.
+    // Counted on the shape index first; the rows are visited only when some value is off.
     const bytes = vectorBytes(db, model);
-    db.prepare("DELETE FROM vectors WHERE model = ? AND (typeof(vec) != 'blob' OR length(vec) != ?)").run(model, bytes ?? 0);
+    const good = (db.prepare("SELECT count(*) AS n FROM vectors WHERE model = ? AND typeof(vec) = 'blob' AND length(vec) = ?").get(model, bytes ?? 0) as { n: number }).n;
+    if (good !== vectorCount(db, model)) {
+      db.prepare("DELETE FROM vectors WHERE model = ? AND (typeof(vec) != 'blob' OR length(vec) != ?)").run(model, bytes ?? 0);
+    }
     // Both lookups go index to index (the vectors' (hash, model) and entries' content_hash), never
     // through the rows themselves: at 100k entries 75 ms instead of 0.55 s (measured).
     const dead = db.prepare('SELECT v.id FROM vectors v WHERE NOT EXISTS (SELECT 1 FROM entries e WHERE e.content_hash = v.hash)').pluck().all() as number[];
