@@ -4,6 +4,17 @@
 
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { entry } from './helpers.js';
+
+/**
+ * Three entries for hybrid tests: the car entry shares no word with "automobile upkeep", so only
+ * its vector (car ~ automobile, servicing ~ upkeep) can find it.
+ */
+export const CAR_GARDEN_DB = [
+  entry('car-1', '# Car servicing schedule\nChange the engine oil every 10000 km and rotate the tyres.', { type: 'procedural' }),
+  entry('upk-1', '# Garden upkeep\nMow the lawn on Saturdays; water the roses daily in summer.', { type: 'procedural' }),
+  entry('db-1', '# Postgres migrations\nRun the migrations before the API tests.', { type: 'corrective' }),
+];
 
 /** Words that mean the same concept (the first word names it). */
 const SYNONYMS: string[][] = [

@@ -221,3 +221,16 @@ export function noteFiles(dir: string): string[] {
   }
   return names.filter((d) => d.isFile() && /\.md$/i.test(d.name)).map((d) => d.name).sort();
 }
+
+/** The text of each `.md` note directly in `dir` (noteFiles), skipping a file that cannot be read. */
+export function* noteTexts(dir: string): Generator<{ file: string; raw: string }> {
+  for (const file of noteFiles(dir)) {
+    let raw: string;
+    try {
+      raw = fs.readFileSync(path.join(dir, file), 'utf8');
+    } catch {
+      continue;
+    }
+    yield { file, raw };
+  }
+}

@@ -8,7 +8,7 @@ import { MemError, type Diagnostic } from '../errors.js';
 import { realRoot, staysInside } from '../vault/boundary.js';
 import { formatFrontmatter } from '../vault/frontmatter.js';
 import { safeLine, safeText } from '../vault/safetext.js';
-import { findSection, lineAt, listItems, noteFiles, noteType, parseNote, sectionBody, setNoteFields, writeNote, type ParsedNote } from './note.js';
+import { findSection, lineAt, listItems, noteFiles, noteTexts, noteType, parseNote, sectionBody, setNoteFields, writeNote, type ParsedNote } from './note.js';
 
 export const CAUSAL_TYPES = ['causes', 'enables', 'prevents', 'correlates'] as const;
 export type CausalType = (typeof CAUSAL_TYPES)[number];
@@ -516,13 +516,7 @@ export function readPatterns(root: string): PatternFile[] {
   const out: PatternFile[] = [];
   const dir = notesDirInside(root, PATTERNS_DIR);
   if (dir === null) return out;
-  for (const f of noteFiles(dir)) {
-    let raw: string;
-    try {
-      raw = fs.readFileSync(path.join(dir, f), 'utf8');
-    } catch {
-      continue;
-    }
+  for (const { file: f, raw } of noteTexts(dir)) {
     const note = parseNote(raw);
     if (noteType(note.frontmatter?.data) !== 'pattern') continue;
     out.push({ path: `.mem/patterns/${f}`, file: f, note, data: patternFromNote(note, f) });

@@ -1,10 +1,9 @@
 // The typed notes a listing leaves out because their frontmatter does not parse (a YAML alias
 // bomb, nesting too deep, no closing `---`): named, so a listing never hides a note silently.
 
-import fs from 'node:fs';
 import path from 'node:path';
 import { realRoot, staysInside } from '../vault/boundary.js';
-import { noteFiles, parseNote } from './note.js';
+import { noteTexts, parseNote } from './note.js';
 
 export interface UnreadableNote {
   /** Path from the vault root, with `/`. */
@@ -18,13 +17,7 @@ export function unreadableNotes(root: string, rel: string): UnreadableNote[] {
   const dir = path.join(root, ...rel.split('/'));
   if (!staysInside(dir, realRoot(root)).inside) return [];
   const out: UnreadableNote[] = [];
-  for (const f of noteFiles(dir)) {
-    let raw: string;
-    try {
-      raw = fs.readFileSync(path.join(dir, f), 'utf8');
-    } catch {
-      continue;
-    }
+  for (const { file: f, raw } of noteTexts(dir)) {
     // Only a file that opens a frontmatter block meant one; a README without one is no typed note.
     if (!/^\ufeff?---[ \t]*\r?\n/.test(raw)) continue;
     // The frontmatter alone is parsed (a listing of 5,000 notes reads each twice otherwise).

@@ -3,7 +3,7 @@
 
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { embedServer, type EmbedServer } from '../fake-embeddings.js';
+import { CAR_GARDEN_DB, embedServer, type EmbedServer } from '../fake-embeddings.js';
 import { cleanup, entry, mem, memAsync, tempVault } from '../helpers.js';
 
 const servers: EmbedServer[] = [];
@@ -24,9 +24,7 @@ async function server() {
 function vault(config = '') {
   const v = tempVault();
   v.write('MEMORY.md', [
-    entry('car-1', '# Car servicing schedule\nChange the engine oil every 10000 km and rotate the tyres.', { type: 'procedural' }),
-    entry('upk-1', '# Garden upkeep\nMow the lawn on Saturdays; water the roses daily in summer.', { type: 'procedural' }),
-    entry('db-1', '# Postgres migrations\nRun the migrations before the API tests.', { type: 'corrective' }),
+    ...CAR_GARDEN_DB,
     entry('misc-1', '# Coffee\nThe office coffee machine needs descaling monthly.', { type: 'procedural' }),
   ].join(''));
   if (config) v.write('.mem/config.yaml', config);

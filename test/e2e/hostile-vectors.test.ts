@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { embedServer, type EmbedServer, type Hostile } from '../fake-embeddings.js';
+import { CAR_GARDEN_DB, embedServer, type EmbedServer, type Hostile } from '../fake-embeddings.js';
 import { anthropicMessage, closeServers, fakeServer, openaiCompletion } from '../fake-llm.js';
 import { cleanup, entry, mem, memAsync, tempVault } from '../helpers.js';
 
@@ -30,9 +30,7 @@ async function server() {
 function vault(config = '') {
   const v = tempVault();
   v.write('MEMORY.md', [
-    entry('car-1', '# Car servicing schedule\nChange the engine oil every 10000 km and rotate the tyres.', { type: 'procedural' }),
-    entry('upk-1', '# Garden upkeep\nMow the lawn on Saturdays; water the roses daily in summer.', { type: 'procedural' }),
-    entry('db-1', '# Postgres migrations\nRun the migrations before the API tests.', { type: 'corrective' }),
+    ...CAR_GARDEN_DB,
   ].join(''));
   v.write('.mem/config.yaml', `embeddings:\n  timeout_ms: 1500\n  max_retries: 0\n${config}`);
   return v;

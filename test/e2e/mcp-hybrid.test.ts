@@ -5,8 +5,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { embedServer, type EmbedServer } from '../fake-embeddings.js';
-import { BIN, cleanup, entry, memAsync, tempVault, type TempVault } from '../helpers.js';
+import { CAR_GARDEN_DB, embedServer, type EmbedServer } from '../fake-embeddings.js';
+import { BIN, cleanup, memAsync, tempVault, type TempVault } from '../helpers.js';
 
 const open: { close(): Promise<void> }[] = [];
 afterEach(async () => {
@@ -17,9 +17,7 @@ afterEach(async () => {
 function vault(): TempVault {
   const v = tempVault();
   v.write('MEMORY.md', [
-    entry('car-1', '# Car servicing schedule\nChange the engine oil every 10000 km and rotate the tyres.', { type: 'procedural' }),
-    entry('upk-1', '# Garden upkeep\nMow the lawn on Saturdays; water the roses daily in summer.', { type: 'procedural' }),
-    entry('db-1', '# Postgres migrations\nRun the migrations before the API tests.', { type: 'corrective' }),
+    ...CAR_GARDEN_DB,
   ].join(''));
   return v;
 }
