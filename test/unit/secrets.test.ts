@@ -1,0 +1,124 @@
+// Credentials in text on its way into the vault: secretlint's preset plus mem's extra rules.
+// Tokens here are made up in the vendors' real formats (none of them works anywhere).
+
+import { describe, expect, it } from 'vitest';
+import { findSecrets, kindOf, redactSecrets } from '../../src/secrets/redact.js';
+import { entropy, looksLikeCredential, redactForDisplay, urlForDisplay } from '../../src/secrets/rules.js';
+
+const GH = 'ghp_' + 'R4nd0mT0k3nValue1234567890abcdefABCD';
+const STRIPE = 'sk_live_' + '51H8x2eKZvKYlo2C0aBcDeFgHiJkLmNoPqRsTuV';
+const AWS_ID = 'AKIA' + 'Q3EGRJ5XZ7PLW2HM';
+const AWS_SECRET = 'u8Hx2+Jq9LmP4tR7vW1yZ3bN6cF0dG5hK8sA2eXo';
+const JWT = 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c';
+const PEM = `-----BEGIN RSA PRIVATE KEY-----
+MIIEpAIBAAKCAQEA1c7+9z5Pad7OejecsQ0bu3aumFvJWqRmAyfFZ4YQT0F1ntZV
+n0t4r34lk3yButSh4p3dL1k3On3Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0Lz9Xc8V
+-----END RSA PRIVATE KEY-----`;
+const ANTHROPIC = 'sk-ant-api03-' + 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN-abcdefAA';
+
+async function redact(text: string): Promise<string> {
+  return (await redactSecrets(text)).text;
+}
+
+describe('redactSecrets', () => {
+  it('replaces each credential by a placeholder that names its kind and keeps the sentence', async () => {
+    const out = await redact(`Set it with export STRIPE_API_KEY=${STRIPE} before running the billing tests.`);
+    expect(out).not.toContain(STRIPE);
+    expect(out).toBe('Set it with export STRIPE_API_KEY=[redacted: stripe-key] before running the billing tests.');
+  });
+
+  it('finds an AWS key pair, a token in a clone URL, a private key, a JWT and database passwords', async () => {
+    const text = [
+      `AWS_ACCESS_KEY_ID=${AWS_ID}`,
+      `AWS_SECRET_ACCESS_KEY=${AWS_SECRET}`,
+      `git clone https://${GH}@github.com/acme/app.git`,
+      `git clone https://x-access-token:${GH}@github.com/acme/app.git`,
+      PEM,
+      `curl -H "Authorization: Bearer ${JWT}" https://api.example.com`,
+      'DATABASE_URL=postgres://admin:s3cr3tP4ss@db.example.com:5432/app',
+      'then mysql://root:hunter2@localhost/db worked',
+      `ANTHROPIC_API_KEY=${ANTHROPIC}`,
+    ].join('\n');
+    const out = await redact(text);
+    for (const secret of [AWS_ID, AWS_SECRET, GH, 'MIIEpAIBAAKCAQEA', JWT, 's3cr3tP4ss', 'hunter2', ANTHROPIC]) expect(out).not.toContain(secret);
+    expect(out).toContain('https://[redacted: github-token]@github.com/acme/app.git');
+    expect(out).toContain('https://x-access-token:[redacted: github-token]@github.com/acme/app.git');
+    expect(out).toContain('postgres://admin:[redacted: ');
+    expect(out).toContain('@db.example.com:5432/app');
+    expect(out).toContain('mysql://root:[redacted: ');
+    expect(out).toMatch(/\[redacted: (rsa-)?private-key\]/);
+    expect(out.split('\n').length).toBeLessThanOrEqual(text.split('\n').length);
+  });
+
+  it('reports where each one is, without the value', async () => {
+    const text = `line one\nthe token is ${GH}\n`;
+    const found = await findSecrets(text);
+    expect(found).toEqual([{ kind: 'github-token', start: text.indexOf(GH), end: text.indexOf(GH) + GH.length }]);
+  });
+
+  it('is idempotent: a redacted text redacts to itself', async () => {
+    const once = await redact(`PASSWORD=Tr0ub4dor&3x and ${GH} and https://u:p4ssw0rd@host.example/x`);
+    expect(await redact(once)).toBe(once);
+    expect((await findSecrets(once)).length).toBe(0);
+  });
+
+  it('leaves ordinary text alone', async () => {
+    const plain = [
+      'Run npm run db:migrate before the API tests.',
+      'The cache key is CACHE_KEY=user-profile-v2 and TOKEN_LIMIT=4096.',
+      'Set API_KEY=$OPENAI_API_KEY in CI, or PASSWORD=<your password>, or token: ${{ secrets.NPM_TOKEN }}.',
+      'The key file lives at SSH_KEY=~/.ssh/id_ed25519; see https://github.com/acme/app.git.',
+      'keyboard=us, monkey=banana, tokenizer=wordpiece, compass=north',
+      'Use sk-learn for the model; the commit is 3f9a2c1d.',
+    ].join('\n');
+    expect(await findSecrets(plain)).toEqual([]);
+  });
+
+  it('takes the values mem knows to be credentials whatever their shape', async () => {
+    const out = await redactSecrets('server said: invalid key "plainkey-0001"', ['plainkey-0001']);
+    expect(out.text).toBe('server said: invalid key "[redacted: api-key]"');
+  });
+});
+
+describe('extra rules', () => {
+  it('redacts KEY=value assignments of names that say secret, in shell, YAML, JSON and flags', () => {
+    const cases = [
+      ['export DB_PASSWORD=hunter2x9', 'export DB_PASSWORD=[redacted: password]'],
+      ['client_secret: "aB3dE5gH7jK9mN1pQ3sT"', 'client_secret: "[redacted: password]"'],
+      ['{"apiKey": "Zx8Kq2Lm9Pw4Rt6Yu1Io3As5"}', '{"apiKey": "[redacted: secret-value]"}'],
+      ['mytool --auth-token=Zx8Kq2Lm9Pw4Rt6Yu1Io3As5 run', 'mytool --auth-token=[redacted: secret-value] run'],
+      ['SLACK_SIGNING_SECRET=8f7e6d5c4b3a29180f7e6d5c4b3a2918', 'SLACK_SIGNING_SECRET=[redacted: password]'],
+    ];
+    for (const [input, want] of cases) expect(redactForDisplay(input)).toBe(want);
+  });
+
+  it('judges values by entropy and shape', () => {
+    expect(entropy('aaaa')).toBe(0);
+    expect(entropy('abcd')).toBe(2);
+    expect(looksLikeCredential('Zx8Kq2Lm9Pw4Rt6Yu1Io3As5', 'key')).toBe(true);
+    expect(looksLikeCredential('production', 'key')).toBe(false);
+    expect(looksLikeCredential('user-profile-v2', 'key')).toBe(false);
+    expect(looksLikeCredential('${SECRET}', 'password')).toBe(false);
+  });
+
+  it('redacts authorization headers and keeps the scheme', () => {
+    expect(redactForDisplay('Authorization: Bearer abcdef0123456789')).toBe('Authorization: Bearer [redacted: authorization]');
+    expect(redactForDisplay("-H 'x-api-key: k3y-Valu3-0123456789'")).toBe("-H 'x-api-key: [redacted: api-key]'");
+  });
+
+  it('redacts a private key block cut short', () => {
+    const cut = PEM.slice(0, 120);
+    expect(redactForDisplay(`key:\n${cut}`)).toBe('key:\n[redacted: private-key]');
+  });
+
+  it('shows URLs without their credentials', () => {
+    expect(urlForDisplay('https://user:pa55@llm.example.com/v1')).toBe('https://***@llm.example.com/v1');
+    expect(urlForDisplay('https://llm.example.com/v1')).toBe('https://llm.example.com/v1');
+  });
+
+  it('names secretlint kinds in kebab case', () => {
+    expect(kindOf('AWSAccessKeyID')).toBe('aws-access-key-id');
+    expect(kindOf('GITHUB_TOKEN')).toBe('github-token');
+    expect(kindOf('BasicAuth')).toBe('basic-auth');
+  });
+});
