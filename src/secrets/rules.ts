@@ -49,12 +49,13 @@ function nameWords(name: string): string[] {
 
 // Names that say the value is a credential, word by word: DB_PASSWORD, clientSecret, API_KEY,
 // APIKEY, access-token. A word that merely holds one (KEYBOARD, tokenizer, passenger) does not count.
-const PASSWORD_WORD = /^(password|passwd|passphrase|pass|pwd|secrets?)$|(password|passwd|passphrase|secret)$/;
+const PASSWORD_WORD = /^(password|passwd|passphrase|pwd|secrets?)$|(password|passwd|passphrase|secret)$/;
 const KEY_WORD = /^(tokens?|keys?|apikey|credentials?|auth)$|(token|apikey|accesskey|secretkey|privatekey|authkey|signingkey)$/;
 
 function namesSecret(name: string): 'password' | 'key' | null {
   const words = nameWords(name);
-  if (words.some((w) => PASSWORD_WORD.test(w))) return 'password';
+  // `pass` alone is too common a word (a test runner's `--- PASS: TestX`); DB_PASS is a password.
+  if (words.some((w) => PASSWORD_WORD.test(w)) || (words.length > 1 && words[words.length - 1] === 'pass')) return 'password';
   if (words.some((w) => KEY_WORD.test(w))) return 'key';
   return null;
 }
@@ -71,6 +72,11 @@ function notACredential(v: string): boolean {
   if (/^[A-Z][A-Z0-9_]*$/.test(v) && v.includes('_')) return true; // another variable's name
   if (/\s/.test(v)) return true; // prose, not a token
   if (/^(.)\1+$/.test(v)) return true;
+  // An identifier made of words (TestContextValues_Chaining, ProductionDatabase, HTTP_Proxy).
+  if (/^[A-Za-z]+([-_.][A-Za-z]+)*$/.test(v)) {
+    const chunks = v.split(/[-_.]/).flatMap((p) => p.match(/[A-Z]+(?![a-z])|[A-Z]?[a-z]+/g) ?? [p]);
+    if (chunks.every((c) => (c.length >= 3 && /^[A-Z]?[a-z]+$/.test(c)) || /^[A-Z]{2,5}$/.test(c))) return true;
+  }
   // Word-like: lowercase words or short numbers joined by - _ . (cache-key-v2, user_profile)
   if (/^[a-z]+([-_.][a-z0-9]+)*$/.test(v) && v.split(/[-_.]/).every((p) => /^[a-z]{1,12}\d{0,3}$/.test(p) || /^\d{1,4}$/.test(p))) return true;
   return false;
@@ -85,7 +91,7 @@ export function looksLikeCredential(v: string, kind: 'password' | 'key'): boolea
 
 // NAME=value, NAME: value, "name": "value", --name=value, with optional export/set and quotes.
 const ASSIGNMENT_RE =
-  /(?<![A-Za-z0-9_])(?:export\s+|set\s+|--)?(["']?)([A-Za-z_][A-Za-z0-9_.-]{1,63})\1\s*(?::=|=|:)\s*(["'`]?)([^\s"'`,;)}\]]{1,512})\3/g;
+  /(?<![A-Za-z0-9_])(?:export\s+|set\s+|--)?(["']?)([A-Za-z_][A-Za-z0-9_.-]{1,63})\1\s*(?::=|=|:)\s*(["'`]?)([^\s"'`,;(){}[\]<>\\]{1,512})\3(?![({[.\w])/g;
 
 function assignments(text: string, out: SecretFinding[]): void {
   for (const m of text.matchAll(ASSIGNMENT_RE)) {

@@ -70,6 +70,11 @@ describe('redactSecrets', () => {
       'The key file lives at SSH_KEY=~/.ssh/id_ed25519; see https://github.com/acme/app.git.',
       'keyboard=us, monkey=banana, tokenizer=wordpiece, compass=north',
       'Use sk-learn for the model; the commit is 3f9a2c1d.',
+      // Seen in real sessions: test runner output and code.
+      '--- PASS: TestContextValues_Chaining (0.00s)',
+      'data.TokenUsage = claudecode.CalculateTokenUsage(transcriptLines)',
+      'var keys = keyMap{ Up: key.NewBinding("up") }',
+      'apiKey: config.openaiApiKey,',
     ].join('\n');
     expect(await findSecrets(plain)).toEqual([]);
   });
