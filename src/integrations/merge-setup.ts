@@ -98,7 +98,8 @@ export function withGitattributes(current: string): string | null {
   const nl = text.includes('\r\n') ? '\r\n' : '\n';
   const sep = text === '' || text.endsWith('\n') ? '' : nl;
   const header = have.has('# mem: memory files merge by entry id') ? '' : `# mem: memory files merge by entry id${nl}`;
-  return `${bom}${text}${sep}${text ? nl : ''}${header}${missing.join(nl)}${nl}`;
+  // A blank line before mem's own block; lines added to a block already there follow it directly.
+  return `${bom}${text}${sep}${text && header ? nl : ''}${header}${missing.join(nl)}${nl}`;
 }
 
 /**
