@@ -300,27 +300,29 @@ function mergeEvents(b: string | undefined, o: string, t: string): { body: strin
   if (!B || !O || !T) return null;
   const bk = new Set(B.map((e) => e.key));
   const tk = new Set(T.map((e) => e.key));
-  const merged: { ev: Ev; o?: Ev; t?: Ev }[] = [];
-  for (const e of O) if (!(bk.has(e.key) && !tk.has(e.key)) && !merged.some((m) => m.ev.key === e.key)) merged.push({ ev: e, o: e });
-  for (const e of T) {
-    const m = merged.find((x) => x.ev.key === e.key);
-    if (m) m.t = e;
-    else if (!bk.has(e.key)) merged.push({ ev: e, t: e });
-  }
+  // Lookups by key and place, so a long timeline costs its length, not its square.
+  let merged: { ev: Ev; o?: number; t?: number }[] = [];
+  const at = new Map<string, number>();
+  O.forEach((e, i) => {
+    if ((bk.has(e.key) && !tk.has(e.key)) || at.has(e.key)) return;
+    at.set(e.key, merged.length);
+    merged.push({ ev: e, o: i });
+  });
+  T.forEach((e, i) => {
+    const k = at.get(e.key);
+    if (k !== undefined) merged[k].t ??= i;
+    else if (!bk.has(e.key)) {
+      at.set(e.key, merged.length);
+      merged.push({ ev: e, t: i });
+    }
+  });
   const times = merged.map((m) => Date.parse(m.ev.ts.replace(' ', 'T')));
-  if (times.every((x) => !Number.isNaN(x))) {
-    const idx = merged.map((_, i) => i).sort((x, y) => times[x] - times[y] || x - y);
-    const sorted = idx.map((i) => merged[i]);
-    merged.splice(0, merged.length, ...sorted);
-  }
+  if (times.every((x) => !Number.isNaN(x))) merged = merged.map((_, i) => i).sort((x, y) => times[x] - times[y] || x - y).map((i) => merged[i]);
   const mapO = new Map<string, string>();
   const mapT = new Map<string, string>();
   merged.forEach((m, i) => {
-    const at = (list: Ev[], e: Ev | undefined) => (e ? eventId(list.indexOf(e)) : undefined);
-    const oi = at(O, m.o);
-    const ti = at(T, m.t);
-    if (oi) mapO.set(oi, eventId(i));
-    if (ti) mapT.set(ti, eventId(i));
+    if (m.o !== undefined) mapO.set(eventId(m.o), eventId(i));
+    if (m.t !== undefined) mapT.set(eventId(m.t), eventId(i));
   });
   // A link to an event no longer there is dropped; links to decisions stay as they are.
   const ren = (map: Map<string, string>, id: string) => (/^e\d+$/.test(id) ? map.get(id) ?? null : id);
@@ -330,8 +332,9 @@ function mergeEvents(b: string | undefined, o: string, t: string): { body: strin
     return out;
   };
   const body = merged.map((m, i) => {
-    const caused = linkList(m.o?.caused ?? [], m.t?.caused ?? [], mapO, mapT);
-    const leads = linkList(m.o?.leads ?? [], m.t?.leads ?? [], mapO, mapT);
+    const [eo, et] = [m.o === undefined ? undefined : O[m.o], m.t === undefined ? undefined : T[m.t]];
+    const caused = linkList(eo?.caused ?? [], et?.caused ?? [], mapO, mapT);
+    const leads = linkList(eo?.leads ?? [], et?.leads ?? [], mapO, mapT);
     const links = [...caused.map((x) => ` ← [[${x}]]`), ...leads.map((x) => ` → [[${x}]]`)].join('');
     return `${i + 1}. [${m.ev.ts}] ${m.ev.content}${links}${m.ev.type ? ` #${m.ev.type}` : ''}`;
   }).join('\n');
