@@ -8,14 +8,9 @@ import { fileURLToPath } from 'node:url';
 import { MemError } from '../errors.js';
 import { spawnSync } from '../cli/child-process.js';
 import { withFileLock, writeFileAtomic } from '../vault/write.js';
+import { DRIVER_PATTERNS, GITATTRIBUTES_LINES } from './merge-coverage.js';
 
-/**
- * Memory files git merges with `mem merge-driver`. A pattern without a slash matches the name in
- * every folder (`.mem/…/MEMORY.md` too). Files under `memory/` may hold entries or be plain notes:
- * the driver merges the ones that hold entries by id and hands plain notes to git's own text merge,
- * so they merge exactly as without the driver.
- */
-export const GITATTRIBUTES_LINES = ['MEMORY.md merge=mem', 'institutional.md merge=mem', 'proxy*.md merge=mem', 'memory/**/*.md merge=mem'];
+export { GITATTRIBUTES_LINES } from './merge-coverage.js';
 
 function packageRoot(): string {
   let dir = path.dirname(fileURLToPath(import.meta.url));
@@ -62,13 +57,35 @@ export function registerMergeDriverConfig(root: string): boolean {
   return changed;
 }
 
-/** For mem doctor: whether git merges MEMORY.md of this repository with the mem driver. */
+/** A path each pattern covers (`memory/**\/*.md` → `memory/x.md`), to ask git about. */
+function samplePath(pattern: string): string {
+  return pattern.replace(/\*\*\//g, '').replace(/\*/g, 'x');
+}
+
+/**
+ * For mem doctor: whether git merges every kind of memory file of this repository with the mem
+ * driver, and runs this mem for it. A `.gitattributes` written by an older mem lacks the newer
+ * patterns (typed notes, `memory/`): those files then merge as plain text.
+ */
 export async function mergeDriverCheck(root: string): Promise<{ name: string; status: 'ok' | 'warn'; detail: string; hint?: string }> {
   const driver = git(root, ['config', '--get', 'merge.mem.driver']);
-  const attr = git(root, ['check-attr', 'merge', '--', 'MEMORY.md']).out;
-  const missing = [...(driver.ok ? [] : ['merge.mem.driver in the git config']), ...(/: merge: mem$/.test(attr) ? [] : ['MEMORY.md merge=mem in .gitattributes'])];
-  if (missing.length === 0) return { name: 'merge driver', status: 'ok', detail: 'memory files merge by entry id' };
-  return { name: 'merge driver', status: 'warn', detail: `not registered: ${missing.join(', ')} (merges of memory files fall back to text)`, hint: 'run mem init in this clone' };
+  const samples = DRIVER_PATTERNS.map(samplePath);
+  const attr = git(root, ['check-attr', '-z', 'merge', '--', ...samples]).out.split('\0');
+  const covered = new Set<string>();
+  for (let i = 0; i + 2 < attr.length; i += 3) if (attr[i + 2] === 'mem') covered.add(attr[i]);
+  const uncovered = DRIVER_PATTERNS.filter((p) => !covered.has(samplePath(p)));
+  const hint = 'run mem init (or mem hooks install --git) in this clone: it adds the missing lines and keeps the rest';
+  if (!driver.ok) return { name: 'merge driver', status: 'warn', detail: 'not registered: merge.mem.driver is not in the git config (merges of memory files fall back to text)', hint };
+  if (uncovered.length === DRIVER_PATTERNS.length) return { name: 'merge driver', status: 'warn', detail: 'not registered: no memory file has merge=mem in .gitattributes (merges fall back to text)', hint };
+  if (uncovered.length > 0) return { name: 'merge driver', status: 'warn', detail: `out of date: ${uncovered.join(', ')} not merged by mem (missing from .gitattributes)`, hint };
+  let want: string | null = null;
+  try {
+    want = mergeDriverCommand();
+  } catch {
+    want = null;
+  }
+  if (want !== null && driver.out !== want) return { name: 'merge driver', status: 'warn', detail: `out of date: merge.mem.driver runs another mem (${driver.out})`, hint };
+  return { name: 'merge driver', status: 'ok', detail: 'memory files and typed notes merge by entry id and field' };
 }
 
 /** `.gitattributes` text with the merge-driver lines added (null: nothing to add), in its style. */
@@ -81,7 +98,8 @@ export function withGitattributes(current: string): string | null {
   const nl = text.includes('\r\n') ? '\r\n' : '\n';
   const sep = text === '' || text.endsWith('\n') ? '' : nl;
   const header = have.has('# mem: memory files merge by entry id') ? '' : `# mem: memory files merge by entry id${nl}`;
-  return `${bom}${text}${sep}${text ? nl : ''}${header}${missing.join(nl)}${nl}`;
+  // A blank line before mem's own block; lines added to a block already there follow it directly.
+  return `${bom}${text}${sep}${text && header ? nl : ''}${header}${missing.join(nl)}${nl}`;
 }
 
 /**

@@ -1,7 +1,8 @@
 // Three-way merge of one memory file by entry id (the git merge driver and `mem resolve` use it).
 // Pure: three texts in, the merged text and a conflict count out. Entries changed on neither side
-// keep their bytes; counters and dates take the max; a retirement wins; only an entry edited
-// differently on both sides gets conflict markers, around that entry alone.
+// keep their bytes; counters both sides moved add up from the base, dates take the later; a
+// retirement wins; only an entry edited differently on both sides gets conflict markers, around
+// that entry alone.
 
 import { parseMemoryFile, updateBlockMeta, type Block, type ParsedFile } from '../vault/format.js';
 import { sameValue } from '../vault/frontmatter.js';
@@ -15,6 +16,8 @@ export interface MergeResult {
   conflicts: number;
   /** Ids of the entries left in conflict. */
   conflictIds: string[];
+  /** For a typed note: the fields and sections left in conflict (`field trigger`, `section Context`). */
+  conflictParts?: string[];
   /** The texts are not memory files mem can merge by entry; `text` came from `textMerge`. */
   fallback?: string;
 }
@@ -135,25 +138,75 @@ function maxDate(a: unknown, b: unknown): unknown {
   return y > x ? b : a;
 }
 
+const finite = (v: unknown): number | null => {
+  const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
+  return Number.isFinite(n) ? n : null;
+};
+
 /**
- * The merged header of an entry changed on both sides: counters and dates the max, a retirement
- * wins, any other key the side that alone changed it. Keys changed differently on both sides
+ * A counter both sides moved from the base: each side's change counts, so two branches that each
+ * reinforce an entry once give base + 2 (even though both wrote the same number). Floor 0.
+ */
+function addedUp(b: unknown, o: unknown, t: unknown): number | null {
+  const [x, y, z] = [finite(b ?? 0), finite(o), finite(t)];
+  if (x === null || y === null || z === null) return null;
+  return Math.max(0, x + (y - x) + (z - x));
+}
+
+function isMap(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date);
+}
+
+/**
+ * The FSRS state (`fsrs:`) after reviews on both sides: the state of the later review (its
+ * stability, difficulty and phase already account for the time between reviews), with `reps`
+ * and `lapses` counting the reviews of both sides. Null when a side holds no such map.
+ */
+function mergedFsrs(b: unknown, o: unknown, t: unknown): Record<string, unknown> | null {
+  if (!isMap(o) || !isMap(t)) return null;
+  const when = (m: Record<string, unknown>) => {
+    const ms = typeof m.last_review === 'string' ? Date.parse(m.last_review) : NaN;
+    return Number.isNaN(ms) ? -Infinity : ms;
+  };
+  const later = when(t) > when(o) ? t : o;
+  const base = isMap(b) ? b : {};
+  const out: Record<string, unknown> = { ...later };
+  for (const k of ['reps', 'lapses']) {
+    if (!(k in later)) continue;
+    const n = addedUp(base[k], o[k] ?? base[k] ?? 0, t[k] ?? base[k] ?? 0);
+    if (n !== null) out[k] = Math.floor(n);
+  }
+  return out;
+}
+
+/**
+ * The merged header of an entry changed on both sides. Counters both sides moved add up from the
+ * base (reinforcement_count; reps and lapses of the FSRS state, which takes the later review);
+ * without a base (the entry added on both sides) the larger count wins. Dates of the last event
+ * take the later (last_reinforced, consolidated_at), a retirement wins and keeps its earlier
+ * date; any other key the side that alone changed it. Keys changed differently on both sides
  * come back in `clash`.
  */
-function mergeMeta(base: Record<string, unknown>, ours: Record<string, unknown>, theirs: Record<string, unknown>): { meta: Record<string, unknown>; clash: string[] } {
+function mergeMeta(base: Record<string, unknown> | undefined, ours: Record<string, unknown>, theirs: Record<string, unknown>): { meta: Record<string, unknown>; clash: string[] } {
   const meta: Record<string, unknown> = {};
   const clash: string[] = [];
-  const keys = [...new Set([...Object.keys(ours), ...Object.keys(theirs), ...Object.keys(base)])];
+  const hasBase = base !== undefined;
+  const bm = base ?? {};
+  const keys = [...new Set([...Object.keys(ours), ...Object.keys(theirs), ...Object.keys(bm)])];
   for (const k of keys) {
-    const b = base[k];
+    const b = bm[k];
     const o = ours[k];
     const t = theirs[k];
+    const bothMoved = hasBase && o !== undefined && t !== undefined && !sameValue(o, b) && !sameValue(t, b);
     let v: unknown;
-    if (k === 'reinforcement_count' && o !== undefined && t !== undefined) v = maxCount(o, t);
-    else if (k === 'last_reinforced' && o !== undefined && t !== undefined) v = maxDate(o, t);
+    if (k === 'reinforcement_count' && bothMoved && addedUp(b, o, t) !== null) v = addedUp(b, o, t);
+    else if (k === 'reinforcement_count' && o !== undefined && t !== undefined && !hasBase) v = maxCount(o, t);
+    else if (k === 'fsrs' && bothMoved && mergedFsrs(b, o, t) !== null) v = mergedFsrs(b, o, t);
+    else if ((k === 'last_reinforced' || k === 'consolidated_at') && o !== undefined && t !== undefined) v = maxDate(o, t);
     else if (k === 'status' && (o === 'retired' || t === 'retired')) v = 'retired';
     else if (sameValue(o, t) || sameValue(t, b)) v = o;
     else if (sameValue(o, b)) v = t;
+    else if (k === 'retired_at' && o !== undefined && t !== undefined) v = maxDate(o, t) === o ? t : o;
     else {
       clash.push(k);
       v = o;
@@ -244,8 +297,7 @@ export function mergeMemoryFile(base: string, ours: string, theirs: string, relP
       return { raw: markRegion(end(oBlock.raw), end(fromTheirs(tBlock.raw)), nl, labels) + sep, wasLast };
     };
     if (!o.entry || !t.entry || !o.header || !t.header || (b && (!b.entry || !b.header))) return conflict(o, t);
-    const baseMeta = b?.entry?.meta ?? {};
-    const { meta, clash } = mergeMeta(baseMeta, o.entry.meta, t.entry.meta);
+    const { meta, clash } = mergeMeta(b?.entry?.meta, o.entry.meta, t.entry.meta);
     const bodyB = b ? norm(bodyOf(b)) : undefined;
     const bodyO = norm(bodyOf(o));
     const bodyT = norm(bodyOf(t));
@@ -282,7 +334,10 @@ export function mergeMemoryFile(base: string, ours: string, theirs: string, relP
       // Deleted by theirs (kept when ours changed it: nothing is lost), or added by ours.
       if (b && norm(b.raw) === norm(o.raw)) continue;
       pieces.push(oursPiece(k));
-    } else if (norm(o.raw) === norm(t.raw) || (b && norm(t.raw) === norm(b.raw))) pieces.push(oursPiece(k));
+    } else if (b && norm(t.raw) === norm(b.raw)) pieces.push(oursPiece(k));
+    // The same change on both sides still goes through the header merge: counters moved on
+    // both add up (two reinforcements from 0 that both wrote 1 are 2).
+    else if (norm(o.raw) === norm(t.raw) && (!b || norm(o.raw) === norm(b.raw) || !b.entry || !o.entry)) pieces.push(oursPiece(k));
     else if (b && norm(o.raw) === norm(b.raw)) pieces.push(theirsPiece(k));
     else pieces.push(both(k));
   }

@@ -8,9 +8,11 @@ import path from 'node:path';
 import { MemError } from '../errors.js';
 import { spawnSync } from '../cli/child-process.js';
 import { withFileLock, writeFileAtomic } from '../vault/write.js';
-import { markRegion, mergeMemoryFile, splitConflictMarkers } from './merge.js';
+import { markRegion, splitConflictMarkers } from './merge.js';
+import { mergeCoveredFile } from './note-merge.js';
 import { gitMergeFile } from './git-merge-file.js';
 import { firstMarkerLine } from '../vault/gitmarkers.js';
+import { driverCovers } from './merge-coverage.js';
 
 export interface Outcome {
   path: string;
@@ -19,6 +21,8 @@ export interface Outcome {
   staged: boolean;
   conflicts: number;
   conflict_ids: string[];
+  /** For a typed note: the fields and sections left in conflict. */
+  conflict_parts?: string[];
   source: 'stages' | 'markers' | 'none';
   note?: string;
 }
@@ -28,7 +32,6 @@ function git(cwd: string, args: string[]): { ok: boolean; out: string; err: stri
   return { ok: !r.error && r.status === 0, out: r.stdout ?? '', err: (r.stderr ?? '').trim() };
 }
 
-const MEMORY_NAME = /(^|\/)(memory\.md|institutional\.md|proxy[^/]*\.md)$/i;
 
 /** The unmerged paths of the repository, with the stages each has. */
 function unmerged(top: string): Map<string, Set<number>> {
@@ -45,12 +48,48 @@ function unmerged(top: string): Map<string, Set<number>> {
   return out;
 }
 
+/** The paths (from the top) git merges with the mem driver, by the repository's own `.gitattributes`. */
+function mergedByMem(top: string, paths: string[]): Set<string> {
+  const out = new Set<string>();
+  if (paths.length === 0) return out;
+  const r = spawnSync('git', ['check-attr', '-z', '--stdin', 'merge'], { cwd: top, input: paths.map((p) => `${p}\0`).join(''), encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['pipe', 'pipe', 'pipe'] });
+  if (r.error || r.status !== 0) return out;
+  const f = (r.stdout ?? '').split('\0');
+  for (let i = 0; i + 2 < f.length; i += 3) if (f[i + 2] === 'mem') out.add(f[i]);
+  return out;
+}
+
+/**
+ * The unmerged paths that are memory files: the ones `.gitattributes` gives the mem driver, and
+ * the ones the driver's patterns name from the vault root (a clone whose `.gitattributes` is older
+ * than this mem, or a merge made without it).
+ */
+function memoryTargets(top: string, unmergedPaths: string[], vaultRoot: string | null): string[] {
+  const attr = mergedByMem(top, unmergedPaths);
+  let fromRoot: string | null = null;
+  if (vaultRoot !== null) {
+    let real = vaultRoot;
+    try {
+      real = fs.realpathSync(vaultRoot);
+    } catch {
+      real = vaultRoot;
+    }
+    if (real === top) fromRoot = '';
+    else if (real.startsWith(top + path.sep)) fromRoot = path.relative(top, real).split(path.sep).join('/') + '/';
+  }
+  return unmergedPaths.filter((p) => {
+    if (attr.has(p)) return true;
+    if (fromRoot === null) return driverCovers(p);
+    return p.startsWith(fromRoot) && driverCovers(p.slice(fromRoot.length));
+  });
+}
 
 /**
  * Resolve memory files: `args` named by the user (relative to `cwd`), or, when none, every memory
- * file git reports as unmerged. Resolved files are staged when `stage` is set.
+ * file git reports as unmerged (`vaultRoot`, when known, anchors the driver's patterns). Resolved
+ * files are staged when `stage` is set.
  */
-export function resolveConflicts(cwd: string, args: string[], stage: boolean): Outcome[] | null {
+export function resolveConflicts(cwd: string, args: string[], stage: boolean, vaultRoot: string | null = null): Outcome[] | null {
   const topR = git(cwd, ['rev-parse', '--show-toplevel']);
   const top = topR.ok ? fs.realpathSync(topR.out.trim()) : null;
   const stages = top ? unmerged(top) : new Map<string, Set<number>>();
@@ -69,7 +108,7 @@ export function resolveConflicts(cwd: string, args: string[], stage: boolean): O
     });
   } else {
     if (!top) throw new MemError('not in a git repository, and no file named', { exitCode: 2, hint: 'name the files: mem resolve MEMORY.md' });
-    targets = [...stages.keys()].filter((p) => MEMORY_NAME.test(p)).map((rel) => ({ abs: path.join(top, rel), rel }));
+    targets = memoryTargets(top, [...stages.keys()], vaultRoot).map((rel) => ({ abs: path.join(top, rel), rel }));
     if (targets.length === 0) return null;
   }
   const outcomes: Outcome[] = [];
@@ -112,7 +151,7 @@ export function resolveConflicts(cwd: string, args: string[], stage: boolean): O
       sides = split;
       o.source = 'markers';
     }
-    const r = mergeMemoryFile(sides.base, sides.ours, sides.theirs, shown, {
+    const r = mergeCoveredFile(sides.base, sides.ours, sides.theirs, t.rel ?? shown, {
       textMerge: (b, x, y) => gitMergeFile(b, x, y) ?? { text: markRegion(x, y), conflicts: 1 },
     });
     if (r.fallback) {
@@ -121,6 +160,7 @@ export function resolveConflicts(cwd: string, args: string[], stage: boolean): O
     }
     o.conflicts = r.conflicts;
     o.conflict_ids = r.conflictIds;
+    if (r.conflictParts) o.conflict_parts = r.conflictParts;
     if (r.text !== current) {
       withFileLock(t.abs, () => {
         // Changed since it was read (an editor saving): leave it to the user.

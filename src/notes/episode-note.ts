@@ -7,7 +7,7 @@
 import type { Diagnostic } from '../errors.js';
 import { formatFrontmatter } from '../vault/frontmatter.js';
 import { safeLine, safeText } from '../vault/safetext.js';
-import { findSection, lineAt, type ParsedNote } from './note.js';
+import { conflictDiagnostic, findSection, lineAt, type ParsedNote } from './note.js';
 
 export const OUTCOMES = ['success', 'partial', 'failure'] as const;
 export const DECISION_TYPES = ['design', 'implementation', 'test', 'recovery', 'routing'] as const;
@@ -546,5 +546,6 @@ export function parseEpisodeNote(note: ParsedNote, rel: string): ParsedEpisode {
 
 /** Schema problems of an episode note, file:line (for `mem validate`). */
 export function validateEpisodeNote(note: ParsedNote, rel: string): Diagnostic[] {
-  return parseEpisodeNote(note, rel).diagnostics;
+  const conflict = conflictDiagnostic(note, rel);
+  return conflict ? [conflict] : parseEpisodeNote(note, rel).diagnostics;
 }

@@ -142,6 +142,9 @@ export function episodeFromInput(v: z.output<typeof storeEpisodeSchema>, now: st
 /** The note's text for `data`: new, or `current` with mem's keys and sections replaced. */
 export function renderEpisodeNote(current: ParsedNote | null, data: EpisodeData, display: string, opts: { keepCreatedAt?: boolean } = {}): string {
   if (!current) return formatEpisodeNote(data);
+  if (current.conflict) {
+    throw new MemError(`${display}:${current.conflict.line}: unresolved merge conflict; not rewriting it`, { where: { file: display, line: current.conflict.line }, hint: 'resolve it (mem resolve, or by hand), then run the command again' });
+  }
   if (!current.frontmatter) {
     throw new MemError(`${display} exists but its frontmatter cannot be read${current.frontmatterError ? ` (${current.frontmatterError.message})` : ''}; not rewriting it`, {
       where: { file: display, line: current.frontmatterError?.line }, hint: 'fix the frontmatter by hand (mem validate shows the problem) or remove the file',

@@ -5,9 +5,10 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { MemError } from '../errors.js';
+import { MemError, type Diagnostic } from '../errors.js';
 import { parseFrontmatter, updateFrontmatter } from '../vault/frontmatter.js';
 import { lineOfOffset, lineStarts } from '../vault/lines.js';
+import { firstMarkerLine, mayHaveMarkers } from '../vault/gitmarkers.js';
 import { readVaultText } from '../vault/read.js';
 import { newlineOf } from '../vault/safetext.js';
 import { withFileLock } from '../vault/write.js';
@@ -33,6 +34,11 @@ export interface ParsedNote {
   frontmatter: { yaml: string; yamlStart: number; yamlEnd: number; data: Record<string, unknown> } | null;
   /** Why the frontmatter did not parse (then `frontmatter` is null), with its 1-based file line. */
   frontmatterError?: { message: string; line: number };
+  /**
+   * The first git conflict marker (an unresolved merge), 1-based. Markers in or before the
+   * frontmatter also make it unreadable (`frontmatterError` says so): the note is not guessed at.
+   */
+  conflict?: { line: number };
   /** The first `# ` heading after the frontmatter, if any. */
   title: { text: string; line: number } | null;
   /** Level-2 sections in file order; `###` headings belong to the section above them. */
@@ -40,6 +46,9 @@ export interface ParsedNote {
 }
 
 const FENCE = /^[ \t]{0,3}(```|~~~)/;
+
+/** What a note with git conflict markers is called wherever it is named. */
+export const UNRESOLVED = 'unresolved merge conflict';
 const H1 = /^#[ \t]+(.*?)[ \t#]*$/;
 const H2 = /^##[ \t]+(.*?)[ \t#]*$/;
 
@@ -64,6 +73,16 @@ export function parseNote(raw: string): ParsedNote {
       note.frontmatterError = { message: 'the frontmatter has no closing `---` line', line: 1 };
     }
   }
+  const marker = mayHaveMarkers(text) ? firstMarkerLine(text) : null;
+  if (marker !== null) {
+    note.conflict = { line: marker };
+    // In the header (or before it): what it holds is one side, the other, or neither.
+    const headerEnd = note.frontmatter ? lineOfOffset(lineStarts(text), note.frontmatter.yamlEnd) : note.frontmatterError ? Infinity : 1;
+    if (marker <= headerEnd) {
+      note.frontmatter = null;
+      note.frontmatterError = { message: UNRESOLVED, line: marker };
+    }
+  }
   const starts = lineStarts(text);
   let inFence = false;
   for (let i = lineOfOffset(starts, from) - 1; i < starts.length; i++) {
@@ -84,6 +103,12 @@ export function parseNote(raw: string): ParsedNote {
     if (h1) note.title = { text: h1[1], line: i + 1 };
   }
   return note;
+}
+
+/** The one problem said of a note with git conflict markers (its other checks would only be noise). */
+export function conflictDiagnostic(note: ParsedNote, rel: string): Diagnostic | null {
+  if (!note.conflict) return null;
+  return { severity: 'error', message: `${UNRESOLVED} (git conflict markers; resolve them by hand, or run mem resolve)`, file: rel, line: note.conflict.line };
 }
 
 /** The section named `name` (case and spacing ignored), or null. */

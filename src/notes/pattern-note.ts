@@ -8,7 +8,7 @@ import { MemError, type Diagnostic } from '../errors.js';
 import { realRoot, staysInside } from '../vault/boundary.js';
 import { formatFrontmatter } from '../vault/frontmatter.js';
 import { safeLine, safeText } from '../vault/safetext.js';
-import { findSection, lineAt, listItems, noteFiles, noteTexts, noteType, parseNote, sectionBody, setNoteFields, writeNote, type ParsedNote } from './note.js';
+import { conflictDiagnostic, findSection, lineAt, listItems, noteFiles, noteTexts, noteType, parseNote, sectionBody, setNoteFields, writeNote, type ParsedNote } from './note.js';
 
 export const CAUSAL_TYPES = ['causes', 'enables', 'prevents', 'correlates'] as const;
 export type CausalType = (typeof CAUSAL_TYPES)[number];
@@ -261,6 +261,8 @@ const REQUIRED_SECTIONS = ['Context', 'Trigger', 'Action', 'Relations'];
 export function validatePatternNote(note: ParsedNote, rel: string): Diagnostic[] {
   const out: Diagnostic[] = [];
   const err = (message: string, line?: number) => out.push({ severity: 'error', message, file: rel, line });
+  const conflict = conflictDiagnostic(note, rel);
+  if (conflict) return [conflict];
   if (note.frontmatterError) {
     err(`frontmatter: ${note.frontmatterError.message}`, note.frontmatterError.line);
     return out;
@@ -449,6 +451,7 @@ export function addPattern(root: string, input: AddPatternInput, opts: { today: 
       result = { action: 'created', title: d.title, permalink: d.permalink, path: display, occurrences: 1, success_rate: rate, last_validated: opts.today, added_evidence: d.evidence, added_relations: uniq };
       return formatPatternNote(d);
     }
+    if (current.conflict) throw new MemError(`${display}:${current.conflict.line}: unresolved merge conflict; not updating it`, { where: { file: display, line: current.conflict.line }, hint: 'resolve it (mem resolve, or by hand), then run the command again' });
     const fm = current.frontmatter?.data;
     if (!fm) throw new MemError(`${display}: the frontmatter does not parse; not updating it`, { where: { file: display, line: current.frontmatterError?.line }, hint: 'mem validate shows the problem' });
     const n = fm.occurrences;

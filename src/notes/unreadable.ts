@@ -1,15 +1,19 @@
 // The typed notes a listing leaves out because their frontmatter does not parse (a YAML alias
-// bomb, nesting too deep, no closing `---`): named, so a listing never hides a note silently.
+// bomb, nesting too deep, no closing `---`), and notes left with git conflict markers by a merge:
+// named, so a listing never hides a note silently.
 
 import path from 'node:path';
 import { realRoot, staysInside } from '../vault/boundary.js';
-import { noteTexts, parseNote } from './note.js';
+import { noteTexts, parseNote, UNRESOLVED } from './note.js';
+import { mayHaveMarkers } from '../vault/gitmarkers.js';
 
 export interface UnreadableNote {
   /** Path from the vault root, with `/`. */
   path: string;
   line: number;
   reason: string;
+  /** It holds git conflict markers (`line`: the first); `listed`: its header still reads, so listings show it. */
+  conflict?: { listed: boolean };
 }
 
 /** Notes in `rel` (`.mem/episodes`, `.mem/patterns`, inside the vault) whose frontmatter cannot be read. */
@@ -18,6 +22,13 @@ export function unreadableNotes(root: string, rel: string): UnreadableNote[] {
   if (!staysInside(dir, realRoot(root)).inside) return [];
   const out: UnreadableNote[] = [];
   for (const { file: f, raw } of noteTexts(dir)) {
+    if (mayHaveMarkers(raw)) {
+      const n = parseNote(raw);
+      if (n.conflict) {
+        out.push({ path: `${rel}/${f}`, line: n.conflict.line, reason: UNRESOLVED, conflict: { listed: n.frontmatter !== null } });
+        continue;
+      }
+    }
     // Only a file that opens a frontmatter block meant one; a README without one is no typed note.
     if (!/^\ufeff?---[ \t]*\r?\n/.test(raw)) continue;
     // The frontmatter alone is parsed (a listing of 5,000 notes reads each twice otherwise).

@@ -10,7 +10,7 @@ import { readVaultText } from '../vault/read.js';
 import { discoverFiles, type Vault } from '../vault/vault.js';
 import { DECISION_HEAD, validateEpisodeNote } from './episode-note.js';
 import { buildCausalGraph } from './graph.js';
-import { findSection, listItems, noteFiles, noteType, parseNote, wikiLinks, type NoteType, type ParsedNote } from './note.js';
+import { conflictDiagnostic, findSection, listItems, noteFiles, noteType, parseNote, wikiLinks, type NoteType, type ParsedNote } from './note.js';
 import { notesDirInside, patternFromNote, validatePatternNote, type PatternFile } from './pattern-note.js';
 
 export type NoteValidator = (note: ParsedNote, rel: string) => Diagnostic[];
@@ -155,6 +155,11 @@ export function validateTypedNotes(root: string, opts: { known?: Iterable<string
     }
     const own = validators.flatMap((v) => v.validate(n.note, n.path));
     diags.push(...own);
+    // Both sides' text is in the file: its links are checked once it is resolved.
+    if (n.note.conflict) {
+      if (validators.length === 0) diags.push(conflictDiagnostic(n.note, n.path)!);
+      continue;
+    }
     // A link a schema check already reported (an effect that is no decision or event) is said once.
     const said = new Set(own.flatMap((d) => [...d.message.matchAll(/\[\[([^\]]+)\]\]/g)].map((m) => low(m[1].trim()))));
     const local = localIds(n.note);

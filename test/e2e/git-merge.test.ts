@@ -68,26 +68,31 @@ describe('git merge of memory files with the mem driver', () => {
     expect(run(['lint']).status).toBe(0);
   });
 
-  it('both reinforce one entry: the count and the date take the max', () => {
+  it('both reinforce one entry: the counts add up from the base, the date is the later', () => {
     const { v, run, commit, add, list } = setup();
     const a = add('Run npm run db:migrate before the API tests.');
     const b = add('Deploys go through the staging box.');
+    const c = add('The cache is warmed after each deploy.');
     commit('base');
     git(v.root, ['checkout', '-q', '-b', 'other']);
     for (let i = 0; i < 3; i++) expect(run(['reinforce', a], '2026-11-26').status).toBe(0);
+    expect(run(['reinforce', c], '2026-11-27').status).toBe(0);
     commit('theirs');
     git(v.root, ['checkout', '-q', 'main']);
     expect(run(['reinforce', a], '2026-11-28').status).toBe(0);
     expect(run(['reinforce', b], '2026-11-28').status).toBe(0);
+    expect(run(['reinforce', c], '2026-11-27').status).toBe(0);
     commit('ours');
     const m = gitTry(v.root, ['merge', '-q', 'other', '-m', 'merge']);
     expect(m.status, m.out).toBe(0);
     const byId = new Map(list().map((e) => [e.id, e]));
-    expect(byId.get(a)).toMatchObject({ reinforcement_count: 3, last_reinforced: '2026-11-28' });
+    expect(byId.get(a)).toMatchObject({ reinforcement_count: 4, last_reinforced: '2026-11-28' });
     expect(byId.get(b)).toMatchObject({ reinforcement_count: 1 });
+    // Both sides 0 → 1, the same bytes for that entry on both: still two reinforcements.
+    expect(byId.get(c)).toMatchObject({ reinforcement_count: 2, last_reinforced: '2026-11-27' });
   });
 
-  it('one side retires, the other reinforces: retired wins and the count is the max (both directions)', () => {
+  it('one side retires, the other reinforces: retired wins and the reinforcement is kept (both directions)', () => {
     for (const retireOnMain of [true, false]) {
       const { v, run, commit, add, list } = setup();
       const a = add('Design docs live in docs/adr.', ['--domain', 'task', '--phase', 'design']);
@@ -172,7 +177,7 @@ describe('git merge of memory files with the mem driver', () => {
     expect(markers(v.read('MEMORY.md'))).toEqual([]);
   });
 
-  it('three branches merged in sequence: every entry once, counters at their max', () => {
+  it('three branches merged in sequence: every entry once, each branch\'s reinforcements counted', () => {
     const { v, run, commit, add, list } = setup();
     const a = add('Shared entry.');
     commit('base');
@@ -190,7 +195,7 @@ describe('git merge of memory files with the mem driver', () => {
     }
     const got = list();
     expect(got.map((e) => e.id)).toEqual([a, ...added]);
-    expect(got[0].reinforcement_count).toBe(3);
+    expect(got[0].reinforcement_count).toBe(1 + 2 + 3);
     expect(run(['lint']).status).toBe(0);
   });
 
@@ -255,7 +260,7 @@ describe('the driver on other memory files', () => {
     expect(m.status).not.toBe(0);
     // Only the plain note conflicts, as text.
     expect(gitTry(v.root, ['diff', '--name-only', '--diff-filter=U']).out.trim()).toBe('memory/notes.md');
-    for (const f of files) expect(v.read(f), f).toBe(`# ${f}\n\n${e('a', 2)}\n${e('o')}\n${e('t')}`);
+    for (const f of files) expect(v.read(f), f).toBe(`# ${f}\n\n${e('a', 3)}\n${e('o')}\n${e('t')}`);
   });
 });
 
@@ -455,7 +460,7 @@ describe('mem resolve', () => {
     expect(gitTry(s.v.root, ['ls-files', '-u']).out).toBe('');
     const got = s.list();
     expect(got.map((e) => e.id).sort()).toEqual([...ids].sort());
-    expect(got.find((e) => e.id === a)).toMatchObject({ reinforcement_count: 2, last_reinforced: '2026-11-27' });
+    expect(got.find((e) => e.id === a)).toMatchObject({ reinforcement_count: 3, last_reinforced: '2026-11-27' });
     expect(s.run(['lint']).status).toBe(0);
     expect(gitTry(s.v.root, ['commit', '-q', '--no-edit']).status).toBe(0);
   });
@@ -491,7 +496,7 @@ describe('mem resolve', () => {
     expect(gitTry(s.v.root, ['ls-files', '-u']).out).toMatch(/MEMORY\.md/);
   });
 
-  it('markers without index stages (a merge made elsewhere, committed): both sides kept, counters max', () => {
+  it('markers without index stages (a merge made elsewhere, committed): both sides kept, counters added up from a diff3 base', () => {
     const { v, run, list } = setup({ init: false });
     const e = (id: string, count: number, status = 'active') => `---\nid: ${id}\nstatus: ${status}\nreinforcement_count: ${count}\n---\n## Entry ${id}\n\nBody of ${id}.\n`;
     const variants = [
@@ -508,7 +513,7 @@ describe('mem resolve', () => {
       expect(markers(out)).toEqual([]);
       expect(list().map((x) => x.id)).toEqual(['a', 'o', 't']);
     }
-    expect(list()[0].reinforcement_count).toBe(4);
+    expect(list()[0].reinforcement_count).toBe(1 + 3 + 1);
     // Status lines in conflict: the retirement wins.
     v.write('MEMORY.md', `---\nid: a\n<<<<<<< HEAD\nstatus: retired\n=======\nstatus: active\nreinforcement_count: 3\n>>>>>>> b\n---\n## Entry a\n\nBody.\n`);
     expect(run(['resolve', 'MEMORY.md']).status).toBe(0);
@@ -599,7 +604,7 @@ describe('two clones sharing one memory', () => {
     expect(new Set(ids).size).toBe(ids.length);
     expect([...ids].sort()).toEqual([...shared, ...added].sort());
     const byId = new Map(list.map((e) => [e.id, e]));
-    expect(byId.get(shared[0])).toMatchObject({ reinforcement_count: 2, last_reinforced: '2026-11-27', status: 'retired' });
+    expect(byId.get(shared[0])).toMatchObject({ reinforcement_count: 3, last_reinforced: '2026-11-27', status: 'retired' });
     expect(byId.get(shared[1])).toMatchObject({ reinforcement_count: 1, status: 'retired' });
     // Alice pulls Bob's merge: a fast-forward, the same memory.
     git(bob.dir, ['push', '-q', 'origin', 'HEAD:main']);

@@ -76,14 +76,41 @@ describe('mergeMemoryFile: rules', () => {
     expect(r.text).toBe(file([{ id: 'a' }, { id: 'o1' }, { id: 'o2' }, { id: 't1' }, { id: 't2' }]));
   });
 
-  it('counters and dates take the max, whichever side has it', () => {
-    const b = file([{ id: 'a', count: 1, last: '2026-11-01' }, { id: 'b', count: 5 }]);
-    const o = file([{ id: 'a', count: 4, last: '2026-11-03' }, { id: 'b', count: 6, last: '2026-11-09' }]);
-    const t = file([{ id: 'a', count: 2, last: '2026-11-05' }, { id: 'b', count: 9, last: '2026-11-02' }]);
+  it('counters both sides moved add up from the base; dates take the later, whichever side has it', () => {
+    const b = file([{ id: 'a', count: 1, last: '2026-11-01' }, { id: 'b', count: 5 }, { id: 'c', count: 0 }, { id: 'd', count: 3 }]);
+    const o = file([{ id: 'a', count: 4, last: '2026-11-03' }, { id: 'b', count: 6, last: '2026-11-09' }, { id: 'c', count: 1, last: '2026-11-04' }, { id: 'd', count: 2 }]);
+    const t = file([{ id: 'a', count: 2, last: '2026-11-05' }, { id: 'b', count: 9, last: '2026-11-02' }, { id: 'c', count: 1, last: '2026-11-04' }, { id: 'd', count: 5 }]);
     const r = merge(b, o, t);
     expect(r.conflicts).toBe(0);
-    expect(metaOf(r.text, 'a')).toMatchObject({ reinforcement_count: 4, last_reinforced: '2026-11-05' });
-    expect(metaOf(r.text, 'b')).toMatchObject({ reinforcement_count: 9, last_reinforced: '2026-11-09' });
+    expect(metaOf(r.text, 'a')).toMatchObject({ reinforcement_count: 5, last_reinforced: '2026-11-05' });
+    expect(metaOf(r.text, 'b')).toMatchObject({ reinforcement_count: 10, last_reinforced: '2026-11-09' });
+    // Both reinforced once from 0: 2, though both wrote 1.
+    expect(metaOf(r.text, 'c')).toMatchObject({ reinforcement_count: 2, last_reinforced: '2026-11-04' });
+    // Weakened on one side, reinforced twice on the other: 3 - 1 + 2.
+    expect(metaOf(r.text, 'd')).toMatchObject({ reinforcement_count: 4 });
+  });
+
+  it('counters without a base (the entry added on both sides) take the larger; never below 0', () => {
+    const b = file([{ id: 'a', count: 1 }]);
+    const r = merge(b, file([{ id: 'a', count: 0 }, { id: 'n', count: 2, tags: 'x' }]), file([{ id: 'a', count: 0 }, { id: 'n', count: 5, tags: 'x' }]));
+    expect(r.conflicts).toBe(0);
+    expect(metaOf(r.text, 'n').reinforcement_count).toBe(5);
+    expect(metaOf(r.text, 'a').reinforcement_count).toBe(0);
+  });
+
+  it('FSRS state after reviews on both sides: the later review\'s state, reps and lapses counted from both', () => {
+    const withFsrs = (id: string, count: number, fsrs: string) => entry({ id, count }).replace("created_at: '2026-11-01'\n", `created_at: '2026-11-01'\nfsrs: ${fsrs}\n`);
+    const b = PRE + withFsrs('a', 1, "{stability: 3, difficulty: 5, last_review: '2026-11-01T10:00:00.000Z', reps: 2, lapses: 1, state: review}");
+    const o = PRE + withFsrs('a', 2, "{stability: 7, difficulty: 4.8, last_review: '2026-11-05T10:00:00.000Z', reps: 3, lapses: 1, state: review}");
+    const t = PRE + withFsrs('a', 2, "{stability: 1.5, difficulty: 6, last_review: '2026-11-08T10:00:00.000Z', reps: 3, lapses: 2, state: relearning}");
+    for (const [x, y] of [[o, t], [t, o]]) {
+      const r = merge(b, x, y);
+      expect(r.conflicts).toBe(0);
+      expect(metaOf(r.text, 'a')).toMatchObject({
+        reinforcement_count: 3,
+        fsrs: { stability: 1.5, difficulty: 6, last_review: '2026-11-08T10:00:00.000Z', reps: 4, lapses: 2, state: 'relearning' },
+      });
+    }
   });
 
   it('a retirement wins over a reinforcement, on either side; the count is the max', () => {
@@ -151,7 +178,7 @@ describe('mergeMemoryFile: rules', () => {
     expect(merge(b, file([{ id: 'a', tags: 'y' }]), file([{ id: 'a', tags: 'z' }])).conflicts).toBe(1);
     const same = merge(b, file([{ id: 'a', tags: 'y', count: 1 }]), file([{ id: 'a', tags: 'y', count: 2 }]));
     expect(same.conflicts).toBe(0);
-    expect(metaOf(same.text, 'a')).toMatchObject({ tags: ['y'], reinforcement_count: 2 });
+    expect(metaOf(same.text, 'a')).toMatchObject({ tags: ['y'], reinforcement_count: 3 });
   });
 
   it('the same id added on both sides: identical once, different texts in conflict', () => {
@@ -304,7 +331,10 @@ describe('mergeMemoryFile: random edits on two sides (property)', () => {
       expect(parsed.diagnostics, `seed ${seed}`).toEqual([]);
       for (const e of parsed.entries) {
         const versions = [...o.list, ...t.list].filter((x) => x.id === e.id);
-        expect(e.meta.reinforcement_count, `seed ${seed} ${e.id}`).toBe(Math.max(...versions.map((x) => x.count ?? 0)));
+        // Each side's change to the count adds to the base's.
+        const from = base.find((x) => x.id === e.id)?.count ?? 0;
+        const want = versions.length === 1 ? versions[0].count ?? 0 : from + versions.reduce((sum, x) => sum + (x.count ?? 0) - from, 0);
+        expect(e.meta.reinforcement_count, `seed ${seed} ${e.id}`).toBe(want);
         expect(e.meta.status, `seed ${seed} ${e.id}`).toBe(versions.some((x) => x.status === 'retired') ? 'retired' : 'active');
       }
       // Ours' order first.

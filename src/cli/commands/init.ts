@@ -14,7 +14,9 @@ export function registerInit(program: Command): void {
     .description('set up a vault: MEMORY.md, institutional.md, .mem/config.yaml, .gitignore lines')
     .addHelpText('after', `
 The vault root is --root / MEM_ROOT, else the enclosing git repository, else this folder.
-Existing files are never overwritten; running init twice changes nothing.
+Existing files are never overwritten; running init twice changes nothing. It registers the git
+merge driver for memory files and typed notes (.gitattributes lines, git config); in a vault set
+up by an older mem, running it again adds the lines that are missing (mem doctor says when).
 
 Examples:
   $ mem init

@@ -19,10 +19,14 @@ export function registerMergeDriver(program: Command): void {
     .argument('<other>', '%B: the other branch\'s version')
     .argument('[path]', '%P: the file\'s path in the repository')
     .addHelpText('after', `
-Entries added on either side are kept; reinforcement counts and dates take the max; a retirement
-wins. Only an entry edited differently on both sides gets conflict markers (exit 1).
+Entries added on either side are kept; a counter both sides moved adds up from the base
+(reinforcement_count; FSRS reps and lapses, the later review's state kept); dates take the
+later; a retirement wins. Typed notes (.mem/patterns, .mem/episodes) merge by field and section:
+a pattern's occurrences add up and its success rate is recomputed; evidence, relations,
+observations and episode events are unioned. Only a part edited differently on both sides gets
+conflict markers (exit 1).
 
-Set up by mem init; by hand:
+Set up by mem init (and mem hooks install --git); by hand:
   $ git config merge.mem.driver "mem merge-driver %O %A %B %P"
   $ echo "MEMORY.md merge=mem" >> .gitattributes`)
     .action(async (base: string, current: string, other: string, relPath: string | undefined, _opts: unknown, command: Command) => {
@@ -46,7 +50,8 @@ function readText(file: string): string | null {
 
 
 async function mergeDriverCommand(ctx: Ctx, baseFile: string, currentFile: string, otherFile: string, relPath: string): Promise<number> {
-  const { mergeMemoryFile, markRegion } = await import('../../integrations/merge.js');
+  const { markRegion } = await import('../../integrations/merge.js');
+  const { mergeCoveredFile } = await import('../../integrations/note-merge.js');
   const { writeFileAtomic } = await import('../../vault/write.js');
   const texts = [readText(baseFile), readText(currentFile), readText(otherFile)];
   const shown = relPath.split(path.sep).join('/');
@@ -57,7 +62,7 @@ async function mergeDriverCommand(ctx: Ctx, baseFile: string, currentFile: strin
   }
   const [base, ours, theirs] = texts as string[];
   let failed = false;
-  const result = mergeMemoryFile(base, ours, theirs, shown, {
+  const result = mergeCoveredFile(base, ours, theirs, shown, {
     textMerge: (b, o, t) => {
       const r = gitMergeFile(b, o, t);
       if (r) return r;
@@ -71,7 +76,8 @@ async function mergeDriverCommand(ctx: Ctx, baseFile: string, currentFile: strin
   }
   if (result.text !== ours) writeFileAtomic(currentFile, result.text);
   if (result.conflicts > 0) {
-    const what = result.conflictIds.length > 0 ? `entr${result.conflictIds.length === 1 ? 'y' : 'ies'} ${result.conflictIds.join(', ')} edited on both sides` : 'text edited on both sides';
+    const what = result.conflictIds.length > 0 ? `entr${result.conflictIds.length === 1 ? 'y' : 'ies'} ${result.conflictIds.join(', ')} edited on both sides`
+      : result.conflictParts ? `${result.conflictParts.join(', ')} edited on both sides` : 'text edited on both sides';
     ctx.warn(`${shown}: ${what}; conflict markers left (resolve them, or run mem resolve)`);
     return EXIT_FAIL;
   }
