@@ -51,6 +51,8 @@ export function registerContext(program: Command): void {
   cmd.addHelpText('after', `
 Institutional entries (institutional.md files) are always loaded, in their own section and
 budget; task learnings are ranked by relevance with a separate budget. The two never compete.
+A section that leaves items out says how many, and where to see them ("3 more omitted for the
+budget; see …"; --json: "omitted").
 
 Examples:
   $ mem context "add pagination to the users API"
