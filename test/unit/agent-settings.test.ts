@@ -54,6 +54,27 @@ describe('jsonc', () => {
   });
 });
 
+describe('deeply nested settings', () => {
+  const specs = [{ event: 'SessionStart', verb: 'context' as const, timeout: 10 }];
+  it('valid JSON nested far deeper than 200 levels is read, installed into and given back byte for byte', () => {
+    for (const depth of [201, 5000, 50_000]) {
+      const deep = `${'{"n": ['.repeat(depth)}1${']}'.repeat(depth)}`;
+      const text = `{\n  "keep": ${deep},\n  "theme": "dark"\n}\n`;
+      expect(parseJsonc(text).root.kind).toBe('object');
+      const r = installHooksText(text, 'f', 'claude', specs, () => hookCommand(L, 'absolute', 'context', 'claude'));
+      expect(r.events).toEqual([{ event: 'SessionStart', action: 'added' }]);
+      expect(r.text.startsWith(`{\n  "keep": ${deep},`)).toBe(true);
+      expect(uninstallHooksText(r.text, 'f', 'claude').text).toBe(text);
+    }
+    // With comments allowed (Gemini), a deep value still reads back as JSON.parse reads it.
+    const c = parseJsonc(`{ /* c */ "a": ${'['.repeat(300)}"x" // y\n${']'.repeat(300)} }`, { comments: true });
+    expect(JSON.stringify(valueOf(c, c.root))).toBe(`{"a":${'['.repeat(300)}"x"${']'.repeat(300)}}`);
+    // Invalid text is still refused, whatever its depth.
+    expect(() => parseJsonc(`${'['.repeat(1000)}1,${']'.repeat(1000)}`)).toThrow(/a trailing comma/);
+    expect(() => parseJsonc(`${'['.repeat(1000)}${']'.repeat(999)}`)).toThrow();
+  });
+});
+
 describe('mem commands', () => {
   it('quotes words for sh and reads them back', () => {
     const c = hookCommand({ node: '/opt/my node/node', js: "/it's/mem.js" }, 'absolute', 'context', 'claude');
