@@ -141,6 +141,37 @@ describe('Codex config.toml', () => {
     expect(() => editNotify(parse, 'notify = ["say", "done"]\n', 'f', want, mine)).toThrow(/already has a notify program/);
   });
 
+  it('knows TOML strings: a [section] or notify line inside a string or an array is text, not a table or a key', async () => {
+    const parse = await tomlParser();
+    const isMem = (v: unknown) => typeof v === 'object' && v !== null && String((v as { args?: string[] }).args?.[0]).endsWith('mem.js');
+    const strings = [
+      'instructions = """\nRead this first.\n[section]\nnotify = ["say", "hi"]\n"""\n',
+      "instructions = '''\n[section]\nnotify = ['say']\n'''\n",
+      'instructions = """\n# not a comment \\"""\n[mcp_servers.mem]\ncommand = "x"\n""""\n',
+      'prompts = [\n  "a",\n  ["b"],\n]\n',
+      "a = \"\"\"[x]\"\"\"\nb = '''\n[y]'''\n",
+    ];
+    for (const body of strings) {
+      for (const text of [body, `${body}model = "o3"\n\n[t]\nz = 1\n`, body.replace(/\n/g, '\r\n')]) {
+        const before = parse(text);
+        const r = editNotify(parse, text, 'f', want, mine);
+        expect(r.action, text).toBe('added');
+        expect(parse(r.text)).toEqual({ ...before, notify: want });
+        expect(editNotify(parse, r.text, 'f', null, mine).text, text).toBe(text);
+        const m = editMcpTable(parse, r.text, 'f', { command: 'n', args: ['/a/mem.js', 'mcp'] }, isMem);
+        expect(parse(m.text)).toEqual({ ...before, notify: want, mcp_servers: { mem: { command: 'n', args: ['/a/mem.js', 'mcp'] } } });
+        const up = editMcpTable(parse, m.text, 'f', { command: 'm', args: ['/b/mem.js', 'mcp'] }, isMem);
+        expect(up.action).toBe('updated');
+        expect(editMcpTable(parse, up.text, 'f', null, isMem).text).toBe(r.text);
+      }
+    }
+    // Uninstall finds mem's own notify line, not a line of a string that looks like one.
+    const installed = `doc = """\nnotify = ["/usr/bin/node", "/opt/mem/bin/mem.js", "extract", "--hook", "codex"]\n"""\nnotify = ${JSON.stringify(want)}\n`;
+    const u = editNotify(parse, installed, 'f', null, mine);
+    expect(u.action).toBe('removed');
+    expect(u.text).toBe('doc = """\nnotify = ["/usr/bin/node", "/opt/mem/bin/mem.js", "extract", "--hook", "codex"]\n"""\n');
+  });
+
   it('adds, updates and removes [mcp_servers.mem]; keeps the other tables', async () => {
     const parse = await tomlParser();
     const isMem = (v: unknown) => typeof v === 'object' && v !== null && String((v as { args?: string[] }).args?.[0]).endsWith('mem.js');
