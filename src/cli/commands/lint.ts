@@ -33,7 +33,10 @@ Examples:
   $ mem lint MEMORY.md --fix
   $ mem lint --fix --remove-empty
   $ mem lint --staged          # in .git/hooks/pre-commit
-  $ mem lint --check           # CI: problems, or normalisations --fix would make, fail`)
+  $ mem lint --check           # CI: problems, or normalisations --fix would make, fail
+
+Dotfiles (an editor's lock or temp copy) and links to nothing are not memory files. A memory
+file under a case variant of its name (memory.md, Institutional.md) is not read: a warning names it.`)
     .action(async (files: string[], opts: LintOptions, command: Command) => {
       await lintCommand(makeCtx(globals(command)), files, opts);
     });
