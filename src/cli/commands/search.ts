@@ -181,7 +181,7 @@ async function searchCommand(ctx: Ctx, queryArgs: string[], opts: SearchOptions)
         ctx.out(renderHuman(res.results, res.terms, await styleFor(ctx.color), Boolean(opts.explain), detail));
       }
       // A budget that left matches out says so (the results alone cannot tell).
-      if (maxChars !== undefined && res.omitted > 0 && !ctx.json) ctx.info(`${res.omitted} more matches omitted for --max-chars ${maxChars} or --limit ${base.limit}; raise them to see more`);
+      if (maxChars !== undefined && res.omitted > 0 && !ctx.json) ctx.info(`${res.omitted} more match${res.omitted === 1 ? "" : "es"} omitted for --max-chars ${maxChars} or --limit ${base.limit}; raise them to see more`);
     }
     if (sessionId) {
       const { appendRetrieval } = await import('../../vault/sessions.js');
