@@ -29,7 +29,7 @@ export function registerSearch(program: Command): void {
     .option('-n, --limit <n>', 'how many results (default 10, or search.limit in config)')
     .option('--candidates <n>', 'BM25 candidates to rank (default 100)')
     .option('--rank <policy>', 'ranking policy: prominence (default), fsrs (FSRS retrievability) or relevance')
-    .option('--max-chars <n>', 'pack results into this many characters, skipping any that do not fit')
+    .option('--max-chars <n>', 'pack results into this many characters, skipping any that do not fit (stderr says how many were left out)')
     .option('--explain', 'show how each score was made')
     .option('--md', 'print a markdown block for a prompt')
     .option('--ids', 'print only ids, one per line')
