@@ -133,6 +133,13 @@ export function anyEntry(db: Db, filter: EntryFilter): boolean {
   return db.prepare(`SELECT 1 FROM entries e WHERE ${w} LIMIT 1`).get(...params) !== undefined;
 }
 
+/** How many entries pass the filter. */
+export function countMatching(db: Db, filter: EntryFilter): number {
+  const params: unknown[] = [];
+  const w = where(filter, params);
+  return (db.prepare(`SELECT count(*) AS n FROM entries e WHERE ${w}`).get(...params) as { n: number }).n;
+}
+
 export function listEntries(db: Db, filter: EntryFilter, limit = -1): EntryRow[] {
   const params: unknown[] = [];
   const w = where(filter, params);

@@ -87,6 +87,8 @@ export function watchScope(root: string, home: string, config: Pick<VaultConfig,
     const name = parts[parts.length - 1];
     if (parts.some((p) => SKIP_DIRS.has(p)) || OWN_TEMP.test(name)) return null;
     if (ROOT_FILES.includes(r) || plain.has(r)) return 'index';
+    // A dotfile is an editor's lock or temp copy, which the walk passes by.
+    if (name.startsWith('.') && MARKDOWN.test(name)) return null;
     if (!MARKDOWN.test(name)) {
       // A folder that appeared, went or was renamed: the files in it did too. (A stray file in
       // such a folder costs one freshness check that finds nothing.)

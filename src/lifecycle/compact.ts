@@ -7,6 +7,7 @@
 import type { Entry } from '../vault/entry.js';
 import { dateMs } from '../vault/entry.js';
 import { updateBlockMeta, type Block, type ParsedFile } from '../vault/format.js';
+import { inNewlineStyle, newlineOf } from '../vault/safetext.js';
 import { conflictBetween, factProfile, factText, type Conflict, type ConflictKind, type FactProfile } from './conflict.js';
 import { DisjointSets, TokenVocab, jaccardSorted, similarEdges, type SimilarPair, type TokenSet } from './similarity.js';
 
@@ -87,6 +88,11 @@ function markdownOf(b: Block): { md: string; trailing: string } {
   return { md, trailing: rest.slice(md.length) };
 }
 
+/** The line-break style of a parsed file (the one most of its lines use). */
+function fileNewline(f: ParsedFile): '\n' | '\r\n' {
+  return newlineOf(f.preamble + f.blocks.map((b) => b.raw).join(''));
+}
+
 /**
  * Plan and apply compaction to `files` (pure: returns new parsed files for the ones that change).
  */
@@ -159,6 +165,12 @@ export function compactFiles(input: CompactFile[]): { files: Map<string, ParsedF
     });
     const next: Item[] = [];
     const gone = new Set<number>();
+    const newlines = new Map<number, '\n' | '\r\n'>();
+    const newlineOfFile = (i: number) => {
+      let nl = newlines.get(i);
+      if (!nl) newlines.set(i, (nl = fileNewline(input[i].parsed)));
+      return nl;
+    };
     for (const cluster of groups) {
       if (cluster.length === 1) continue;
       const members = cluster.map((i) => live[i]);
@@ -179,7 +191,9 @@ export function compactFiles(input: CompactFile[]): { files: Map<string, ParsedF
       if (longest !== survivor) {
         const lBlock = files[longest.fileIdx].parsed.blocks[longest.blockIdx];
         const { trailing } = markdownOf(newBlock);
-        const raw = newBlock.raw.slice(0, newBlock.header!.bodyStart) + markdownOf(lBlock).md + trailing;
+        // The body may come from another file: it takes the line breaks of the file it lands in.
+        const md = inNewlineStyle(markdownOf(lBlock).md, newlineOfFile(survivor.fileIdx));
+        const raw = newBlock.raw.slice(0, newBlock.header!.bodyStart) + md + trailing;
         newBlock = { ...newBlock, raw, entry: { ...newBlock.entry!, title: longest.entry.title, body: longest.entry.body, titleFromHeading: longest.entry.titleFromHeading } };
       }
       files[survivor.fileIdx].parsed.blocks[survivor.blockIdx] = newBlock;

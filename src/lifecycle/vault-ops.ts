@@ -41,6 +41,8 @@ export function loadFiles(files: VaultFile[]): { loaded: LoadedFile[]; problems:
   const problems: Diagnostic[] = [];
   for (const file of files) {
     const r = readVaultText(file.abs);
+    // Gone since it was listed (removed, a link to nothing): nothing to plan from, nothing wrong.
+    if ('error' in r && r.gone) continue;
     if ('error' in r) {
       problems.push({ severity: 'error', message: r.error, file: file.path, line: r.line });
       continue;

@@ -5,7 +5,7 @@ import type { Db } from '../index/db.js';
 import { anyEntry, listEntries, type EntryFilter, type EntryRow } from '../index/queries.js';
 import { byCodeUnit, hitChars, runSearch, type RankedHit, type SearchRequest } from './search.js';
 import type { PatternSummary } from '../notes/pattern-query.js';
-import { failureWarnings, type FailureWarning } from './episode-warnings.js';
+import { failureSection, type FailureWarning } from './episode-warnings.js';
 
 export interface ContextRequest {
   task: string;
@@ -30,6 +30,12 @@ export interface ContextResult {
   /** Institutional entries left out because the budget ran out. */
   institutionalOmitted: number;
   learnings: RankedHit[];
+  /**
+   * What each other section left out: learnings and proxy learnings that matched but fell past
+   * the limit or over the budget, recent failures past their limit or budget, proven patterns
+   * over theirs. A section that drops items says so, so nothing is left out unseen.
+   */
+  omitted: { learnings: number; proxy: number; failures: number; patterns: number };
   proxy: RankedHit[];
   /** Proven patterns (seed 002 bootstrap_context), when asked for: see addProvenPatterns. */
   patterns?: PatternSummary[];
@@ -56,15 +62,18 @@ export function buildContext(db: Db, req: ContextRequest): ContextResult {
   };
   // A section whose filter matches no entry at all is skipped: a filtered search over a large
   // vault falls back to joining every full-text match, which is the slow path.
-  const section = (learningType: string, maxChars: number): RankedHit[] => {
+  const section = (learningType: string, maxChars: number): { results: RankedHit[]; omitted: number } => {
     const filter = { ...req.filter, learningTypes: [learningType] };
-    if (maxChars <= 0 || !anyEntry(db, filter)) return [];
-    return runSearch(db, { ...base, filter, maxChars }).results;
+    if (maxChars <= 0 || !anyEntry(db, filter)) return { results: [], omitted: 0 };
+    return runSearch(db, { ...base, filter, maxChars });
   };
   const learnings = section('task', req.taskChars);
   const proxy = section('proxy', req.proxyChars);
-  const failures = failureWarnings(db, { now: req.now, maxChars: req.failureChars ?? 0 });
-  return { task: req.task, institutional, institutionalOmitted: norms.length - institutional.length, learnings, proxy, failures };
+  const failures = failureSection(db, { now: req.now, maxChars: req.failureChars ?? 0 });
+  return {
+    task: req.task, institutional, institutionalOmitted: norms.length - institutional.length, learnings: learnings.results, proxy: proxy.results, failures: failures.warnings,
+    omitted: { learnings: learnings.omitted, proxy: proxy.omitted, failures: failures.omitted, patterns: 0 },
+  };
 }
 
 /** The budget of the proven-patterns section (characters of title, trigger and action). */
@@ -78,5 +87,6 @@ export const DEFAULT_PATTERN_CHARS = 1500;
 export async function addProvenPatterns(res: ContextResult, root: string, maxChars: number): Promise<ContextResult> {
   if (maxChars <= 0) return { ...res, patterns: [] };
   const { provenPatterns } = await import('../notes/pattern-query.js');
-  return { ...res, patterns: provenPatterns(root, { maxChars }).patterns };
+  const { patterns, omitted } = provenPatterns(root, { maxChars });
+  return { ...res, patterns, omitted: { ...res.omitted, patterns: omitted } };
 }

@@ -35,7 +35,12 @@ export function warningChars(w: FailureWarning): number {
 }
 
 export function failureWarnings(db: Db, opts: { now: number; maxChars: number; days?: number; limit?: number }): FailureWarning[] {
-  if (opts.maxChars <= 0) return [];
+  return failureSection(db, opts).warnings;
+}
+
+/** The warnings, and how many recent failures were left out (past the limit or over the budget). */
+export function failureSection(db: Db, opts: { now: number; maxChars: number; days?: number; limit?: number }): { warnings: FailureWarning[]; omitted: number } {
+  if (opts.maxChars <= 0) return { warnings: [], omitted: 0 };
   const since = opts.now - (opts.days ?? FAILURE_DAYS) * 86_400_000;
   const byPath = new Map<string, FailureWarning & { t: number }>();
   for (const r of episodeNoteRows(db, ['failure'])) {
@@ -65,5 +70,5 @@ export function failureWarnings(db: Db, opts: { now: number; maxChars: number; d
     left -= size;
     out.push(w);
   }
-  return out;
+  return { warnings: out, omitted: recent.length - out.length };
 }

@@ -4,7 +4,7 @@
 
 import type { Db } from '../index/db.js';
 import { countEntries } from '../index/indexer.js';
-import { entriesByRowid, entryChars, ownDocCounts, rankFieldsByPotential, type EntryFilter, type EntryRow, type RankFieldsRow } from '../index/queries.js';
+import { countMatching, entriesByRowid, entryChars, ownDocCounts, rankFieldsByPotential, type EntryFilter, type EntryRow, type RankFieldsRow } from '../index/queries.js';
 import { POLICIES } from './policy.js';
 import { byCodeUnit, hitChars, runSearch, termsIn, type RankedHit } from './search.js';
 import { ftsQuote, queryTerms } from './terms.js';
@@ -79,6 +79,8 @@ export interface PromptResult {
   skipped: string | null;
   terms: string[];
   learnings: RankedHit[];
+  /** Ids of learnings that bear on the prompt but were left out (past the limit or over the budget). */
+  omitted: string[];
 }
 
 /**
@@ -90,28 +92,31 @@ export interface PromptResult {
 export function promptLearnings(db: Db, req: PromptRequest): PromptResult {
   const skipped = promptSkipReason(req.prompt);
   const qt = queryTerms(req.prompt);
-  if (skipped) return { skipped, terms: qt.terms, learnings: [] };
+  if (skipped) return { skipped, terms: qt.terms, learnings: [], omitted: [] };
   const matchedIn = termsIn(qt.terms, qt.forms);
   const filter: EntryFilter = { ...req.filter, learningTypes: ['task', 'proxy'] };
   const found = runSearch(db, { query: req.prompt, filter, rank: req.rank, now: req.now, scopeMultipliers: req.scopeMultipliers,
     limit: req.limit + (req.exclude?.size ?? 0) + 5, candidates: req.candidates }).results;
-  if (found.length === 0) return { skipped: null, terms: qt.terms, learnings: [] };
+  if (found.length === 0) return { skipped: null, terms: qt.terms, learnings: [], omitted: [] };
   // Document frequencies only now that there are candidates (one FTS5 count per term).
   const total = countEntries(db);
   const counts = ownDocCounts(db, qt.terms.map((t) => [t, ...(qt.forms.get(t) ?? [])].map(ftsQuote).join(' OR ')));
   const docCounts = new Map(qt.terms.map((t, i) => [t, counts[i]]));
   const out: RankedHit[] = [];
+  const omitted: string[] = [];
   let left = req.maxChars;
   for (const h of found) {
-    if (out.length >= req.limit) break;
     if (req.exclude?.has(h.id)) continue;
     if (!bearsOn(matchedIn(`${h.title}\n${h.body}`), qt.terms.length, docCounts, total)) continue;
     const size = hitChars(h);
-    if (size > left) continue;
+    if (out.length >= req.limit || size > left) {
+      omitted.push(h.id);
+      continue;
+    }
     left -= size;
     out.push(h);
   }
-  return { skipped: null, terms: qt.terms, learnings: out };
+  return { skipped: null, terms: qt.terms, learnings: out, omitted };
 }
 
 export interface ProminentRequest {
@@ -192,4 +197,10 @@ export function prominentLearnings(db: Db, req: ProminentRequest): RankedHit[] {
     }
     pool *= 4;
   }
+}
+
+/** prominentLearnings, and how many task learnings it left out (all the others: `mem list` shows them). */
+export function prominentSection(db: Db, req: ProminentRequest): { learnings: RankedHit[]; omitted: number } {
+  const learnings = prominentLearnings(db, req);
+  return { learnings, omitted: countMatching(db, { ...req.filter, learningTypes: ['task'] }) - learnings.length };
 }

@@ -80,6 +80,8 @@ export interface SearchResult {
   query: string;
   terms: string[];
   results: RankedHit[];
+  /** Candidates that matched well enough but are not in `results` (past the limit or over the budget). */
+  omitted: number;
   truncated: boolean;
   onlyStopwords: boolean;
 }
@@ -208,10 +210,10 @@ export function runSearch(db: Db, req: SearchRequest): SearchResult {
   const base = { query: req.query, terms: qt.terms, truncated: qt.truncated, onlyStopwords: qt.onlyStopwords };
   // Hybrid search also answers a query none of whose words is indexed (the vectors may match).
   const hybrid = qt.onlyStopwords ? undefined : req.hybrid;
-  if (!qt.match && !hybrid) return { ...base, results: [] };
+  if (!qt.match && !hybrid) return { ...base, results: [], omitted: 0 };
   // A dated question looks deeper: the entries of that day may match its words only weakly.
   const rows = qt.match ? ftsCandidates(db, qt.match, req.filter, dates.length > 0 ? req.candidates * DATE_CANDIDATES : req.candidates) : [];
-  if (rows.length === 0 && !hybrid) return { ...base, results: [] };
+  if (rows.length === 0 && !hybrid) return { ...base, results: [], omitted: 0 };
   const best = Math.min(...rows.map((r) => r.bm25));
   const ctx = { now: req.now, scopeMultipliers: req.scopeMultipliers };
   const live = rows.filter((r) => r.status !== 'retired' && (best < 0 ? r.bm25 / best : 1) >= MIN_RELEVANCE);
@@ -239,5 +241,5 @@ export function runSearch(db: Db, req: SearchRequest): SearchResult {
     h.components.mmr = p.mmr;
     return h;
   });
-  return { ...base, results };
+  return { ...base, results, omitted: scored.length - results.length };
 }

@@ -67,6 +67,17 @@ export function staysInside(abs: string, base: string): { inside: boolean; real:
   return { inside: real !== null && within(real, realRoot(base)), real };
 }
 
+/**
+ * Where a link leads, as a memoised walk records it: the real path, marked `missing:` when nothing
+ * is there (so a link to nothing that gets a target, or loses it, changes the record); '' when it
+ * cannot be told.
+ */
+export function linkState(abs: string): string {
+  const real = resolveReal(abs);
+  if (real === null) return '';
+  return fs.existsSync(real) ? real : `missing:${real}`;
+}
+
 // ---- writes ------------------------------------------------------------------------------
 
 let writeBases: string[] = [];

@@ -8,7 +8,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { resolveReal } from './boundary.js';
+import { linkState } from './boundary.js';
 import { DIR, inFolder, statInto } from './faststat.js';
 
 /** What the layout walk needs from a folder entry; fs.Dirent has it too. */
@@ -221,7 +221,7 @@ export function checkWalkMemo(saved: string | null | undefined, key: string, roo
   if (memo.links !== undefined) {
     if (typeof memo.links !== 'object' || memo.links === null || root === undefined) return null;
     for (const [rel, real] of Object.entries(memo.links as Record<string, unknown>)) {
-      if (typeof real !== 'string' || (resolveReal(path.join(root, rel)) ?? '') !== real) return null;
+      if (typeof real !== 'string' || linkState(path.join(root, rel)) !== real) return null;
     }
   }
   return paths;

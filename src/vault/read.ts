@@ -4,7 +4,8 @@
 
 import fs from 'node:fs';
 
-export type ReadResult = { text: string; bom?: boolean } | { error: string; line?: number };
+/** `gone`: the file is not there (any more): removed after it was listed, or a link to nothing. */
+export type ReadResult = { text: string; bom?: boolean } | { error: string; line?: number; gone?: boolean };
 
 /** Read a vault file as UTF-8 text, refusing binary files and invalid UTF-8 with a reason. */
 export function readVaultText(abs: string): ReadResult {
@@ -13,6 +14,7 @@ export function readVaultText(abs: string): ReadResult {
     buf = fs.readFileSync(abs);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { error: 'the file is gone (removed, or a link to nothing)', gone: true };
     return { error: code === 'EACCES' ? 'file is not readable (permission denied)' : `cannot read file: ${(err as Error).message}` };
   }
   return decodeVaultText(buf);

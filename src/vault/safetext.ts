@@ -52,6 +52,11 @@ export function withNewline(text: string, nl: '\n' | '\r\n'): string {
   return nl === '\n' ? text : text.replace(/\r?\n/g, '\r\n');
 }
 
+/** `text` with every line break (LF or CRLF) made `nl`: text moved into a file takes that file's style. */
+export function inNewlineStyle(text: string, nl: '\n' | '\r\n'): string {
+  return text.replace(/\r?\n/g, nl);
+}
+
 /** The bidirectional overrides and isolates: they make text display in another order than it reads. */
 const BIDI = /[\u202a-\u202e\u2066-\u2069]/g;
 

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { MemError } from '../errors.js';
-import { confineWritesTo, realRoot, staysInside } from './boundary.js';
+import { confineWritesTo, linkState, realRoot, staysInside } from './boundary.js';
 import { DEFAULT_CONFIG, loadConfig, type VaultConfig } from './config.js';
 import { globBase, globToRegExp } from './glob.js';
 import { classifyPath, type ScopeInfo } from './scope.js';
@@ -167,7 +167,7 @@ function listBase(w: Walk, rel: string): readonly DirItem[] {
   const { inside, real } = staysInside(path.join(w.root, rel), w.root);
   if (inside) return items;
   w.skip.links.set(rel, real);
-  w.read.links?.set(rel, real ?? '');
+  w.read.links?.set(rel, linkState(path.join(w.root, rel)));
   return [];
 }
 
@@ -179,11 +179,14 @@ function listBase(w: Walk, rel: string): readonly DirItem[] {
 function linkInside(w: Walk, rel: string): boolean {
   const abs = path.join(w.root, rel);
   const { inside, real } = staysInside(abs, w.root);
-  w.read.links?.set(rel, real ?? '');
+  const state = linkState(abs);
+  w.read.links?.set(rel, state);
   if (!inside || real === null) {
     w.skip.links.set(rel, real);
     return false;
   }
+  // A link to nothing (an editor's lock, a file removed) is no memory file: no command reads it.
+  if (state.startsWith('missing:')) return false;
   w.kept.set(rel, real);
   return true;
 }
@@ -204,7 +207,7 @@ function noteFolderLinkOut(w: Walk, rel: string): void {
   }
   if (!isDir) return;
   w.skip.links.set(rel, real);
-  w.read.links?.set(rel, real);
+  w.read.links?.set(rel, linkState(path.join(w.root, rel)));
 }
 
 /** Every `.md` under `dir` (relative to root), skipping VCS and dependency folders. */
@@ -215,6 +218,10 @@ function walkMarkdown(w: Walk, rel: string, out: string[], allowDot: boolean, it
     if (d.isDirectory()) {
       if (SKIP_DIRS.has(name) || (!allowDot && name.startsWith('.'))) continue;
       walkMarkdown(w, childRel, out, allowDot);
+    } else if (name.startsWith('.')) {
+      // A dotfile is an editor's artefact (Emacs' `.#x.md` lock, a dangling link; vim's and
+      // others' temp copies), never a memory file: the index and lint both pass it by.
+      continue;
     } else if (/\.(md|markdown)$/i.test(name)) {
       // A linked folder is never walked (loops, files found twice), so only a link with a markdown
       // name is followed: when it stays inside the vault.
@@ -324,11 +331,11 @@ function excludeRegExps(vault: Vault): RegExp[] {
 /**
  * What a walk's result depends on besides the folders it reads (see checkWalkMemo). The first
  * number is the walk's rules: 2 since links out of the vault are skipped, 3 since .mem/episodes is
- * walked, 4 since .mem/patterns is, so that a memo of an older walk (which kept them, or missed
+ * walked, 4 since .mem/patterns is, 5 since dotfiles are not memory files, so that a memo of an older walk (which kept them, or missed
  * these) is not trusted after an upgrade.
  */
 export function walkKey(vault: Vault): string {
-  return JSON.stringify([4, vault.root, vault.config.include, vault.config.exclude]);
+  return JSON.stringify([5, vault.root, vault.config.include, vault.config.exclude]);
 }
 
 /** The root-relative (posix) paths of the vault's memory files under the root, excludes applied. */
@@ -365,7 +372,7 @@ function readOnce(vault: Vault, w: Walk, paths: string[]): string[] {
     const abs = path.join(vault.root, name);
     if (!fs.lstatSync(abs, { throwIfNoEntry: false })?.isSymbolicLink()) continue;
     const { inside, real: target } = staysInside(abs, vault.root);
-    w.read.links?.set(name, target ?? '');
+    w.read.links?.set(name, linkState(abs));
     if (inside && target !== null) rootTargets.add(target);
   }
   const regular = new Set(paths.filter((p) => !w.kept.has(p)).map((p) => path.join(real, p)));

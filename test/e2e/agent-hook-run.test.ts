@@ -70,6 +70,17 @@ describe('mem context --hook claude', () => {
     expect(retrieved(v, 'sess-a')).toEqual(expect.arrayContaining(['cents-1', 'migrate-1', 'vpn-1']));
   });
 
+  it('SessionStart with one norm longer than the hook\'s budget: says it was left out and where to read it', () => {
+    const v = tempVault();
+    v.write('institutional.md', entry('long-norm', `## Release rules\n${'Every release is tagged, signed and announced before it ships. '.repeat(80)}`, { type: 'directive' }));
+    const r = mem(['context', '--hook', 'claude'], { cwd: tempDir(), home: v.home, input: JSON.stringify({ session_id: 's1', cwd: v.root, hook_event_name: 'SessionStart', source: 'startup' }), env: { HOME: v.home, MEM_NOW: '2026-11-20' } });
+    expect(r.status).toBe(0);
+    const md = context(r.stdout, 'SessionStart');
+    expect(md).toContain('1 more omitted for the budget; see `mem list --learning-type institutional`');
+    expect(md).toContain('mem list --learning-type institutional');
+    expect(md).not.toContain('Every release is tagged');
+  });
+
   it('SessionStart (resume): the task is the transcript\'s first user message', () => {
     const v = project();
     const transcript = v.write('.claude-session.jsonl', [

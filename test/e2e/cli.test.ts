@@ -305,3 +305,17 @@ describe('standard output', () => {
     expect(sh.stderr.trim()).toBe('status 0');
   });
 });
+
+describe('mem search --max-chars', () => {
+  it('says how many matches the budget left out; nothing when all fit', () => {
+    const v = tempVault();
+    v.write('MEMORY.md', entry('big', `## Redis big\n${'redis cache eviction '.repeat(40)}`, { importance: 0.9 }) + entry('small', '## Redis small\nredis cache', { importance: 0.5 }));
+    const tight = mem(['search', 'redis cache', '--max-chars', '100', '--ids'], { cwd: v.root, home: v.home });
+    expect(tight.status, tight.stderr).toBe(0);
+    expect(tight.stdout.trim()).toBe('small');
+    expect(tight.stderr).toContain('1 more match omitted for --max-chars 100');
+    const roomy = mem(['search', 'redis cache', '--max-chars', '5000', '--ids'], { cwd: v.root, home: v.home });
+    expect(roomy.stdout.trim().split('\n').sort()).toEqual(['big', 'small']);
+    expect(roomy.stderr).not.toContain('omitted');
+  });
+});

@@ -54,6 +54,27 @@ describe('jsonc', () => {
   });
 });
 
+describe('deeply nested settings', () => {
+  const specs = [{ event: 'SessionStart', verb: 'context' as const, timeout: 10 }];
+  it('valid JSON nested far deeper than 200 levels is read, installed into and given back byte for byte', () => {
+    for (const depth of [201, 5000, 50_000]) {
+      const deep = `${'{"n": ['.repeat(depth)}1${']}'.repeat(depth)}`;
+      const text = `{\n  "keep": ${deep},\n  "theme": "dark"\n}\n`;
+      expect(parseJsonc(text).root.kind).toBe('object');
+      const r = installHooksText(text, 'f', 'claude', specs, () => hookCommand(L, 'absolute', 'context', 'claude'));
+      expect(r.events).toEqual([{ event: 'SessionStart', action: 'added' }]);
+      expect(r.text.startsWith(`{\n  "keep": ${deep},`)).toBe(true);
+      expect(uninstallHooksText(r.text, 'f', 'claude').text).toBe(text);
+    }
+    // With comments allowed (Gemini), a deep value still reads back as JSON.parse reads it.
+    const c = parseJsonc(`{ /* c */ "a": ${'['.repeat(300)}"x" // y\n${']'.repeat(300)} }`, { comments: true });
+    expect(JSON.stringify(valueOf(c, c.root))).toBe(`{"a":${'['.repeat(300)}"x"${']'.repeat(300)}}`);
+    // Invalid text is still refused, whatever its depth.
+    expect(() => parseJsonc(`${'['.repeat(1000)}1,${']'.repeat(1000)}`)).toThrow(/a trailing comma/);
+    expect(() => parseJsonc(`${'['.repeat(1000)}${']'.repeat(999)}`)).toThrow();
+  });
+});
+
 describe('mem commands', () => {
   it('quotes words for sh and reads them back', () => {
     const c = hookCommand({ node: '/opt/my node/node', js: "/it's/mem.js" }, 'absolute', 'context', 'claude');
@@ -118,6 +139,37 @@ describe('Codex config.toml', () => {
     expect(r.text.endsWith('\nmodel = "x"\n')).toBe(true);
     expect(parse(r.text).notify).toEqual(want);
     expect(() => editNotify(parse, 'notify = ["say", "done"]\n', 'f', want, mine)).toThrow(/already has a notify program/);
+  });
+
+  it('knows TOML strings: a [section] or notify line inside a string or an array is text, not a table or a key', async () => {
+    const parse = await tomlParser();
+    const isMem = (v: unknown) => typeof v === 'object' && v !== null && String((v as { args?: string[] }).args?.[0]).endsWith('mem.js');
+    const strings = [
+      'instructions = """\nRead this first.\n[section]\nnotify = ["say", "hi"]\n"""\n',
+      "instructions = '''\n[section]\nnotify = ['say']\n'''\n",
+      'instructions = """\n# not a comment \\"""\n[mcp_servers.mem]\ncommand = "x"\n""""\n',
+      'prompts = [\n  "a",\n  ["b"],\n]\n',
+      "a = \"\"\"[x]\"\"\"\nb = '''\n[y]'''\n",
+    ];
+    for (const body of strings) {
+      for (const text of [body, `${body}model = "o3"\n\n[t]\nz = 1\n`, body.replace(/\n/g, '\r\n')]) {
+        const before = parse(text);
+        const r = editNotify(parse, text, 'f', want, mine);
+        expect(r.action, text).toBe('added');
+        expect(parse(r.text)).toEqual({ ...before, notify: want });
+        expect(editNotify(parse, r.text, 'f', null, mine).text, text).toBe(text);
+        const m = editMcpTable(parse, r.text, 'f', { command: 'n', args: ['/a/mem.js', 'mcp'] }, isMem);
+        expect(parse(m.text)).toEqual({ ...before, notify: want, mcp_servers: { mem: { command: 'n', args: ['/a/mem.js', 'mcp'] } } });
+        const up = editMcpTable(parse, m.text, 'f', { command: 'm', args: ['/b/mem.js', 'mcp'] }, isMem);
+        expect(up.action).toBe('updated');
+        expect(editMcpTable(parse, up.text, 'f', null, isMem).text).toBe(r.text);
+      }
+    }
+    // Uninstall finds mem's own notify line, not a line of a string that looks like one.
+    const installed = `doc = """\nnotify = ["/usr/bin/node", "/opt/mem/bin/mem.js", "extract", "--hook", "codex"]\n"""\nnotify = ${JSON.stringify(want)}\n`;
+    const u = editNotify(parse, installed, 'f', null, mine);
+    expect(u.action).toBe('removed');
+    expect(u.text).toBe('doc = """\nnotify = ["/usr/bin/node", "/opt/mem/bin/mem.js", "extract", "--hook", "codex"]\n"""\n');
   });
 
   it('adds, updates and removes [mcp_servers.mem]; keeps the other tables', async () => {

@@ -126,6 +126,23 @@ describe('the gate in a bigger vault', () => {
   });
 });
 
+describe('what the hooks leave out is said', () => {
+  it('a prompt: a learning that bears on it but is over the budget is named as left out', async () => {
+    const res = await withVault((db) => promptLearnings(db, { ...base, prompt: 'The API tests fail because the users table is missing', maxChars: 20 }));
+    expect(res.learnings).toEqual([]);
+    expect(res.omitted).toEqual(['migrate']);
+    const { renderPromptMd } = await import('../../src/cli/commands/context.js');
+    expect(renderPromptMd(res.learnings, res.omitted)).toContain('`mem show migrate`');
+  });
+
+  it('session start: the task learnings not shown are counted', async () => {
+    const { prominentSection } = await import('../../src/retrieve/hook-context.js');
+    const res = await withVault((db) => prominentSection(db, { filter: {}, now: NOW, scopeMultipliers: { ...DEFAULT_SCOPE_MULTIPLIERS }, limit: 2, maxChars: 5000 }));
+    expect(res.learnings).toHaveLength(2);
+    expect(res.omitted).toBe(2);
+  });
+});
+
 describe('prominentLearnings (session start without a prompt)', () => {
   it('ranks task learnings by importance, recency and reinforcement, never norms', async () => {
     const hits = await withVault((db) => prominentLearnings(db, { filter: {}, now: NOW, scopeMultipliers: { ...DEFAULT_SCOPE_MULTIPLIERS }, limit: 3, maxChars: 5000 }));

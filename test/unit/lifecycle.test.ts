@@ -58,6 +58,44 @@ describe('compaction (seed 001 behaviours)', () => {
   });
 });
 
+describe('text moved or rewritten between files keeps each file\'s line breaks', () => {
+  const crlf = (t: string) => t.replace(/\n/g, '\r\n');
+  const bareLf = (t: string) => (t.match(/(?<!\r)\n/g) ?? []).length;
+  // The survivor (higher importance) in one file, the longer body (two lines) in the other.
+  const twoLines = `${words('w', 9)}\n${words('w', 8, 9)} bb1 bb2`;
+
+  it('compaction: a body merged from an LF file into a CRLF file is written with CRLF', () => {
+    const target = parseMemoryFile(crlf(`# M\n\n${entry('s', J85[0], { importance: 0.9 })}`), 'MEMORY.md');
+    const source = parseMemoryFile(entry('t', twoLines, { importance: 0.3 }), 'memory/x.md');
+    const r = compactFiles([{ path: 'MEMORY.md', group: 'p', parsed: target }, { path: 'memory/x.md', group: 'p', parsed: source }]);
+    expect(r.report.merges).toHaveLength(1);
+    const out = serializeFile(r.files.get('MEMORY.md')!);
+    expect(out).toContain(crlf(twoLines));
+    expect(bareLf(out)).toBe(0);
+    expect(parseMemoryFile(out, 'MEMORY.md').entries[0]).toMatchObject({ id: 's', body: twoLines });
+  });
+
+  it('compaction: a body merged from a CRLF file into an LF file is written with LF', () => {
+    const target = parseMemoryFile(entry('s', J85[0], { importance: 0.9 }), 'MEMORY.md');
+    const source = parseMemoryFile(crlf(entry('t', twoLines, { importance: 0.3 })), 'memory/x.md');
+    const out = serializeFile(compactFiles([{ path: 'MEMORY.md', group: 'p', parsed: target }, { path: 'memory/x.md', group: 'p', parsed: source }]).files.get('MEMORY.md')!);
+    expect(out).toContain(twoLines);
+    expect(out).not.toContain('\r');
+  });
+
+  it('stage retirement and consolidation add their keys in the file\'s line breaks', () => {
+    const text = crlf(entry('old', 'Use npm to install packages in this repository.', { created_at: '2026-10-01', phase: 'design', domain: 'task' })
+      + entry('new', 'Never use npm to install packages in this repository; use pnpm.', { created_at: '2026-11-20' }));
+    const retired = retireStageFile(parseMemoryFile(text, 'M.md'), 'M.md', 'design', '2026-11-25');
+    expect(retired.retired.map((r) => r.id)).toEqual(['old']);
+    expect(bareLf(serializeFile(retired.file!))).toBe(0);
+    const items = parseMemoryFile(text, 'M.md').entries.map((e) => ({ path: 'M.md', entry: e, group: 'project' }));
+    const decided = applyDecisions(parseMemoryFile(text, 'M.md'), planConsolidation(items, new Set()), '2026-11-25')!;
+    expect(serializeFile(decided)).toContain('superseded_by: new\r\n');
+    expect(bareLf(serializeFile(decided))).toBe(0);
+  });
+});
+
 describe('reinforcement', () => {
   const file = parseMemoryFile(entry('a', 'Run the database migrations first.', { reinforcement_count: 2, last_reinforced: '2026-01-01' }) + entry('r', 'retired one', { status: 'retired' }) + entry('z', 'Deploys need the VPN.'), 'M.md');
   it('+1 and today on live entries; retired skipped', () => {

@@ -139,6 +139,37 @@ describe('runSearch', () => {
       expect(tight.institutionalOmitted).toBe(1);
     });
   });
+
+  it('context: every section that leaves items out says how many, and the markdown says where to see them', async () => {
+    const { renderContextMd } = await import('../../src/cli/commands/context.js');
+    const v = tempVault();
+    // One norm, longer than the norms' budget: nothing of it fits.
+    v.write('institutional.md', entry('long-norm', `## Review rules\n${'Every change is reviewed by two people before it merges. '.repeat(20)}`));
+    v.write('MEMORY.md', entry('t1', `## Login redirect\nThe login redirect loops when cookies are blocked. ${'More detail on the login redirect. '.repeat(10)}`)
+      + entry('t2', '## Login redirect cookie\nThe login redirect needs the session cookie.'));
+    v.write('proxy.md', entry('p1', `## Login redirect wording\nThe human wants the login redirect explained. ${'login redirect '.repeat(30)}`));
+    const vault = await openVault({ root: v.root, env: { MEM_HOME: v.home } });
+    await withIndex(vault, {}, (ix) => {
+      const res = buildContext(ix.db, { task: 'fix the login redirect', filter: {}, rank: 'prominence', now: NOW, scopeMultipliers: { ...DEFAULT_SCOPE_MULTIPLIERS },
+        institutionalChars: 100, taskChars: 100, proxyChars: 100, limit: 5, candidates: 100 });
+      expect(res.institutional).toEqual([]);
+      expect(res.institutionalOmitted).toBe(1);
+      expect(res.learnings.map((h) => h.id)).toEqual(['t2']);
+      expect(res.omitted).toEqual({ learnings: 1, proxy: 1, failures: 0, patterns: 0 });
+      const md = renderContextMd(res);
+      expect(md).not.toContain('_None recorded._');
+      expect(md).toContain('1 more omitted for the budget; see `mem list --learning-type institutional`');
+      expect(md).toContain('`mem list --learning-type institutional`');
+      expect(md).toContain('1 more omitted for the budget; see `mem search` with the task');
+      expect(md).toContain('1 more omitted for the budget; see `mem search --learning-type proxy` with the task');
+      // Within the limit and the budget, nothing is said to be missing.
+      const roomy = buildContext(ix.db, { task: 'fix the login redirect', filter: {}, rank: 'prominence', now: NOW, scopeMultipliers: { ...DEFAULT_SCOPE_MULTIPLIERS },
+        institutionalChars: 5000, taskChars: 5000, proxyChars: 5000, limit: 5, candidates: 100 });
+      expect(roomy.institutionalOmitted).toBe(0);
+      expect(roomy.omitted).toEqual({ learnings: 0, proxy: 0, failures: 0, patterns: 0 });
+      expect(renderContextMd(roomy)).not.toContain('omitted');
+    });
+  });
 });
 
 describe('file prior', () => {

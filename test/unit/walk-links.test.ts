@@ -48,4 +48,24 @@ describe('walk with links', () => {
     fs.symlinkSync('/etc/hostname', v.path('docs/memory.md'));
     expect(checkWalkMemo(memo, walkKey(vault), v.root)).toBeNull();
   });
+
+  it('dotfiles and links to nothing are not memory files; a memo notices when such a link gets a target', async () => {
+    const v = tempVault();
+    v.write('memory/x.md', '# x\n');
+    v.write('memory/.x.md.swp.md', '# an editor copy\n');
+    fs.symlinkSync('someone@host.1:2', v.path('memory/.#x.md'));
+    v.write('docs/readme.txt', 'docs\n');
+    fs.symlinkSync('../docs/target.md', v.path('memory/later.md'));
+    const vault = await openVault({ root: v.root, env: { MEM_HOME: v.home } });
+    const cache = new DirCache(null, () => Date.now() + 60_000);
+    const paths = walkPaths(vault, cache.read);
+    expect(paths).toEqual(['memory/x.md']);
+    expect(skipNotices(vault)).toEqual([]);
+    const memo = cache.walkMemo(walkKey(vault), paths, v.root)!;
+    expect(checkWalkMemo(memo, walkKey(vault), v.root)).toBe(paths.join('\n'));
+    // The link's target appears (in a folder the walk never lists): the memo must not hold.
+    v.write('docs/target.md', '# later\n');
+    expect(checkWalkMemo(memo, walkKey(vault), v.root)).toBeNull();
+    expect(walkPaths(vault).sort()).toEqual(['memory/later.md', 'memory/x.md']);
+  });
 });

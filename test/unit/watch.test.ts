@@ -15,7 +15,7 @@ describe('watchScope', () => {
   const s = watchScope(ROOT, HOME, { include: ['docs/**/*.md', 'notes/team.md', '.wiki/*.md'], exclude: ['memory/drafts/**'] });
 
   it('keeps the files the walk indexes', () => {
-    for (const rel of ['MEMORY.md', 'institutional.md', 'proxy.md', 'memory/a.md', 'memory/x/y/z.markdown', 'memory/.hidden.md',
+    for (const rel of ['MEMORY.md', 'institutional.md', 'proxy.md', 'memory/a.md', 'memory/x/y/z.markdown',
       '.mem/jobs/j1/MEMORY.md', '.mem/jobs/j1/tasks/t1/institutional.md', '.mem/jobs/j1/tasks/t1/worktree/MEMORY.md',
       '.teaparty/jobs/j/MEMORY.md', 'projects/p/.sessions/ts/deep/MEMORY.md', 'docs/guide.md', 'docs/a/b.md', 'notes/team.md', '.wiki/page.md']) {
       expect(s.classify(at(rel)), rel).toBe('index');
@@ -27,7 +27,7 @@ describe('watchScope', () => {
 
   it('drops what the walk skips and what mem itself writes', () => {
     for (const rel of ['README.md', 'src/app.ts', '.memory.db', '.memory.db-wal', '.memory.db-shm', '.memory.db.rebuild-123',
-      '.MEMORY.md.lock', '.MEMORY.md.lock.takeover', '.MEMORY.md.123.lx2.tmp', 'memory/.a.md.lock', '.mem/logs/hooks.log', '.mem/logs',
+      '.MEMORY.md.lock', '.MEMORY.md.lock.takeover', '.MEMORY.md.123.lx2.tmp', 'memory/.a.md.lock', 'memory/.hidden.md', 'memory/.#a.md', '.wiki/.page.md', '.mem/logs/hooks.log', '.mem/logs',
       'node_modules/x/MEMORY.md', 'memory/node_modules/a.md', 'memory/.git/a.md', 'memory/.obsidian/a.md', 'memory/drafts/a.md',
       '.mem/jobs/j1/notes.md', '.mem/jobs/j1/tasks/t1/worktree/src/MEMORY.md', 'projects/p/README.md', 'docs/.trash/a.md', 'notes/other.md', '']) {
       expect(s.classify(at(rel)), rel).toBeNull();

@@ -67,6 +67,12 @@ async function doctorCommand(ctx: Ctx): Promise<void> {
     const { discoverFiles, skipNotices } = await import('../../vault/vault.js');
     const files = discoverFiles(vault);
     checks.push({ name: 'files', status: files.length > 0 ? 'ok' : 'warn', detail: `${files.length} memory files`, hint: files.length > 0 ? undefined : 'run mem init, or mem add' });
+    // Memory files under a case variant of their name: not read (or read only on this machine).
+    {
+      const { misnamedMemoryFiles, misnamedMessage } = await import('../../vault/misnamed.js');
+      const wrong = misnamedMemoryFiles(vault, files);
+      if (wrong.length > 0) checks.push({ name: 'names', status: 'warn', detail: wrong.map((m) => `${m.path}: ${misnamedMessage(m)}`).join('; '), hint: `mem reads exactly MEMORY.md, institutional.md and proxy.md (case matters)` });
+    }
     // The vault's edges: links out of it that the walk skipped, folders it could not list.
     const skipped = skipNotices(vault);
     if (skipped.length > 0) checks.push({ name: 'skipped', status: 'warn', detail: skipped.join('; '), hint: skipped.some((n) => n.startsWith('cannot list')) ? 'give mem read access to the folders it cannot list' : 'mem never follows a link out of the vault' });

@@ -33,7 +33,10 @@ Examples:
   $ mem lint MEMORY.md --fix
   $ mem lint --fix --remove-empty
   $ mem lint --staged          # in .git/hooks/pre-commit
-  $ mem lint --check           # CI: problems, or normalisations --fix would make, fail`)
+  $ mem lint --check           # CI: problems, or normalisations --fix would make, fail
+
+Dotfiles (an editor's lock or temp copy) and links to nothing are not memory files. A memory
+file under a case variant of its name (memory.md, Institutional.md) is not read: a warning names it.`)
     .action(async (files: string[], opts: LintOptions, command: Command) => {
       await lintCommand(makeCtx(globals(command)), files, opts);
     });
@@ -72,9 +75,23 @@ async function inputs(vault: Vault, ctx: Ctx, files: string[], opts: LintOptions
     targets = all;
   }
   const targetSet = new Set(targets.map((t) => t.abs));
-  const list: LintInput[] = targets.map((t) => ({ path: t.path, read: staged.has(t.abs) ? decodeVaultText(staged.get(t.abs)!) : readVaultText(t.abs) }));
-  for (const f of all) if (!targetSet.has(f.abs)) list.push({ path: f.path, read: readVaultText(f.abs), idsOnly: true });
-  return { list, targets };
+  // A file the walk listed that is gone when read (removed since, a link to nothing) is not a
+  // memory file any more, as the index sees it: passed by. A file named by the user must be there.
+  const named = files.length > 0 && !opts.staged;
+  const list: LintInput[] = [];
+  const kept: VaultFile[] = [];
+  for (const t of targets) {
+    const read = staged.has(t.abs) ? decodeVaultText(staged.get(t.abs)!) : readVaultText(t.abs);
+    if (!named && 'gone' in read && read.gone) continue;
+    list.push({ path: t.path, read });
+    kept.push(t);
+  }
+  for (const f of all) {
+    if (targetSet.has(f.abs)) continue;
+    const read = readVaultText(f.abs);
+    if (!('gone' in read && read.gone)) list.push({ path: f.path, read, idsOnly: true });
+  }
+  return { list, targets: kept };
 }
 
 async function lintCommand(ctx: Ctx, files: string[], opts: LintOptions): Promise<void> {
@@ -150,6 +167,12 @@ async function lintCommand(ctx: Ctx, files: string[], opts: LintOptions): Promis
   }
   const findings: LintFinding[] = lintFiles(list, nowMs());
   findings.push(...(await typedNoteFindings(vault, list, files.length > 0 || opts.staged ? targets.map((t) => t.path) : null)));
+  // A memory file under a case variant of its name (memory.md, Institutional.md) is not read: said.
+  if (files.length === 0 && !opts.staged) {
+    const { discoverFiles } = await import('../../vault/vault.js');
+    const { misnamedMemoryFiles, misnamedMessage } = await import('../../vault/misnamed.js');
+    for (const m of misnamedMemoryFiles(vault, discoverFiles(vault))) findings.push({ file: m.path, line: null, severity: 'warning', message: misnamedMessage(m) });
+  }
   const errors = findings.filter((f) => f.severity === 'error').length;
   const check = settleCheck(opts.check, errors === 0 && pending.length === 0);
   if (ctx.json) {

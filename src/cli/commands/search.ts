@@ -29,7 +29,7 @@ export function registerSearch(program: Command): void {
     .option('-n, --limit <n>', 'how many results (default 10, or search.limit in config)')
     .option('--candidates <n>', 'BM25 candidates to rank (default 100)')
     .option('--rank <policy>', 'ranking policy: prominence (default), fsrs (FSRS retrievability) or relevance')
-    .option('--max-chars <n>', 'pack results into this many characters, skipping any that do not fit')
+    .option('--max-chars <n>', 'pack results into this many characters, skipping any that do not fit (stderr says how many were left out)')
     .option('--explain', 'show how each score was made')
     .option('--md', 'print a markdown block for a prompt')
     .option('--ids', 'print only ids, one per line')
@@ -180,6 +180,8 @@ async function searchCommand(ctx: Ctx, queryArgs: string[], opts: SearchOptions)
       } else {
         ctx.out(renderHuman(res.results, res.terms, await styleFor(ctx.color), Boolean(opts.explain), detail));
       }
+      // A budget that left matches out says so (the results alone cannot tell).
+      if (maxChars !== undefined && res.omitted > 0 && !ctx.json) ctx.info(`${res.omitted} more match${res.omitted === 1 ? "" : "es"} omitted for --max-chars ${maxChars} or --limit ${base.limit}; raise them to see more`);
     }
     if (sessionId) {
       const { appendRetrieval } = await import('../../vault/sessions.js');

@@ -25,5 +25,7 @@ export async function contextJson(res: ContextResult, detail: DetailLevel = 'aut
     learnings: res.learnings.map((h, rank) => hitJson(h, false, { rank, detail })),
     proxy: res.proxy.map((h) => hitJson(h, false)),
     failures: res.failures,
+    // What each section left out (past its limit or over its budget), by section.
+    omitted: { institutional: res.institutionalOmitted, ...res.omitted },
   };
 }

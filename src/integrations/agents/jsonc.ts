@@ -68,66 +68,87 @@ export function parseJsonc(text: string, opts: { comments?: boolean } = {}): Jso
     }
     return { kind: 'string', start, end: i };
   };
-  const value = (depth: number): JsonNode => {
-    if (depth > 200) fail('nesting too deep');
-    ws();
+  // Containers are parsed with an explicit stack, not recursion: valid JSON nested thousands of
+  // levels deep (JSON.parse reads it) is read, never mistaken for invalid text.
+  type Frame = { node: Extract<JsonNode, { kind: 'object' | 'array' }>; seen?: Set<string>; key?: { key: string; start: number } };
+  const scalar = (): JsonNode => {
     const start = i;
-    const c = text[i];
-    if (c === '{') {
-      i++;
-      const members: Member[] = [];
-      const seen = new Set<string>();
-      ws();
-      if (text[i] === '}') return { kind: 'object', start, end: ++i, members };
-      for (;;) {
-        ws();
-        if (text[i] !== '"') fail('a key was expected');
-        const k = str();
-        const key = JSON.parse(text.slice(k.start, k.end)) as string;
-        if (seen.has(key)) fail(`a duplicate key "${key}"`);
-        seen.add(key);
-        ws();
-        if (text[i] !== ':') fail('":" was expected');
-        i++;
-        const v = value(depth + 1);
-        members.push({ key, start: k.start, end: v.end, value: v });
-        ws();
-        if (text[i] === ',') {
-          i++;
-          ws();
-          if (text[i] === '}') fail('a trailing comma');
-          continue;
-        }
-        if (text[i] === '}') return { kind: 'object', start, end: ++i, members };
-        fail('"," or "}" was expected');
-      }
-    }
-    if (c === '[') {
-      i++;
-      const items: JsonNode[] = [];
-      ws();
-      if (text[i] === ']') return { kind: 'array', start, end: ++i, items };
-      for (;;) {
-        items.push(value(depth + 1));
-        ws();
-        if (text[i] === ',') {
-          i++;
-          ws();
-          if (text[i] === ']') fail('a trailing comma');
-          continue;
-        }
-        if (text[i] === ']') return { kind: 'array', start, end: ++i, items };
-        fail('"," or "]" was expected');
-      }
-    }
-    if (c === '"') return str();
+    if (text[i] === '"') return str();
     const m = /^(?:-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)/.exec(text.slice(i, i + 400));
     if (!m) fail('a value was expected');
     i += m![0].length;
     return { kind: /^[tfn]/.test(m![0]) ? 'literal' : 'number', start, end: i };
   };
+  /** After an object's `{` or `,`: its next key and `:`, recorded on the frame. */
+  const memberKey = (f: Frame): void => {
+    ws();
+    if (text[i] !== '"') fail('a key was expected');
+    const k = str();
+    const key = JSON.parse(text.slice(k.start, k.end)) as string;
+    if (f.seen!.has(key)) fail(`a duplicate key "${key}"`);
+    f.seen!.add(key);
+    ws();
+    if (text[i] !== ':') fail('":" was expected');
+    i++;
+    f.key = { key, start: k.start };
+  };
+  const value = (): JsonNode => {
+    const stack: Frame[] = [];
+    for (;;) {
+      ws();
+      const start = i;
+      let done: JsonNode | null = null;
+      if (text[i] === '{') {
+        i++;
+        const f: Frame = { node: { kind: 'object', start, end: -1, members: [] }, seen: new Set() };
+        ws();
+        if (text[i] === '}') {
+          f.node.end = ++i;
+          done = f.node;
+        } else {
+          memberKey(f);
+          stack.push(f);
+          continue;
+        }
+      } else if (text[i] === '[') {
+        i++;
+        const f: Frame = { node: { kind: 'array', start, end: -1, items: [] } };
+        ws();
+        if (text[i] === ']') {
+          f.node.end = ++i;
+          done = f.node;
+        } else {
+          stack.push(f);
+          continue;
+        }
+      } else done = scalar();
+      // A value is complete: hand it to the containers it closes, innermost first.
+      for (;;) {
+        const f = stack[stack.length - 1];
+        if (!f) return done;
+        if (f.node.kind === 'object') f.node.members.push({ key: f.key!.key, start: f.key!.start, end: done.end, value: done });
+        else f.node.items.push(done);
+        ws();
+        const close = f.node.kind === 'object' ? '}' : ']';
+        if (text[i] === ',') {
+          i++;
+          ws();
+          if (text[i] === close) fail('a trailing comma');
+          if (f.node.kind === 'object') memberKey(f);
+          break;
+        }
+        if (text[i] === close) {
+          f.node.end = ++i;
+          stack.pop();
+          done = f.node;
+          continue;
+        }
+        fail(`"," or "${close}" was expected`);
+      }
+    }
+  };
   try {
-    const root = value(0);
+    const root = value();
     ws();
     if (i < text.length) fail('text after the end');
     return { text, root, comments: sawComment };
@@ -137,19 +158,19 @@ export function parseJsonc(text: string, opts: { comments?: boolean } = {}): Jso
   }
 }
 
-/** The plain value of a node (objects keep their key order). */
+/**
+ * The plain value of a node (objects keep their key order). JSON.parse reads the node's text
+ * (comments blanked first), so depth costs no recursion here; a `__proto__` key is an own
+ * property, as JSON.parse makes it.
+ */
 export function valueOf(doc: JsonDoc, node: JsonNode): unknown {
-  switch (node.kind) {
-    case 'object': {
-      const o: Record<string, unknown> = {};
-      for (const m of node.members) Object.defineProperty(o, m.key, { value: valueOf(doc, m.value), enumerable: true, writable: true, configurable: true });
-      return o;
-    }
-    case 'array':
-      return node.items.map((n) => valueOf(doc, n));
-    default:
-      return JSON.parse(doc.text.slice(node.start, node.end));
-  }
+  const t = doc.text.slice(node.start, node.end);
+  return JSON.parse(doc.comments ? withoutComments(t) : t);
+}
+
+/** `text` with each comment replaced by spaces (strings left alone). */
+function withoutComments(text: string): string {
+  return text.replace(/"(?:[^"\\\n]|\\.)*"|\/\/[^\n]*|\/\*[\s\S]*?\*\//g, (m) => (m.startsWith('"') ? m : m.replace(/[^\n]/g, ' ')));
 }
 
 export function member(node: JsonNode | undefined, key: string): Member | undefined {

@@ -1,6 +1,7 @@
 // Codex's config.toml, edited by hand but checked by a real TOML parser: mem changes only the
 // lines of its own key (top-level `notify`) or table (`[mcp_servers.mem]`), keeps every other byte
 // (comments included), then parses the result and refuses when any other value came out different.
+// Headers and keys are looked for only on lines that start outside every string and value.
 
 import { MemError } from '../../errors.js';
 
@@ -32,14 +33,88 @@ export function tomlArray(a: string[]): string {
 
 const HEADER = /^\s*\[\[?\s*[^\]\s,{}=#][^\],{}=#]*\]\]?\s*(#.*)?\r?$/;
 
-function split(text: string): string[] {
-  return text.split('\n');
+/** The file's lines (split at LF), each with whether it starts outside every string and value. */
+interface Lines {
+  lines: string[];
+  /** top[i]: line i starts at the top level (a header, a key, a comment or a blank line can be there). */
+  top: boolean[];
+}
+
+function split(text: string): Lines {
+  return { lines: text.split('\n'), top: topLevelLines(text) };
+}
+
+/**
+ * For each line of `text`, whether it starts at the top level of the document: not inside a
+ * multi-line string (basic """ or literal '''), an array or an inline table. Follows TOML's
+ * lexical rules: basic strings have backslash escapes, literal strings none, `#` starts a comment
+ * outside strings, and `[` at the start of a top-level line opens a table header, not an array.
+ */
+export function topLevelLines(text: string): boolean[] {
+  const top: boolean[] = [true];
+  const n = text.length;
+  let depth = 0;
+  let header = false;
+  let head = true;
+  let i = 0;
+  while (i < n) {
+    const c = text[i];
+    if (c === '\n') {
+      top.push(depth === 0);
+      head = true;
+      header = false;
+      i++;
+    } else if (c === ' ' || c === '\t' || c === '\r') {
+      i++;
+    } else if (c === '#') {
+      while (i < n && text[i] !== '\n') i++;
+    } else if (c === '"' || c === "'") {
+      head = false;
+      const basic = c === '"';
+      if (text.startsWith(c + c + c, i)) {
+        i += 3;
+        for (;;) {
+          if (i >= n) break;
+          if (basic && text[i] === '\\') i += 2;
+          else if (text.startsWith(c + c + c, i)) {
+            // Up to two more quotes may end the content (""""" closes after a quote).
+            i += 3;
+            for (let k = 0; k < 2 && text[i] === c; k++) i++;
+            break;
+          } else {
+            if (text[i] === '\n') top.push(false);
+            i++;
+          }
+        }
+      } else {
+        i++;
+        while (i < n && text[i] !== c && text[i] !== '\n') i += basic && text[i] === '\\' ? 2 : 1;
+        if (text[i] === c) i++;
+      }
+    } else {
+      if (c === '[' && head && depth === 0) header = true;
+      else if (c === ']' && header) {
+        if (text[i + 1] === ']') i++;
+        header = false;
+      } else if (!header && (c === '[' || c === '{')) depth++;
+      else if (!header && (c === ']' || c === '}')) depth = Math.max(0, depth - 1);
+      if (c === '[' && header && text[i + 1] === '[') i++;
+      head = false;
+      i++;
+    }
+  }
+  return top;
+}
+
+/** Whether line i is a table header. */
+function isHeader(l: Lines, i: number): boolean {
+  return l.top[i] && HEADER.test(l.lines[i]);
 }
 
 /** The index of the first table header line (the end of the top-level keys). */
-function firstHeader(lines: string[]): number {
-  const i = lines.findIndex((l) => HEADER.test(l));
-  return i < 0 ? lines.length : i;
+function firstHeader(l: Lines): number {
+  for (let i = 0; i < l.lines.length; i++) if (isHeader(l, i)) return i;
+  return l.lines.length;
 }
 
 function eolOf(text: string): string {
@@ -80,10 +155,11 @@ function verify(parse: Parse, before: string, after: string, keyPath: string[], 
 }
 
 /** The line range [from, to] of a top-level key's `key = value` (a value may span lines), or null. */
-function keyLines(parse: Parse, lines: string[], key: string): [number, number] | null {
-  const end = firstHeader(lines);
+function keyLines(parse: Parse, l: Lines, key: string): [number, number] | null {
+  const { lines } = l;
+  const end = firstHeader(l);
   const re = new RegExp(`^\\s*(${key}|"${key}"|'${key}')\\s*=`);
-  const from = lines.findIndex((l, i) => i < end && re.test(l));
+  const from = lines.findIndex((line, i) => i < end && l.top[i] && re.test(line));
   if (from < 0) return null;
   for (let to = from; to < end; to++) {
     try {
@@ -104,7 +180,8 @@ export type EditAction = 'created' | 'added' | 'updated' | 'unchanged' | 'remove
 export function editNotify(parse: Parse, text: string, file: string, want: string[] | null, mine: (v: unknown) => boolean): { text: string; action: EditAction } {
   const before = parseToml(parse, text, file);
   const cur = before.notify;
-  const lines = split(text);
+  const split_ = split(text);
+  const { lines } = split_;
   const eol = eolOf(text);
   const cr = eol === '\r\n' ? '\r' : '';
   if (cur !== undefined && !mine(cur)) {
@@ -115,7 +192,7 @@ export function editNotify(parse: Parse, text: string, file: string, want: strin
   }
   if (want === null) {
     if (cur === undefined) return { text, action: 'absent' };
-    const at = keyLines(parse, lines, 'notify');
+    const at = keyLines(parse, split_, 'notify');
     if (!at) throw new MemError(`cannot find the notify line of ${file}; nothing was changed`, { hint: 'remove the notify setting by hand' });
     lines.splice(at[0], at[1] - at[0] + 1);
     return { text: verify(parse, text, lines.join('\n'), ['notify'], undefined, file), action: 'removed' };
@@ -123,15 +200,16 @@ export function editNotify(parse: Parse, text: string, file: string, want: strin
   if (same(cur, want)) return { text, action: 'unchanged' };
   const line = `notify = ${tomlArray(want)}${cr}`;
   if (cur !== undefined) {
-    const at = keyLines(parse, lines, 'notify');
+    const at = keyLines(parse, split_, 'notify');
     if (!at) throw new MemError(`cannot find the notify line of ${file}; nothing was changed`, { hint: `set notify = ${tomlArray(want)} by hand` });
     lines.splice(at[0], at[1] - at[0] + 1, line);
     return { text: verify(parse, text, lines.join('\n'), ['notify'], want, file), action: 'updated' };
   }
   // A new top-level key goes after the last top-level line (a key must come before any table).
-  const end = firstHeader(lines);
+  const end = firstHeader(split_);
   let k = 0;
-  for (let i = 0; i < end; i++) if (lines[i].trim() !== '' && !lines[i].trim().startsWith('#')) k = i + 1;
+  // A line inside a value (a multi-line string's text) is part of that value, whatever it looks like.
+  for (let i = 0; i < end; i++) if (!split_.top[i] || (lines[i].trim() !== '' && !lines[i].trim().startsWith('#'))) k = i + 1;
   let out: string;
   if (k === lines.length) out = `${text}${eol}${line.replace(/\r$/, '')}`;
   else {
@@ -157,11 +235,12 @@ export function editMcpTable(parse: Parse, text: string, file: string, want: { c
   if (cur === undefined && want === null) return { text, action: 'absent' };
   if (want !== null && same(cur, want)) return { text, action: 'unchanged' };
   const block = want === null ? [] : ['[mcp_servers.mem]', `command = ${tomlString(want.command)}`, `args = ${tomlArray(want.args)}`].map((l) => l + cr);
-  const lines = split(text);
+  const split_ = split(text);
+  const { lines } = split_;
   if (cur !== undefined) {
-    const h = lines.findIndex((l) => MCP_HEADER.test(l));
+    const h = lines.findIndex((l, i) => split_.top[i] && MCP_HEADER.test(l));
     if (h < 0) throw new MemError(`cannot find the [mcp_servers.mem] table of ${file} (is it written inline?); nothing was changed`, { hint: 'edit mcp_servers.mem by hand' });
-    let end = lines.findIndex((l, i) => i > h && HEADER.test(l));
+    let end = lines.findIndex((_, i) => i > h && isHeader(split_, i));
     if (end < 0) end = lines.length;
     while (end - 1 > h && lines[end - 1].trim() === '') end--;
     let from = h;

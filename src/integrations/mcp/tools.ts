@@ -268,6 +268,8 @@ const contextTool: ToolSpec = {
     task: z.string(),
     institutional: z.array(item),
     institutional_omitted: z.number(),
+    omitted: z.object({ institutional: z.number(), learnings: z.number(), proxy: z.number(), failures: z.number(), patterns: z.number() }).optional()
+      .describe('how many items each section left out (over its budget or past its limit)'),
     learnings: z.array(item),
     proxy: z.array(item),
     patterns: z.array(z.looseObject({ title: z.string() })).optional(),
