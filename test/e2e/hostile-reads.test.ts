@@ -21,7 +21,7 @@ const SECRET = 'AKIAZZSECRETZZ42';
  * A command blocked on a FIFO (or reading /dev/zero) is killed after this long: it then has no
  * exit status, and the test fails on that, never on how long a command that did return took.
  */
-const KILL_AFTER_MS = 60_000;
+const KILL_AFTER_MS = 30_000;
 
 function setup(opts: { git?: boolean } = {}) {
   const v = tempVault(opts);

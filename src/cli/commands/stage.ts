@@ -62,7 +62,7 @@ Examples:
   stage
     .command('detect')
     .description('detect the stage from INTENT.md (offline keyword classifier) and record it')
-    .option('--file <path>', 'the intent document (default: INTENT.md at the root)')
+    .option('--file <path>', 'the intent document (default: INTENT.md at the root; a regular file, at most 1 MB)')
     .option('--files <files...>', `memory files to retire in on a change (${FILES_HELP})`)
     .option('--all', 'retire in every memory file of the vault on a change')
     .option('--dry-run', 'print the stage, change nothing')
