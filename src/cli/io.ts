@@ -1,9 +1,11 @@
 // What every command gets from the command line: global options, where output goes, colour,
 // the clock, and how warnings are printed. Commands print; domain modules never do.
 
+import path from 'node:path';
 import { isatty } from 'node:tty';
 import { MemError, usageError } from '../errors.js';
 import { readStdinText } from '../stdin.js';
+import { readRegularText } from '../vault/read.js';
 import { writeStdout } from './stdout.js';
 
 export interface GlobalOptions {
@@ -99,6 +101,16 @@ export function collect(value: string, previous: string[] | undefined): string[]
 
 export function readStdin(): string {
   return readStdinText();
+}
+
+/**
+ * The text of an input file the user named (relative to the working folder), or of stdin for
+ * "-": only a regular file, at most `maxBytes` (a FIFO or a device is refused, never opened for a
+ * read). `what` names it in messages ("the batch file").
+ */
+export function readInputFile(ctx: Pick<Ctx, 'cwd'>, file: string, maxBytes: number, what: string): string {
+  if (file === '-') return readStdinText({ maxBytes, what: 'standard input' });
+  return readRegularText(path.resolve(ctx.cwd, file), { maxBytes, display: `${what} ${file}`, within: [] });
 }
 
 /** Whether standard input is a terminal, asked without creating process.stdin (which would make a pipe non-blocking). */

@@ -264,7 +264,7 @@ export async function consolidateEpisodes(vault: Vault, opts: ConsolidateOptions
 
   const { parseMemoryFile: parse } = await import('../vault/format.js');
   if (opts.dryRun) {
-    const { readRegular } = await import('../extract/source.js');
+    const { readRegular } = await import('../vault/read.js');
     render(list.map((s) => {
       const text = readRegular(s.abs);
       return text === null ? null : parse(text, s.path);

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { MemError } from '../errors.js';
+import { MEMORY_FILE_LIMIT, readRegularText } from '../vault/read.js';
 import type { ExtractionScopeName } from '../extract/scopes.js';
 import { ProviderError, type ProviderConfig, type ClientOptions } from '../llm/provider.js';
 import { checkLabels, scoreTranscript, totals, type LabelFile, type LearningText, type Totals, type TranscriptScore } from './extract.js';
@@ -56,13 +57,11 @@ export function labelFilesIn(where: string): string[] {
   return files;
 }
 
+/** A label file (a few dozen expected learnings) larger than this is not one. */
+const LABELS_LIMIT = 16 << 20;
+
 export async function readLabelFile(file: string): Promise<LabelFile> {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new MemError(`cannot read the labels: ${(err as Error).message}`, { where: { file } });
-  }
+  const text = readRegularText(file, { maxBytes: LABELS_LIMIT, display: `the labels ${file}`, within: [] });
   let data: unknown;
   if (/\.json$/i.test(file)) {
     try {
@@ -114,7 +113,7 @@ async function extractInto(root: string, abs: string, labels: LabelFile, opts: E
   const learnings: LearningText[] = [];
   for (const file of [...new Set(result.written.map((w) => w.file))].sort()) {
     const abs2 = path.join(root, file);
-    const parsed = parseMemoryFile(fs.readFileSync(abs2, 'utf8'), file);
+    const parsed = parseMemoryFile(readRegularText(abs2, { maxBytes: MEMORY_FILE_LIMIT, display: file, within: [root] }), file);
     for (const e of parsed.entries) learnings.push({ title: e.title, body: e.body });
   }
   return { learnings, duplicates: result.duplicates.length };

@@ -7,7 +7,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { usageError } from '../errors.js';
-import { specialKind, withRegularFile } from './source.js';
+import { readRegular, specialKind } from '../vault/read.js';
+import { withRegularFile } from './source.js';
 
 export const AGENTS = ['claude', 'codex', 'gemini'] as const;
 export type AgentName = (typeof AGENTS)[number];
@@ -361,7 +362,7 @@ function findGemini(roots: readonly string[], homes: AgentHomes, c: Collector): 
   const tmp = path.join(homes.gemini, 'tmp');
   const ids = new Set<string>(roots.map(geminiProjectHash));
   try {
-    const reg = JSON.parse(fs.readFileSync(path.join(homes.gemini, 'projects.json'), 'utf8')) as { projects?: Record<string, unknown> };
+    const reg = JSON.parse(readRegular(path.join(homes.gemini, 'projects.json'), 16 << 20) ?? '') as { projects?: Record<string, unknown> };
     for (const [p, id] of Object.entries(reg.projects ?? {})) {
       if (typeof id === 'string' && !id.includes('/') && !id.includes('\\') && id !== '..' && cwdInside(p, roots)) ids.add(id);
     }

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { MemError } from '../errors.js';
 import { acquireLockAsync, withFileLock } from '../vault/write.js';
 import { appendConfined } from '../vault/boundary.js';
-import { readRegular } from './source.js';
+import { readRegular } from '../vault/read.js';
 import type { TranscriptMessage } from './transcript.js';
 
 export const LEDGER_PATH = '.mem/extracted.jsonl';

@@ -18,7 +18,8 @@ import { checkSessionId, printable, usableSessionId } from './session-id.js';
 import { appendLedger, checkLedger, LEDGER_PATH, messagesHash, readLedger, resumePoint } from './ledger.js';
 import { learningSchema, validateLearnings, type Learning } from './learning.js';
 import { EXTRACTION_SCOPES, scopeByName, targetPath, type ExtractionScopeName } from './scopes.js';
-import { readRegular, type LoadedTranscript } from './source.js';
+import { readRegular } from '../vault/read.js';
+import type { LoadedTranscript } from './source.js';
 import type { Transcript, TranscriptMessage } from './transcript.js';
 
 export interface ExtractOptions {

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { MemError } from '../errors.js';
-import { decodeVaultText } from '../vault/read.js';
+import { decodeVaultText, isFailure, specialKind, withRegularFd } from '../vault/read.js';
 import { detectFormat, FORMATS, JsonlReader, readTranscript, type Transcript, type TranscriptFormat } from './transcript.js';
 
 const CHUNK = 4 << 20;
@@ -35,43 +35,10 @@ function fromText(text: string, label: string, format?: TranscriptFormat): Trans
   return readTranscript(text, format);
 }
 
-/**
- * `read` on the open file when `abs` is a regular file, else null (missing, unreadable, or a FIFO
- * or device, which would block or never end: opened without blocking, checked on the open file).
- */
+/** `read` on the open file when `abs` is a regular file, else null (see withRegularFd). */
 export function withRegularFile<T>(abs: string, read: (fd: number) => T): T | null {
-  let fd: number;
-  try {
-    fd = fs.openSync(abs, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
-  } catch {
-    return null;
-  }
-  try {
-    return fs.fstatSync(fd).isFile() ? read(fd) : null;
-  } catch {
-    return null;
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-/** The text of a regular file, or null (see withRegularFile). */
-export function readRegular(abs: string): string | null {
-  return withRegularFile(abs, (fd) => {
-    const text = fs.readFileSync(fd, 'utf8');
-    // A BOM is not text: a memory file's first `---` line or a ledger's first record starts after it.
-    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  });
-}
-
-/** What kind of special file this is, for messages: "a FIFO", "a socket", … */
-export function specialKind(st: fs.Stats): string {
-  if (st.isFIFO()) return 'a FIFO';
-  if (st.isSocket()) return 'a socket';
-  if (st.isCharacterDevice()) return 'a character device';
-  if (st.isBlockDevice()) return 'a block device';
-  if (st.isDirectory()) return 'a folder';
-  return 'not a file';
+  const r = withRegularFd(abs, (fd) => read(fd));
+  return isFailure(r) ? null : r;
 }
 
 function notRegular(file: string, st: fs.Stats): MemError {

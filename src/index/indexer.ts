@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import type { Diagnostic } from '../errors.js';
 import { MemError } from '../errors.js';
 import { carryVectors } from '../embeddings/store.js';
-import { decodeVaultText, readVaultText } from '../vault/read.js';
+import { decodeVaultText, isFailure, MEMORY_FILE_LIMIT, readRegularBytes, readVaultText } from '../vault/read.js';
 import { checkWalkMemo, DirCache } from '../vault/dircache.js';
 import { FILE, inFolder, statInto } from '../vault/faststat.js';
 import { absFromRoot, probedFiles, vaultFiles, walkKey, walkPaths, type Vault, type VaultFile } from '../vault/vault.js';
@@ -304,11 +304,8 @@ function applyPlan(db: Db, planned: Plan, opts: RefreshOptions, started: number)
   let p = planned;
   let lastTick = 0;
   const read = (abs: string): Buffer | null => {
-    try {
-      return fs.readFileSync(abs);
-    } catch {
-      return null;
-    }
+    const r = readRegularBytes(abs, MEMORY_FILE_LIMIT);
+    return isFailure(r) ? null : r;
   };
   const tx = db.transaction(() => {
     p = current(db, planned);

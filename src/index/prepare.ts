@@ -3,11 +3,10 @@
 // no database, so it can also run in the rebuild's worker thread (parse-worker.ts).
 
 import { bytesHash, quickHash } from '../hash.js';
-import fs from 'node:fs';
 import type { Diagnostic } from '../errors.js';
 import type { Entry } from '../vault/entry.js';
 import { parseMemoryFile, type FileFormat } from '../vault/format.js';
-import { decodeVaultText, readVaultText, type ReadResult } from '../vault/read.js';
+import { decodeVaultText, isFailure, MEMORY_FILE_LIMIT, readRegularBytes, readVaultText, type ReadResult } from '../vault/read.js';
 import type { VaultFile } from '../vault/vault.js';
 
 const LEARNING_TYPES: readonly unknown[] = ['institutional', 'task', 'proxy'];
@@ -142,12 +141,8 @@ export interface PreparedFile {
 
 /** Read, hash and (unless it still hashes to `known`) parse one file. */
 export function prepareFile(file: VaultFile, known: string | null = null): PreparedFile {
-  let buf: Buffer | null = null;
-  try {
-    buf = fs.readFileSync(file.abs);
-  } catch {
-    buf = null;
-  }
+  const r = readRegularBytes(file.abs, MEMORY_FILE_LIMIT);
+  const buf = isFailure(r) ? null : r;
   const hash = buf ? bytesHash(buf) : 'unreadable';
   if (hash === known) return { hash, prep: null, diagnostics: [] };
   const diagnostics: Diagnostic[] = [];

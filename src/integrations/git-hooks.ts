@@ -8,6 +8,7 @@ import path from 'node:path';
 import { MemError } from '../errors.js';
 import { realRoot, resolveReal, staysInside, within, writeTarget } from '../vault/boundary.js';
 import { writeFileAtomic } from '../vault/write.js';
+import { isFailure, readRegularBytes } from '../vault/read.js';
 
 export const GIT_HOOKS = ['post-merge', 'post-checkout', 'post-rewrite', 'pre-commit'] as const;
 export type GitHook = (typeof GIT_HOOKS)[number];
@@ -213,14 +214,11 @@ export interface HooksReport {
 }
 
 function readHook(file: string): Buffer | null {
-  try {
-    const st = fs.statSync(file);
-    if (!st.isFile()) throw new MemError(`${file} is not a regular file`, { hint: 'move it away, then run mem hooks install --git again' });
-    return fs.readFileSync(file);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw err;
-  }
+  // Checked on the open file: a FIFO in a hook's place is refused, never waited on.
+  const r = readRegularBytes(file, 16 << 20);
+  if (!isFailure(r)) return r;
+  if (r.kind === 'missing') return null;
+  throw new MemError(r.kind === 'special' || r.error.startsWith('not a regular file') ? `${file} is not a regular file` : `cannot read ${file}: ${r.error}`, { hint: 'move it away, then run mem hooks install --git again' });
 }
 
 function executable(file: string): boolean {

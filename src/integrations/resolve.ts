@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { MemError } from '../errors.js';
 import { spawnSync } from '../cli/child-process.js';
+import { isFailure, MEMORY_FILE_LIMIT, readRegularBytes } from '../vault/read.js';
 import { withFileLock, writeFileAtomic } from '../vault/write.js';
 import { markRegion, splitConflictMarkers } from './merge.js';
 import { mergeCoveredFile } from './note-merge.js';
@@ -116,13 +117,12 @@ export function resolveConflicts(cwd: string, args: string[], stage: boolean, va
     const shown = t.rel ?? path.relative(cwd, t.abs);
     const o: Outcome = { path: shown, resolved: false, changed: false, staged: false, conflicts: 0, conflict_ids: [], source: 'none' };
     outcomes.push(o);
-    let current: string;
-    try {
-      current = fs.readFileSync(t.abs, 'utf8');
-    } catch (err) {
-      o.note = `cannot read it: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`;
+    const buf = readRegularBytes(t.abs, MEMORY_FILE_LIMIT);
+    if (isFailure(buf)) {
+      o.note = `cannot read it: ${buf.error}`;
       continue;
     }
+    const current = buf.toString('utf8');
     if (firstMarkerLine(current) === null) {
       // Already resolved by hand (or never conflicted): never merge over the user's edits.
       o.resolved = true;
@@ -164,7 +164,8 @@ export function resolveConflicts(cwd: string, args: string[], stage: boolean, va
     if (r.text !== current) {
       withFileLock(t.abs, () => {
         // Changed since it was read (an editor saving): leave it to the user.
-        if (fs.readFileSync(t.abs, 'utf8') !== current) throw new MemError(`${shown} changed while it was resolved; run mem resolve again`);
+        const now = readRegularBytes(t.abs, MEMORY_FILE_LIMIT);
+        if (isFailure(now) || now.toString('utf8') !== current) throw new MemError(`${shown} changed while it was resolved; run mem resolve again`);
         writeFileAtomic(t.abs, r.text);
       }, shown);
       o.changed = true;

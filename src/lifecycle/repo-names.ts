@@ -1,20 +1,26 @@
 // What names belong to this project, for the project-agnostic check of global promotion: the
 // project's own names (folder, package, git remote) and the file and folder names in the repo.
 
-import fs from 'node:fs';
 import path from 'node:path';
+import { readTarget } from '../vault/boundary.js';
+import { readRegular } from '../vault/read.js';
 import { readDir } from '../vault/vault.js';
+
+/** A small file of the repository, only a regular one inside it; null otherwise. */
+function readSmall(root: string, rel: string): string | null {
+  return readRegular(readTarget(path.join(root, rel), rel, [root]), 1 << 20);
+}
 
 export function projectNames(root: string): string[] {
   const names = new Set<string>([path.basename(root)]);
   try {
-    const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { name?: unknown };
+    const pkg = JSON.parse(readSmall(root, 'package.json') ?? '') as { name?: unknown };
     if (typeof pkg.name === 'string') names.add(pkg.name.replace(/^@[^/]+\//, ''));
   } catch {
     // no package.json
   }
   try {
-    const cfg = fs.readFileSync(path.join(root, '.git', 'config'), 'utf8');
+    const cfg = readSmall(root, path.join('.git', 'config')) ?? '';
     for (const m of cfg.matchAll(/url\s*=\s*\S*?([^/:\s]+?)(?:\.git)?\s*$/gm)) names.add(m[1]);
   } catch {
     // not a git checkout

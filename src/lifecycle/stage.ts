@@ -2,11 +2,11 @@
 // keywords), where that is recorded (.mem/current-stage), and retiring the task-domain entries
 // of a stage that has ended.
 
-import fs from 'node:fs';
 import path from 'node:path';
 import { usageError } from '../errors.js';
 import { PHASES } from '../vault/entry.js';
 import { updateBlockMeta, type ParsedFile } from '../vault/format.js';
+import { readRegularText } from '../vault/read.js';
 import { withFileLock, writeFileAtomic } from '../vault/write.js';
 
 export const STAGES = PHASES.filter((p) => p !== 'unknown');
@@ -68,7 +68,8 @@ export function stagePath(root: string): string {
 
 export function readCurrentStage(root: string): Stage | null {
   try {
-    return normaliseStage(fs.readFileSync(stagePath(root), 'utf8'));
+    // A few bytes, from a regular file inside the vault (a FIFO there must not stop mem context).
+    return normaliseStage(readRegularText(stagePath(root), { maxBytes: 4096, within: [root] }));
   } catch {
     return null;
   }

@@ -8,6 +8,10 @@ import path from 'node:path';
 import { MemError } from '../errors.js';
 import { DECISION_TYPES, EVENT_TYPES, OUTCOMES, isTimestamp, sanitizeEpisode, type EpisodeData, type EpisodeDecision, type EpisodeEvent, type EpisodeMetrics, type Outcome } from './episode-note.js';
 import { storeEpisode } from './episodes.js';
+import { readRegularText } from '../vault/read.js';
+
+/** One episode's JSON larger than this is not read. */
+const EPISODE_FILE_LIMIT = 16 << 20;
 
 export interface ImportedEpisode {
   /** The JSON file, relative to DIR. */
@@ -170,7 +174,7 @@ export function importAiAgentsEpisodes(root: string, dir: string, opts: ImportOp
     try {
       let raw: string;
       try {
-        raw = fs.readFileSync(path.join(dir, ...file.split('/')), 'utf8').replace(/^\ufeff/, '');
+        raw = readRegularText(path.join(dir, ...file.split('/')), { maxBytes: EPISODE_FILE_LIMIT, within: [] });
       } catch (err) {
         throw new MemError(`cannot read it (${(err as Error).message})`);
       }

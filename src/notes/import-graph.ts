@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { MemError } from '../errors.js';
+import { MEMORY_FILE_LIMIT, readRegularText } from '../vault/read.js';
 import { safeLine } from '../vault/safetext.js';
 import { parseNote, writeNote, type ParsedNote } from './note.js';
 import {
@@ -47,13 +48,12 @@ export function dateOf(v: unknown): string | null {
   return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === m[1] ? m[1] : null;
 }
 
+/** A causal graph export larger than this is not read. */
+const GRAPH_LIMIT = 64 << 20;
+
 function readGraph(file: string, display: string): Obj {
-  let raw: string;
-  try {
-    raw = fs.readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new MemError(`cannot read ${display}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-  }
+  // The file the user named: a regular file only (a FIFO or a device is refused, never opened for a read).
+  const raw = readRegularText(file, { maxBytes: GRAPH_LIMIT, display, within: [] });
   let data: unknown;
   try {
     data = JSON.parse(raw.replace(/^\ufeff/, ''));
@@ -177,7 +177,7 @@ export function importAiAgentsGraph(root: string, dirOrFile: string, opts: { tod
       action = 'updated';
       return addSectionLine(current, 'Causal Relationships', missing.map((r) => `- ${r.type} [[${r.target}]]`).join(current.eol));
     };
-    if (opts.dryRun) change(fs.existsSync(abs) ? parseNote(fs.readFileSync(abs, 'utf8')) : null);
+    if (opts.dryRun) change(fs.existsSync(abs) ? parseNote(readRegularText(abs, { maxBytes: MEMORY_FILE_LIMIT, display })) : null);
     else writeNote(abs, display, change);
     report.notes.push({ title: d.title, path: display, action, relationships: d.causal.length });
   }

@@ -9,7 +9,7 @@ import { MemError, type Diagnostic } from '../errors.js';
 import { parseFrontmatter, updateFrontmatter } from '../vault/frontmatter.js';
 import { lineOfOffset, lineStarts } from '../vault/lines.js';
 import { firstMarkerLine, mayHaveMarkers } from '../vault/gitmarkers.js';
-import { readVaultText } from '../vault/read.js';
+import { readRegular, readVaultText } from '../vault/read.js';
 import { newlineOf } from '../vault/safetext.js';
 import { withFileLock } from '../vault/write.js';
 
@@ -250,12 +250,9 @@ export function noteFiles(dir: string): string[] {
 /** The text of each `.md` note directly in `dir` (noteFiles), skipping a file that cannot be read. */
 export function* noteTexts(dir: string): Generator<{ file: string; raw: string }> {
   for (const file of noteFiles(dir)) {
-    let raw: string;
-    try {
-      raw = fs.readFileSync(path.join(dir, file), 'utf8');
-    } catch {
-      continue;
-    }
+    // A regular file only: a FIFO put there since the listing must not block the command.
+    const raw = readRegular(path.join(dir, file));
+    if (raw === null) continue;
     yield { file, raw };
   }
 }

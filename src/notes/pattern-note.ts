@@ -7,6 +7,7 @@ import path from 'node:path';
 import { MemError, type Diagnostic } from '../errors.js';
 import { realRoot, staysInside } from '../vault/boundary.js';
 import { formatFrontmatter } from '../vault/frontmatter.js';
+import { readRegular, readVaultText } from '../vault/read.js';
 import { safeLine, safeText } from '../vault/safetext.js';
 import { conflictDiagnostic, findSection, lineAt, listItems, noteFiles, noteTexts, noteType, parseNote, sectionBody, setNoteFields, writeNote, type ParsedNote } from './note.js';
 
@@ -386,12 +387,8 @@ export function findPatternFile(root: string, name: string, antipattern: boolean
   }
   const titles = new Set([patternTitle(name, antipattern), patternTitle(name, !antipattern), name].map(norm));
   for (const f of files) {
-    let raw: string;
-    try {
-      raw = fs.readFileSync(path.join(dir, f), 'utf8');
-    } catch {
-      continue;
-    }
+    const raw = readRegular(path.join(dir, f));
+    if (raw === null) continue;
     const n = parseNote(raw);
     if (noteType(n.frontmatter?.data) !== 'pattern') continue;
     const t = str(n.frontmatter?.data.title) || n.title?.text || '';
@@ -487,7 +484,12 @@ export function addPattern(root: string, input: AddPatternInput, opts: { today: 
   };
   if (opts.dryRun) {
     let current: ParsedNote | null = null;
-    if (fs.existsSync(abs)) current = parseNote(fs.readFileSync(abs, 'utf8'));
+    if (fs.existsSync(abs)) {
+      // As writeNote reads it: a regular file, valid text (a dry run says what the run would refuse).
+      const r = readVaultText(abs);
+      if ('error' in r) throw new MemError(`${display}: ${r.error}; not writing to it`, { where: { file: display, line: r.line } });
+      current = parseNote((r.bom ? '\ufeff' : '') + r.text);
+    }
     change(current);
   } else {
     writeNote(abs, display, change);

@@ -2,7 +2,6 @@
 // .mem/patterns/) checked against their schemas, their [[links]] resolved, and the causal graph's
 // edges checked for targets that exist. Findings are Diagnostics with file:line.
 
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Diagnostic } from '../errors.js';
 import { parseMemoryFile } from '../vault/format.js';
@@ -57,15 +56,12 @@ export function readTypedNotes(root: string): { notes: TypedNote[]; unreadable: 
     }
     for (const file of noteFiles(path.join(root, dir))) {
       const rel = `${dir.split(path.sep).join('/')}/${file}`;
-      let raw: string;
-      try {
-        const buf = fs.readFileSync(path.join(root, dir, file));
-        raw = new TextDecoder('utf-8', { fatal: true }).decode(buf);
-      } catch (err) {
-        if (typeByName(file)) unreadable.push({ severity: 'error', message: `cannot read the note: ${(err as Error).message.split('\n')[0]}`, file: rel });
+      const r = readVaultText(path.join(root, dir, file));
+      if ('error' in r) {
+        if (typeByName(file)) unreadable.push({ severity: 'error', message: `cannot read the note: ${r.error}`, file: rel });
         continue;
       }
-      const note = parseNote(raw);
+      const note = parseNote(r.text);
       const type = noteType(note.frontmatter?.data) ?? typeByName(file);
       if (type) notes.push({ path: rel, file, note, type });
     }

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { usageError, type Diagnostic } from '../errors.js';
 import { DOMAINS, ENTRY_TYPES } from './entry.js';
 import { SCOPES } from './scope.js';
-import type { Vault, VaultFile } from './vault.js';
+import { notMemoryFile, TYPED_NOTE_DIRS, type Vault, type VaultFile } from './vault.js';
 
 export interface AddRequest {
   /** The learning, in markdown (a leading `# heading` becomes the title). */
@@ -102,7 +102,24 @@ export function targetFile(vault: Vault, req: Omit<AddRequest, 'date'>, scope: s
   else if (scope === 'session') abs = path.join(vault.root, '.mem', 'jobs', safe(req.job, 'job'), fileName);
   else abs = path.join(vault.root, '.mem', 'jobs', safe(req.job, 'job'), 'tasks', safe(req.task, 'task'), 'MEMORY.md');
   if (!/\.(md|markdown)$/i.test(abs)) throw usageError(`${name('file')} must be a markdown file (.md)`);
+  if (req.file) checkMemoryFile(vault, abs, req.file, name);
   return abs;
+}
+
+/**
+ * Refuse a file mem would never read back as memory (outside the vault, a README, a file under
+ * .git or .mem, an excluded one): the entry would be written and never found by search, list or
+ * lint. The rule is the indexer's own (notMemoryFile), so what is accepted here is what is read.
+ */
+function checkMemoryFile(vault: Vault, abs: string, shown: string, name: FieldName): void {
+  const rel = path.relative(vault.root, abs).split(path.sep).join('/');
+  if (TYPED_NOTE_DIRS.some((d) => rel.startsWith(`${d}/`))) {
+    throw usageError(`${name('file')} ${shown}: typed notes are written by mem episode and mem pattern, not as entries; nothing was written`);
+  }
+  const why = notMemoryFile(vault, abs);
+  if (why === null) return;
+  throw usageError(`${name('file')} ${shown} is not a memory file: ${why}; nothing was written`,
+    'use MEMORY.md, institutional.md, proxy.md, memory/**/*.md or .mem/jobs/<job>/MEMORY.md, or add the file to include: in .mem/config.yaml');
 }
 
 /**

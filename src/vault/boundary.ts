@@ -78,21 +78,21 @@ export function linkState(abs: string): string {
   return fs.existsSync(real) ? real : `missing:${real}`;
 }
 
-// ---- writes ------------------------------------------------------------------------------
+// ---- reads and writes of named files ---------------------------------------------------------
 
 let writeBases: string[] = [];
 
 /**
- * The folders writes are confined to (the vault root and the global folder), set when a vault is
- * opened. A file under one of them is written only where its real path stays inside that one
+ * The folders reads and writes are confined to (the vault root and the global folder), set when a
+ * vault is opened. A file under one of them is written only where its real path stays inside that one
  * (the deepest that holds it by name); a file under none (a path the user named) is not confined.
  */
 export function confineWritesTo(bases: string[]): void {
   writeBases = bases.map((b) => path.resolve(b)).sort((a, b) => b.length - a.length);
 }
 
-function baseOf(abs: string): string | undefined {
-  return writeBases.find((b) => within(abs, b));
+function baseOf(abs: string, bases = writeBases): string | undefined {
+  return bases.find((b) => within(abs, b));
 }
 
 /**
@@ -102,17 +102,31 @@ function baseOf(abs: string): string | undefined {
  * base instead of the ones set by confineWritesTo.
  */
 export function writeTarget(file: string, displayName = file, within_?: string): string {
+  return confinedTarget(file, displayName, 'write', within_);
+}
+
+/**
+ * The path to read instead of `file`, by the same rule as writeTarget: never through a link out of
+ * the vault. `bases`: the folders that count (default: the vault root and the global folder).
+ */
+export function readTarget(file: string, displayName = file, bases?: string[]): string {
+  const base = bases === undefined ? undefined : baseOf(path.resolve(file), bases.map((b) => path.resolve(b)).sort((a, b) => b.length - a.length));
+  if (bases !== undefined && base === undefined) return path.resolve(file);
+  return confinedTarget(file, displayName, 'read', base);
+}
+
+function confinedTarget(file: string, displayName: string, verb: 'read' | 'write', within_?: string): string {
   const abs = path.resolve(file);
   const base = within_ ?? baseOf(abs);
   if (base === undefined) return abs;
   const { inside, real } = staysInside(abs, base);
   if (real === null && abs.split(path.sep).some((part) => Buffer.byteLength(part) > 255)) {
     // The path cannot be resolved because a name in it is too long for the file system, not because of a link.
-    throw new MemError(`cannot write ${displayName}: a name in its path is longer than 255 bytes`, { hint: 'use a shorter name' });
+    throw new MemError(`cannot ${verb} ${displayName}: a name in its path is longer than 255 bytes`, { hint: 'use a shorter name' });
   }
   if (!inside || real === null) {
-    throw new MemError(`refusing to write ${displayName}: it leads out of the vault through a symlink${real ? ` (to ${real})` : ''}`, {
-      hint: `mem never writes through a link that leaves ${base}; replace the link with a file or a folder`,
+    throw new MemError(`refusing to ${verb} ${displayName}: it leads out of the vault through a symlink${real ? ` (to ${real})` : ''}`, {
+      hint: `mem never ${verb === 'read' ? 'reads' : 'writes'} through a link that leaves ${base}; replace the link with a file or a folder`,
     });
   }
   return real;

@@ -1,10 +1,11 @@
 // `.mem/config.yaml`: include globs, scope multipliers and search/context defaults. A missing
 // file means defaults; a malformed one is an error with its line.
 
-import fs from 'node:fs';
 import path from 'node:path';
 import { flowSeq, NO_VALUE, scalar } from './frontmatter.js';
 import { MemError } from '../errors.js';
+import { readTarget } from './boundary.js';
+import { isFailure, readRegularBytes } from './read.js';
 import { DEFAULT_SCOPE_MULTIPLIERS, type Scope } from './scope.js';
 
 export interface VaultConfig {
@@ -209,15 +210,19 @@ export function fastParseConfig(text: string): Record<string, unknown> | null {
   return out;
 }
 
+/** A config is a page of settings; past this it is not one. */
+const CONFIG_LIMIT = 1 << 20;
+
 export async function loadConfig(root: string): Promise<VaultConfig> {
   const file = path.join(root, CONFIG_PATH);
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return structuredClone(DEFAULT_CONFIG);
-    throw new MemError(`cannot read ${CONFIG_PATH}: ${(err as Error).message}`);
+  // A regular file inside the vault only: a FIFO there would hang every command, a link out of
+  // the vault would let a cloned repository point mem at any file.
+  const buf = readRegularBytes(readTarget(file, CONFIG_PATH, [root]), CONFIG_LIMIT);
+  if (isFailure(buf)) {
+    if (buf.kind === 'missing') return structuredClone(DEFAULT_CONFIG);
+    throw new MemError(buf.kind === 'special' ? `${CONFIG_PATH} is ${buf.error}; mem reads only regular files` : `cannot read ${CONFIG_PATH}: ${buf.error}`, { hint: `fix or move ${CONFIG_PATH}` });
   }
+  const text = buf.toString('utf8').replace(/^\ufeff/, '');
   const raw = (fastParseConfig(text) ?? (await parseYaml(text)) ?? {}) as Record<string, unknown>;
   if (typeof raw !== 'object' || Array.isArray(raw)) {
     throw new MemError('config must be a YAML mapping', { where: { file: CONFIG_PATH } });

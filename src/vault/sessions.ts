@@ -1,10 +1,13 @@
 // The retrieval log of an agent session: `.mem/sessions/<ID>/retrieved.jsonl`, one line per
 // search with the ids it returned, read back by `mem reinforce --session ID`.
 
-import fs from 'node:fs';
 import path from 'node:path';
 import { usageError } from '../errors.js';
-import { appendConfined } from './boundary.js';
+import { appendConfined, readTarget } from './boundary.js';
+import { readRegular } from './read.js';
+
+/** A session's retrieval log past this is not read (a session retrieves a few hundred ids). */
+const LOG_LIMIT = 64 << 20;
 
 /** A session id mem uses as given (it names folders under .mem/ and ledger records). */
 export const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -38,12 +41,14 @@ export function appendRetrieval(root: string, sessionId: string, records: Retrie
 
 export function readRetrievalIds(root: string, sessionId: string): string[] {
   const file = retrievalLogPath(root, sessionId);
-  let text: string;
+  // Never through a link out of the vault, never a FIFO (the log is read by a hook).
+  let text: string | null;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    text = readRegular(readTarget(file, file, [root]), LOG_LIMIT);
   } catch {
     return [];
   }
+  if (text === null) return [];
   const ids = new Set<string>();
   for (const line of text.split('\n')) {
     if (!line.trim()) continue;

@@ -415,6 +415,69 @@ export function discoverFiles(vault: Vault, read: DirReader = readDir): VaultFil
   return vaultFiles(vault, walkPaths(vault, read));
 }
 
+const MARKDOWN = /\.(md|markdown)$/i;
+
+/** A folder name no walk enters: VCS and dependency folders, and dot-folders unless `allowDot`. */
+function walkedDir(name: string, allowDot: boolean): boolean {
+  return !SKIP_DIRS.has(name) && (allowDot || !name.startsWith('.'));
+}
+
+/**
+ * The folders (root-relative) a walk must meet as real folders to reach the memory file `rel`, or
+ * null when no walk of layoutFiles or includeFiles reaches it at all. The same rules as those
+ * walks, said of one path (a file that does not exist yet included), so that what `mem add
+ * --file` accepts is exactly what index, search, list and lint read.
+ */
+function walkedVia(rel: string, include: string[]): string[] | null {
+  const parts = rel.split('/');
+  const name = parts[parts.length - 1];
+  const dirs = parts.slice(0, -1);
+  /** The folders from `from` (an index in parts) to the file's own, each as a root-relative path. */
+  const below = (from: number) => dirs.slice(from).map((_, i) => dirs.slice(0, from + i + 1).join('/'));
+  if (dirs[0] === 'memory' && MARKDOWN.test(name) && dirs.slice(1).every((d) => walkedDir(d, false))) return below(1);
+  if (dirs.length === 2 && dirs[0] === '.mem' && (dirs[1] === 'episodes' || dirs[1] === 'patterns') && /\.md$/i.test(name) && !name.startsWith('.')) return [];
+  if ((dirs[0] === '.mem' || dirs[0] === '.teaparty') && dirs[1] === 'jobs' && MEMORY_NAMES.has(name)) {
+    const n = dirs.length;
+    if (n === 3 || (n === 5 && dirs[3] === 'tasks') || (n === 6 && dirs[3] === 'tasks' && dirs[5] === 'worktree')) return below(2);
+  }
+  if (dirs[0] === 'projects' && dirs[2] === '.sessions' && dirs.length >= 4 && MEMORY_NAMES.has(name) && dirs.slice(4).every((d) => walkedDir(d, true))) {
+    return [...below(1).slice(0, 1), ...below(3)];
+  }
+  for (const glob of include) {
+    const clean = glob.replace(/^\.\//, '');
+    if (!isGlob(clean) || !MARKDOWN.test(name) || !globToRegExp(clean).test(rel)) continue;
+    const base = globBase(clean);
+    const from = base === '' ? 0 : base.split('/').length;
+    if (base !== '' && !rel.startsWith(`${base}/`)) continue;
+    if (dirs.slice(from).every((d) => walkedDir(d, /(^|\/)\./.test(clean)))) return below(from);
+  }
+  return null;
+}
+
+/** Typed notes (episodes, patterns): indexed, but written by their own commands, never as entries. */
+export const TYPED_NOTE_DIRS: readonly string[] = ['.mem/episodes', '.mem/patterns'];
+
+/**
+ * Why mem would not read the file at `abs` (existing or not) as a memory file, or null when it
+ * would: the global files, the files at the root, the `include:` entries and the walks above,
+ * excludes applied, every folder on the way a real folder (a walk never enters a linked one).
+ */
+export function notMemoryFile(vault: Vault, abs: string): string | null {
+  const file = path.resolve(abs);
+  if (path.dirname(file) === path.resolve(vault.home) && MEMORY_NAMES.has(path.basename(file))) return null;
+  const rel = toPosix(path.relative(vault.root, file));
+  if (rel === '' || rel === '..' || rel.startsWith('../') || path.isAbsolute(rel)) return `it is outside the vault (${vault.root})`;
+  if (excludeRegExps(vault).some((re) => re.test(rel))) return 'it is excluded by exclude: in .mem/config.yaml';
+  const plain = vault.config.include.map((g) => g.replace(/^\.\//, '')).filter((g) => !isGlob(g));
+  if (ROOT_FILES.includes(rel) || plain.includes(rel)) return null;
+  const via = walkedVia(rel, vault.config.include);
+  if (via === null) return 'mem does not read it as memory';
+  for (const dir of via) {
+    if (fs.lstatSync(path.join(vault.root, dir), { throwIfNoEntry: false })?.isSymbolicLink()) return `${dir} is a symlink, and mem never walks into a linked folder`;
+  }
+  return null;
+}
+
 /** The vault file for a path given by the user (relative to cwd, or to the root). */
 export function describeFile(vault: Vault, file: string, cwd = process.cwd()): VaultFile {
   const abs = path.resolve(cwd, file);

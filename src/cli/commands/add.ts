@@ -36,14 +36,18 @@ export function registerAdd(program: Command): void {
     .option('--institutional', 'a norm for institutional.md (always loaded by mem context)')
     .option('--tags <tags>', 'comma-separated tags')
     .option('--title <title>', 'title (default: the first heading or sentence of the text)')
-    .option('--file <path>', 'write to this memory file instead of the scope\'s file')
+    .option('--file <path>', 'write to this memory file instead of the scope\'s file (one mem reads as memory: MEMORY.md, memory/**/*.md, an include: file, …)')
     .option('--session <id>', 'record the session id that produced it (env MEM_SESSION)')
     .addHelpText('after', `
 Examples:
   $ mem add "Run npm run db:migrate before the API tests" --type corrective --importance 0.8
   $ mem add --institutional "Every PR needs a test" --type directive
   $ mem add --scope team --job release-2 --task docs "Docs build needs Node 20"
-  $ git log -1 --format=%B | mem add --type declarative --tags release`)
+  $ git log -1 --format=%B | mem add --type declarative --tags release
+  $ mem add --file memory/deploy.md "Deploys go through the CI pipeline"
+
+--file refuses (exit 2, nothing written) a file mem would not read back as memory: outside the
+vault, README.md, anything under .git/ or .mem/ but a job's MEMORY.md, an excluded file.`)
     .action(async (text: string[], opts: AddOptions, command: Command) => {
       await addCommand(makeCtx(globals(command)), text, opts);
     });

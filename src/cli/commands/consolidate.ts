@@ -2,11 +2,12 @@
 // it is 90 days or more older — with every decision logged to .mem/consolidation-log.jsonl.
 // Pairs of the same age are flagged (shown, never changed).
 
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import type { ConsolidateItem, Decision } from '../../lifecycle/consolidate.js';
 import { usageError } from '../../errors.js';
+import { readTarget } from '../../vault/boundary.js';
+import { readRegular } from '../../vault/read.js';
 import { CHECK_HELP, settleCheck } from '../check.js';
 import { globals, vaultFor } from '../common.js';
 import { makeCtx, nowMs, today, type Ctx } from '../io.js';
@@ -102,12 +103,13 @@ async function consolidateEpisodesCommand(ctx: Ctx, opts: ConsolidateOpts): Prom
 
 function loggedDecays(root: string): Set<string> {
   const ids = new Set<string>();
-  let text = '';
+  let text: string | null;
   try {
-    text = fs.readFileSync(path.join(root, LOG), 'utf8');
+    text = readRegular(readTarget(path.join(root, LOG), LOG, [root]));
   } catch {
     return ids;
   }
+  if (text === null) return ids;
   for (const line of text.split('\n')) {
     try {
       const d = JSON.parse(line) as { action?: string; id?: string };

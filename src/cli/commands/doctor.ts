@@ -123,7 +123,15 @@ async function doctorCommand(ctx: Ctx): Promise<void> {
       }
     }
     const gi = path.join(vault.root, '.gitignore');
-    const ignored = fs.existsSync(gi) && fs.readFileSync(gi, 'utf8').split(/\r?\n/).some((l) => l.trim().startsWith('.memory.db'));
+    const { readRegular } = await import('../../vault/read.js');
+    const { readTarget } = await import('../../vault/boundary.js');
+    let giText: string | null = null;
+    try {
+      giText = readRegular(readTarget(gi, '.gitignore', [vault.root]), 1 << 20);
+    } catch {
+      giText = null;
+    }
+    const ignored = giText !== null && giText.split(/\r?\n/).some((l) => l.trim().startsWith('.memory.db'));
     if (fs.existsSync(path.join(vault.root, '.git'))) {
       checks.push({ name: 'gitignore', status: ignored ? 'ok' : 'warn', detail: ignored ? '.memory.db* is ignored' : '.memory.db is not in .gitignore', hint: ignored ? undefined : 'run mem init (it adds the line)' });
       checks.push(await (await import('../../integrations/merge-setup.js')).mergeDriverCheck(vault.root));

@@ -2,14 +2,16 @@
 // and nDCG@k over a fixture of queries with their relevant ids, in one process. `mem eval
 // extract`: how good the learnings of `mem extract` are, against labelled transcripts.
 
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { MemError, usageError } from '../../errors.js';
 import type { Judged, Scores } from '../../eval/metrics.js';
 import type { ExtractEvalReport } from '../../eval/extract-run.js';
 import { addFilterOptions, filterFromOptions, globals, vaultFor, withFreshIndex, type FilterOptions } from '../common.js';
-import { makeCtx, nowMs, parseIntOption, today, type Ctx } from '../io.js';
+import { makeCtx, nowMs, parseIntOption, readInputFile, today, type Ctx } from '../io.js';
+
+/** An evaluation fixture (queries and their relevant ids) larger than this is not one. */
+const FIXTURE_LIMIT = 64 << 20;
 
 interface EvalOptions extends FilterOptions {
   k?: string;
@@ -188,12 +190,7 @@ async function evalCommand(ctx: Ctx, fixture: string, opts: EvalOptions): Promis
   const ks = (opts.k ?? '5,10,25,50').split(',').map((x) => parseIntOption('--k', x.trim(), 1)!);
   if (ks.length === 0) throw usageError('--k needs at least one cut-off');
   const limit = parseIntOption('--limit', opts.limit, 1) ?? Math.max(...ks);
-  let text: string;
-  try {
-    text = fs.readFileSync(fixture === '-' ? 0 : fixture, 'utf8');
-  } catch (err) {
-    throw new MemError(`cannot read the fixture: ${(err as Error).message}`, { where: { file: fixture } });
-  }
+  const text = readInputFile(ctx, fixture, FIXTURE_LIMIT, 'the fixture');
   const queries = parseFixture(text, fixture);
   const vault = await vaultFor(ctx);
   const { runSearch, policyFor } = await import('../../retrieve/search.js');

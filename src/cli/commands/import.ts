@@ -53,8 +53,12 @@ async function importAiAgents(ctx: Ctx, dir: string, opts: ImportOptions): Promi
   const abs = path.resolve(ctx.cwd, dir);
   const { importAiAgentsEpisodes } = await import('../../notes/import-episodes.js');
   const fs = await import('node:fs');
-  const isFile = fs.existsSync(abs) && fs.statSync(abs).isFile();
-  if (!isFile && !(fs.existsSync(abs) && fs.statSync(abs).isDirectory())) throw usageError(`${dir}: no such folder`, 'give the ai-agents memory folder (holding episode-*.json and causal-graph.json)');
+  const st = fs.statSync(abs, { throwIfNoEntry: false });
+  const isFile = st?.isFile() === true;
+  if (!isFile && !st?.isDirectory()) {
+    const { specialKind } = await import('../../vault/read.js');
+    throw usageError(st ? `${dir} is not a regular file (${specialKind(st)}); mem reads only regular files` : `${dir}: no such folder`, 'give the ai-agents memory folder (holding episode-*.json and causal-graph.json)');
+  }
   // A file: a causal graph given by its path (an episode file is imported with its folder).
   if (isFile && /^episode-.*\.json$/i.test(path.basename(abs))) throw usageError(`${dir} is an episode file`, 'give the folder that holds the episode-*.json files');
   const episodes = isFile ? [] : importAiAgentsEpisodes(vault.root, abs, { dryRun: Boolean(opts.dryRun) });

@@ -112,15 +112,12 @@ async function lintCommand(ctx: Ctx, files: string[], opts: LintOptions): Promis
   if (opts.fix) {
     // Git conflict markers first: resolved by entry id, as mem resolve does (not staged: lint
     // leaves git's index to the user); what cannot be resolved stays marked and lint reports it.
-    const fs = await import('node:fs');
     const { resolveConflicts } = await import('../../integrations/resolve.js');
     const { firstMarkerLine } = await import('../../vault/gitmarkers.js');
+    const { readVaultText } = await import('../../vault/read.js');
     const marked = targets.filter((t) => {
-      try {
-        return firstMarkerLine(fs.readFileSync(t.abs, 'utf8')) !== null;
-      } catch {
-        return false;
-      }
+      const r = readVaultText(t.abs);
+      return 'text' in r && firstMarkerLine(r.text) !== null;
     });
     if (marked.length > 0) {
       for (const o of resolveConflicts(ctx.cwd, marked.map((t) => t.abs), false) ?? []) {

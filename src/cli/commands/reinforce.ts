@@ -1,11 +1,13 @@
 // `mem reinforce`: entries that proved useful gain weight (+1, today's date); with the
 // session's transcript, only the ones the assistant actually used do.
 
-import fs from 'node:fs';
 import type { Command } from 'commander';
 import { MemError, usageError } from '../../errors.js';
 import { globals, vaultFor } from '../common.js';
-import { makeCtx, nowMs, readStdin, today, type Ctx } from '../io.js';
+import { makeCtx, nowMs, readInputFile, today, type Ctx } from '../io.js';
+
+/** A transcript read whole to see which entries it used; larger ones are not read. */
+const TRANSCRIPT_LIMIT = 64 << 20;
 
 interface ReinforceOptions {
   session?: string;
@@ -51,12 +53,7 @@ async function reinforceCommand(ctx: Ctx, idArgs: string[], opts: ReinforceOptio
   }
   let used: Set<string> | undefined;
   if (opts.transcript) {
-    let text: string;
-    try {
-      text = opts.transcript === '-' ? readStdin() : fs.readFileSync(opts.transcript, 'utf8');
-    } catch (err) {
-      throw new MemError(`cannot read the transcript: ${(err as Error).message}`, { where: { file: opts.transcript } });
-    }
+    const text = readInputFile(ctx, opts.transcript, TRANSCRIPT_LIMIT, 'the transcript');
     const { readTranscript, assistantText } = await import('../../extract/transcript.js');
     const { wordSet } = await import('../../lifecycle/words.js');
     const t = readTranscript(text);

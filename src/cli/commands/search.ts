@@ -2,10 +2,13 @@
 // prompts (--md).
 
 import type { Command } from 'commander';
-import { MemError, usageError } from '../../errors.js';
+import { usageError } from '../../errors.js';
 import type { SearchRequest, SearchResult } from '../../retrieve/search.js';
 import { addFilterOptions, filterFromOptions, globals, vaultFor, withFreshIndex, type FilterOptions } from '../common.js';
-import { makeCtx, nowMs, parseIntOption, readStdin, type Ctx } from '../io.js';
+import { makeCtx, nowMs, parseIntOption, readInputFile, readStdin, type Ctx } from '../io.js';
+
+/** A batch of queries, one a line: far more than any run needs. */
+const BATCH_LIMIT = 16 << 20;
 
 interface SearchOptions extends FilterOptions {
   limit?: string;
@@ -128,16 +131,7 @@ async function searchCommand(ctx: Ctx, queryArgs: string[], opts: SearchOptions)
 
   let batch: { items: BatchItem[]; errors: string[] } | undefined;
   if (opts.batch) {
-    const fs = await import('node:fs');
-    let text: string;
-    if (opts.batch === '-') text = readStdin();
-    else {
-      try {
-        text = fs.readFileSync(opts.batch, 'utf8');
-      } catch (err) {
-        throw new MemError(`cannot read batch file: ${(err as Error).message}`, { where: { file: opts.batch } });
-      }
-    }
+    const text = readInputFile(ctx, opts.batch, BATCH_LIMIT, 'the batch file');
     batch = parseBatch(text, opts.batch === '-' ? 'stdin' : opts.batch);
   }
 

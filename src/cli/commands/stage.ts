@@ -1,10 +1,8 @@
 // `mem stage` and `mem retire-stage`: know which stage the project is in, and when a stage
 // ends, retire the task-domain learnings that belonged to it.
 
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { MemError } from '../../errors.js';
 import type { Retired, Stage } from '../../lifecycle/stage.js';
 import type { Vault, VaultFile } from '../../vault/vault.js';
 import { globals, vaultFor } from '../common.js';
@@ -16,6 +14,8 @@ interface RetireOptions {
   dryRun?: boolean;
 }
 
+/** An intent document is a page or two; past this it is not one (and is not sent to a model). */
+const INTENT_LIMIT = 1 << 20;
 const FILES_HELP = 'default: the project\'s institutional.md and MEMORY.md';
 
 export function registerStage(program: Command): void {
@@ -62,7 +62,7 @@ Examples:
   stage
     .command('detect')
     .description('detect the stage from INTENT.md (offline keyword classifier) and record it')
-    .option('--file <path>', 'the intent document (default: INTENT.md at the root)')
+    .option('--file <path>', 'the intent document (default: INTENT.md at the root; a regular file, at most 1 MB)')
     .option('--files <files...>', `memory files to retire in on a change (${FILES_HELP})`)
     .option('--all', 'retire in every memory file of the vault on a change')
     .option('--dry-run', 'print the stage, change nothing')
@@ -81,14 +81,9 @@ Examples:
       const ctx = makeCtx(globals(command));
       const vault = await vaultFor(ctx);
       const file = path.resolve(vault.root, opts.file ?? 'INTENT.md');
-      let text: string;
-      try {
-        text = fs.readFileSync(file, 'utf8');
-      } catch (err) {
-        throw new MemError(`cannot read ${path.relative(ctx.cwd, file) || file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`, {
-          hint: 'write the project intent in INTENT.md, or pass --file',
-        });
-      }
+      // The intent document may go to a model (--llm): never read through a link out of the vault.
+      const { readRegularText } = await import('../../vault/read.js');
+      const text = readRegularText(file, { maxBytes: INTENT_LIMIT, display: path.relative(ctx.cwd, file) || file, hint: 'write the project intent in INTENT.md, or pass --file' });
       const { detectStage } = await import('../../lifecycle/stage.js');
       let d: { stage: Stage | 'unknown'; method: string; scores: Record<string, number>; reason?: string } = detectStage(text);
       if (opts.llm && d.method !== 'explicit') d = await detectWithModel(ctx, vault, text, d, opts);

@@ -12,6 +12,10 @@ import { writeFileAtomic } from '../../vault/write.js';
 import { describeProgram, hookCommand, memArgv, memOnPath, parseHookCommand, parseMcpCommand, pointsHere, type Agent, type Form, type HookVerb, type Launcher } from './command.js';
 import { addItem, addMember, member, parseJsonc, removeElement, replaceNode, valueOf, type JsonDoc, type JsonNode } from './jsonc.js';
 import { editMcpTable, editNotify, parseToml, tomlParser, type EditAction } from './toml-edit.js';
+import { isFailure, readRegularBytes } from '../../vault/read.js';
+
+/** An agent's settings file past this is not one mem edits. */
+const AGENT_FILE_LIMIT = 64 << 20;
 
 export const AGENTS: readonly Agent[] = ['claude', 'codex', 'gemini'];
 export type Scope = 'user' | 'project';
@@ -98,7 +102,8 @@ function readSettings(file: string, base?: string): { text: string; bom: boolean
   if (!st) return null;
   if (st.isSymbolicLink()) throw new MemError(`refusing to edit ${file}: it is a symbolic link; nothing was changed`, { hint: 'mem does not write through links: edit the file it points to by hand, or replace the link with a copy' });
   if (!st.isFile()) throw new MemError(`refusing to edit ${file}: it is not a regular file; nothing was changed`);
-  const buf = fs.readFileSync(file);
+  const buf = readRegularBytes(file, AGENT_FILE_LIMIT);
+  if (isFailure(buf)) throw new MemError(`refusing to edit ${file}: ${buf.error}; nothing was changed`);
   let text = buf.toString('utf8');
   if (Buffer.compare(Buffer.from(text, 'utf8'), buf) !== 0) throw new MemError(`cannot edit ${file}: it is not UTF-8 text; nothing was changed`);
   const bom = text.startsWith('\uFEFF');
