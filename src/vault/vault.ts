@@ -434,8 +434,9 @@ function walkedVia(rel: string, include: string[]): string[] | null {
   const dirs = parts.slice(0, -1);
   /** The folders from `from` (an index in parts) to the file's own, each as a root-relative path. */
   const below = (from: number) => dirs.slice(from).map((_, i) => dirs.slice(0, from + i + 1).join('/'));
+  if (name.startsWith('.')) return null; // an editor's artefact, passed by in every walk
   if (dirs[0] === 'memory' && MARKDOWN.test(name) && dirs.slice(1).every((d) => walkedDir(d, false))) return below(1);
-  if (dirs.length === 2 && dirs[0] === '.mem' && (dirs[1] === 'episodes' || dirs[1] === 'patterns') && /\.md$/i.test(name) && !name.startsWith('.')) return [];
+  if (dirs.length === 2 && dirs[0] === '.mem' && (dirs[1] === 'episodes' || dirs[1] === 'patterns') && /\.md$/i.test(name)) return [];
   if ((dirs[0] === '.mem' || dirs[0] === '.teaparty') && dirs[1] === 'jobs' && MEMORY_NAMES.has(name)) {
     const n = dirs.length;
     if (n === 3 || (n === 5 && dirs[3] === 'tasks') || (n === 6 && dirs[3] === 'tasks' && dirs[5] === 'worktree')) return below(2);
