@@ -43,7 +43,10 @@ Examples:
   $ mem add "Run npm run db:migrate before the API tests" --type corrective --importance 0.8
   $ mem add --institutional "Every PR needs a test" --type directive
   $ mem add --scope team --job release-2 --task docs "Docs build needs Node 20"
-  $ git log -1 --format=%B | mem add --type declarative --tags release`)
+  $ git log -1 --format=%B | mem add --type declarative --tags release
+
+Credentials in the text, title or tags (tokens, keys, passwords) are written as
+placeholders that name their kind, e.g. [redacted: github-token], and mem says so on stderr.`)
     .action(async (text: string[], opts: AddOptions, command: Command) => {
       await addCommand(makeCtx(globals(command)), text, opts);
     });
@@ -63,7 +66,8 @@ async function addCommand(ctx: Ctx, textArgs: string[], opts: AddOptions): Promi
   const vault = await vaultFor(ctx);
   const added = await addEntry(vault, req, ctx.cwd);
   printDiagnostics(ctx, added.diagnostics);
-  if (ctx.json) ctx.out(JSON.stringify({ id: added.id, path: added.file.path, line: added.line, scope: added.file.scope }, null, 2));
+  if (added.redacted) ctx.warn((await import('../../secrets/redact.js')).describeRedaction(added.redacted));
+  if (ctx.json) ctx.out(JSON.stringify({ id: added.id, path: added.file.path, line: added.line, scope: added.file.scope, ...(added.redacted && { redacted: added.redacted }) }, null, 2));
   else {
     ctx.out(added.id);
     ctx.info(`added to ${added.file.path}${added.line !== null ? `:${added.line}` : ''} (${added.file.scope})`);

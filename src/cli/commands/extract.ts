@@ -10,6 +10,7 @@ import type { ExtractResult } from '../../extract/run.js';
 import { parseScopeList, SCOPE_NAMES } from '../../extract/scopes.js';
 import { globals, vaultFor } from '../common.js';
 import { makeCtx, nowMs, parseIntOption, readStdin, today, type Ctx } from '../io.js';
+import { describeRedaction } from '../../secrets/redact.js';
 
 interface ExtractOptions {
   format?: string;
@@ -315,6 +316,7 @@ function warnAbout(ctx: Ctx, r: ExtractResult): void {
   if (r.episodes_warning) ctx.warn(r.episodes_warning);
   if (r.episode_note_warning) ctx.warn(r.episode_note_warning);
   if (r.consolidation_warning) ctx.warn(r.consolidation_warning);
+  if (r.redacted) ctx.warn(describeRedaction(r.redacted));
 }
 
 function report(ctx: Ctx, r: ExtractResult, explain: boolean, inFolder = false): void {
