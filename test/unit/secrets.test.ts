@@ -141,6 +141,14 @@ describe('redacting many texts and records at once', () => {
     expect(out.join('')).not.toContain(STRIPE);
   });
 
+  it('takes a few hundred thousand short texts (a large imported graph) without overflowing the stack', async () => {
+    const texts = Array.from({ length: 600_000 }, (_, i) => (i === 123_456 ? `key ${GH}` : 'x'));
+    const { texts: out, findings } = await redactTexts(texts);
+    expect(out).toHaveLength(600_000);
+    expect(out[123_456]).toBe('key [redacted: github-token]');
+    expect(findings).toHaveLength(1);
+  });
+
   it('redacts every string of a record and keeps its shape and other values', async () => {
     const record = { title: `use ${GH}`, n: 3, ok: true, none: null, missing: undefined, tags: ['a', `AWS_ACCESS_KEY_ID=${AWS_ID}`], nested: { deep: [{ text: JWT }] } };
     const { value, findings } = await redactDeep(record);
