@@ -7,12 +7,12 @@ import { applyRedaction, findExtraSecrets, findKnownValues, mergeFindings, type 
 export type { SecretFinding } from './rules.js';
 export { placeholder, redactForDisplay, urlForDisplay } from './rules.js';
 
-type LintSource = typeof import('@secretlint/core').lintSource;
+type LintSource = typeof import('./engine.js').lintSource;
 let engine: Promise<{ lintSource: LintSource; config: unknown }> | undefined;
 
 function loadEngine(): Promise<{ lintSource: LintSource; config: unknown }> {
   engine ??= (async () => {
-    const [{ lintSource }, { creator }] = await Promise.all([import('@secretlint/core'), import('@secretlint/secretlint-rule-preset-recommend')]);
+    const { lintSource, creator } = await import('./engine.js');
     return { lintSource, config: { rules: [{ id: '@secretlint/secretlint-rule-preset-recommend', rule: creator }] } };
   })();
   return engine;
@@ -29,14 +29,15 @@ export function kindOf(messageId: string): string {
 }
 
 // A finding that covers a whole URL (basic auth, a database connection string) is narrowed to the
-// URL's password, so the learning keeps the scheme, user and host it talks about.
+// URL's password, so the learning keeps the scheme, user and host it talks about; its placeholder
+// then names what it stands for, the URL's password (the scheme beside it says which database).
 const USERINFO_RE = /^[a-z][a-z0-9+.-]*:\/\/[^\s:/?#@]*:([^\s/?#@]+)@/i;
 
 function narrowed(text: string, f: SecretFinding): SecretFinding {
   const m = USERINFO_RE.exec(text.slice(f.start, f.end));
   if (!m) return f;
   const end = f.start + m[0].length - 1;
-  return { kind: f.kind, start: end - m[1].length, end };
+  return { kind: 'url-password', start: end - m[1].length, end };
 }
 
 async function secretlintFindings(text: string): Promise<SecretFinding[]> {

@@ -50,6 +50,16 @@ describe('redactSecrets', () => {
     expect(out.split('\n').length).toBeLessThanOrEqual(text.split('\n').length);
   });
 
+  it('names a database URL\'s password as such, whichever rule found the URL', async () => {
+    for (const scheme of ['postgres', 'postgresql', 'mysql', 'mongodb', 'redis', 'https']) {
+      expect(await redact(`DATABASE_URL=${scheme}://admin:s3cr3tP4ss@db.example.com:5432/app`)).toBe(`DATABASE_URL=${scheme}://admin:[redacted: url-password]@db.example.com:5432/app`);
+    }
+  });
+
+  it('keeps a value that only sits beside a secret-sounding name', async () => {
+    expect(await redact('TOKEN_TTL=3600 and API_KEY_HEADER=X-Api-Key')).toBe('TOKEN_TTL=3600 and API_KEY_HEADER=X-Api-Key');
+  });
+
   it('reports where each one is, without the value', async () => {
     const text = `line one\nthe token is ${GH}\n`;
     const found = await findSecrets(text);
