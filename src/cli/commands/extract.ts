@@ -66,6 +66,8 @@ interventions, intent-alignment → proxy.md; escalation → institutional.md; s
 .mem/jobs/<job>/MEMORY.md; team → .mem/jobs/<job>/tasks/<task>/MEMORY.md; global → ~/MEMORY.md.
 Without a model (no API key) mem uses heuristics: explicit signals only ("remember …",
 "always/never …", "don't …", corrections, interruptions, an error and the fix that worked).
+Credentials in the session (tokens, keys, passwords in URLs) are redacted before the heuristics
+or the model read it, and the answer again before writing: [redacted: github-token].
 
 Every learning, the heuristics' and a model's alike, passes a quality gate; rejected ones are
 counted by reason (--json: "rejected", "rejected_learnings"; --explain lists them):
