@@ -197,6 +197,23 @@ measure(`mem compact (${ENTRIES} entries, with the index refresh)`, '≤ 10 s', 
   return run(copy, ['compact', '--quiet']);
 });
 
+// 1a. The writes that redact credentials (secretlint's rules load in these, never in search): one
+// learning holding a token added to a small vault, and an offline extraction of a real Claude Code
+// session (every message scanned before the heuristics read it).
+{
+  const small = path.join(base, 'small');
+  generateVault(small, { entries: 200, files: 4 });
+  run(small, ['index', '--quiet']);
+  measure('mem add, a learning holding a token (redacted)', '—', RUNS, (i) => {
+    const r = run(small, ['add', `Clone with git clone https://ghp_${'R4nd0mT0k3nValue1234567890abcdef'}${String(i).padStart(4, '0')}@github.com/acme/app.git`, '--json']);
+    if (!JSON.parse(r.stdout).redacted) throw new Error('mem add did not redact the token');
+    return r;
+  });
+  const session = path.join(repo, 'test', 'fixtures', 'transcripts', 'claude-more', 'entire-54-bb2ec87cc8-0-v2.1.22.jsonl');
+  measure(`mem extract offline, a ${Math.round(fs.statSync(session).size / 1024)} KB Claude Code session (redaction included)`, '—', Math.min(RUNS, 3), () => run(small, ['extract', session, '--force', '--quiet']));
+  fs.rmSync(small, { recursive: true, force: true });
+}
+
 // 1b. The freshness check before every command at 10,000 files (design §13: ≤ 60 ms). `mem index
 // --json` reports the check's own time (check_ms), which is the figure; wall time is beside it.
 const FILES_10K = opt('check-files', 10_000);

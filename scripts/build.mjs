@@ -36,8 +36,27 @@ const common = {
 
 // A build id ties the code cache to this exact bundle (V8 itself only checks the source length).
 const buildId = crypto.randomBytes(6).toString('hex');
+// secretlint (ESM-only packages, ~0.7 MB bundled) serves only the commands that write: it gets its
+// own CommonJS file, which the CLI's bundle requires on first use. Inside main.cjs it cost every
+// `mem search` ~30 ms of parsing.
+const ENGINE = 'secrets-engine.cjs';
+const engineOutside = {
+  name: 'secrets-engine-outside',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/engine\.js$/ }, (args) => (args.importer.endsWith(path.join('src', 'secrets', 'redact.ts')) ? { path: `./${ENGINE}`, external: true } : undefined));
+  },
+};
 await build({
   ...common,
+  entryPoints: [path.join(repo, 'src/secrets/engine.ts')],
+  outfile: path.join(dist, ENGINE),
+  format: 'cjs',
+  // Half the bytes to read and parse: loading it and the first scan, ~40 → ~32 ms.
+  minify: true,
+});
+await build({
+  ...common,
+  plugins: [engineOutside],
   entryPoints: [path.join(repo, 'src/cli/main.ts')],
   outfile: path.join(dist, 'main.cjs'),
   format: 'cjs',

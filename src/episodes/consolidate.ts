@@ -18,6 +18,7 @@ import { readVaultText } from '../vault/read.js';
 import type { Vault, VaultFile } from '../vault/vault.js';
 import { messagesOfBody } from './run.js';
 import { EPISODES_DIR } from './store.js';
+import type { RedactionReport } from '../secrets/redact.js';
 
 /** Unconsolidated episodes that make a batch worth consolidating (seed 000). */
 export const MIN_EPISODES = 3;
@@ -152,6 +153,8 @@ export interface ConsolidateResult {
   marked: string[];
   problems: string[];
   index_warning: string | null;
+  /** Credentials in the episodes' messages or the learnings, sent and written as placeholders. */
+  redacted?: RedactionReport;
 }
 
 /** Learnings tagged with the episodes they came from. */
@@ -192,7 +195,11 @@ export async function consolidateEpisodes(vault: Vault, opts: ConsolidateOptions
     if (targetPath(def.target, {}) === null) result.skipped_scopes.push({ scope: s, reason: 'its file depends on a job, a task or the global home; episodes span sessions' });
     else active.push(s);
   }
-  const batch = pending.map((ep) => ({ ep, messages: messagesFromEpisodeBody(ep.body) }));
+  // Episodes written before redaction may still hold a credential: neither the model nor the
+  // new entries get it.
+  const { redactDeep, redactionReport } = await import('../secrets/redact.js');
+  const read = await redactDeep(pending.map((ep) => messagesFromEpisodeBody(ep.body)));
+  const batch = pending.map((ep, i) => ({ ep, messages: read.value[i] }));
   result.considered = batch.map(({ ep, messages }) => ({ id: ep.id, path: ep.path, surprise: ep.surprise, messages: messages.length }));
   const all = batch.flatMap((b) => b.messages);
   const ids = pending.map((e) => e.id);
@@ -218,6 +225,11 @@ export async function consolidateEpisodes(vault: Vault, opts: ConsolidateOptions
       }
     }
   }
+
+  const answer = await redactDeep(learnings);
+  learnings = answer.value;
+  const redacted = redactionReport([...read.findings, ...answer.findings]);
+  if (redacted) result.redacted = redacted;
 
   const reject = (l: Learning, r: { reason: RejectReason; detail: string }) => {
     result.rejected[r.reason]++;

@@ -6,7 +6,8 @@ import path from 'node:path';
 import type { Db } from '../index/db.js';
 import { listEntries, type EntryFilter, type EntryRow } from '../index/queries.js';
 import { usableSessionId } from '../extract/session-id.js';
-import { loadTranscript, type LoadedTranscript } from '../extract/source.js';
+import { loadTranscript, redactTranscript, type LoadedTranscript } from '../extract/source.js';
+import type { RedactionReport } from '../secrets/redact.js';
 import type { TranscriptFormat } from '../extract/transcript.js';
 import { createHash } from 'node:crypto';
 import type { Vault } from '../vault/vault.js';
@@ -56,6 +57,8 @@ export interface SegmentResult {
   channels: { surprise: 'lexical' | 'embeddings'; topic: boolean };
   /** A channel that failed (the offline result stands): one line each. */
   warnings: string[];
+  /** Credentials in the messages, written (and sent to a channel) as placeholders. */
+  redacted?: RedactionReport;
 }
 
 /**
@@ -76,7 +79,11 @@ export function fallbackSession(loaded: LoadedTranscript): string {
  * Segment a transcript already read and (unless a dry run) write the session's episode file.
  * `channels`: the embeddings and model for the surprise and topic channels (none: offline).
  */
-export async function segmentLoaded(vault: Vault, loaded: LoadedTranscript, cfg: SegmentConfig, opts: { sessionId?: string; dryRun?: boolean; now: string; channels?: ChannelOptions }): Promise<SegmentResult> {
+export async function segmentLoaded(vault: Vault, raw: LoadedTranscript, cfg: SegmentConfig, opts: { sessionId?: string; dryRun?: boolean; now: string; channels?: ChannelOptions }): Promise<SegmentResult> {
+  // Episodes keep the messages, and the channels send them out: both get them redacted.
+  const { loaded, findings } = await redactTranscript(raw);
+  const { redactionReport } = await import('../secrets/redact.js');
+  const redacted = redactionReport(findings);
   const t = loaded.transcript;
   const conversation = conversationOf(t);
   const session = opts.sessionId ?? usableSessionId(t.sessionId) ?? fallbackSession(loaded);
@@ -99,6 +106,7 @@ export async function segmentLoaded(vault: Vault, loaded: LoadedTranscript, cfg:
     written,
     channels: ch.used,
     warnings: ch.warnings,
+    ...(redacted && { redacted }),
     episodes: spans.map((s, n) => ({
       id: episodeId(session, n),
       title: s.title,

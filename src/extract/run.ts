@@ -19,7 +19,8 @@ import { appendLedger, checkLedger, LEDGER_PATH, messagesHash, readLedger, resum
 import { learningSchema, validateLearnings, type Learning } from './learning.js';
 import { EXTRACTION_SCOPES, scopeByName, targetPath, type ExtractionScopeName } from './scopes.js';
 import { readRegular } from '../vault/read.js';
-import type { LoadedTranscript } from './source.js';
+import { redactTranscript, type LoadedTranscript } from './source.js';
+import type { RedactionReport } from '../secrets/redact.js';
 import type { Transcript, TranscriptMessage } from './transcript.js';
 
 export interface ExtractOptions {
@@ -98,6 +99,8 @@ export interface ExtractResult {
   consolidation?: { episodes: string[]; written: { file: string; id: string; title: string; episodes: string[] }[] };
   /** Why the consolidation failed (the extraction is written). */
   consolidation_warning?: string;
+  /** Credentials in the new messages or the learnings, written (and sent to the model) as placeholders. */
+  redacted?: RedactionReport;
 }
 
 /** Scopes whose learnings belong to the work at hand (domain: task, retired with its stage); the rest are durable (team). */
@@ -270,11 +273,17 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
   const { targets, skipped } = resolveTargets(vault, opts.scopes, { job, task: opts.task });
   result.skipped_scopes.push(...skipped);
   const active = opts.scopes.filter((s) => targets.has(s));
-  const task = firstHuman(t.messages);
+  // From here on the transcript is read redacted: the heuristics, the model, the episodes and the
+  // note see placeholders, never a credential (the ledger still keys on the messages as read).
+  const { redactDeep, redactionReport } = await import('../secrets/redact.js');
+  const redaction = await redactTranscript(loaded);
+  const clean = redaction.loaded;
+  const cleanFresh = clean.transcript.messages.slice(from);
+  const task = firstHuman(clean.transcript.messages);
 
   const heuristics = (): Learning[] => {
     for (const s of active) if (!scopeByName(s)!.heuristic) result.skipped_scopes.push({ scope: s, reason: 'needs a language model (the heuristics find only explicit signals)' });
-    return heuristicLearnings(fresh, active);
+    return heuristicLearnings(cleanFresh, active);
   };
   let learnings: Learning[] = [];
   /** The model's outcome and decisions for the episode note, when it gave them. */
@@ -287,7 +296,7 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
         const intentFile = path.join(vault.root, 'INTENT.md');
         // Only a regular file inside the vault is read into the prompt.
         const intent = active.includes('intent-alignment') && staysInside(intentFile, vault.root).inside ? readRegular(intentFile) ?? undefined : undefined;
-        const condensed = condense(fresh, opts.budget);
+        const condensed = condense(cleanFresh, opts.budget);
         const v = await askForLearnings(llm, opts.provider, buildPrompt(condensed.text, active, { task, intent, known: existingTitles(targets.values()) }), active, { episode: vault.config.extract.episodeNote });
         result.usage = v.usage;
         modelEpisode = v.episode;
@@ -301,13 +310,21 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
     }
   }
 
+  // What the model answered is redacted too: it may quote INTENT.md or an existing title, or
+  // make up a value in a credential's shape.
+  const answer = await redactDeep({ learnings, modelEpisode });
+  learnings = answer.value.learnings;
+  modelEpisode = answer.value.modelEpisode;
+  const redacted = redactionReport([...redaction.findings, ...answer.findings]);
+  if (redacted) result.redacted = redacted;
+
   // The quality gate, for every provider alike; duplicates are checked below, against the target
   // file as it is under its lock.
   const reject = (l: Learning, r: { reason: RejectReason; detail: string }) => {
     result.rejected[r.reason]++;
     result.rejected_learnings.push({ title: l.title, scope: l.scope, reason: r.reason, detail: r.detail });
   };
-  const gated = gateLearnings(learnings, gateContext(t.messages, transcriptPaths(loaded.path)));
+  const gated = gateLearnings(learnings, gateContext(clean.transcript.messages, transcriptPaths(loaded.path)));
   for (const r of gated.rejected) reject(r.learning, r);
   learnings = gated.kept;
 
@@ -365,7 +382,7 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
     if (vault.config.extract.episodeNote) {
       try {
         const { writeSessionEpisode } = await import('../notes/extract-note.js');
-        result.episode_note = (await writeSessionEpisode(vault, loaded, { sessionId, task: task ?? '', lessons: learnings.map((l) => l.title), now: new Date().toISOString(), modelAnswer: modelEpisode, dryRun: true })).summary;
+        result.episode_note = (await writeSessionEpisode(vault, clean, { sessionId, task: task ?? '', lessons: learnings.map((l) => l.title), now: new Date().toISOString(), modelAnswer: modelEpisode, dryRun: true })).summary;
       } catch (err) {
         result.episode_note_warning = `episode note not checked: ${err instanceof Error ? err.message : String(err)}`;
       }
@@ -399,7 +416,7 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
       const { wordSet } = await import('../lifecycle/words.js');
       const { editFiles } = await import('../vault/store.js');
       const { assistantText } = await import('./transcript.js');
-      const used = wordSet(assistantText({ ...t, messages: fresh }));
+      const used = wordSet(assistantText({ ...clean.transcript, messages: cleanFresh }));
       const loc = await locateIds(vault, ids);
       const files = new Map<string, VaultFile>();
       for (const list of loc.found.values()) for (const f of list) files.set(f.abs, f);
@@ -426,7 +443,7 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
       // when extraction runs offline or fell back.
       const { embeddingsFrom } = await import('../vault/config.js');
       const useLlm = vault.config.extract.episodesTopic && vault.config.episodes.topic && opts.provider.name !== 'heuristic' && !result.fallback;
-      const seg = await segmentLoaded(vault, loaded, vault.config.episodes, {
+      const seg = await segmentLoaded(vault, clean, vault.config.episodes, {
         sessionId, now: `${opts.today}T00:00:00.000Z`,
         channels: { embeddings: vault.config.episodes.embeddings ? embeddingsFrom(vault.config.embeddings) : null, llm: useLlm ? { provider: opts.provider, client: opts.client } : null },
       });
@@ -447,7 +464,7 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
   if (vault.config.extract.episodeNote) {
     try {
       const { writeSessionEpisode } = await import('../notes/extract-note.js');
-      const note = await writeSessionEpisode(vault, loaded, {
+      const note = await writeSessionEpisode(vault, clean, {
         sessionId, task: task ?? '', lessons: learnings.map((l) => l.title),
         now: new Date().toISOString(), modelAnswer: modelEpisode,
       });

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { MemError } from '../errors.js';
 import { decodeVaultText, isFailure, specialKind, withRegularFd } from '../vault/read.js';
+import type { SecretFinding } from '../secrets/redact.js';
 import { detectFormat, FORMATS, JsonlReader, readTranscript, type Transcript, type TranscriptFormat } from './transcript.js';
 
 const CHUNK = 4 << 20;
@@ -105,4 +106,20 @@ export function loadTranscript(file: string, opts: { format?: TranscriptFormat; 
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/**
+ * The transcript with every message's text redacted (secrets/redact.ts): what mem may show a
+ * model, segment into episodes or quote in a note. The same transcript comes back when there is
+ * nothing to redact.
+ */
+export async function redactTranscript(loaded: LoadedTranscript): Promise<{ loaded: LoadedTranscript; findings: SecretFinding[] }> {
+  const { redactTexts } = await import('../secrets/redact.js');
+  const messages = loaded.transcript.messages;
+  const { texts, findings } = await redactTexts(messages.map((m) => m.text));
+  if (findings.length === 0) return { loaded, findings };
+  return {
+    loaded: { ...loaded, transcript: { ...loaded.transcript, messages: messages.map((m, i) => (texts[i] === m.text ? m : { ...m, text: texts[i] })) } },
+    findings,
+  };
 }

@@ -14,6 +14,7 @@ import { parseMemoryFile, updateBlockMeta } from '../vault/format.js';
 import { readVaultText } from '../vault/read.js';
 import { rewriteFile } from '../vault/store.js';
 import { staysInside, writeTarget } from '../vault/boundary.js';
+import type { RedactionReport } from '../secrets/redact.js';
 import {
   DECISION_TYPES, EPISODE_SECTIONS, EVENT_TYPES, OUTCOMES, episodeFields, episodePermalink, episodeSlug, episodeTitle, formatEpisodeNote,
   isTimestamp, parseEpisodeNote, sanitizeEpisode, sectionLines, sectionText, type EpisodeData, type EpisodeDecision, type Outcome,
@@ -198,14 +199,23 @@ export interface StoredEpisode {
   created: boolean;
   changed: boolean;
   dry_run: boolean;
+  /** Credentials in the note's fields, written as placeholders. */
+  redacted?: RedactionReport;
 }
 
-/** Write (or update) the session's episode note; the segment episodes get linked both ways. */
-export function storeEpisode(root: string, data: EpisodeData, opts: { dryRun?: boolean; keepCreatedAt?: boolean } = {}): StoredEpisode {
+/**
+ * Write (or update) the session's episode note; the segment episodes get linked both ways. Every
+ * writer of an episode note comes through here, so every field is redacted here.
+ */
+export async function storeEpisode(root: string, given: EpisodeData, opts: { dryRun?: boolean; keepCreatedAt?: boolean } = {}): Promise<StoredEpisode> {
+  const { redactDeep, redactionReport } = await import('../secrets/redact.js');
+  const clean = await redactDeep(given);
+  const data = clean.value;
+  const redacted = redactionReport(clean.findings);
   const { abs, rel } = episodeNotePath(root, data.session_id);
   writeTarget(abs, rel, root);
   const linked = withSegmentLinks(data, segmentIds(root, data.session_id));
-  const base = { path: rel, title: episodeTitle(data.session_id), permalink: episodePermalink(data.session_id), session_id: data.session_id, dry_run: Boolean(opts.dryRun) };
+  const base = { path: rel, title: episodeTitle(data.session_id), permalink: episodePermalink(data.session_id), session_id: data.session_id, dry_run: Boolean(opts.dryRun), ...(redacted && { redacted }) };
   if (opts.dryRun) {
     const exists = fs.existsSync(abs);
     let changed = true;
@@ -375,7 +385,7 @@ export function decisionSequence(root: string, ref: string): { episode: EpisodeS
 
 
 /** store_episode: the raw input (JSON) checked, turned into a note and written. */
-export function addEpisode(root: string, raw: unknown, opts: { now: string; dryRun?: boolean }): StoredEpisode {
+export async function addEpisode(root: string, raw: unknown, opts: { now: string; dryRun?: boolean }): Promise<StoredEpisode> {
   const v = checkEpisodeInput(raw);
   const timed = v.created_at !== undefined || (v.decisions ?? []).length > 0 || (v.events ?? []).length > 0;
   return storeEpisode(root, episodeFromInput(v, opts.now), { dryRun: opts.dryRun, keepCreatedAt: !timed });

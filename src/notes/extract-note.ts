@@ -123,7 +123,7 @@ export async function writeSessionEpisode(vault: Vault, loaded: LoadedTranscript
     decisions: opts.modelAnswer !== undefined ? model.decisions : previous?.decisions ?? [],
     outcome: model.outcome, source: loaded.path === '-' ? 'stdin' : path.basename(loaded.path), now: opts.now,
   });
-  const stored = storeEpisode(vault.root, data, { dryRun: opts.dryRun });
+  const stored = await storeEpisode(vault.root, data, { dryRun: opts.dryRun });
   const segmentRel = `${EPISODE_NOTES_DIR}/${episodeSlug(session)}.md`;
   return {
     summary: { path: rel, outcome: data.outcome, metrics: { ...data.metrics, ...(data.duration_minutes !== undefined && { duration_minutes: data.duration_minutes }) }, decisions: data.decisions.length, written: stored.changed && !opts.dryRun },

@@ -12,6 +12,7 @@ import { readRegularText } from '../vault/read.js';
 
 /** One episode's JSON larger than this is not read. */
 const EPISODE_FILE_LIMIT = 16 << 20;
+import type { RedactionReport } from '../secrets/redact.js';
 
 export interface ImportedEpisode {
   /** The JSON file, relative to DIR. */
@@ -22,6 +23,8 @@ export interface ImportedEpisode {
   error?: string;
   /** What was tolerated and how (a plain-string decision, a missing time, …). */
   notes: string[];
+  /** Credentials in the episode, written as placeholders. */
+  redacted?: RedactionReport;
 }
 
 export interface ImportOptions {
@@ -160,7 +163,7 @@ export function fromAiAgents(raw: unknown, notes: string[]): EpisodeData {
 }
 
 /** Import every `episode-*.json` under `dir` into the vault at `root`. */
-export function importAiAgentsEpisodes(root: string, dir: string, opts: ImportOptions = {}): ImportedEpisode[] {
+export async function importAiAgentsEpisodes(root: string, dir: string, opts: ImportOptions = {}): Promise<ImportedEpisode[]> {
   let st: fs.Stats;
   try {
     st = fs.statSync(dir);
@@ -185,8 +188,8 @@ export function importAiAgentsEpisodes(root: string, dir: string, opts: ImportOp
         throw new MemError(`not valid JSON (${(err as Error).message})`);
       }
       const data = fromAiAgents(json, notes);
-      const r = storeEpisode(root, data, { dryRun: opts.dryRun });
-      out.push({ file, session_id: data.session_id, path: r.path, action: !r.changed ? 'unchanged' : r.created ? 'created' : 'updated', notes });
+      const r = await storeEpisode(root, data, { dryRun: opts.dryRun });
+      out.push({ file, session_id: r.session_id, path: r.path, action: !r.changed ? 'unchanged' : r.created ? 'created' : 'updated', notes, ...(r.redacted && { redacted: r.redacted }) });
     } catch (err) {
       if (!(err instanceof MemError)) throw err;
       out.push({ file, action: 'error', error: err.message, notes });

@@ -8,6 +8,7 @@ import { MemError } from '../errors.js';
 import { MEMORY_FILE_LIMIT, readRegularText } from '../vault/read.js';
 import { safeLine } from '../vault/safetext.js';
 import { parseNote, writeNote, type ParsedNote } from './note.js';
+import type { RedactionReport } from '../secrets/redact.js';
 import {
   addSectionLine, causalLines, CAUSAL_TYPES, formatPatternNote, kebab, PATTERN_TAGS, PATTERNS_DIR, patternPermalink, patternTitle,
   type CausalRelation, type CausalType, type PatternData,
@@ -33,6 +34,8 @@ export interface GraphImportReport {
   /** Nodes that are not patterns (errors, decisions, outcomes): no note of their own. */
   other_nodes: number;
   warnings: string[];
+  /** Credentials in the graph, written as placeholders. */
+  redacted?: RedactionReport;
 }
 
 type Obj = Record<string, unknown>;
@@ -148,14 +151,19 @@ export function patternsFromGraph(graph: Obj, today: string): { notes: PatternDa
  * pattern add maintains those) and only gains the causal relationships it lacks. Re-running
  * changes nothing.
  */
-export function importAiAgentsGraph(root: string, dirOrFile: string, opts: { today: string; dryRun?: boolean; display?: string }): GraphImportReport {
+export async function importAiAgentsGraph(root: string, dirOrFile: string, opts: { today: string; dryRun?: boolean; display?: string }): Promise<GraphImportReport> {
   let file = dirOrFile;
   const isDir = fs.existsSync(dirOrFile) && fs.statSync(dirOrFile).isDirectory();
   if (isDir) file = path.join(dirOrFile, GRAPH_FILE);
   const report: GraphImportReport = { file: null, dry_run: Boolean(opts.dryRun), notes: [], observations: 0, other_nodes: 0, warnings: [] };
   if (isDir && !fs.existsSync(file)) return report;
   report.file = file;
-  const graph = readGraph(file, opts.display ?? (isDir ? path.join(path.basename(dirOrFile), GRAPH_FILE) : path.basename(file)));
+  // Redacted as read: names, triggers and actions are all built from it.
+  const { redactDeep, redactionReport } = await import('../secrets/redact.js');
+  const clean = await redactDeep(readGraph(file, opts.display ?? (isDir ? path.join(path.basename(dirOrFile), GRAPH_FILE) : path.basename(file))));
+  const graph = clean.value;
+  const redacted = redactionReport(clean.findings);
+  if (redacted) report.redacted = redacted;
   const { notes, observations, otherNodes, warnings } = patternsFromGraph(graph, opts.today);
   Object.assign(report, { observations, other_nodes: otherNodes });
   report.warnings.push(...warnings);

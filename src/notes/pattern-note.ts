@@ -9,6 +9,7 @@ import { realRoot, staysInside } from '../vault/boundary.js';
 import { formatFrontmatter } from '../vault/frontmatter.js';
 import { readRegular, readVaultText } from '../vault/read.js';
 import { safeLine, safeText } from '../vault/safetext.js';
+import type { RedactionReport } from '../secrets/redact.js';
 import { conflictDiagnostic, findSection, lineAt, listItems, noteFiles, noteTexts, noteType, parseNote, sectionBody, setNoteFields, writeNote, type ParsedNote } from './note.js';
 
 export const CAUSAL_TYPES = ['causes', 'enables', 'prevents', 'correlates'] as const;
@@ -322,6 +323,8 @@ export interface AddPatternResult {
   last_validated: string;
   added_evidence: string[];
   added_relations: CausalRelation[];
+  /** Credentials in the input, written as placeholders. */
+  redacted?: RedactionReport;
 }
 
 /** The running average of a rate over n observations and one more: ((old × n + new) / (n + 1)), to 6 places. */
@@ -414,8 +417,13 @@ function checkInput(input: AddPatternInput): void {
  * average success rate, last_validated today, the evidence link and new causal relationships added
  * once — with byte-stable edits under the file's lock. `dryRun`: say what would happen, write nothing.
  */
-export function addPattern(root: string, input: AddPatternInput, opts: { today: string; dryRun?: boolean }): AddPatternResult {
-  checkInput(input);
+export async function addPattern(root: string, raw: AddPatternInput, opts: { today: string; dryRun?: boolean }): Promise<AddPatternResult> {
+  checkInput(raw);
+  // Every field is redacted before anything (a name, a section line) is built from it.
+  const { redactDeep, redactionReport } = await import('../secrets/redact.js');
+  const clean = await redactDeep(raw);
+  const input = clean.value;
+  const redacted = redactionReport(clean.findings);
   const given = patternName(input.name);
   const anti = input.is_antipattern ?? given.antipattern ?? false;
   const name = given.name;
@@ -494,7 +502,7 @@ export function addPattern(root: string, input: AddPatternInput, opts: { today: 
   } else {
     writeNote(abs, display, change);
   }
-  return result!;
+  return redacted ? { ...result!, redacted } : result!;
 }
 
 // ---- Reading all pattern notes ----------------------------------------------------------------

@@ -64,7 +64,7 @@ function namesSecret(name: string): 'password' | 'key' | null {
 function notACredential(v: string): boolean {
   if (v.length < 6) return true;
   if (/^\[redacted: /.test(v)) return true;
-  if (/^(\$|%|\{\{|<|\*{3}|x{3,}|\.{3}|…)/i.test(v) || /^\$\{.*\}$/.test(v)) return true; // $VAR, ${X}, %X%, {{x}}, <your-key>
+  if (/^(\$|%|\{\{|<|\*{3}|x{3,}|\.{3}|\u2026)/i.test(v) || /^\$\{.*\}$/.test(v)) return true; // $VAR, ${X}, %X%, {{x}}, <your-key>
   if (/^(true|false|null|none|nil|undefined|changeme|change_me|password|secret|example|redacted|required|optional|string|your[-_ ].*)$/i.test(v)) return true;
   if (/^(\.{0,2}\/|~\/|[A-Za-z]:\\)/.test(v)) return true; // a path
   if (/^[a-z][a-z0-9+.-]*:\/\/[^@\s]*$/i.test(v)) return true; // a URL without credentials

@@ -6,6 +6,7 @@ import { usageError, type Diagnostic } from '../errors.js';
 import { DOMAINS, ENTRY_TYPES } from './entry.js';
 import { SCOPES } from './scope.js';
 import { notMemoryFile, TYPED_NOTE_DIRS, type Vault, type VaultFile } from './vault.js';
+import type { RedactionReport } from '../secrets/redact.js';
 
 export interface AddRequest {
   /** The learning, in markdown (a leading `# heading` becomes the title). */
@@ -39,6 +40,8 @@ export interface AddResult {
   notes: string[];
   /** The index could not be updated (the entry is written all the same). */
   warning?: string;
+  /** Credentials found in the request and written as placeholders. */
+  redacted?: RedactionReport;
 }
 
 /** How a request field is named in messages: `--phase` on the command line, `phase` in MCP. */
@@ -132,15 +135,17 @@ export async function addEntry(vault: Vault, req: AddRequest, cwd: string, name:
   const { titleAndBody } = await import('./format.js');
   const { renderNewEntry, appendEntries } = await import('./store.js');
   const { describeFile } = await import('./vault.js');
-  const text = req.text;
+  // Everything the caller gave is redacted before the entry is built from it.
+  const { redactDeep, redactionReport } = await import('../secrets/redact.js');
+  const clean = await redactDeep({ text: req.text, title: req.title, tags: splitTags(req.tags), sessionId: req.sessionId });
+  const { text, tags, sessionId } = clean.value;
   const parts = titleAndBody(text);
-  const title = req.title?.trim() || (parts.fromHeading ? parts.title : firstSentence(text));
+  const title = clean.value.title?.trim() || (parts.fromHeading ? parts.title : firstSentence(text));
   const body = parts.fromHeading ? parts.body : text.trim();
-  const bodyOut = !req.title && !parts.fromHeading && body.replace(/\s+/g, ' ') === title ? '' : body;
-  const tags = splitTags(req.tags);
+  const bodyOut = !clean.value.title && !parts.fromHeading && body.replace(/\s+/g, ' ') === title ? '' : body;
   const { id, text: entryText } = renderNewEntry({
     type, domain, importance, phase, title, body: bodyOut, date: req.date,
-    extra: { tags, session_id: req.sessionId, source: 'manual' },
+    extra: { tags, session_id: sessionId, source: 'manual' },
   });
   const file = describeFile(vault, abs, cwd);
   const preamble = req.institutional ? '# Institutional memory\n' : scope === 'global' ? '# Global memory\n' : '# Memory\n';
@@ -153,5 +158,6 @@ export async function addEntry(vault: Vault, req: AddRequest, cwd: string, name:
     id, file, line: indexed.value?.line ?? null,
     diagnostics: (indexed.report?.diagnostics ?? []).filter((d) => d.file === file.path),
     notes: indexed.notes, warning: indexed.warning,
+    ...(redactionReport(clean.findings) && { redacted: redactionReport(clean.findings) }),
   };
 }

@@ -3,6 +3,7 @@
 
 import path from 'node:path';
 import { usageError } from '../errors.js';
+import { redactForDisplay } from '../secrets/rules.js';
 import { appendConfined, readTarget } from './boundary.js';
 import { readRegular } from './read.js';
 
@@ -36,7 +37,10 @@ export function appendRetrieval(root: string, sessionId: string, records: Retrie
   if (records.length === 0) return;
   const file = retrievalLogPath(root, sessionId);
   // Never through a link out of the vault (a cloned repository's `.mem/sessions -> ~/x`).
-  appendConfined(file, records.map((r) => JSON.stringify(r)).join('\n') + '\n', path.relative(root, file), root);
+  // A query is what the human typed (a hook's prompt): the log gets it with credentials redacted by
+  // the synchronous rules, which searches can afford (secretlint's set is for the writes to memory).
+  const lines = records.map((r) => JSON.stringify({ ...r, query: redactForDisplay(r.query) }));
+  appendConfined(file, lines.join('\n') + '\n', path.relative(root, file), root);
 }
 
 export function readRetrievalIds(root: string, sessionId: string): string[] {

@@ -9,9 +9,20 @@ import { REPO } from '../helpers.js';
 describe('the build', () => {
   it('bundles ASCII only (esbuild escapes the rest)', async () => {
     const { isAscii } = await import('node:buffer');
-    const bytes = fs.readFileSync(path.join(REPO, 'dist', 'main.cjs'));
-    const line = bytes.toString('utf8').split('\n').findIndex((l) => /[^\x00-\x7f]/.test(l));
-    expect(isAscii(bytes), `dist/main.cjs line ${line + 1} has a non-ASCII character: escape it in the source (\\u…)`).toBe(true);
+    for (const name of ['main.cjs', 'secrets-engine.cjs']) {
+      const bytes = fs.readFileSync(path.join(REPO, 'dist', name));
+      const line = bytes.toString('utf8').split('\n').findIndex((l) => /[^\x00-\x7f]/.test(l));
+      expect(isAscii(bytes), `dist/${name} line ${line + 1} has a non-ASCII character: escape it in the source (\\u…)`).toBe(true);
+    }
+  });
+
+  it('keeps secretlint out of the bundle every command parses: its own file, required by the commands that write', () => {
+    const main = fs.readFileSync(path.join(REPO, 'dist', 'main.cjs'), 'utf8');
+    expect(main).not.toContain('node_modules/@secretlint/');
+    expect(main).toContain('require("./secrets-engine.cjs")');
+    const engine = Module.createRequire(path.join(REPO, 'dist', 'main.cjs'))('./secrets-engine.cjs');
+    expect(typeof engine.lintSource).toBe('function');
+    expect(engine.creator.meta.type).toBe('preset');
   });
 
   it('writes a code cache tied to this bundle that this Node accepts', () => {

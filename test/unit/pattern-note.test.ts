@@ -97,17 +97,17 @@ describe('running average and upsert', () => {
     expect(r).toBe(0.1);
   });
 
-  it('creates, then updates byte-stably: counts, average, date, links added once', () => {
+  it('creates, then updates byte-stably: counts, average, date, links added once', async () => {
     const root = tmpRoot();
-    const a = addPattern(root, { name: 'Run migrations first', trigger: 'fresh DB', action: 'migrate', success_rate: 1, evidence_episode: 's1' }, { today: '2026-11-01' });
+    const a = await addPattern(root, { name: 'Run migrations first', trigger: 'fresh DB', action: 'migrate', success_rate: 1, evidence_episode: 's1' }, { today: '2026-11-01' });
     expect(a.action).toBe('created');
     const file = path.join(root, '.mem/patterns/PATTERN-run-migrations-first.md');
     // A hand edit somewhere else in the note, CRLF line endings and a BOM: all must survive.
     const hand = `\ufeff${fs.readFileSync(file, 'utf8').replace('## Action\nmigrate\n', '## Action\nmigrate   \n\nA hand-written paragraph. [[EPISODE-s1]]\n')}`.replace(/\n/g, '\r\n');
     fs.writeFileSync(file, hand);
-    const b = addPattern(root, { name: 'run-migrations-first', success_rate: 0, evidence_episode: 'EPISODE-s1', causal_relationships: [{ type: 'prevents', target: 'flaky tests' }] }, { today: '2026-11-05' });
+    const b = await addPattern(root, { name: 'run-migrations-first', success_rate: 0, evidence_episode: 'EPISODE-s1', causal_relationships: [{ type: 'prevents', target: 'flaky tests' }] }, { today: '2026-11-05' });
     expect(b).toMatchObject({ action: 'updated', occurrences: 2, success_rate: 0.5, last_validated: '2026-11-05', added_evidence: [], added_relations: [{ type: 'prevents', target: 'flaky tests' }] });
-    const c = addPattern(root, { name: 'PATTERN-run-migrations-first', success_rate: 1, evidence_episode: 's2', causal_relationships: [{ type: 'prevents', target: 'Flaky Tests' }] }, { today: '2026-11-06' });
+    const c = await addPattern(root, { name: 'PATTERN-run-migrations-first', success_rate: 1, evidence_episode: 's2', causal_relationships: [{ type: 'prevents', target: 'Flaky Tests' }] }, { today: '2026-11-06' });
     expect(c).toMatchObject({ occurrences: 3, added_evidence: ['EPISODE-s2'], added_relations: [] });
     const after = fs.readFileSync(file, 'utf8');
     expect(after.startsWith('\ufeff---\r\n')).toBe(true);
@@ -125,21 +125,21 @@ describe('running average and upsert', () => {
     expect(changed).toEqual(['success_rate: 0.666667', 'occurrences: 3', "last_validated: '2026-11-06'", '- prevents [[flaky tests]]', '- [[EPISODE-s2]]']);
   });
 
-  it('finds an existing note by title when its file is named otherwise', () => {
+  it('finds an existing note by title when its file is named otherwise', async () => {
     const root = tmpRoot();
     fs.mkdirSync(path.join(root, '.mem/patterns'), { recursive: true });
     const d = { ...BASE, occurrences: 1, success_rate: 1, evidence: [], causal: [] };
     fs.writeFileSync(path.join(root, '.mem/patterns/my-own-name.md'), formatPatternNote(d));
-    const r = addPattern(root, { name: 'run migrations first', success_rate: 0 }, { today: '2026-11-03' });
+    const r = await addPattern(root, { name: 'run migrations first', success_rate: 0 }, { today: '2026-11-03' });
     expect(r).toMatchObject({ action: 'updated', path: '.mem/patterns/my-own-name.md', occurrences: 2, success_rate: 0.5 });
     expect(fs.readdirSync(path.join(root, '.mem/patterns'))).toEqual(['my-own-name.md']);
   });
 
-  it('refuses bad input and writes nothing', () => {
+  it('refuses bad input and writes nothing', async () => {
     const root = tmpRoot();
-    expect(() => addPattern(root, { name: 'x', trigger: 't', action: 'a', success_rate: 2 }, { today: '2026-11-01' })).toThrow(/success_rate/);
-    expect(() => addPattern(root, { name: 'x', action: 'a' }, { today: '2026-11-01' })).toThrow(/needs a trigger/);
-    expect(() => addPattern(root, { name: 'x', trigger: 't', action: 'a', causal_relationships: [{ type: 'breaks' as 'causes', target: 'y' }] }, { today: '2026-11-01' })).toThrow(/unknown causal/);
+    await expect(addPattern(root, { name: 'x', trigger: 't', action: 'a', success_rate: 2 }, { today: '2026-11-01' })).rejects.toThrow(/success_rate/);
+    await expect(addPattern(root, { name: 'x', action: 'a' }, { today: '2026-11-01' })).rejects.toThrow(/needs a trigger/);
+    await expect(addPattern(root, { name: 'x', trigger: 't', action: 'a', causal_relationships: [{ type: 'breaks' as 'causes', target: 'y' }] }, { today: '2026-11-01' })).rejects.toThrow(/unknown causal/);
     expect(fs.existsSync(path.join(root, '.mem/patterns/PATTERN-x.md'))).toBe(false);
   });
 

@@ -2,7 +2,7 @@
 // Tokens here are made up in the vendors' real formats (none of them works anywhere).
 
 import { describe, expect, it } from 'vitest';
-import { findSecrets, kindOf, redactSecrets } from '../../src/secrets/redact.js';
+import { describeRedaction, findSecrets, kindOf, redactDeep, redactionReport, redactSecrets, redactTexts } from '../../src/secrets/redact.js';
 import { entropy, looksLikeCredential, redactForDisplay, urlForDisplay } from '../../src/secrets/rules.js';
 
 const GH = 'ghp_' + 'R4nd0mT0k3nValue1234567890abcdefABCD';
@@ -48,6 +48,16 @@ describe('redactSecrets', () => {
     expect(out).toContain('mysql://root:[redacted: ');
     expect(out).toMatch(/\[redacted: (rsa-)?private-key\]/);
     expect(out.split('\n').length).toBeLessThanOrEqual(text.split('\n').length);
+  });
+
+  it('names a database URL\'s password as such, whichever rule found the URL', async () => {
+    for (const scheme of ['postgres', 'postgresql', 'mysql', 'mongodb', 'redis', 'https']) {
+      expect(await redact(`DATABASE_URL=${scheme}://admin:s3cr3tP4ss@db.example.com:5432/app`)).toBe(`DATABASE_URL=${scheme}://admin:[redacted: url-password]@db.example.com:5432/app`);
+    }
+  });
+
+  it('keeps a value that only sits beside a secret-sounding name', async () => {
+    expect(await redact('TOKEN_TTL=3600 and API_KEY_HEADER=X-Api-Key')).toBe('TOKEN_TTL=3600 and API_KEY_HEADER=X-Api-Key');
   });
 
   it('reports where each one is, without the value', async () => {
@@ -125,5 +135,48 @@ describe('extra rules', () => {
     expect(kindOf('AWSAccessKeyID')).toBe('aws-access-key-id');
     expect(kindOf('GITHUB_TOKEN')).toBe('github-token');
     expect(kindOf('BasicAuth')).toBe('basic-auth');
+  });
+});
+
+describe('redacting many texts and records at once', () => {
+  it('redacts each text as on its own, and no secret is read across two texts', async () => {
+    const texts = ['nothing here', `token ${GH}`, '', `PASSWORD=Tr0ub4dor&3x`, 'ghp_', 'R4nd0mT0k3nValue1234567890abcdefABCD'];
+    const { texts: out, findings } = await redactTexts(texts);
+    expect(out).toEqual(['nothing here', 'token [redacted: github-token]', '', 'PASSWORD=[redacted: password]', 'ghp_', 'R4nd0mT0k3nValue1234567890abcdefABCD']);
+    for (const [i, t] of texts.entries()) expect(out[i]).toBe(await redact(t));
+    expect(findings.map((f) => f.kind)).toEqual(['github-token', 'password']);
+  });
+
+  it('scans more text than one run holds in several runs, with the same result', async () => {
+    const filler = 'a line about the build and the tests '.repeat(3000); // ~111k characters
+    const texts = Array.from({ length: 24 }, (_, i) => (i % 5 === 0 ? `${filler} export STRIPE_API_KEY=${STRIPE}` : filler));
+    const { texts: out, findings } = await redactTexts(texts);
+    expect(findings).toHaveLength(5);
+    expect(out.filter((t) => t.endsWith('export STRIPE_API_KEY=[redacted: stripe-key]'))).toHaveLength(5);
+    expect(out.join('')).not.toContain(STRIPE);
+  });
+
+  it('takes a few hundred thousand short texts (a large imported graph) without overflowing the stack', async () => {
+    const texts = Array.from({ length: 600_000 }, (_, i) => (i === 123_456 ? `key ${GH}` : 'x'));
+    const { texts: out, findings } = await redactTexts(texts);
+    expect(out).toHaveLength(600_000);
+    expect(out[123_456]).toBe('key [redacted: github-token]');
+    expect(findings).toHaveLength(1);
+  });
+
+  it('redacts every string of a record and keeps its shape and other values', async () => {
+    const record = { title: `use ${GH}`, n: 3, ok: true, none: null, missing: undefined, tags: ['a', `AWS_ACCESS_KEY_ID=${AWS_ID}`], nested: { deep: [{ text: JWT }] } };
+    const { value, findings } = await redactDeep(record);
+    expect(value).toEqual({ title: 'use [redacted: github-token]', n: 3, ok: true, none: null, missing: undefined, tags: ['a', 'AWS_ACCESS_KEY_ID=[redacted: aws-access-key-id]'], nested: { deep: [{ text: '[redacted: jwt]' }] } });
+    expect(record.title).toBe(`use ${GH}`); // the input is left as it was
+    expect(redactionReport(findings)).toEqual({ count: 3, kinds: ['aws-access-key-id', 'github-token', 'jwt'] });
+    const clean = { a: 'nothing', b: [1, 2] };
+    expect((await redactDeep(clean)).value).toBe(clean);
+  });
+
+  it('reports what it redacted in one line, never the value', () => {
+    expect(redactionReport([])).toBeUndefined();
+    expect(describeRedaction({ count: 2, kinds: ['github-token', 'password'] })).toBe('redacted 2 secrets (github-token, password) before writing');
+    expect(describeRedaction({ count: 1, kinds: ['jwt'] })).toBe('redacted 1 secret (jwt) before writing');
   });
 });

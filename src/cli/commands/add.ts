@@ -47,7 +47,10 @@ Examples:
   $ mem add --file memory/deploy.md "Deploys go through the CI pipeline"
 
 --file refuses (exit 2, nothing written) a file mem would not read back as memory: outside the
-vault, README.md, anything under .git/ or .mem/ but a job's MEMORY.md, an excluded file.`)
+vault, README.md, anything under .git/ or .mem/ but a job's MEMORY.md, an excluded file.
+
+Credentials in the text, title or tags (tokens, keys, passwords) are written as
+placeholders that name their kind, e.g. [redacted: github-token], and mem says so on stderr.`)
     .action(async (text: string[], opts: AddOptions, command: Command) => {
       await addCommand(makeCtx(globals(command)), text, opts);
     });
@@ -67,7 +70,8 @@ async function addCommand(ctx: Ctx, textArgs: string[], opts: AddOptions): Promi
   const vault = await vaultFor(ctx);
   const added = await addEntry(vault, req, ctx.cwd);
   printDiagnostics(ctx, added.diagnostics);
-  if (ctx.json) ctx.out(JSON.stringify({ id: added.id, path: added.file.path, line: added.line, scope: added.file.scope }, null, 2));
+  if (added.redacted) ctx.warn((await import('../../secrets/redact.js')).describeRedaction(added.redacted));
+  if (ctx.json) ctx.out(JSON.stringify({ id: added.id, path: added.file.path, line: added.line, scope: added.file.scope, ...(added.redacted && { redacted: added.redacted }) }, null, 2));
   else {
     ctx.out(added.id);
     ctx.info(`added to ${added.file.path}${added.line !== null ? `:${added.line}` : ''} (${added.file.scope})`);

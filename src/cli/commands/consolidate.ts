@@ -83,6 +83,7 @@ async function consolidateEpisodesCommand(ctx: Ctx, opts: ConsolidateOpts): Prom
   });
   for (const p of r.problems) ctx.warn(`${p}; this file is left out`);
   if (r.index_warning) ctx.warn(r.index_warning);
+  if (r.redacted) ctx.warn((await import('../../secrets/redact.js')).describeRedaction(r.redacted));
   if (ctx.json) {
     ctx.out(JSON.stringify(r, null, 2));
     return;

@@ -143,7 +143,8 @@ async function addCommand(ctx: Ctx, opts: AddOptions): Promise<void> {
   }
   const vault = await vaultFor(ctx);
   const { addEpisode } = await import('../../notes/episodes.js');
-  const res = addEpisode(vault.root, input, { now: new Date(nowMs()).toISOString(), dryRun: Boolean(opts.dryRun) });
+  const res = await addEpisode(vault.root, input, { now: new Date(nowMs()).toISOString(), dryRun: Boolean(opts.dryRun) });
+  if (res.redacted) ctx.warn((await import('../../secrets/redact.js')).describeRedaction(res.redacted));
   if (ctx.json) {
     ctx.out(JSON.stringify(res, null, 2));
     return;

@@ -10,6 +10,7 @@ import type { ExtractResult } from '../../extract/run.js';
 import { parseScopeList, SCOPE_NAMES } from '../../extract/scopes.js';
 import { globals, vaultFor } from '../common.js';
 import { makeCtx, nowMs, parseIntOption, readStdin, today, type Ctx } from '../io.js';
+import { describeRedaction } from '../../secrets/redact.js';
 
 interface ExtractOptions {
   format?: string;
@@ -65,6 +66,8 @@ interventions, intent-alignment → proxy.md; escalation → institutional.md; s
 .mem/jobs/<job>/MEMORY.md; team → .mem/jobs/<job>/tasks/<task>/MEMORY.md; global → ~/MEMORY.md.
 Without a model (no API key) mem uses heuristics: explicit signals only ("remember …",
 "always/never …", "don't …", corrections, interruptions, an error and the fix that worked).
+Credentials in the session (tokens, keys, passwords in URLs) are redacted before the heuristics
+or the model read it, and the answer again before writing: [redacted: github-token].
 
 Every learning, the heuristics' and a model's alike, passes a quality gate; rejected ones are
 counted by reason (--json: "rejected", "rejected_learnings"; --explain lists them):
@@ -315,6 +318,7 @@ function warnAbout(ctx: Ctx, r: ExtractResult): void {
   if (r.episodes_warning) ctx.warn(r.episodes_warning);
   if (r.episode_note_warning) ctx.warn(r.episode_note_warning);
   if (r.consolidation_warning) ctx.warn(r.consolidation_warning);
+  if (r.redacted) ctx.warn(describeRedaction(r.redacted));
 }
 
 function report(ctx: Ctx, r: ExtractResult, explain: boolean, inFolder = false): void {

@@ -61,14 +61,14 @@ async function importAiAgents(ctx: Ctx, dir: string, opts: ImportOptions): Promi
   }
   // A file: a causal graph given by its path (an episode file is imported with its folder).
   if (isFile && /^episode-.*\.json$/i.test(path.basename(abs))) throw usageError(`${dir} is an episode file`, 'give the folder that holds the episode-*.json files');
-  const episodes = isFile ? [] : importAiAgentsEpisodes(vault.root, abs, { dryRun: Boolean(opts.dryRun) });
+  const episodes = isFile ? [] : await importAiAgentsEpisodes(vault.root, abs, { dryRun: Boolean(opts.dryRun) });
   const { filesUnder } = await import('../../notes/import-episodes.js');
   const { importAiAgentsGraph } = await import('../../notes/import-graph.js');
   const graphs: (GraphImportReport | { file: string; error: string })[] = [];
   for (const file of isFile ? [abs] : filesUnder(abs, /^causal-graph\.json$/i).map((rel) => path.join(abs, rel))) {
     const display = path.relative(ctx.cwd, file) || file;
     try {
-      graphs.push(importAiAgentsGraph(vault.root, file, { today: today(), dryRun: Boolean(opts.dryRun), display }));
+      graphs.push(await importAiAgentsGraph(vault.root, file, { today: today(), dryRun: Boolean(opts.dryRun), display }));
     } catch (err) {
       if (!(err instanceof MemError)) throw err;
       graphs.push({ file: display, error: err.message });
@@ -77,6 +77,11 @@ async function importAiAgents(ctx: Ctx, dir: string, opts: ImportOptions): Promi
   const failed = episodes.filter((e) => e.action === 'error');
   const badGraphs = graphs.filter((g): g is { file: string; error: string } => 'error' in g);
   if (failed.length + badGraphs.length > 0) process.exitCode = 1;
+  const redactions = [...episodes, ...graphs].flatMap((r) => ('redacted' in r && r.redacted ? [r.redacted] : []));
+  if (redactions.length > 0) {
+    const { describeRedaction } = await import('../../secrets/redact.js');
+    ctx.warn(describeRedaction({ count: redactions.reduce((n, r) => n + r.count, 0), kinds: [...new Set(redactions.flatMap((r) => r.kinds))].sort() }));
+  }
   if (ctx.json) {
     ctx.out(JSON.stringify({ dir: abs, dry_run: Boolean(opts.dryRun), episodes, graphs }, null, 2));
     return;

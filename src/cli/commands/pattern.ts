@@ -198,7 +198,8 @@ async function addCommand(ctx: Ctx, input: string | undefined, opts: AddOpts): P
   }
   const vault = await vaultFor(ctx);
   const { addPattern } = await import('../../notes/pattern-note.js');
-  const res = addPattern(vault.root, args, { today: today(), dryRun: opts.dryRun });
+  const res = await addPattern(vault.root, args, { today: today(), dryRun: opts.dryRun });
+  if (res.redacted) ctx.warn((await import('../../secrets/redact.js')).describeRedaction(res.redacted));
   if (ctx.json) return ctx.out(JSON.stringify({ ...(opts.dryRun ? { dry_run: true } : {}), ...res }, null, 2));
   const extra = [
     ...res.added_evidence.map((e) => `evidence +${e}`),

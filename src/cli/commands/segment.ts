@@ -72,6 +72,7 @@ async function segmentCommand(ctx: Ctx, file: string, opts: SegmentOpts): Promis
     format, sessionId: opts.session, dryRun: opts.dryRun, cwd: ctx.cwd, now: new Date(nowMs()).toISOString(), stdin: readStdin, channels,
   });
   for (const w of res.warnings) ctx.warn(w);
+  if (res.redacted) ctx.warn((await import('../../secrets/redact.js')).describeRedaction(res.redacted));
   if (ctx.json) {
     ctx.out(JSON.stringify({ ...res, dry_run: Boolean(opts.dryRun) }, null, 2));
     return;

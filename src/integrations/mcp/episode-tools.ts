@@ -3,7 +3,7 @@
 
 import { z } from 'zod';
 import type { ToolSpec } from './tools.js';
-import { toolResult } from './results.js';
+import { redactedOutput, toolResult } from './results.js';
 
 const outcome = z.enum(['success', 'partial', 'failure']);
 const item = z.looseObject({});
@@ -26,14 +26,14 @@ const storeEpisodeTool: ToolSpec = {
     project: z.string().optional().describe('the project the session worked on'),
     context: z.string().optional().describe('the note\'s Context section (default: the task)'),
   },
-  outputSchema: { path: z.string(), title: z.string(), permalink: z.string(), session_id: z.string(), created: z.boolean(), changed: z.boolean(), dry_run: z.boolean() },
+  outputSchema: { path: z.string(), title: z.string(), permalink: z.string(), session_id: z.string(), created: z.boolean(), changed: z.boolean(), dry_run: z.boolean(), redacted: redactedOutput },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(a, env) {
     const vault = await env.openVault();
     const { addEpisode } = await import('../../notes/episodes.js');
     // Undefined optional fields are not sent to the strict schema.
     const input = Object.fromEntries(Object.entries(a).filter(([, v]) => v !== undefined));
-    const res = addEpisode(vault.root, input, { now: new Date(env.now()).toISOString() });
+    const res = await addEpisode(vault.root, input, { now: new Date(env.now()).toISOString() });
     return toolResult({ ...res });
   },
 };

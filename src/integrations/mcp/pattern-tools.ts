@@ -3,7 +3,7 @@
 
 import { z } from 'zod';
 import { CAUSAL_TYPES } from '../../notes/pattern-note.js';
-import { toolResult } from './results.js';
+import { redactedOutput, toolResult } from './results.js';
 import type { ToolSpec } from './tools.js';
 
 const MAX_TEXT = 100_000;
@@ -32,7 +32,7 @@ const addPatternTool: ToolSpec = {
   },
   outputSchema: {
     action: z.string(), title: z.string(), permalink: z.string(), path: z.string(), occurrences: z.number(), success_rate: z.number(), last_validated: z.string(),
-    added_evidence: z.array(z.string()), added_relations: z.array(z.object({ type: z.string(), target: z.string() })),
+    added_evidence: z.array(z.string()), added_relations: z.array(z.object({ type: z.string(), target: z.string() })), redacted: redactedOutput,
   },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   async run(a, env) {
@@ -40,7 +40,7 @@ const addPatternTool: ToolSpec = {
     const { addPattern } = await import('../../notes/pattern-note.js');
     const input = parseAddPatternArgs(a, 'add_pattern');
     const vault = await env.openVault();
-    return toolResult({ ...addPattern(vault.root, input, { today: env.today() }) });
+    return toolResult({ ...(await addPattern(vault.root, input, { today: env.today() })) });
   },
 };
 

@@ -1,6 +1,7 @@
 // What the MCP tools send back, and how their arguments become mem's requests: pure mapping,
 // no SDK and no disk, so it is tested on its own.
 
+import { z } from 'zod';
 import { formatWhere, MemError } from '../../errors.js';
 import type { EntryFilter } from '../../index/queries.js';
 
@@ -64,3 +65,7 @@ export function filterFromArgs(a: FilterArgs): EntryFilter {
 export function argName(field: string): string {
   return field === 'session' ? 'session_id' : field;
 }
+
+/** The output field of a tool that writes: the credentials it wrote as placeholders. */
+export const redactedOutput = z.object({ count: z.number(), kinds: z.array(z.string()) }).optional()
+  .describe('credentials found in the input and written as [redacted: kind] placeholders');

@@ -8,7 +8,7 @@ import type { SearchRequest } from '../../retrieve/search.js';
 import { DOMAINS, ENTRY_TYPES, STATUSES } from '../../vault/entry.js';
 import { LEARNING_TYPES, SCOPES } from '../../vault/scope.js';
 import type { Vault } from '../../vault/vault.js';
-import { argName, filterFromArgs, toolResult, type FilterArgs, type ToolAnswer } from './results.js';
+import { argName, filterFromArgs, redactedOutput, toolResult, type FilterArgs, type ToolAnswer } from './results.js';
 import { NOT_EPISODES } from '../../index/queries.js';
 import { PATTERN_TOOLS } from './pattern-tools.js';
 import { EPISODE_TOOLS } from './episode-tools.js';
@@ -199,7 +199,7 @@ const addTool: ToolSpec = {
     title: z.string().max(500).optional().describe('title (default: the heading or first sentence of text)'),
     session_id: z.string().max(128).optional().describe('the session that produced it, recorded in the entry'),
   },
-  outputSchema: { id: z.string(), path: z.string(), line: z.number().nullable(), scope: z.string(), warnings },
+  outputSchema: { id: z.string(), path: z.string(), line: z.number().nullable(), scope: z.string(), redacted: redactedOutput, warnings },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   async run(a, env) {
     const args = a as Record<string, unknown> & { text: string; session_id?: string; importance?: number };
@@ -215,7 +215,7 @@ const addTool: ToolSpec = {
     const vault = await env.openVault();
     const added = await addEntry(vault, req, vault.root, argName);
     const w = [...added.diagnostics.map((d) => formatWhere(d.message, { file: d.file, line: d.line })), ...added.notes, ...(added.warning ? [added.warning] : [])];
-    return toolResult(withWarnings({ id: added.id, path: added.file.path, line: added.line, scope: added.file.scope }, w));
+    return toolResult(withWarnings({ id: added.id, path: added.file.path, line: added.line, scope: added.file.scope, ...(added.redacted && { redacted: added.redacted }) }, w));
   },
 };
 

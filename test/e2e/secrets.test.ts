@@ -1,0 +1,253 @@
+// End to end: no credential typed into a session or handed to a command reaches the vault, the
+// terminal or a tool's answer. Each way in (mem add, extract offline and with a model, segment,
+// episode add, pattern add, import, the MCP tools) is run through the built CLI on input that
+// holds them. The tokens are made up in the vendors' formats (none works anywhere).
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { anthropicMessage, closeServers, fakeServer } from '../fake-llm.js';
+import { BIN, cleanup, mem, memAsync, tempDir, tempVault, type TempVault } from '../helpers.js';
+
+const clients: Client[] = [];
+afterEach(async () => {
+  for (const c of clients.splice(0)) await c.close().catch(() => undefined);
+  await closeServers();
+  cleanup();
+});
+
+const GH = 'ghp_' + 'R4nd0mT0k3nValue1234567890abcdefABCD';
+const STRIPE = 'sk_live_' + '51H8x2eKZvKYlo2C0aBcDeFgHiJkLmNoPqRsTuV';
+const AWS_ID = 'AKIA' + 'Q3EGRJ5XZ7PLW2HM';
+const AWS_SECRET = 'u8Hx2+Jq9LmP4tR7vW1yZ3bN6cF0dG5hK8sA2eXo';
+const JWT = 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c';
+const PEM_BODY = 'MIIEpAIBAAKCAQEA1c7+9z5Pad7OejecsQ0bu3aumFvJWqRmAyfFZ4YQT0F1ntZV';
+const PEM = `-----BEGIN RSA PRIVATE KEY-----\n${PEM_BODY}\nn0t4r34lk3yButSh4p3dL1k3On3Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0Lz9Xc8V\n-----END RSA PRIVATE KEY-----`;
+const DB_PASS = 's3cr3tP4ssw0rd';
+const DB_URL = `postgres://admin:${DB_PASS}@db.example.com:5432/app`;
+/** What must never be read back: each secret, and the parts of it a rule could leave behind. */
+const SECRETS = [GH, GH.slice(4), STRIPE, STRIPE.slice(8), AWS_ID, AWS_SECRET, JWT, JWT.split('.')[2], PEM_BODY, DB_PASS];
+
+const OFFLINE = { ANTHROPIC_API_KEY: undefined, ANTHROPIC_BASE_URL: undefined, OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined, MEM_PROVIDER: undefined, MEM_MODEL: undefined, MEM_NOW: '2026-11-20' };
+
+function vault(): TempVault {
+  const v = tempVault();
+  expect(mem(['init', '-q'], { cwd: v.root, home: v.home }).status).toBe(0);
+  return v;
+}
+
+/** Every file under `dir` (the vault, the home), as text. */
+function allText(dir: string): string {
+  let out = '';
+  for (const e of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    const p = path.join(e.parentPath, e.name);
+    if (e.isFile() && !p.includes(`${path.sep}.git${path.sep}`)) out += `\n--- ${p}\n${fs.readFileSync(p, 'latin1')}`;
+  }
+  return out;
+}
+
+function expectNoSecret(where: string, text: string): void {
+  for (const s of SECRETS) expect(text.includes(s), `${where} holds ${s.slice(0, 12)}…`).toBe(false);
+}
+
+function expectClean(v: TempVault, ...outputs: string[]): void {
+  expectNoSecret('the vault', allText(v.root));
+  expectNoSecret('the home', fs.existsSync(v.home) ? allText(v.home) : '');
+  outputs.forEach((o, i) => expectNoSecret(`output ${i}`, o));
+}
+
+/** A Claude Code session where the human types credentials, and the agent and its tools echo them. */
+function sessionFile(): string {
+  const sid = '5b2f0c4e-1d3a-4e6f-8a9b-0c1d2e3f4a5b';
+  let n = 0;
+  const at = () => `2026-11-20T10:${String(n).padStart(2, '0')}:00.000Z`;
+  const rec = (role: 'user' | 'assistant', content: unknown) => JSON.stringify({ type: role, sessionId: sid, uuid: `u-${++n}`, timestamp: at(), message: { role, content } });
+  const lines = [
+    rec('user', `The billing tests fail. Remember to run export STRIPE_API_KEY=${STRIPE} before the billing tests.`),
+    rec('assistant', [{ type: 'text', text: `I'll clone it first: git clone https://${GH}@github.com/acme/billing.git` }]),
+    rec('assistant', [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: `git clone https://${GH}@github.com/acme/billing.git && DATABASE_URL=${DB_URL} npm test` } }]),
+    rec('user', [{ type: 'tool_result', tool_use_id: 'toolu_1', is_error: true, content: `Error: could not connect to ${DB_URL}\nTests: 3 failed` }]),
+    rec('user', `Always set AWS_ACCESS_KEY_ID=${AWS_ID} and AWS_SECRET_ACCESS_KEY=${AWS_SECRET} before deploying to staging.`),
+    rec('user', `Don't ever paste the token into scripts: curl -H "Authorization: Bearer ${JWT}" broke the audit. The database is ${DB_URL}, use it for the migrations.`),
+    rec('user', `Remember the deploy key is this one:\n${PEM}`),
+    rec('assistant', [{ type: 'text', text: `Done: the billing tests pass with DATABASE_URL=${DB_URL}.` }]),
+  ];
+  const file = path.join(tempDir(), 'session-with-secrets.jsonl');
+  fs.writeFileSync(file, `${lines.join('\n')}\n`);
+  return file;
+}
+
+describe('credentials never reach the vault', () => {
+  it('mem add writes placeholders for every kind, in text, title and tags, and says so once', () => {
+    const v = vault();
+    const text = `Clone with git clone https://${GH}@github.com/acme/app.git; export STRIPE_API_KEY=${STRIPE}; AWS_ACCESS_KEY_ID=${AWS_ID} AWS_SECRET_ACCESS_KEY=${AWS_SECRET}; DATABASE_URL=${DB_URL}; Authorization: Bearer ${JWT}\n\n${PEM}`;
+    const r = mem(['add', text, '--tags', `deploy,${GH}`, '--json'], { cwd: v.root, home: v.home });
+    expect(r.status, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.redacted.count).toBeGreaterThanOrEqual(7);
+    expect(out.redacted.kinds).toEqual(expect.arrayContaining(['github-token', 'stripe-key']));
+    expect(r.stderr.match(/mem: warning: redacted \d+ secrets \(.*github-token.*\) before writing/g)).toHaveLength(1);
+    const memory = v.read('MEMORY.md');
+    expect(memory).toContain('https://[redacted: github-token]@github.com/acme/app.git');
+    expect(memory).toContain('export STRIPE_API_KEY=[redacted: stripe-key]');
+    expect(memory).toContain('postgres://admin:[redacted: ');
+    expect(memory).toMatch(/tags: \[deploy, '\[redacted: github-token\]'\]/);
+    // The file still reads as mem's: the entry lints and is found.
+    expect(mem(['lint'], { cwd: v.root, home: v.home }).status).toBe(0);
+    const found = mem(['search', 'clone acme app', '--json'], { cwd: v.root, home: v.home }).json();
+    expect(found.results[0].id).toBe(out.id);
+    expectClean(v, r.stdout, r.stderr);
+    // A title given apart is redacted too; a learning with no secret says nothing.
+    const t = mem(['add', 'Rotate the staging key monthly', '--title', `Key ${GH}`], { cwd: v.root, home: v.home });
+    expect(t.status, t.stderr).toBe(0);
+    expect(t.stderr).toMatch(/redacted 1 secret \(github-token\) before writing/);
+    const plain = mem(['add', 'Run the migrations before the API tests', '--json'], { cwd: v.root, home: v.home });
+    expect(plain.stderr).not.toMatch(/redacted/);
+    expect(JSON.parse(plain.stdout).redacted).toBeUndefined();
+    expectClean(v, t.stdout, t.stderr);
+  });
+
+  it('mem extract offline: learnings, episodes, the episode note, stdout and stderr hold placeholders only', () => {
+    const v = vault();
+    const file = sessionFile();
+    const r = mem(['extract', file, '--scopes', 'project,corrective,interventions,observations', '--json'], { cwd: v.root, home: v.home, env: OFFLINE });
+    expect(r.status, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.written.length).toBeGreaterThan(0);
+    expect(out.redacted.count).toBeGreaterThan(5);
+    expect(out.redacted.kinds).toEqual(expect.arrayContaining(['github-token', 'stripe-key']));
+    expect(r.stderr).toMatch(/mem: warning: redacted \d+ secrets \(.*\) before writing/);
+    // The learnings keep what they teach, with the placeholder where the value was.
+    const learned = ['MEMORY.md', 'proxy.md'].filter((f) => fs.existsSync(v.path(f))).map((f) => v.read(f)).join('\n');
+    expect(learned).toMatch(/\[redacted: [a-z-]+\]/);
+    const episodes = fs.readdirSync(v.path('.mem/episodes'));
+    expect(episodes.length).toBeGreaterThan(0);
+    expect(episodes.map((e) => v.read(`.mem/episodes/${e}`)).join('\n')).toContain('[redacted: github-token]');
+    expectClean(v, r.stdout, r.stderr);
+    // The human text output says it as well, once.
+    const again = mem(['extract', file, '--force', '--dry-run'], { cwd: v.root, home: v.home, env: OFFLINE });
+    expect(again.stderr.match(/redacted \d+ secrets/g)).toHaveLength(1);
+    expectClean(v, again.stdout, again.stderr);
+  });
+
+  it('mem extract with a model: the model never sees a credential, and one it makes up is not written', async () => {
+    const v = vault();
+    const echoed = {
+      learnings: [
+        { scope: 'project', type: 'procedural', title: `Export STRIPE_API_KEY=${STRIPE} before the billing tests`, body: `The billing tests read the key; clone with https://${GH}@github.com/acme/billing.git first.`, importance: 0.8, evidence: `export STRIPE_API_KEY=${STRIPE}` },
+        { scope: 'project', type: 'declarative', title: 'The staging database needs its password in the URL', body: `Use ${DB_URL} for the migrations.`, importance: 0.6, evidence: '' },
+      ],
+      episode: { outcome: 'success', decisions: [{ title: `Use the key ${AWS_ID}`, type: 'design', context: `AWS_SECRET_ACCESS_KEY=${AWS_SECRET} was needed`, options: [JWT], chosen: `the token ${GH}`, rationale: 'it worked', outcome: 'success', evidence: '' }] },
+    };
+    const srv = await fakeServer([{ body: anthropicMessage(echoed) }]);
+    const r = await memAsync(['extract', sessionFile(), '--json', '--session', 'model-run'], { cwd: v.root, home: v.home, env: { ...OFFLINE, ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: srv.url } });
+    expect(r.status, r.stderr).toBe(0);
+    expect(srv.seen).toHaveLength(1);
+    expectNoSecret('the prompt', JSON.stringify(srv.seen[0].body));
+    expect(JSON.stringify(srv.seen[0].body)).toContain('[redacted: stripe-key]');
+    const out = JSON.parse(r.stdout);
+    expect(out.written.map((w: { title: string }) => w.title).join('\n')).toContain('Export STRIPE_API_KEY=[redacted: stripe-key] before the billing');
+    expect(v.read('MEMORY.md')).toContain('postgres://admin:[redacted: ');
+    expect(v.read('.mem/episodes/EPISODE-model-run.md')).toContain('[redacted: aws-access-key-id]');
+    expectClean(v, r.stdout, r.stderr);
+  });
+
+  it('mem segment writes the episodes redacted', () => {
+    const v = vault();
+    const r = mem(['segment', sessionFile(), '--session', 'seg-1', '--json'], { cwd: v.root, home: v.home, env: OFFLINE });
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).redacted.count).toBeGreaterThan(5);
+    expect(v.read('.mem/episodes/seg-1.md')).toContain('[redacted: stripe-key]');
+    expectClean(v, r.stdout, r.stderr);
+  });
+
+  it('mem episode add redacts every field of the note: task, context, decisions, events, lessons', () => {
+    const v = vault();
+    const input = {
+      session_id: 'ep-secrets', task: `Deploy with ${GH}`, outcome: 'success', context: `The database is ${DB_URL}`,
+      decisions: [{ id: 'd001', timestamp: '2026-11-20T10:00:00Z', type: 'design', context: `export STRIPE_API_KEY=${STRIPE}`, options: [`use ${JWT}`, 'ask ops'], chosen: `AWS_ACCESS_KEY_ID=${AWS_ID}`, rationale: `AWS_SECRET_ACCESS_KEY=${AWS_SECRET}`, outcome: 'success' }],
+      events: [{ id: 'e001', timestamp: '2026-11-20T10:05:00Z', type: 'error', content: `auth failed for ${GH}` }],
+      lessons: [`Never commit ${PEM}`],
+    };
+    const r = mem(['episode', 'add', '--json'], { cwd: v.root, home: v.home, input: JSON.stringify(input) });
+    expect(r.status, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.redacted.count).toBeGreaterThanOrEqual(8);
+    expect(r.stderr).toMatch(/redacted \d+ secrets \(.*\) before writing/);
+    const note = v.read('.mem/episodes/EPISODE-ep-secrets.md');
+    expect(note).toContain('Deploy with [redacted: github-token]');
+    expect(mem(['validate'], { cwd: v.root, home: v.home }).status).toBe(0);
+    expectClean(v, r.stdout, r.stderr);
+  });
+
+  it('mem pattern add redacts name, trigger, action and description', () => {
+    const v = vault();
+    const r = mem(['pattern', 'add', '--name', 'export-stripe-key', '--trigger', `billing tests need STRIPE_API_KEY=${STRIPE}`, '--action', `git clone https://${GH}@github.com/acme/billing.git`, '--description', `db at ${DB_URL}`, '--json'], { cwd: v.root, home: v.home });
+    expect(r.status, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.redacted.count).toBe(3);
+    expect(out.redacted.kinds).toEqual(expect.arrayContaining(['github-token', 'stripe-key']));
+    expect(r.stderr).toMatch(/redacted 3 secrets/);
+    const note = v.read('.mem/patterns/PATTERN-export-stripe-key.md');
+    expect(note).toContain('https://[redacted: github-token]@github.com/acme/billing.git');
+    expectClean(v, r.stdout, r.stderr);
+  });
+
+  it('mem import ai-agents redacts the episodes and the causal graph it brings in', () => {
+    const v = vault();
+    const dir = tempDir();
+    fs.writeFileSync(path.join(dir, 'episode-imp-1.json'), JSON.stringify({
+      id: 'imp-1', session: 'imp-1', timestamp: '2026-01-02T10:00:00Z', outcome: 'success', task: `Rotate ${GH}`,
+      decisions: [`Use STRIPE_API_KEY=${STRIPE}`], events: [{ type: 'error', content: `login with ${DB_URL} failed`, timestamp: '2026-01-02T10:01:00Z' }], lessons: [`AWS_SECRET_ACCESS_KEY=${AWS_SECRET} leaked`], metrics: {},
+    }));
+    fs.writeFileSync(path.join(dir, 'causal-graph.json'), JSON.stringify({
+      version: 1, nodes: [], edges: [],
+      patterns: [{ id: 'p1', name: 'clone with token', trigger: `repo needs ${GH}`, action: `export STRIPE_API_KEY=${STRIPE}`, success_rate: 1, occurrences: 2 }],
+    }));
+    const r = mem(['import', 'ai-agents', dir, '--json'], { cwd: v.root, home: v.home });
+    expect(r.status, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.episodes[0].redacted.count).toBeGreaterThanOrEqual(4);
+    expect(out.graphs[0].redacted.count).toBe(2);
+    expect(r.stderr.match(/redacted \d+ secrets/g)).toHaveLength(1);
+    expect(fs.readdirSync(v.path('.mem/patterns')).length).toBe(1);
+    expectClean(v, r.stdout, r.stderr);
+  });
+});
+
+describe('credentials never reach the vault through the MCP tools', () => {
+  async function serve(v: TempVault) {
+    const transport = new StdioClientTransport({
+      command: process.execPath, args: [BIN, 'mcp', '--root', v.root], cwd: v.root,
+      env: { PATH: process.env.PATH ?? '', MEM_HOME: v.home, NO_COLOR: '1', MEM_NOW: '2026-11-25' }, stderr: 'pipe',
+    });
+    let err = '';
+    transport.stderr?.on('data', (d) => (err += d));
+    const client = new Client({ name: 'mem-test', version: '1.0.0' });
+    await client.connect(transport);
+    clients.push(client);
+    type Answer = { isError?: boolean; content: { text: string }[]; structuredContent?: Record<string, any> };
+    return { stderr: () => err, call: async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as Answer };
+  }
+
+  it('add, store_episode and add_pattern write placeholders and say what they redacted', async () => {
+    const v = vault();
+    const s = await serve(v);
+    const add = await s.call('add', { text: `Deploy with AWS_ACCESS_KEY_ID=${AWS_ID} AWS_SECRET_ACCESS_KEY=${AWS_SECRET}`, tags: [JWT] });
+    expect(add.isError, JSON.stringify(add)).toBeFalsy();
+    expect(add.structuredContent!.redacted.count).toBe(3);
+    expect(add.content[0].text).toContain('"redacted"');
+    const ep = await s.call('store_episode', { session_id: 'mcp-1', task: `Use ${GH}`, outcome: 'success', lessons: [`STRIPE_API_KEY=${STRIPE}`], context: DB_URL });
+    expect(ep.isError, JSON.stringify(ep)).toBeFalsy();
+    expect(ep.structuredContent!.redacted.count).toBe(3);
+    const pat = await s.call('add_pattern', { name: 'deploy-with-key', trigger: `needs ${GH}`, action: `run with ${PEM}` });
+    expect(pat.isError, JSON.stringify(pat)).toBeFalsy();
+    expect(pat.structuredContent!.redacted.kinds).toContain('github-token');
+    const plain = await s.call('add', { text: 'Warm the cache after each deploy' });
+    expect(plain.structuredContent!.redacted).toBeUndefined();
+    expect(v.read('MEMORY.md')).toContain('AWS_ACCESS_KEY_ID=[redacted: aws-access-key-id]');
+    expectClean(v, JSON.stringify([add, ep, pat]), s.stderr());
+  });
+});
