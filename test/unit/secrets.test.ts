@@ -111,6 +111,31 @@ describe('extra rules', () => {
     expect(redactForDisplay(`key:\n${cut}`)).toBe('key:\n[redacted: private-key]');
   });
 
+  it('ends a private key cut short at its last line of key material, whatever follows', () => {
+    const cut = PEM.slice(0, 120);
+    // In a YAML block scalar: the header's closing line, the heading and the body stay.
+    const yaml = `---\nid: e1\nkey: |\n  ${cut.replace(/\n/g, '\n  ')}\n---\n## Title\nbody\n\nmore\n`;
+    expect(redactForDisplay(yaml)).toBe('---\nid: e1\nkey: |\n  [redacted: private-key]\n---\n## Title\nbody\n\nmore\n');
+    // A line of prose right after it is not key material.
+    expect(redactForDisplay(`${cut}\nthen the deploy failed`)).toBe('[redacted: private-key]\nthen the deploy failed');
+    // A short line is the key's last only after a full-width one.
+    const [begin, full] = PEM.split('\n');
+    expect(redactForDisplay(`${begin}\n${full}\nn0t4r3\nsee`)).toBe('[redacted: private-key]\nsee');
+    expect(redactForDisplay(`${begin}\nThanks`)).toBe('[redacted: private-key]\nThanks');
+  });
+
+  it('keeps the line endings around a private key (CRLF)', () => {
+    const crlf = PEM.replace(/\n/g, '\r\n');
+    expect(redactForDisplay(`a\r\n${crlf}\r\nb\r\n`)).toBe('a\r\n[redacted: private-key]\r\nb\r\n');
+    expect(redactForDisplay(`a\r\n${crlf.slice(0, 125)}\r\n\r\nb\r\n`)).toBe('a\r\n[redacted: private-key]\r\n\r\nb\r\n');
+  });
+
+  it('takes an encrypted private key whole, headers and blank line included', () => {
+    const enc = `-----BEGIN ENCRYPTED PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,3F17F5316E2BAC89\n\n${PEM.split('\n')[1]}\nAbCdEf==\n-----END ENCRYPTED PRIVATE KEY-----`;
+    expect(redactForDisplay(`x\n${enc}\ny`)).toBe('x\n[redacted: private-key]\ny');
+    expect(redactForDisplay(`x\n${enc.split('\n').slice(0, 5).join('\n')}\n\ny`)).toBe('x\n[redacted: private-key]\n\ny');
+  });
+
   it('shows URLs without their credentials', () => {
     expect(urlForDisplay('https://user:pa55@llm.example.com/v1')).toBe('https://***@llm.example.com/v1');
     expect(urlForDisplay('https://llm.example.com/v1')).toBe('https://llm.example.com/v1');
