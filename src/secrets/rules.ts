@@ -52,7 +52,12 @@ function nameWords(name: string): string[] {
 const PASSWORD_WORD = /^(password|passwd|passphrase|pass|pwd|secrets?)$|(password|passwd|passphrase|secret)$/;
 const KEY_WORD = /^(tokens?|keys?|apikey|credentials?|auth)$|(token|apikey|accesskey|secretkey|privatekey|authkey|signingkey)$/;
 
+// Every word the two patterns above accept holds one of these: a name without any is not looked
+// at word by word (a vault's headers are a hundred thousand `key: value` lines).
+const SECRET_STEM = /pass|pwd|secret|token|key|credential|auth/i;
+
 function namesSecret(name: string): 'password' | 'key' | null {
+  if (!SECRET_STEM.test(name)) return null;
   const words = nameWords(name);
   if (words.some((w) => PASSWORD_WORD.test(w))) return 'password';
   if (words.some((w) => KEY_WORD.test(w))) return 'key';
@@ -104,6 +109,7 @@ function assignments(text: string, out: SecretFinding[]): void {
 const URL_USERINFO_RE = /\b[a-z][a-z0-9+.-]{1,31}:\/\/([^\s:/?#@'"`<>]{0,256}):([^\s/?#@'"`<>]{1,512})@(?=[^\s@/]+)/gi;
 
 function urlPasswords(text: string, out: SecretFinding[]): void {
+  if (!text.includes('://')) return; // the pattern is tried at every word otherwise
   for (const m of text.matchAll(URL_USERINFO_RE)) {
     const pass = m[2];
     if (/^\[redacted/.test(pass) || /^\$\{?[A-Za-z_]/.test(pass) || /^<.*>$/.test(pass) || /^\*+$/.test(pass)) continue;
