@@ -190,6 +190,8 @@ measure('reindex after one file changed', '≤ 200 ms', RUNS, (i) => {
 });
 measure(`mem search (${QUERIES.length} queries, end to end)`, '≤ 150 ms', QUERIES.length, (i) => run(vault, ['search', QUERIES[i], '--json']));
 measure('mem context', '—', RUNS, (i) => run(vault, ['context', QUERIES[i]]));
+// Every check of every file, secrets included (the pre-commit hook lints only the staged files).
+measure(`mem lint (${ENTRIES} entries, secrets searched too)`, '—', Math.min(RUNS, 3), () => run(vault, ['lint', '--quiet']));
 measure(`mem compact (${ENTRIES} entries, with the index refresh)`, '≤ 10 s', Math.min(RUNS, 3), () => {
   const copy = path.join(base, 'compact');
   fs.rmSync(copy, { recursive: true, force: true });

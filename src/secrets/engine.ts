@@ -4,3 +4,4 @@
 
 export { lintSource } from '@secretlint/core';
 export { creator } from '@secretlint/secretlint-rule-preset-recommend';
+export { secretLintProfiler } from '@secretlint/profiler';

@@ -52,7 +52,12 @@ function nameWords(name: string): string[] {
 const PASSWORD_WORD = /^(password|passwd|passphrase|pwd|secrets?)$|(password|passwd|passphrase|secret)$/;
 const KEY_WORD = /^(tokens?|keys?|apikey|credentials?|auth)$|(token|apikey|accesskey|secretkey|privatekey|authkey|signingkey)$/;
 
+// Every word the two patterns above accept holds one of these: a name without any is not looked
+// at word by word (a vault's headers are a hundred thousand `key: value` lines).
+const SECRET_STEM = /pass|pwd|secret|token|key|credential|auth/i;
+
 function namesSecret(name: string): 'password' | 'key' | null {
+  if (!SECRET_STEM.test(name)) return null;
   const words = nameWords(name);
   // `pass` alone is too common a word (a test runner's `--- PASS: TestX`); DB_PASS is a password.
   if (words.some((w) => PASSWORD_WORD.test(w)) || (words.length > 1 && words[words.length - 1] === 'pass')) return 'password';
@@ -110,6 +115,7 @@ function assignments(text: string, out: SecretFinding[]): void {
 const URL_USERINFO_RE = /\b[a-z][a-z0-9+.-]{1,31}:\/\/([^\s:/?#@'"`<>]{0,256}):([^\s/?#@'"`<>]{1,512})@(?=[^\s@/]+)/gi;
 
 function urlPasswords(text: string, out: SecretFinding[]): void {
+  if (!text.includes('://')) return; // the pattern is tried at every word otherwise
   for (const m of text.matchAll(URL_USERINFO_RE)) {
     const pass = m[2];
     if (/^\[redacted/.test(pass) || /^\$\{?[A-Za-z_]/.test(pass) || /^<.*>$/.test(pass) || /^\*+$/.test(pass)) continue;
@@ -154,11 +160,61 @@ function tokens(text: string, out: SecretFinding[]): void {
   }
 }
 
-// A private key block, also one cut short (no END line, as a truncated message leaves it).
-const PRIVATE_KEY_RE = /-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|(?=\n\s*\n)|$)/g;
+// A private key block, also one cut short (no END line, as a truncated message leaves it): then it
+// runs over the lines that are key material and stops at the first that is not, so a key cut short
+// in a YAML block scalar leaves the header's closing `---` and whatever follows alone.
+const PEM_BEGIN_RE = /-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----/g;
+const PEM_END_RE = /-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----/;
+// The rest of the BEGIN line when the key was pasted on one line (blanks or escaped line breaks).
+const PEM_SAME_LINE_RE = /^(?:(?:[ \t]+|(?:\\[nr])+)[A-Za-z0-9+/=]+)+/;
+// A line of the body: base64 or an encrypted key's header, behind the indentation, quote or
+// comment mark a YAML block, a reply or code gives it.
+const PEM_LINE_RE = /^([ \t]*(?:>|#|\/\/|\*|["'])?[ \t]*)([A-Za-z0-9+/]+={0,2}|(?:Proc-Type|DEK-Info):[ \t]*[A-Za-z0-9,-]+)(?:\\n)?["',]?[ \t]*$/;
+const PEM_PREFIX_RE = /^[ \t]*(?:>|#|\/\/|\*|["'])?[ \t]*$/;
 
 function privateKeys(text: string, out: SecretFinding[]): void {
-  for (const m of text.matchAll(PRIVATE_KEY_RE)) out.push({ kind: 'private-key', start: m.index!, end: m.index! + m[0].length });
+  const lineEnd = (from: number) => {
+    const n = text.indexOf('\n', from);
+    return n === -1 ? text.length : n;
+  };
+  for (const m of text.matchAll(PEM_BEGIN_RE)) {
+    const start = m.index!;
+    let end = start + m[0].length;
+    let eol = lineEnd(end);
+    const rest = text.slice(end, eol).replace(/\r$/, '');
+    const endHere = PEM_END_RE.exec(rest);
+    if (endHere) {
+      out.push({ kind: 'private-key', start, end: end + endHere.index + endHere[0].length });
+      continue;
+    }
+    end += PEM_SAME_LINE_RE.exec(rest)?.[0].length ?? 0;
+    // An encrypted key's headers are followed by one blank line, then the body. A short line of
+    // base64 (a word, as far as its letters go) is the key's last only after a full-width one.
+    let afterHeader = false;
+    let full = false;
+    while (eol < text.length) {
+      const from = eol + 1;
+      eol = lineEnd(from);
+      const line = text.slice(from, eol).replace(/\r$/, '');
+      const close = PEM_END_RE.exec(line);
+      if (close && PEM_PREFIX_RE.test(line.slice(0, close.index))) {
+        end = from + close.index + close[0].length;
+        break;
+      }
+      const body = PEM_LINE_RE.exec(line);
+      const short = body !== null && body[2].length < 16 && !body[2].endsWith('=') && !body[2].includes(':');
+      if (body && (!short || full)) {
+        end = from + body[1].length + body[2].length;
+        if (short) break;
+        afterHeader = body[2].includes(':');
+        full = body[2].length >= 40;
+        continue;
+      }
+      if (!afterHeader || line.trim() !== '') break;
+      afterHeader = false;
+    }
+    out.push({ kind: 'private-key', start, end });
+  }
 }
 
 /** Every credential the extra rules find in `text` (unordered, possibly overlapping). */

@@ -10,6 +10,9 @@ import type { ReadResult } from './read.js';
 export interface LintFinding {
   file: string;
   line: number | null;
+  /** A secret's column and kind (its value is never part of a finding). */
+  column?: number;
+  kind?: string;
   severity: 'error' | 'warning';
   message: string;
 }

@@ -137,6 +137,25 @@ export function rewriteFile(abs: string, display: string, change: (file: ParsedF
   }, display);
 }
 
+/**
+ * Rewrite a file's text under its lock, with a change that may wait (null: no change). The text is
+ * read under the lock, as every writer reads it (no BOM, which goes back on; a file mid-merge is
+ * refused), and whatever `change` leaves alone keeps its bytes.
+ */
+export async function rewriteTextAsync(abs: string, display: string, change: (text: string) => Promise<string | null>): Promise<boolean> {
+  const lock = await acquireLockAsync(abs, display);
+  try {
+    const read = readForWrite(abs, display);
+    if (read === null) throw new MemError('file not found', { where: { file: display } });
+    const out = await change(read.text);
+    if (out === null || out === read.text) return false;
+    lock.replace(encoded(read, out));
+    return true;
+  } finally {
+    lock.release();
+  }
+}
+
 export interface FileEdit {
   abs: string;
   /** The file's name in messages. */

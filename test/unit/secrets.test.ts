@@ -1,6 +1,7 @@
 // Credentials in text on its way into the vault: secretlint's preset plus mem's extra rules.
 // Tokens here are made up in the vendors' real formats (none of them works anywhere).
 
+import { performance } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
 import { describeRedaction, findSecrets, kindOf, redactDeep, redactionReport, redactSecrets, redactTexts } from '../../src/secrets/redact.js';
 import { entropy, looksLikeCredential, redactForDisplay, urlForDisplay } from '../../src/secrets/rules.js';
@@ -89,6 +90,17 @@ describe('redactSecrets', () => {
     expect(await findSecrets(plain)).toEqual([]);
   });
 
+  it('leaves nothing on the global performance timeline, however many texts it reads', async () => {
+    // secretlint's profiler marks each rule run there and never clears the marks; each new one
+    // was looked up among all the earlier ones, so a vault of files cost the square of its size.
+    await findSecrets('warm up');
+    const before = performance.getEntriesByType('mark').length;
+    for (let i = 0; i < 50; i++) await findSecrets(`file ${i}: the token is ${GH}`);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(performance.getEntriesByType('mark').length).toBe(before);
+    expect(performance.getEntriesByType('measure')).toEqual([]);
+  });
+
   it('takes the values mem knows to be credentials whatever their shape', async () => {
     const out = await redactSecrets('server said: invalid key "plainkey-0001"', ['plainkey-0001']);
     expect(out.text).toBe('server said: invalid key "[redacted: api-key]"');
@@ -124,6 +136,31 @@ describe('extra rules', () => {
   it('redacts a private key block cut short', () => {
     const cut = PEM.slice(0, 120);
     expect(redactForDisplay(`key:\n${cut}`)).toBe('key:\n[redacted: private-key]');
+  });
+
+  it('ends a private key cut short at its last line of key material, whatever follows', () => {
+    const cut = PEM.slice(0, 120);
+    // In a YAML block scalar: the header's closing line, the heading and the body stay.
+    const yaml = `---\nid: e1\nkey: |\n  ${cut.replace(/\n/g, '\n  ')}\n---\n## Title\nbody\n\nmore\n`;
+    expect(redactForDisplay(yaml)).toBe('---\nid: e1\nkey: |\n  [redacted: private-key]\n---\n## Title\nbody\n\nmore\n');
+    // A line of prose right after it is not key material.
+    expect(redactForDisplay(`${cut}\nthen the deploy failed`)).toBe('[redacted: private-key]\nthen the deploy failed');
+    // A short line is the key's last only after a full-width one.
+    const [begin, full] = PEM.split('\n');
+    expect(redactForDisplay(`${begin}\n${full}\nn0t4r3\nsee`)).toBe('[redacted: private-key]\nsee');
+    expect(redactForDisplay(`${begin}\nThanks`)).toBe('[redacted: private-key]\nThanks');
+  });
+
+  it('keeps the line endings around a private key (CRLF)', () => {
+    const crlf = PEM.replace(/\n/g, '\r\n');
+    expect(redactForDisplay(`a\r\n${crlf}\r\nb\r\n`)).toBe('a\r\n[redacted: private-key]\r\nb\r\n');
+    expect(redactForDisplay(`a\r\n${crlf.slice(0, 125)}\r\n\r\nb\r\n`)).toBe('a\r\n[redacted: private-key]\r\n\r\nb\r\n');
+  });
+
+  it('takes an encrypted private key whole, headers and blank line included', () => {
+    const enc = `-----BEGIN ENCRYPTED PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,3F17F5316E2BAC89\n\n${PEM.split('\n')[1]}\nAbCdEf==\n-----END ENCRYPTED PRIVATE KEY-----`;
+    expect(redactForDisplay(`x\n${enc}\ny`)).toBe('x\n[redacted: private-key]\ny');
+    expect(redactForDisplay(`x\n${enc.split('\n').slice(0, 5).join('\n')}\n\ny`)).toBe('x\n[redacted: private-key]\n\ny');
   });
 
   it('shows URLs without their credentials', () => {

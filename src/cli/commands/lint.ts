@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { MemError, usageError } from '../../errors.js';
 import type { ParsedFile } from '../../vault/format.js';
+import type { SecretPlace } from '../../secrets/files.js';
 import type { LintFinding, LintInput } from '../../vault/lint.js';
 import type { Vault, VaultFile } from '../../vault/vault.js';
 import { settleCheck } from '../check.js';
@@ -21,9 +22,9 @@ interface LintOptions {
 export function registerLint(program: Command): void {
   program
     .command('lint')
-    .description('check memory files: YAML, unique ids, enums, ranges, dates, FSRS state (exit 1 on problems)')
+    .description('check memory files and notes: YAML, unique ids, enums, ranges, dates, FSRS state, secrets (exit 1 on problems)')
     .argument('[files...]', 'files to check (default: every file of the vault)')
-    .option('--fix', 'normalise what can be normalised (case of enums, numbers given as text, date formats, ranges; a NUL byte becomes a visible ␀)')
+    .option('--fix', 'normalise what can be normalised (case of enums, numbers given as text, date formats, ranges; a NUL byte becomes a visible ␀) and replace each secret by [redacted: kind]')
     .option('--remove-empty', 'with --fix (or --check): also remove empty entries (a header with no text, as the earlier teaparty system left them)')
     .option('--check', 'write nothing; exit 1 on any problem or when --fix would change a file (CI)')
     .option('--staged', 'check the versions staged in git (for a pre-commit hook)')
@@ -36,7 +37,11 @@ Examples:
   $ mem lint --check           # CI: problems, or normalisations --fix would make, fail
 
 Dotfiles (an editor's lock or temp copy) and links to nothing are not memory files. A memory
-file under a case variant of its name (memory.md, Institutional.md) is not read: a warning names it.`)
+file under a case variant of its name (memory.md, Institutional.md) is not read: a warning names it.
+
+A credential in a file (a token, a key, a password) is an error, shown by its file, line, column
+and kind, never by its value:
+  MEMORY.md:14: secret (github-token) at column 8; mem lint --fix replaces it with [redacted: github-token]`)
     .action(async (files: string[], opts: LintOptions, command: Command) => {
       await lintCommand(makeCtx(globals(command)), files, opts);
     });
@@ -109,6 +114,9 @@ async function lintCommand(ctx: Ctx, files: string[], opts: LintOptions): Promis
   // The one normalisation --fix applies and --check looks for: both paths call it.
   const fixOf = (parsed: ParsedFile, file: string) => fixParsedFile(parsed, { removeEmpty: opts.removeEmpty, path: file });
   let resolved = 0;
+  let redacted = 0;
+  let redactedFiles = 0;
+  const secretCache = new Map<string, { text: string; places: SecretPlace[] }>();
   if (opts.fix) {
     // Git conflict markers first: resolved by entry id, as mem resolve does (not staged: lint
     // leaves git's index to the user); what cannot be resolved stays marked and lint reports it.
@@ -150,6 +158,30 @@ async function lintCommand(ctx: Ctx, files: string[], opts: LintOptions): Promis
       }
     }
     if (fixed + removed > 0) ({ list, targets } = await inputs(vault, ctx, files, opts));
+    // Secrets last: found on the texts just read, then each file that holds one is read again,
+    // searched again and rewritten under its lock (only the secrets' bytes change).
+    const { rewriteTextAsync } = await import('../../vault/store.js');
+    const { redactFileText } = await import('../../secrets/files.js');
+    const holding = new Set((await secretFindings(list, secretCache)).map((f) => f.file));
+    for (const t of targets) {
+      if (!holding.has(t.path)) continue;
+      let n = 0;
+      try {
+        const changed = await rewriteTextAsync(t.abs, t.path, async (text) => {
+          const r = await redactFileText(text, t.path, knownSecrets());
+          n = r.count;
+          return r.text;
+        });
+        if (changed) {
+          redacted += n;
+          redactedFiles++;
+        }
+      } catch (err) {
+        if (!(err instanceof MemError)) throw err;
+        ctx.warn(err.message + (err.where?.file ? ` (${err.where.file}${err.where.line ? `:${err.where.line}` : ''})` : ''));
+      }
+    }
+    if (redacted > 0) ({ list, targets } = await inputs(vault, ctx, files, opts));
   }
   // --check: what --fix would change, worked out on the texts lint read (staged ones with
   // --staged), with the same normalisation and the same "did the bytes change" test as rewriteFile.
@@ -162,7 +194,7 @@ async function lintCommand(ctx: Ctx, files: string[], opts: LintOptions): Promis
       if (r && serializeFile(r.file) !== input.read.text) pending.push({ file: input.path, fixes: r.fixes, removed: r.removed });
     }
   }
-  const findings: LintFinding[] = lintFiles(list, nowMs());
+  const findings: LintFinding[] = [...lintFiles(list, nowMs()), ...(await secretFindings(list, secretCache))].sort((a, b) => a.file.localeCompare(b.file) || (a.line ?? 0) - (b.line ?? 0));
   findings.push(...(await typedNoteFindings(vault, list, files.length > 0 || opts.staged ? targets.map((t) => t.path) : null)));
   // A memory file under a case variant of its name (memory.md, Institutional.md) is not read: said.
   if (files.length === 0 && !opts.staged) {
@@ -173,18 +205,48 @@ async function lintCommand(ctx: Ctx, files: string[], opts: LintOptions): Promis
   const errors = findings.filter((f) => f.severity === 'error').length;
   const check = settleCheck(opts.check, errors === 0 && pending.length === 0);
   if (ctx.json) {
-    ctx.out(JSON.stringify({ ...(opts.check ? { dry_run: true, ...check } : {}), files: targets.length, problems: findings.map((f) => ({ ...f })), ...(opts.check ? { fixed: pending.reduce((n, p) => n + p.fixes, 0), removed: pending.reduce((n, p) => n + p.removed, 0), would_fix: pending } : { fixed, removed, resolved }) }, null, 2));
+    ctx.out(JSON.stringify({ ...(opts.check ? { dry_run: true, ...check } : {}), files: targets.length, problems: findings.map((f) => ({ ...f })), ...(opts.check ? { fixed: pending.reduce((n, p) => n + p.fixes, 0), removed: pending.reduce((n, p) => n + p.removed, 0), would_fix: pending } : { fixed, removed, resolved, redacted }) }, null, 2));
   } else {
     for (const f of findings) ctx.out(`${f.file}${f.line ? `:${f.line}` : ''}: ${f.severity === 'warning' ? 'warning: ' : ''}${f.message}`);
     for (const p of pending) ctx.out(`${p.file}: mem lint --fix would ${[p.fixes ? `fix ${p.fixes} value${p.fixes === 1 ? '' : 's'}` : '', p.removed ? `remove ${p.removed} empty entr${p.removed === 1 ? 'y' : 'ies'}` : ''].filter(Boolean).join(' and ')}`);
     if (pending.length > 0) ctx.info(`check: mem lint --fix would change ${pending.length} file${pending.length === 1 ? '' : 's'}`);
     if (fixed > 0) ctx.info(`fixed ${fixed} problem${fixed === 1 ? '' : 's'} in ${fixedFiles} file${fixedFiles === 1 ? '' : 's'}`);
+    if (redacted > 0) ctx.info(`redacted ${redacted} secret${redacted === 1 ? '' : 's'} in ${redactedFiles} file${redactedFiles === 1 ? '' : 's'}`);
     if (resolved > 0) ctx.info(`resolved the git conflict markers of ${resolved} file${resolved === 1 ? "" : "s"} by entry id`);
     if (removed > 0) ctx.info(`removed ${removed} empty entr${removed === 1 ? 'y' : 'ies'}`);
     if (findings.length > 0) ctx.info(`${findings.length} problem${findings.length === 1 ? '' : 's'} in ${new Set(findings.map((f) => f.file)).size} file(s)`);
     else ctx.info(`${targets.length} file${targets.length === 1 ? '' : 's'} checked, no problems`);
   }
   if (errors > 0) process.exitCode = 1;
+}
+
+/** Values mem itself holds as credentials (its API keys), whatever their shape. */
+function knownSecrets(): (string | undefined)[] {
+  return [process.env.ANTHROPIC_API_KEY, process.env.OPENAI_API_KEY, process.env.MEM_EMBED_API_KEY];
+}
+
+/**
+ * A finding for each secret in the files lint checks (not those it reads only for their ids),
+ * searched on the text lint read: the staged one with --staged. `cache`: places found before, by
+ * file, reused while the text is the same.
+ */
+async function secretFindings(list: LintInput[], cache: Map<string, { text: string; places: SecretPlace[] }>): Promise<LintFinding[]> {
+  const { secretPlaces } = await import('../../secrets/files.js');
+  const { placeholder } = await import('../../secrets/rules.js');
+  const out: LintFinding[] = [];
+  for (const input of list) {
+    if (input.idsOnly || 'error' in input.read) continue;
+    const text = input.read.text;
+    let hit = cache.get(input.path);
+    if (hit?.text !== text) {
+      hit = { text, places: await secretPlaces(text, knownSecrets()) };
+      cache.set(input.path, hit);
+    }
+    for (const p of hit.places) {
+      out.push({ file: input.path, line: p.line, column: p.column, kind: p.kind, severity: 'error', message: `secret (${p.kind}) at column ${p.column}; mem lint --fix replaces it with ${placeholder(p.kind)}` });
+    }
+  }
+  return out;
 }
 
 /**
