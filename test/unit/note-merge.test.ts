@@ -29,22 +29,22 @@ function branch(text: string | null, file = 'PATTERN-run-migrations-first.md') {
 
 const PAT = { name: 'run-migrations-first', trigger: 'API tests fail on a fresh database', action: 'Run the migrations first.' };
 
-function basePattern(): string {
+async function basePattern(): Promise<string> {
   const b = branch(null);
-  b.add({ ...PAT, success_rate: 1, evidence_episode: 'ep-1' }, '2026-11-01');
+  await b.add({ ...PAT, success_rate: 1, evidence_episode: 'ep-1' }, '2026-11-01');
   return b.read();
 }
 
 const P = '.mem/patterns/PATTERN-run-migrations-first.md';
 
 describe('pattern notes merged by field', () => {
-  it('mem pattern add on two branches: occurrences add up from the base, the success rate recomputed, evidence and relations unioned', () => {
-    const base = basePattern();
+  it('mem pattern add on two branches: occurrences add up from the base, the success rate recomputed, evidence and relations unioned', async () => {
+    const base = await basePattern();
     const o = branch(base);
-    o.add({ ...PAT, success_rate: 0, evidence_episode: 'ep-ours', causal_relationships: [{ type: 'prevents', target: 'flaky-tests' }] }, '2026-11-10');
+    await o.add({ ...PAT, success_rate: 0, evidence_episode: 'ep-ours', causal_relationships: [{ type: 'prevents', target: 'flaky-tests' }] }, '2026-11-10');
     const t = branch(base);
-    t.add({ ...PAT, success_rate: 1, evidence_episode: 'ep-theirs' }, '2026-11-12');
-    t.add({ ...PAT, success_rate: 1, causal_relationships: [{ type: 'enables', target: 'fast-ci' }] }, '2026-11-13');
+    await t.add({ ...PAT, success_rate: 1, evidence_episode: 'ep-theirs' }, '2026-11-12');
+    await t.add({ ...PAT, success_rate: 1, causal_relationships: [{ type: 'enables', target: 'fast-ci' }] }, '2026-11-13');
     const r = mergeCoveredFile(base, o.read(), t.read(), P);
     expect(r.conflicts).toBe(0);
     expect(r.fallback).toBeUndefined();
@@ -61,12 +61,12 @@ describe('pattern notes merged by field', () => {
     expect({ ...back, evidence: [...back.evidence].sort(), causal: [] }).toEqual({ ...d, evidence: [...d.evidence].sort(), causal: [] });
   });
 
-  it('the same update on both branches still counts twice (both wrote occurrences: 2)', () => {
-    const base = basePattern();
+  it('the same update on both branches still counts twice (both wrote occurrences: 2)', async () => {
+    const base = await basePattern();
     const o = branch(base);
-    o.add({ ...PAT });
+    await o.add({ ...PAT });
     const t = branch(base);
-    t.add({ ...PAT, evidence_episode: 'ep-2' });
+    await t.add({ ...PAT, evidence_episode: 'ep-2' });
     expect(o.read()).toMatch(/occurrences: 2/);
     expect(t.read()).toMatch(/occurrences: 2/);
     const d = parsePatternNote(mergeCoveredFile(base, o.read(), t.read(), P).text);
@@ -74,11 +74,11 @@ describe('pattern notes merged by field', () => {
     expect(d.success_rate).toBe(1);
   });
 
-  it('created on both branches (no base): occurrences are the sum, the rate their weighted mean', () => {
+  it('created on both branches (no base): occurrences are the sum, the rate their weighted mean', async () => {
     const o = branch(null);
-    o.add({ ...PAT, success_rate: 1, evidence_episode: 'a' });
+    await o.add({ ...PAT, success_rate: 1, evidence_episode: 'a' });
     const t = branch(null);
-    t.add({ ...PAT, success_rate: 0.5, evidence_episode: 'b' });
+    await t.add({ ...PAT, success_rate: 0.5, evidence_episode: 'b' });
     const r = mergeCoveredFile('', o.read(), t.read(), P);
     expect(r.conflicts).toBe(0);
     const d = parsePatternNote(r.text);
@@ -87,12 +87,12 @@ describe('pattern notes merged by field', () => {
     expect(d.evidence).toEqual(['EPISODE-a', 'EPISODE-b']);
   });
 
-  it('parts changed on one side keep their bytes (a hand-edited Context with CRLF and a BOM on ours)', () => {
-    const base = basePattern();
+  it('parts changed on one side keep their bytes (a hand-edited Context with CRLF and a BOM on ours)', async () => {
+    const base = await basePattern();
     const crlf = (s: string) => '\ufeff' + s.replace(/\n/g, '\r\n');
     const oursText = crlf(base.replace('## Context\n', '## Context\nWritten   by hand,\n  with odd   spacing.\n'));
     const t = branch(base);
-    t.add({ ...PAT, evidence_episode: 'ep-t' });
+    await t.add({ ...PAT, evidence_episode: 'ep-t' });
     const r = mergeCoveredFile(base, oursText, t.read(), P);
     expect(r.conflicts).toBe(0);
     expect(r.text.startsWith('\ufeff---\r\n')).toBe(true);
@@ -102,11 +102,11 @@ describe('pattern notes merged by field', () => {
     expect(parsePatternNote(r.text).occurrences).toBe(2);
   });
 
-  it('the Action rewritten differently on both sides: markers around that section alone, the counters merged', () => {
-    const base = basePattern();
+  it('the Action rewritten differently on both sides: markers around that section alone, the counters merged', async () => {
+    const base = await basePattern();
     const o = base.replace('Run the migrations first.', 'Run npm run db:migrate.');
     const t = branch(base.replace('Run the migrations first.', 'Run make migrate.'));
-    t.add({ ...PAT, evidence_episode: 'ep-t' });
+    await t.add({ ...PAT, evidence_episode: 'ep-t' });
     const r = mergeCoveredFile(base, o, t.read(), P);
     expect(r.conflicts).toBe(1);
     expect(r.conflictParts).toEqual(['section Action']);
@@ -118,8 +118,8 @@ describe('pattern notes merged by field', () => {
     expect(r.text).toContain('- [[EPISODE-ep-t]]');
   });
 
-  it('a side that is not a readable note goes to the text merge', () => {
-    const base = basePattern();
+  it('a side that is not a readable note goes to the text merge', async () => {
+    const base = await basePattern();
     const calls: string[] = [];
     const textMerge = (b: string, o: string, t: string) => {
       calls.push(b);
@@ -149,7 +149,7 @@ const note = (d: EpisodeData) => formatEpisodeNote(sanitizeEpisode(d));
 const E = '.mem/episodes/EPISODE-s1.md';
 
 describe('episode notes merged by section', () => {
-  it('events added on both sides: one timeline in time order, numbered again, links renamed; lessons unioned; metrics the larger', () => {
+  it('events added on both sides: one timeline in time order, numbered again, links renamed; lessons unioned; metrics the larger', async () => {
     const b = episode();
     const o = episode();
     o.events.splice(1, 0, { id: 'e002', timestamp: '2026-01-21T10:03:00Z', type: 'milestone', content: 'found the race', caused_by: ['e001'], leads_to: [] });
@@ -177,7 +177,7 @@ describe('episode notes merged by section', () => {
     expect(formatEpisodeNote(p.data)).toBe(r.text);
   });
 
-  it('the outcome set differently on both sides: markers around the header', () => {
+  it('the outcome set differently on both sides: markers around the header', async () => {
     const b = episode();
     const r = mergeCoveredFile(note(b), note({ ...b, outcome: 'success', lessons: ['x'] }), note({ ...b, outcome: 'failure' }), E);
     expect(r.conflicts).toBe(1);
@@ -187,7 +187,7 @@ describe('episode notes merged by section', () => {
 });
 
 describe('what the driver covers', () => {
-  it('one list: the .gitattributes lines and the matcher agree', () => {
+  it('one list: the .gitattributes lines and the matcher agree', async () => {
     expect(GITATTRIBUTES_LINES).toEqual(expect.arrayContaining(['memory/**/*.md merge=mem', '.mem/patterns/*.md merge=mem', '.mem/episodes/*.md merge=mem']));
     for (const p of ['MEMORY.md', 'sub/MEMORY.md', 'institutional.md', 'proxy-alice.md', 'memory/x.md', 'memory/a/b/c.md', '.mem/patterns/PATTERN-x.md', '.mem/episodes/EPISODE-s.md']) expect(driverCovers(p), p).toBe(true);
     for (const p of ['README.md', 'docs/memory/x.md', 'memory/x.txt', '.mem/patterns/sub/x.md', 'src/memory.ts']) expect(driverCovers(p), p).toBe(false);
