@@ -152,13 +152,14 @@ async function doctorCommand(ctx: Ctx, opts: { fix?: boolean } = {}): Promise<vo
   checks.push(await agentHooksCheck(vault?.root ?? null));
   try {
     const { resolveProviderConfig } = await import('../../llm/provider.js');
+    const { urlForDisplay } = await import('../../secrets/rules.js');
     const llm = vault?.config.llm;
     const p = resolveProviderConfig(process.env, { provider: llm?.provider, providerSource: '.mem/config.yaml', configModel: llm?.model, configBaseUrl: llm?.baseUrl });
     const missingKey = p.apiKeyEnv && !process.env[p.apiKeyEnv] && !(p.name === 'openai' && p.baseUrl);
     checks.push({
       name: 'llm',
       status: missingKey ? 'warn' : 'ok',
-      detail: p.name === 'heuristic' ? 'none configured: mem extract uses offline heuristics (search needs no LLM)' : `${p.name} ${p.model}${p.baseUrl ? ` at ${p.baseUrl}` : ''} (${p.source})`,
+      detail: p.name === 'heuristic' ? 'none configured: mem extract uses offline heuristics (search needs no LLM)' : `${p.name} ${p.model}${p.baseUrl ? ` at ${urlForDisplay(p.baseUrl)}` : ''} (${p.source})`,
       hint: missingKey ? `set ${p.apiKeyEnv}` : undefined,
     });
   } catch (err) {
