@@ -22,21 +22,25 @@ export function localFileFor(root: string, committedRel: string): { abs: string;
   return { abs: path.join(root, ...rel.split('/')), rel };
 }
 
+/** A file's text, null when it is missing; a FIFO, socket or folder in its place is never opened. */
+function readRegular(abs: string): ReturnType<typeof readVaultText> | null {
+  const st = fs.statSync(abs, { throwIfNoEntry: false });
+  if (!st) return null;
+  if (!st.isFile()) return { error: 'not a regular file' };
+  return readVaultText(abs);
+}
+
 /**
  * The `.gitignore` inside `.mem/local` that keeps the folder out of git even when the project's
  * `.gitignore` lacks mem's line (a vault set up by an older mem, a hand-written one).
  */
 export function ensureLocalIgnore(root: string): void {
   const file = path.join(root, ...LOCAL_DIR.split('/'), '.gitignore');
-  let current: string | null = null;
-  try {
-    current = fs.readFileSync(writeTarget(file, `${LOCAL_DIR}/.gitignore`, root), 'utf8');
-  } catch (err) {
-    if (err instanceof MemError) throw err;
-    current = null;
-  }
-  if (current !== null && current.split(/\r?\n/).some((l) => l.trim() === '*')) return;
-  writeFileAtomic(writeTarget(file, `${LOCAL_DIR}/.gitignore`, root), '# Written by mem: what is here stays on this machine.\n*\n');
+  const target = writeTarget(file, `${LOCAL_DIR}/.gitignore`, root);
+  const current = readRegular(target);
+  if (current !== null && 'text' in current && current.text.split(/\r?\n/).some((l) => l.trim() === '*')) return;
+  // Anything else there (missing, another text, a FIFO) is replaced: the folder must stay out of git.
+  writeFileAtomic(target, '# Written by mem: what is here stays on this machine.\n*\n');
 }
 
 const PREAMBLE = (session: string) => `# Messages of session ${session}\n\nKept on this machine only: \`${LOCAL_DIR}\` is not committed. Written by \`mem segment\`; \`.mem/episodes/\` holds the summaries.\n`;
@@ -72,8 +76,8 @@ export function writeLocal(root: string, committedRel: string, session: string, 
   ensureLocalIgnore(root);
   return withFileLock(local.abs, (lock) => {
     let old: string | null = null;
-    if (fs.existsSync(local.abs)) {
-      const r = readVaultText(local.abs);
+    const r = readRegular(local.abs);
+    if (r !== null) {
       if ('error' in r) throw new MemError(`${r.error}; not writing to it`, { where: { file: local.rel }, hint: `move it away; mem segment writes it again` });
       old = r.text;
     }
@@ -87,9 +91,9 @@ export function writeLocal(root: string, committedRel: string, session: string, 
 
 /** A local file's text, or null when it is missing, unreadable, or leads out of the vault. */
 function readLocal(root: string, abs: string): string | null {
-  if (!fs.existsSync(abs) || !staysInside(abs, root).inside) return null;
-  const r = readVaultText(abs);
-  return 'error' in r ? null : r.text;
+  if (!staysInside(abs, root).inside) return null;
+  const r = readRegular(abs);
+  return r === null || 'error' in r ? null : r.text;
 }
 
 /**
@@ -216,6 +220,7 @@ export function moveMessagesLocal(root: string, opts: { dryRun?: boolean } = {})
         return;
       }
       const moved: [string, string][] = [];
+      let bytes = 0;
       let text = parsed.preamble;
       for (const b of parsed.blocks) {
         const d = detailsOf(b);
@@ -225,14 +230,21 @@ export function moveMessagesLocal(root: string, opts: { dryRun?: boolean } = {})
         }
         moved.push([b.entry!.id, d.text.replace(/\r\n/g, '\n')]);
         text += b.raw.slice(0, d.start) + b.raw.slice(d.end);
-        result.bytes += Buffer.byteLength(d.text);
+        bytes += Buffer.byteLength(d.text);
       }
       if (moved.length === 0) return;
+      // A local file mem cannot read is not overwritten: what it holds would be lost.
+      const held = staysInside(local.abs, root).inside ? readRegular(local.abs) : { error: 'leads out of the vault through a symlink' };
+      if (held !== null && 'error' in held) {
+        result.skipped.push(`${rel}: ${local.rel} ${held.error}; move it away, then run again`);
+        return;
+      }
       result.episodes += moved.length;
+      result.bytes += bytes;
       result.files.push(rel);
       if (opts.dryRun) return;
       const session = typeof parsed.entries[0]?.meta.session_id === 'string' ? (parsed.entries[0].meta.session_id as string) : path.posix.basename(rel, '.md');
-      const oldLocal = readLocal(root, local.abs);
+      const oldLocal = held === null ? null : held.text;
       const sections = oldLocal === null ? new Map<string, string>() : parseLocal(oldLocal);
       for (const [id, details] of moved) sections.set(id, details);
       // The local copy is on disk before the committed file lets go of the messages.

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -91,5 +92,31 @@ describe('the local store of episode messages', () => {
     expect(local.messages('.mem/episodes/s1.md', 'ep-s1-009', '')).toBe('**user**\n\n> kept');
     expect(local.messages('.mem/episodes/s1.md', 'ep-s1-002', '')).toMatch(/^\*\*user\*\*/);
     expect(findSharedMessages(a)).toEqual([]);
+  });
+});
+
+describe('the local store against hostile files', () => {
+  it('a FIFO in place of the local file is never opened: readers find nothing, a write refuses', () => {
+    const a = root();
+    writeEpisodes(a, input(false));
+    const f = path.join(a, '.mem/local/episodes/s1.md');
+    fs.rmSync(f);
+    execFileSync('mkfifo', [f]);
+    expect(new LocalMessages(a).messages('.mem/episodes/s1.md', 'ep-s1-001', '')).toBe('');
+    expect(() => writeEpisodes(a, input(false))).toThrow(/not a regular file; not writing to it/);
+  });
+
+  it('moveMessagesLocal never overwrites a local file it cannot read', () => {
+    const a = root();
+    writeEpisodes(a, input(true));
+    const f = path.join(a, '.mem/local/episodes/s1.md');
+    fs.mkdirSync(path.dirname(f), { recursive: true });
+    fs.writeFileSync(f, Buffer.from([0x23, 0x20, 0xff, 0xfe, 0x0a]));
+    const committed = fs.readFileSync(path.join(a, '.mem/episodes/s1.md'), 'utf8');
+    const r = moveMessagesLocal(a);
+    expect(r).toMatchObject({ files: [], episodes: 0, bytes: 0 });
+    expect(r.skipped[0]).toMatch(/\.mem\/local\/episodes\/s1\.md not valid UTF-8; move it away/);
+    expect(fs.readFileSync(f)).toEqual(Buffer.from([0x23, 0x20, 0xff, 0xfe, 0x0a]));
+    expect(fs.readFileSync(path.join(a, '.mem/episodes/s1.md'), 'utf8')).toBe(committed);
   });
 });
