@@ -34,11 +34,14 @@ const echo = (req: Seen) => {
   const apiKey = String(req.headers['x-api-key'] ?? '');
   return { error: { type: 'invalid_request_error', message: `bad request: got Authorization: ${auth} and x-api-key: ${apiKey}; the key ${auth.replace(/^Bearer /, '')}${apiKey} is not valid for this model` } };
 };
+const cred = (url: string) => url.replace('http://', `http://${USER}:${PASS}@`);
 const echoText = (req: Seen) => `Internal error for ${String(req.headers.authorization ?? req.headers['x-api-key'])}`;
 
 function vault() {
   const v = tempVault();
   mem(['init', '-q'], { cwd: v.root, home: v.home });
+  // No retries: a 500 is answered at once (the SDKs' back-off is not what is tested here).
+  v.write('.mem/config.yaml', 'llm:\n  max_retries: 0\nembeddings:\n  max_retries: 0\n');
   mem(['add', 'Run the database migrations before the API tests', '--type', 'procedural'], { cwd: v.root, home: v.home });
   return v;
 }
@@ -83,6 +86,33 @@ describe('a server that echoes the key in its error', () => {
     });
   }
 
+  it('mem extract --hook: the background run\'s log (.mem/logs/extract.log) never holds the key or a URL password', async () => {
+    const srv = await fakeServer([{ status: 400, body: echo }]);
+    const v = vault();
+    const log = () => (fs.existsSync(v.path('.mem/logs/extract.log')) ? v.read('.mem/logs/extract.log') : '');
+    const hook = async (session: string, baseUrl: string) => {
+      const env = { ...CLEAN, OPENAI_API_KEY: KEY, OPENAI_BASE_URL: baseUrl, MEM_PROVIDER: 'openai' };
+      // A transcript of its own for each run: the ledger would call a second run of one up to date.
+      const transcript = path.join(v.root, '..', `${session}.jsonl`);
+      fs.copyFileSync(SAMPLE, transcript);
+      const payload = JSON.stringify({ session_id: session, transcript_path: transcript, cwd: v.root, hook_event_name: 'SessionEnd' });
+      const r = await memAsync(['extract', '--hook', 'claude'], { cwd: v.root, home: v.home, env, input: payload });
+      expect(r.status).toBe(0);
+      const done = new RegExp(`wrote \\d+ learnings from \\d+ messages of .*${session}\\.jsonl`);
+      const t0 = Date.now();
+      while (!done.test(log())) {
+        if (Date.now() - t0 > 60_000) throw new Error(`timed out waiting for the background extract: ${log()}`);
+        await new Promise((res) => setTimeout(res, 100));
+      }
+      expectClean(r, v.root, [KEY, PASS, `${USER}:`]);
+    };
+    await hook('hook-key', `${srv.url}/v1`);
+    expect(srv.seen.length).toBeGreaterThan(0);
+    expect(log()).toMatch(/openai \(gpt-4o-mini\) answered with an error \(400\)/);
+    await hook('hook-url', `${cred(srv.url)}/v1`);
+    expect(log()).toMatch(/cannot reach openai \(gpt-4o-mini\) at http:\/\/\*\*\*@127\.0\.0\.1:/);
+  }, 150_000);
+
   it('mem search with embeddings (a warning) and mem index --embed (an error): the key is never printed', async () => {
     const srv = await fakeServer([{ status: 400, body: echo }, { status: 500, body: echoText }]);
     const good = await embedServer();
@@ -119,8 +149,6 @@ describe('a server that echoes the key in its error', () => {
 });
 
 describe('a base URL with a user and password', () => {
-  const cred = (url: string) => url.replace('http://', `http://${USER}:${PASS}@`);
-
   it('mem doctor (plain and --json) shows it without them', async () => {
     const srv = await fakeServer([{ body: {} }]);
     const v = vault();
