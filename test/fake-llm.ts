@@ -11,8 +11,11 @@ export interface Seen {
   body: any;
 }
 
-/** `dripMs`: the headers at once, then the body one byte every dripMs (a server that never quite answers). */
-export type Reply = { status?: number; headers?: Record<string, string>; body?: unknown; hang?: boolean; delayMs?: number; dripMs?: number };
+/**
+ * `dripMs`: the headers at once, then the body one byte every dripMs (a server that never quite
+ * answers). `body` may be made from the request (a server that echoes what it was sent).
+ */
+export type Reply = { status?: number; headers?: Record<string, string>; body?: unknown | ((req: Seen) => unknown); hang?: boolean; delayMs?: number; dripMs?: number };
 
 const servers: http.Server[] = [];
 
@@ -36,7 +39,8 @@ export async function fakeServer(replies: Reply[]): Promise<{ url: string; seen:
       if (r.hang) return; // never answer: the client's timeout must fire
       setTimeout(() => {
         res.writeHead(r.status ?? 200, { 'content-type': 'application/json', ...r.headers });
-        const text = typeof r.body === 'string' ? r.body : JSON.stringify(r.body);
+        const body = typeof r.body === 'function' ? (r.body as (req: Seen) => unknown)(seen[seen.length - 1]) : r.body;
+        const text = typeof body === 'string' ? body : JSON.stringify(body);
         if (!r.dripMs) {
           res.end(text);
           return;

@@ -6,6 +6,7 @@ import { isatty } from 'node:tty';
 import { MemError, usageError } from '../errors.js';
 import { readStdinText } from '../stdin.js';
 import { readRegularText } from '../vault/read.js';
+import { credentialsIn, displaySafe } from '../secrets/display.js';
 import { writeStdout } from './stdout.js';
 
 export interface GlobalOptions {
@@ -51,11 +52,12 @@ export function makeCtx(g: GlobalOptions): Ctx {
     out: (text) => {
       writeStdout(text.endsWith('\n') ? text : `${text}\n`);
     },
+    // Warnings and notes carry what servers and errors said: never a credential on the terminal.
     warn: (text) => {
-      if (!quiet) process.stderr.write(`mem: warning: ${text}\n`);
+      if (!quiet) process.stderr.write(`mem: warning: ${displaySafe(text, credentialsIn(process.env))}\n`);
     },
     info: (text) => {
-      if (!quiet) process.stderr.write(`${text}\n`);
+      if (!quiet) process.stderr.write(`${displaySafe(text, credentialsIn(process.env))}\n`);
     },
   };
 }

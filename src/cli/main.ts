@@ -4,6 +4,7 @@
 import { Command, CommanderError } from 'commander';
 import { EXIT_FAIL, EXIT_USAGE, MemError, formatWhere } from '../errors.js';
 import { writeStdout } from './stdout.js';
+import { credentialsIn, displaySafe } from '../secrets/display.js';
 
 type Register = (program: Command) => void;
 
@@ -87,17 +88,35 @@ Environment: MEM_ROOT, MEM_HOME (global folder, default ~), MEM_SESSION, NO_COLO
   return program;
 }
 
+/**
+ * The one place errors reach the terminal (and, through a hook's detached run, its log): the
+ * last line of defence, so no credential in the environment, no authorization header and no
+ * URL's password is printed, whatever an error carries. --debug adds the stack and the causes.
+ */
 function printError(err: unknown, debug: boolean): number {
+  const known = credentialsIn(process.env);
+  const write = (text: string) => process.stderr.write(`${displaySafe(text, known)}\n`);
+  const causes = (e: unknown) => {
+    for (let c = (e as { cause?: unknown })?.cause, n = 0; c !== undefined && c !== null && n < 5; c = (c as { cause?: unknown }).cause, n++) {
+      write(`caused by: ${c instanceof Error ? (c.stack ?? c.message) : String(c)}`);
+    }
+  };
   if (err instanceof MemError) {
-    process.stderr.write(`mem: ${formatWhere(err.message, err.where)}\n`);
-    if (err.hint) process.stderr.write(`hint: ${err.hint}\n`);
-    if (debug && err.stack) process.stderr.write(`${err.stack}\n`);
+    write(`mem: ${formatWhere(err.message, err.where)}`);
+    if (err.hint) write(`hint: ${err.hint}`);
+    if (debug && err.stack) {
+      write(err.stack);
+      causes(err);
+    }
     return err.exitCode;
   }
   const e = err as Error & { code?: string };
   if (e?.code === 'EPIPE') return 0;
-  process.stderr.write(`mem: ${e?.message ?? String(err)}\n`);
-  if (debug && e?.stack) process.stderr.write(`${e.stack}\n`);
+  write(`mem: ${e?.message ?? String(err)}`);
+  if (debug && e?.stack) {
+    write(e.stack);
+    causes(e);
+  }
   else process.stderr.write('hint: this looks like a bug in mem; run again with --debug for details\n');
   return EXIT_FAIL;
 }

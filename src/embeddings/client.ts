@@ -41,7 +41,7 @@ export function createEmbedder(s: EmbedSettings, env: NodeJS.ProcessEnv = proces
         } catch (err) {
           // An answer boundedFetch refused reaches here as the SDK's connection error around it.
           const cause = (err as { cause?: unknown })?.cause;
-          throw providerError(cause instanceof ProviderError ? cause : err, who, { timeoutMs, maxRetries });
+          throw providerError(cause instanceof ProviderError ? cause : err, who, { timeoutMs, maxRetries, secrets: [apiKey] });
         }
         out.push(...checkedVectors(s, res.data, batch.length));
         onBatch?.(out.length);

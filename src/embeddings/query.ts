@@ -5,6 +5,7 @@
 
 import type { EmbeddingsConfig } from '../vault/config.js';
 import { EMBED_CONNECTION_HINT, ProviderError, providerError } from '../llm/provider.js';
+import { urlForDisplay } from '../secrets/rules.js';
 import { normalize } from './vectors.js';
 
 export type EmbedSettings = EmbeddingsConfig & { model: string };
@@ -139,9 +140,9 @@ export async function embedQueries(s: EmbedSettings, texts: string[], env: NodeJ
     if (err instanceof ProviderError) throw err;
     const msg = err instanceof Error ? err.message : String(err);
     if (/timed out/.test(msg)) throw providerError(err, who, { timeoutMs, maxRetries: 0 });
-    // Worded as providerError words the SDK's connection errors.
-    throw new ProviderError(`cannot reach the embeddings endpoint (${s.model})${s.baseUrl ? ` at ${s.baseUrl}` : ''}: ${msg || 'connection failed'}`, 'connection',
-      EMBED_CONNECTION_HINT, err);
+    // Worded as providerError words the SDK's connection errors (and made as safe to show).
+    throw providerError(new ProviderError(`cannot reach the embeddings endpoint (${s.model})${s.baseUrl ? ` at ${urlForDisplay(s.baseUrl)}` : ''}: ${msg || 'connection failed'}`, 'connection',
+      EMBED_CONNECTION_HINT), who, { timeoutMs, maxRetries: 0, secrets: [apiKey] });
   }
   let json: { data?: { index: number; embedding: unknown }[]; error?: { message?: string } } | undefined;
   try {
@@ -150,7 +151,8 @@ export async function embedQueries(s: EmbedSettings, texts: string[], env: NodeJ
     json = undefined;
   }
   if (answer.status < 200 || answer.status >= 300) {
-    throw providerError({ status: answer.status, message: json?.error?.message ?? answer.text.slice(0, 200) }, who, { timeoutMs, maxRetries: 0 });
+    // The whole message goes in: providerError redacts it before cutting it short.
+    throw providerError({ status: answer.status, message: json?.error?.message ?? answer.text }, who, { timeoutMs, maxRetries: 0, secrets: [apiKey] });
   }
   if (!json) throw new ProviderError(`embeddings endpoint (${s.model}) answered something other than JSON`, 'invalid-answer');
   return checkedVectors(s, json.data, texts.length);

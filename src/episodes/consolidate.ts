@@ -16,7 +16,8 @@ import { createProvider, ProviderError, type ClientOptions, type LlmProvider, ty
 import { parseMemoryFile, updateBlockMeta, type ParsedFile } from '../vault/format.js';
 import { readVaultText } from '../vault/read.js';
 import type { Vault, VaultFile } from '../vault/vault.js';
-import { messagesOfBody } from './run.js';
+import { messagesOfBody } from './detail.js';
+import { LocalMessages } from './local.js';
 import { EPISODES_DIR } from './store.js';
 import type { RedactionReport } from '../secrets/redact.js';
 
@@ -53,7 +54,8 @@ function unquote(line: string): string {
 /**
  * The messages of an episode from its body's <details> section (store.ts's layout: a `**role**`
  * line, optionally `· time`, then the message quoted). The transcript is not needed: the episode
- * keeps its messages (cut at MESSAGE_CAP, which is fine for learnings).
+ * keeps its messages (cut at MESSAGE_CAP, which is fine for learnings), in its committed file or
+ * in the local store (pendingEpisodes joins them to the body).
  */
 export function messagesFromEpisodeBody(body: string): TranscriptMessage[] {
   const section = messagesOfBody(body.replace(/\r\n/g, '\n'));
@@ -95,6 +97,7 @@ function episodeFiles(root: string): string[] {
 /** The episodes not yet consolidated, in file then file order; unreadable files are reported in `problems`. */
 export function pendingEpisodes(root: string): { pending: PendingEpisode[]; total: number; problems: string[] } {
   const pending: PendingEpisode[] = [];
+  const local = new LocalMessages(root);
   const problems: string[] = [];
   let total = 0;
   for (const rel of episodeFiles(root)) {
@@ -108,8 +111,10 @@ export function pendingEpisodes(root: string): { pending: PendingEpisode[]; tota
       total++;
       if (e.meta.consolidated_at !== null && e.meta.consolidated_at !== undefined) continue;
       if (e.status === 'retired') continue;
+      // Messages kept in the local store (the default) join the body as the committed file would hold them.
+      const body = messagesOfBody(e.body) !== '' ? e.body : `${e.body.trimEnd()}\n\n${local.details(rel, e.id)}`.trim();
       pending.push({
-        id: e.id, path: rel, line: e.line, body: e.body,
+        id: e.id, path: rel, line: e.line, body,
         session_id: typeof e.meta.session_id === 'string' ? e.meta.session_id : null,
         // Out of 0..1 (a hand edit: 1e308) is no surprise, never a flashbulb.
         surprise: surpriseOf(e.meta.surprise) ?? 0,

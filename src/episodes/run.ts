@@ -11,7 +11,8 @@ import type { RedactionReport } from '../secrets/redact.js';
 import type { TranscriptFormat } from '../extract/transcript.js';
 import { createHash } from 'node:crypto';
 import type { Vault } from '../vault/vault.js';
-import { messagesOfBody, showsDetail, surpriseOf, type DetailLevel } from './detail.js';
+import { showsDetail, surpriseOf, type DetailLevel } from './detail.js';
+import { LocalMessages } from './local.js';
 import { conversationOf, KEY_MOMENT, segment, type EpisodeSpan, type SegmentConfig } from './segment.js';
 import type { ChannelOptions } from './channels.js';
 import { episodeFile, episodeId, sessionSlug, writeEpisodes } from './store.js';
@@ -96,7 +97,12 @@ export async function segmentLoaded(vault: Vault, raw: LoadedTranscript, cfg: Se
   const { rel } = episodeFile(vault.root, session);
   const source = loaded.path === '-' ? 'stdin' : path.basename(loaded.path);
   let written = false;
-  if (!opts.dryRun && spans.length > 0) written = writeEpisodes(vault.root, { session, source, episodes: spans, now: opts.now }).changed;
+  const warnings = [...ch.warnings];
+  if (!opts.dryRun && spans.length > 0) {
+    const w = writeEpisodes(vault.root, { session, source, episodes: spans, now: opts.now, shareMessages: vault.config.episodes.shareMessages });
+    written = w.changed;
+    if (w.movedLocal) warnings.push(`${rel} held the session's messages; they now live in ${w.local} only (not committed; episodes.share_messages: true keeps them in the committed file)`);
+  }
   return {
     transcript: loaded.label,
     format: t.format,
@@ -105,7 +111,7 @@ export async function segmentLoaded(vault: Vault, raw: LoadedTranscript, cfg: Se
     messages: conversation.length,
     written,
     channels: ch.used,
-    warnings: ch.warnings,
+    warnings,
     ...(redacted && { redacted }),
     episodes: spans.map((s, n) => ({
       id: episodeId(session, n),
@@ -171,7 +177,7 @@ export { DETAIL_LEVELS, messagesOfBody, showsDetail, type DetailLevel } from './
  * Episodes newest first (by end, else start, else creation date), optionally only those of one
  * session or that ended in the last `days` days before `nowMs`.
  */
-export function recentEpisodes(db: Db, opts: { limit: number; days?: number; session?: string; nowMs: number; detail?: DetailLevel }): RecentEpisode[] {
+export function recentEpisodes(db: Db, opts: { limit: number; days?: number; session?: string; nowMs: number; detail?: DetailLevel; root: string }): RecentEpisode[] {
   const filter: EntryFilter = { kinds: ['episode'] };
   const since = opts.days !== undefined ? opts.nowMs - opts.days * 86_400_000 : null;
   const out: (RecentEpisode & { t: number; body: string })[] = [];
@@ -194,5 +200,7 @@ export function recentEpisodes(db: Db, opts: { limit: number; days?: number; ses
     });
   }
   out.sort((a, b) => b.t - a.t || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
-  return out.slice(0, opts.limit).map(({ t: _t, body, ...e }, rank) => (showsDetail(opts.detail ?? 'none', rank, e.key_moment) ? { ...e, messages: messagesOfBody(body) } : e));
+  // The messages: in the committed file (shared, or an older mem's), else in the local store.
+  const local = new LocalMessages(opts.root);
+  return out.slice(0, opts.limit).map(({ t: _t, body, ...e }, rank) => (showsDetail(opts.detail ?? 'none', rank, e.key_moment) ? { ...e, messages: local.messages(e.path, e.id, body) } : e));
 }

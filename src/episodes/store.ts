@@ -1,6 +1,7 @@
 // Episode files: one markdown file per session under .mem/episodes/, one `kind: episode` entry
-// per episode (frontmatter with the FSRS start state, a dated title, an extractive summary, the
-// messages in a collapsed <details> section), written whole under the file's lock.
+// per episode (frontmatter with the FSRS start state, a dated title, an extractive summary),
+// written whole under the file's lock. The messages (a collapsed <details> section each) go to
+// the local store (local.ts) unless `episodes.share_messages` keeps them in the committed file.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -11,6 +12,7 @@ import { formatFrontmatter } from '../vault/frontmatter.js';
 import { readVaultText } from '../vault/read.js';
 import { hasUnsafeControl, newlineOf, safeLine, safeText, withNewline } from '../vault/safetext.js';
 import { withFileLock } from '../vault/write.js';
+import { localFileFor, writeLocal } from './local.js';
 import { INITIAL_DIFFICULTY, initialStability, KEY_MOMENT, type EpisodeSpan } from './segment.js';
 
 export const EPISODES_DIR = '.mem/episodes';
@@ -52,11 +54,31 @@ export interface EpisodeWriteInput {
   now: string;
   /** The session's episode note (seed 002, `EPISODE-<session>`), when it exists: each entry links to it. */
   episodeNote?: string;
+  /** Keep the messages in the committed file (`episodes.share_messages`); else they go to the local store. */
+  shareMessages?: boolean;
 }
 
-/** The entries' text for one session (LF line endings), given what the previous file said per id. */
+/** Each episode's messages as a collapsed <details> block (LF), by id. */
+export function renderMessageSections(input: EpisodeWriteInput): [string, string][] {
+  return input.episodes.map((ep, n) => {
+    const lines = ['<details>', `<summary>Messages ${ep.first + 1}–${ep.last + 1} (${ep.messages.length})</summary>`, ''];
+    for (const m of ep.messages) {
+      lines.push(`**${m.role}**${m.timestamp ? ` · ${safeLine(m.timestamp)}` : ''}`, '');
+      const quoted = quoteBody(safeText(cap(m.text)));
+      lines.push(...(quoted.length > 0 ? quoted : ['> (empty)']), '');
+    }
+    lines.push('</details>');
+    return [episodeId(input.session, n), lines.join('\n')];
+  });
+}
+
+/**
+ * The entries' text for one session (LF line endings), given what the previous file said per id;
+ * with their messages only when `input.shareMessages`.
+ */
 export function renderEpisodes(input: EpisodeWriteInput, previous: Map<string, Record<string, unknown>> = new Map()): string {
   const parts = [PREAMBLE(safeLine(input.session))];
+  const details = input.shareMessages ? renderMessageSections(input) : null;
   input.episodes.forEach((ep, n) => {
     const id = episodeId(input.session, n);
     const created = dateOf(ep.startAt) ?? input.now.slice(0, 10);
@@ -93,13 +115,7 @@ export function renderEpisodes(input: EpisodeWriteInput, previous: Map<string, R
     const lines = [`---`, formatFrontmatter(meta).trimEnd(), `---`, `## [${created}] ${safeLine(ep.title)}`, ''];
     const summary = safeLine(ep.summary);
     if (summary) lines.push(summary, '');
-    lines.push('<details>', `<summary>Messages ${ep.first + 1}–${ep.last + 1} (${ep.messages.length})</summary>`, '');
-    for (const m of ep.messages) {
-      lines.push(`**${m.role}**${m.timestamp ? ` · ${safeLine(m.timestamp)}` : ''}`, '');
-      const quoted = quoteBody(safeText(cap(m.text)));
-      lines.push(...(quoted.length > 0 ? quoted : ['> (empty)']), '');
-    }
-    lines.push('</details>', '');
+    if (details) lines.push(details[n][1], '');
     parts.push(lines.join('\n'));
   });
   const text = parts.join('\n');
@@ -116,9 +132,11 @@ function metaById(text: string, rel: string): Map<string, Record<string, unknown
 
 /**
  * Write (or replace) the session's episode file under its lock, atomically; the file's BOM and
- * line endings are kept. Returns whether the bytes changed: the same transcript twice changes nothing.
+ * line endings are kept. Unless `shareMessages`, the messages go to the local store first.
+ * Returns whether the bytes changed (the same transcript twice changes nothing), and whether the
+ * committed file held messages that now live in the local store only (`movedLocal`).
  */
-export function writeEpisodes(root: string, input: EpisodeWriteInput): { path: string; changed: boolean } {
+export function writeEpisodes(root: string, input: EpisodeWriteInput): { path: string; changed: boolean; local?: string; movedLocal: boolean } {
   const { abs, rel } = episodeFile(root, input.session);
   // The session's episode note (src/notes/episodes.ts) links back to these entries; they link to it.
   const note = `EPISODE-${sessionSlug(input.session)}`;
@@ -131,10 +149,14 @@ export function writeEpisodes(root: string, input: EpisodeWriteInput): { path: s
       current = { text: r.text, bom: r.bom === true };
     }
     const text = withNewline(renderEpisodes(input, current ? metaById(current.text, rel) : undefined), current ? newlineOf(current.text) : '\n');
+    // The local copy is on disk before the committed file goes without the messages.
+    const localChanged = input.shareMessages ? false : writeLocal(root, rel, input.session, renderMessageSections(input));
+    const local = input.shareMessages ? undefined : localFileFor(root, rel).rel;
+    const movedLocal = !input.shareMessages && current !== null && /^<details>\r?$/m.test(current.text);
     if (current && current.text === text) {
-      return { path: rel, changed: false };
+      return { path: rel, changed: localChanged, local, movedLocal };
     }
     lock.replace(current?.bom ? `\ufeff${text}` : text);
-    return { path: rel, changed: true };
+    return { path: rel, changed: true, local, movedLocal };
   }, rel);
 }

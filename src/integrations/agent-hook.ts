@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import { MemError } from '../errors.js';
 import { readStdinText } from '../stdin.js';
 import { appendConfined, writeTarget } from '../vault/boundary.js';
+import { credentialsIn, displaySafe } from '../secrets/display.js';
 import { homeDir, type Vault } from '../vault/vault.js';
 import type { Db } from '../index/db.js';
 
@@ -138,7 +139,8 @@ export function findMemVault(opts: { cwd: string; root?: string; home: string })
 
 /** One line in `.mem/logs/<name>` of the vault; never through a link out of it, never raises. */
 export function hookLog(root: string, name: string, line: string): void {
-  const clean = line.replace(/[\u0000-\u001f\u007f]+/g, ' ').slice(0, 2000);
+  // A log is kept on disk: nothing secret goes in (a key in an error, a password in a URL).
+  const clean = displaySafe(line.replace(/[\u0000-\u001f\u007f]+/g, ' '), credentialsIn(process.env)).slice(0, 2000);
   try {
     appendConfined(path.join(root, '.mem', 'logs', name), `${new Date().toISOString()} ${clean}\n`, `.mem/logs/${name}`, root);
   } catch {

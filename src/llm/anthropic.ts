@@ -26,7 +26,7 @@ export function anthropicProvider(config: ProviderConfig, opts: ClientOptions): 
             : {}),
         });
       } catch (err) {
-        throw providerError(err, config, opts);
+        throw providerError(err, config, { ...opts, secrets: [apiKey, ...(opts.secrets ?? [])] });
       }
       const usage = { inputTokens: res.usage?.input_tokens ?? 0, outputTokens: res.usage?.output_tokens ?? 0 };
       const text = res.content.map((b) => (b.type === 'text' ? b.text : '')).join('');

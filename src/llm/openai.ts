@@ -26,7 +26,7 @@ export function openaiProvider(config: ProviderConfig, opts: ClientOptions): Llm
           ...(req.schema ? { response_format: { type: 'json_schema' as const, json_schema: { name: req.schemaName ?? 'answer', schema: req.schema, strict: true } } } : {}),
         });
       } catch (err) {
-        throw providerError(err, config, opts);
+        throw providerError(err, config, { ...opts, secrets: [apiKey, ...(opts.secrets ?? [])] });
       }
       const usage = { inputTokens: res.usage?.prompt_tokens ?? 0, outputTokens: res.usage?.completion_tokens ?? 0 };
       const text = res.choices?.[0]?.message?.content ?? '';

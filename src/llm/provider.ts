@@ -3,6 +3,8 @@
 // provider implements. Extraction and stage detection call models only through this.
 
 import { MemError, usageError } from '../errors.js';
+import { displaySafe } from '../secrets/display.js';
+import { urlForDisplay } from '../secrets/rules.js';
 
 export const PROVIDERS = ['anthropic', 'openai', 'heuristic'] as const;
 export type ProviderName = (typeof PROVIDERS)[number];
@@ -62,6 +64,8 @@ export interface ClientOptions {
   timeoutMs: number;
   maxRetries: number;
   env?: NodeJS.ProcessEnv;
+  /** Credentials the client was given (its API key): never shown, whatever a server echoes. */
+  secrets?: Array<string | undefined>;
 }
 
 /** A provider call that failed (unreachable, rejected key, timeout, unusable answer). */
@@ -139,32 +143,43 @@ export async function createProvider(config: ProviderConfig, opts: ClientOptions
 /** What to check when the embeddings endpoint cannot be reached (its own settings, not the LLM's). */
 export const EMBED_CONNECTION_HINT = 'check that the embeddings server is running, or its base URL (embeddings.base_url in .mem/config.yaml / MEM_EMBED_BASE_URL)';
 
-/** Turn an SDK error into one clear line. Both SDKs share these class names and fields. */
+/** At most this much of a server's error message is shown (after redaction). */
+const ERROR_EXCERPT = 200;
+
+/**
+ * Turn an SDK error into one clear line. Both SDKs share these class names and fields. What the
+ * server said is redacted (the client's own key, authorization headers, tokens, URL credentials)
+ * before it is cut to an excerpt; the SDK error itself is not kept as the cause, since its
+ * message and body hold the server's answer whole.
+ */
 export function providerError(err: unknown, config: ProviderConfig, opts: ClientOptions): ProviderError {
   const e = err as { name?: string; status?: number; message?: string; constructor?: { name?: string } };
   const cls = e?.constructor?.name ?? e?.name ?? '';
-  const where = config.baseUrl ? ` at ${config.baseUrl}` : '';
+  const safe = (text: unknown, max = ERROR_EXCERPT) => {
+    const line = displaySafe(typeof text === 'string' ? text : JSON.stringify(text) ?? String(text), opts.secrets ?? []).split('\n')[0];
+    return line.length > max ? `${line.slice(0, max)}…` : line;
+  };
+  const where = config.baseUrl ? ` at ${urlForDisplay(config.baseUrl)}` : '';
   // The embeddings endpoint (src/embeddings/) has settings of its own: its hints name them.
   const embed = config.source === 'embeddings';
   const who = embed ? `the embeddings endpoint (${config.model})` : `${config.name} (${config.model})`;
-  if (err instanceof ProviderError) return err;
+  if (err instanceof ProviderError) return err.message === safe(err.message, Infinity) ? err : new ProviderError(safe(err.message, Infinity), err.kind, err.hint);
   if (cls === 'APIConnectionTimeoutError' || /timed? ?out/i.test(e?.message ?? '')) {
     return new ProviderError(`${who} did not answer within ${opts.timeoutMs} ms${opts.maxRetries ? ` (${opts.maxRetries + 1} tries)` : ''}`, 'timeout',
-      `raise ${embed ? 'embeddings' : 'llm'}.timeout_ms in .mem/config.yaml, or try again later`, err);
+      `raise ${embed ? 'embeddings' : 'llm'}.timeout_ms in .mem/config.yaml, or try again later`);
   }
   if (cls === 'APIConnectionError') {
-    return new ProviderError(`cannot reach ${who}${where}: ${String((err as { cause?: { message?: string } }).cause?.message ?? e.message ?? 'connection failed')}`, 'connection',
-      embed ? EMBED_CONNECTION_HINT : 'check the network, or the base URL (OPENAI_BASE_URL / --base-url)', err);
+    return new ProviderError(`cannot reach ${who}${where}: ${safe(String((err as { cause?: { message?: string } }).cause?.message ?? e.message ?? 'connection failed'))}`, 'connection',
+      embed ? EMBED_CONNECTION_HINT : 'check the network, or the base URL (OPENAI_BASE_URL / --base-url)');
   }
   if (e?.status === 401 || e?.status === 403 || cls === 'AuthenticationError') {
-    return new ProviderError(`${who} rejected the API key (${e.status ?? 401})`, 'auth', `check ${config.apiKeyEnv ?? 'the API key'}`, err);
+    return new ProviderError(`${who} rejected the API key (${e.status ?? 401})`, 'auth', `check ${config.apiKeyEnv ?? 'the API key'}`);
   }
   if (e?.status === 429) {
-    return new ProviderError(`${who} is rate limiting requests (429) after ${opts.maxRetries + 1} tries`, 'rate-limit', 'wait a minute and run it again', err);
+    return new ProviderError(`${who} is rate limiting requests (429) after ${opts.maxRetries + 1} tries`, 'rate-limit', 'wait a minute and run it again');
   }
   if (typeof e?.status === 'number') {
-    const msg = (e.message ?? '').split('\n')[0].slice(0, 200);
-    return new ProviderError(`${who} answered with an error (${e.status}): ${msg}`, 'api', undefined, err);
+    return new ProviderError(`${who} answered with an error (${e.status}): ${safe(e.message ?? '')}`, 'api');
   }
-  return new ProviderError(`${who} failed: ${(e?.message ?? String(err)).split('\n')[0]}`, 'api', undefined, err);
+  return new ProviderError(`${who} failed: ${safe(e?.message ?? String(err))}`, 'api');
 }

@@ -74,6 +74,8 @@ export interface RankedHit {
   components: Components;
   /** Episodes only (`kind: episode`): their surprise and key-moment flag, for the outputs' mark. */
   episode?: EpisodeMark;
+  /** Episodes only: their messages, when a command fetched them (src/episodes/local.ts withMessages). */
+  messages?: string;
 }
 
 export interface SearchResult {

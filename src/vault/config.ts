@@ -23,7 +23,8 @@ export interface VaultConfig {
   extract: { scopes: string[]; budgetChars: number; episodes: boolean; consolidate: boolean; episodesTopic: boolean; episodeNote: boolean };
   /** Event segmentation (`mem segment`, src/episodes/segment.ts): its rules and thresholds. */
   /** `embeddings`/`topic`: whether the embedding endpoint and the language model (when configured) serve as channels. */
-  episodes: { minMessages: number; gapMinutes: number; maxMessages: number; surpriseThreshold: number; minEpisodeMessages: number; minTerms: number; embeddings: boolean; topic: boolean };
+  /** `shareMessages`: keep episodes' messages in the committed files (off: in the git-ignored `.mem/local/`). */
+  episodes: { minMessages: number; gapMinutes: number; maxMessages: number; surpriseThreshold: number; minEpisodeMessages: number; minTerms: number; embeddings: boolean; topic: boolean; shareMessages: boolean };
   /** Embedding endpoint for hybrid search (issue 17); no model → lexical search only. */
   embeddings: EmbeddingsConfig;
 }
@@ -53,7 +54,7 @@ export const DEFAULT_CONFIG: VaultConfig = {
   embeddings: { batchSize: 64, timeoutMs: 30_000, maxRetries: 2, fusion: 'rrf', vectorWeight: 1 },
   extract: { scopes: ['project', 'corrective'], budgetChars: 24_000, episodes: true, consolidate: false, episodesTopic: false, episodeNote: true },
   // The same numbers as DEFAULT_SEGMENT_CONFIG (src/episodes/segment.ts, kept off this module's imports).
-  episodes: { minMessages: 5, gapMinutes: 15, maxMessages: 50, surpriseThreshold: 0.7, minEpisodeMessages: 4, minTerms: 4, embeddings: true, topic: true },
+  episodes: { minMessages: 5, gapMinutes: 15, maxMessages: 50, surpriseThreshold: 0.7, minEpisodeMessages: 4, minTerms: 4, embeddings: true, topic: true, shareMessages: false },
 };
 
 /**
@@ -300,11 +301,11 @@ export async function loadConfig(root: string): Promise<VaultConfig> {
   cfg.episodes.surpriseThreshold = num(ep.surprise_threshold, cfg.episodes.surpriseThreshold, 'episodes.surprise_threshold', CONFIG_PATH);
   cfg.episodes.minEpisodeMessages = num(ep.min_episode_messages, cfg.episodes.minEpisodeMessages, 'episodes.min_episode_messages', CONFIG_PATH, 1);
   cfg.episodes.minTerms = num(ep.min_terms, cfg.episodes.minTerms, 'episodes.min_terms', CONFIG_PATH);
-  for (const k of ['embeddings', 'topic'] as const) {
+  for (const [k, key] of [['embeddings', 'embeddings'], ['topic', 'topic'], ['share_messages', 'shareMessages']] as const) {
     const v = ep[k];
     if (v === undefined || v === null) continue;
     if (typeof v !== 'boolean') throw new MemError(`episodes.${k} must be true or false (got ${JSON.stringify(v)})`, { where: { file: CONFIG_PATH } });
-    cfg.episodes[k] = v;
+    cfg.episodes[key] = v;
   }
   return cfg;
 }

@@ -57,7 +57,9 @@ describe('mem segment', () => {
     expect(text).toMatch(/^kind: episode$/m);
     expect(text).toMatch(/^fsrs: \{stability: [\d.]+, difficulty: 2\.118, state: Review, last_review: '2026-01-29T[^']+', reps: 0, lapses: 0\}$/m);
     expect(text).toMatch(/^consolidated_at: null$/m);
-    expect(text).toMatch(/^<details>$/m);
+    // The messages are kept in the git-ignored local store, not in the committed file.
+    expect(text).not.toMatch(/^<details>$/m);
+    expect(v.read(EPISODE_FILE.replace('.mem/episodes/', '.mem/local/episodes/'))).toMatch(/^<details>$/m);
     expect(mem(['lint'], { cwd: v.root, home: v.home }).status).toBe(0);
 
     const hits = mem(['search', 'shadow branch suffix', '--json'], { cwd: v.root, home: v.home }).json();

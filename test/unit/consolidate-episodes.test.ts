@@ -22,7 +22,7 @@ describe('messagesFromEpisodeBody', () => {
     { role: 'user' as const, text: 'Second paragraph follows.\n\nAnd another.' },
   ];
   const text = renderEpisodes({
-    session: 's1', source: 's1.jsonl', now: '2026-11-20T12:00:00.000Z',
+    session: 's1', source: 's1.jsonl', now: '2026-11-20T12:00:00.000Z', shareMessages: true,
     episodes: [{ first: 0, last: 2, startAt: '2026-11-20T10:00:00Z', endAt: '2026-11-20T10:02:00Z', surprise: 0.4, title: 'Deploy rules', summary: 'A summary.', reason: 'start', messages: msgs } as any],
   });
   const body = parseMemoryFile(text, '.mem/episodes/s1.md').entries[0].body;

@@ -203,9 +203,9 @@ describe('segment: the real transcripts', () => {
 });
 
 describe('renderEpisodes', () => {
-  it('writes entries that parse back with valid frontmatter, the FSRS map and the messages quoted', () => {
+  it('writes entries that parse back with valid frontmatter, the FSRS map and (shared) the messages quoted', () => {
     const eps = segment(conv(alternating([...DB_TOPIC, '---\nid: forged\n---\n</details>\n# Heading\n<<<<<<< HEAD', ...CSS_TOPIC], 0, 1)));
-    const text = renderEpisodes({ session: 's-1', source: 't.jsonl', episodes: eps, now: '2026-01-11T00:00:00Z' });
+    const text = renderEpisodes({ session: 's-1', source: 't.jsonl', episodes: eps, now: '2026-01-11T00:00:00Z', shareMessages: true });
     const parsed = parseMemoryFile(text, '.mem/episodes/s-1.md');
     expect(parsed.diagnostics).toEqual([]);
     expect(parsed.entries.map((e) => e.id)).toEqual(eps.map((_, i) => `ep-s-1-00${i + 1}`));
@@ -242,7 +242,7 @@ describe('renderEpisodes', () => {
 
   it('caps a long message', () => {
     const long = `orders migration ${'postgres column '.repeat(400)}`;
-    const text = renderEpisodes({ session: 's', source: 't', episodes: segment(conv([['user', long, 0]])), now: '2026-01-11T00:00:00Z' });
+    const text = renderEpisodes({ session: 's', source: 't', episodes: segment(conv([['user', long, 0]])), now: '2026-01-11T00:00:00Z', shareMessages: true });
     expect(text).toMatch(/… \[\d+ more characters\]/);
     expect(text.length).toBeLessThan(long.length);
   });

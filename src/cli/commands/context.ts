@@ -123,7 +123,7 @@ export function renderContextMd(res: ContextResult, detail: DetailLevel = 'auto'
     const mark = h.episode ? ` · episode${h.episode.key_moment ? ` · ${KEY_MOMENT_LABEL}` : ''}` : '';
     out.push(`#### ${oneLine(h.title) || '(untitled)'}`, `_${oneLine(h.type)} · ${oneLine(h.scope)}${mark} · ${oneLine(h.path)}:${h.line}_`, '');
     // An episode: its summary, then (when the detail level shows them) its messages, unwrapped.
-    const messages = h.episode && showsDetail(detail, rank, h.episode.key_moment) ? messagesOfBody(h.body) : '';
+    const messages = h.episode && showsDetail(detail, rank, h.episode.key_moment) ? h.messages ?? messagesOfBody(h.body) : '';
     const body = h.episode ? [withoutMessages(h.body), messages].filter((x) => x !== '').join('\n\n') : h.body;
     const quoted = quoteBody(body);
     if (quoted.length > 0) out.push(...quoted, '');
@@ -198,6 +198,7 @@ async function contextCommand(ctx: Ctx, taskArgs: string[], opts: ContextOptions
   }
   const { addProvenPatterns, DEFAULT_PATTERN_CHARS } = await import('../../retrieve/context.js');
   const full = await addProvenPatterns(res, vault.root, parseIntOption('--pattern-chars', opts.patternChars) ?? DEFAULT_PATTERN_CHARS);
+  if (full.learnings.some((h) => h.episode)) full.learnings = (await import('../../episodes/local.js')).withMessages(vault.root, full.learnings, detail);
   if (ctx.json) {
     const { contextJson } = await import('../output/entries.js');
     ctx.out(JSON.stringify({ ...(await contextJson(full, detail)), patterns: full.patterns }, null, 2));

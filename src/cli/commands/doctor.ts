@@ -21,12 +21,14 @@ export function registerDoctor(program: Command): void {
   program
     .command('doctor')
     .description('check the environment, the vault and the index (exit 1 if something is broken)')
+    .option('--fix', 'move episodes\' messages out of committed files into .mem/local/ (git-ignored), unless episodes.share_messages is true')
     .addHelpText('after', `
 Examples:
   $ mem doctor
-  $ mem doctor --json | jq '.checks[] | select(.status != "ok")'`)
-    .action(async (_opts: unknown, command: Command) => {
-      await doctorCommand(makeCtx(globals(command)));
+  $ mem doctor --json | jq '.checks[] | select(.status != "ok")'
+  $ mem doctor --fix        # episodes' messages found in .mem/episodes/ move to .mem/local/episodes/`)
+    .action(async (opts: { fix?: boolean }, command: Command) => {
+      await doctorCommand(makeCtx(globals(command)), opts);
     });
 }
 
@@ -40,7 +42,7 @@ function findLocks(readDir: (dir: string) => fs.Dirent[], dir: string, out: stri
   }
 }
 
-async function doctorCommand(ctx: Ctx): Promise<void> {
+async function doctorCommand(ctx: Ctx, opts: { fix?: boolean } = {}): Promise<void> {
   const checks: Check[] = [];
   const major = Number(process.versions.node.split('.')[0]);
   checks.push({ name: 'node', status: major >= 20 ? 'ok' : 'fail', detail: `Node ${process.versions.node}`, hint: major >= 20 ? undefined : 'mem needs Node 20 or newer' });
@@ -154,6 +156,7 @@ async function doctorCommand(ctx: Ctx): Promise<void> {
     } catch {
       // not a git repository, or git missing: nothing to say about git hooks
     }
+    checks.push(await episodeMessagesCheck(vault.root, vault.config.episodes.shareMessages, Boolean(opts.fix)));
     const locks: string[] = [];
     const { readDir } = await import('../../vault/vault.js');
     findLocks(readDir, vault.root, locks);
@@ -163,13 +166,14 @@ async function doctorCommand(ctx: Ctx): Promise<void> {
   checks.push(await agentHooksCheck(vault?.root ?? null));
   try {
     const { resolveProviderConfig } = await import('../../llm/provider.js');
+    const { urlForDisplay } = await import('../../secrets/rules.js');
     const llm = vault?.config.llm;
     const p = resolveProviderConfig(process.env, { provider: llm?.provider, providerSource: '.mem/config.yaml', configModel: llm?.model, configBaseUrl: llm?.baseUrl });
     const missingKey = p.apiKeyEnv && !process.env[p.apiKeyEnv] && !(p.name === 'openai' && p.baseUrl);
     checks.push({
       name: 'llm',
       status: missingKey ? 'warn' : 'ok',
-      detail: p.name === 'heuristic' ? 'none configured: mem extract uses offline heuristics (search needs no LLM)' : `${p.name} ${p.model}${p.baseUrl ? ` at ${p.baseUrl}` : ''} (${p.source})`,
+      detail: p.name === 'heuristic' ? 'none configured: mem extract uses offline heuristics (search needs no LLM)' : `${p.name} ${p.model}${p.baseUrl ? ` at ${urlForDisplay(p.baseUrl)}` : ''} (${p.source})`,
       hint: missingKey ? `set ${p.apiKeyEnv}` : undefined,
     });
   } catch (err) {
@@ -185,6 +189,37 @@ async function doctorCommand(ctx: Ctx): Promise<void> {
     }
   }
   if (failed) process.exitCode = 1;
+}
+
+/**
+ * Where episodes' messages are: committed files that hold them (an older mem wrote them so) are
+ * a warning unless `episodes.share_messages` says to share them; `fix` moves them to the local store.
+ */
+async function episodeMessagesCheck(root: string, share: boolean, fix: boolean): Promise<Check> {
+  const { findSharedMessages, moveMessagesLocal, LOCAL_EPISODES_DIR } = await import('../../episodes/local.js');
+  const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
+  const found = findSharedMessages(root);
+  const episodes = found.reduce((n, f) => n + f.episodes, 0);
+  const bytes = found.reduce((n, f) => n + f.bytes, 0);
+  const names = (fs_: string[]) => (fs_.length > 3 ? `${fs_.slice(0, 3).join(', ')} and ${fs_.length - 3} more` : fs_.join(', '));
+  if (found.length === 0) return { name: 'episodes', status: 'ok', detail: share ? 'messages shared in .mem/episodes/ (episodes.share_messages: true); none there yet' : `messages kept in ${LOCAL_EPISODES_DIR}/ (not committed)` };
+  if (share) return { name: 'episodes', status: 'ok', detail: `messages of ${episodes} episodes shared in committed files (episodes.share_messages: true), ${kb(bytes)}` };
+  if (fix) {
+    const moved = moveMessagesLocal(root);
+    const left = moved.skipped.length > 0 ? `; left alone: ${moved.skipped.join('; ')}` : '';
+    return {
+      name: 'episodes',
+      status: moved.skipped.length > 0 ? 'warn' : 'ok',
+      detail: `moved the messages of ${moved.episodes} episodes (${kb(moved.bytes)}) from ${names(moved.files)} to ${LOCAL_EPISODES_DIR}/${left}`,
+      hint: 'commit the change; earlier commits still hold the messages until the history is rewritten',
+    };
+  }
+  return {
+    name: 'episodes',
+    status: 'warn',
+    detail: `${found.length} committed episode file(s) hold the messages of ${episodes} episodes (${kb(bytes)} of transcript): ${names(found.map((f) => f.path))}`,
+    hint: `run mem doctor --fix to move them to ${LOCAL_EPISODES_DIR}/ (git-ignored), or set episodes.share_messages: true in .mem/config.yaml to share them`,
+  };
 }
 
 /**

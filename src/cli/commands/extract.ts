@@ -3,6 +3,7 @@
 // project's recent sessions of Claude Code, Codex and Gemini CLI (`--recent`); `--hook` for agent hooks.
 
 import path from 'node:path';
+import { urlForDisplay } from '../../secrets/rules.js';
 import type { Command } from 'commander';
 import { MemError, usageError } from '../../errors.js';
 import type { AgentName } from '../../extract/discover.js';
@@ -231,7 +232,7 @@ async function extractCommand(ctx: Ctx, file: string | undefined, opts: ExtractO
   const { runExtract } = await import('../../extract/run.js');
   const { REJECT_REASONS } = await import('../../extract/gate.js');
   const announce = () => {
-    if (provider.name !== 'heuristic' && ctx.stderrTTY && !ctx.quiet && !ctx.json) ctx.info(`asking ${provider.name} (${provider.model}${provider.baseUrl ? ` at ${provider.baseUrl}` : ''})…`);
+    if (provider.name !== 'heuristic' && ctx.stderrTTY && !ctx.quiet && !ctx.json) ctx.info(`asking ${provider.name} (${provider.model}${provider.baseUrl ? ` at ${urlForDisplay(provider.baseUrl)}` : ''})…`);
   };
   const { oneExtractionAtATime } = await import('../../extract/ledger.js');
   const runOne = (one: string) =>

@@ -38,7 +38,7 @@ function initRoot(ctx: Ctx): string {
   }
 }
 
-export const GITIGNORE_LINES = ['.memory.db*', '.mem/sessions/', '.mem/logs/', '.mem/extracted.jsonl'];
+export const GITIGNORE_LINES = ['.memory.db*', '.mem/sessions/', '.mem/logs/', '.mem/extracted.jsonl', '.mem/local/'];
 
 /** Filesystems that hold no user files (statfs magic numbers): a vault there makes no sense. */
 const PSEUDO_FS: ReadonlyMap<number, string> = new Map([

@@ -33,8 +33,9 @@ Try it by hand:
 async function mcpCommand(ctx: Ctx): Promise<void> {
   const { openVault, resolveRoot } = await import('../../vault/vault.js');
   const { VERSION } = await import('../main.js');
+  const { credentialsIn, displaySafe } = await import('../../secrets/display.js');
   const log = (line: string) => {
-    if (!ctx.quiet) process.stderr.write(`${line}\n`);
+    if (!ctx.quiet) process.stderr.write(`${displaySafe(line, credentialsIn(process.env))}\n`);
   };
   // A root that is named and wrong stops here; no vault found from the folder is said once, and
   // every tool call then answers with that error (the agent shows it) rather than a dead server.

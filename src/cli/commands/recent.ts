@@ -40,7 +40,7 @@ async function recentCommand(ctx: Ctx, opts: RecentOpts): Promise<void> {
   const vault = await vaultFor(ctx);
   const now = nowMs();
   const episodes = await withFreshIndex(ctx, vault, { refresh: opts.refresh !== false, tolerateBusy: true }, (ix) =>
-    recentEpisodes(ix.db, { limit, days, session: opts.session, nowMs: now, detail }));
+    recentEpisodes(ix.db, { limit, days, session: opts.session, nowMs: now, detail, root: vault.root }));
   if (ctx.json) {
     ctx.out(JSON.stringify({ episodes }, null, 2));
     return;

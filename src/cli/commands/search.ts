@@ -139,6 +139,8 @@ async function searchCommand(ctx: Ctx, queryArgs: string[], opts: SearchOptions)
   const emb = (await import('../../vault/config.js')).embeddingsFrom(vault.config.embeddings);
   await withFreshIndex(ctx, vault, { refresh: opts.refresh !== false, tolerateBusy: true }, async (ix) => {
     const { hitJson, renderHuman, renderMd, styleFor } = await import('../output/hits.js');
+    // The episodes' messages the detail level shows: from the committed file, else the local store.
+    const withMessages = detail === 'none' ? (hits: SearchResult['results']) => hits : ((m) => (hits: SearchResult['results']) => m.withMessages(vault.root, hits, detail))(await import('../../episodes/local.js'));
     let hooks: SearchRequest['hybrid'][] | null = null;
     if (emb) {
       const texts = batch ? batch.items.map((it) => it.query) : [query];
@@ -152,14 +154,15 @@ async function searchCommand(ctx: Ctx, queryArgs: string[], opts: SearchOptions)
       const lines: string[] = [];
       for (const [i, item] of batch.items.entries()) {
         const res = runSearch(ix.db, { ...base, query: item.query, limit: item.limit ?? base.limit, candidates: Math.max(base.candidates, item.limit ?? 0), hybrid: hooks?.[i] });
-        lines.push(JSON.stringify({ id: item.id, results: res.results.map((h, rank) => hitJson(h, Boolean(opts.explain), { rank, detail })) }));
+        lines.push(JSON.stringify({ id: item.id, results: withMessages(res.results).map((h, rank) => hitJson(h, Boolean(opts.explain), { rank, detail })) }));
         log.push({ at, query: item.query, ids: res.results.map((h) => h.id) });
       }
       if (lines.length > 0) ctx.out(lines.join('\n'));
       for (const e of batch.errors) ctx.warn(e);
       if (batch.errors.length > 0) process.exitCode = 1;
     } else {
-      const res: SearchResult = runSearch(ix.db, { ...base, query, hybrid: hooks?.[0] });
+      const found: SearchResult = runSearch(ix.db, { ...base, query, hybrid: hooks?.[0] });
+      const res: SearchResult = { ...found, results: withMessages(found.results) };
       if (res.truncated) ctx.warn(`the query has more than ${res.terms.length} distinct terms; searched for the first ${res.terms.length}`);
       if (res.onlyStopwords) ctx.warn('the query has only common words (like "the", "what", "is"); nothing to search for');
       log.push({ at, query: query.length > 2000 ? `${query.slice(0, 2000)}…` : query, ids: res.results.map((h) => h.id) });

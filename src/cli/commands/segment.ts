@@ -34,7 +34,8 @@ when configured (embeddings: in .mem/config.yaml), else TF-IDF word vectors, dis
 ordinary that distance is in this session. A failing endpoint or model: one warning, then the
 offline result. Thresholds and channels (episodes.embeddings, episodes.topic): the episodes: block
 of .mem/config.yaml. Key moments (surprise >= 0.7) are marked \u2605. Running it again on the
-same transcript rewrites the same file.
+same transcript rewrites the same file. The messages themselves go to .mem/local/episodes/ (git
+never sees it) unless episodes.share_messages: true keeps them in the committed file.
 
 Examples:
   $ mem segment ~/.claude/projects/-home-me-app/3f0c2a4e.jsonl

@@ -49,7 +49,7 @@ export function explainLine(c: Components): string {
 /** The messages of an episode hit when the detail level shows them at this rank (0-based), else null. */
 export function hitMessages(h: RankedHit, rank: number, detail: DetailLevel): string | null {
   if (!h.episode || !showsDetail(detail, rank, h.episode.key_moment)) return null;
-  return messagesOfBody(h.body) || null;
+  return (h.messages ?? messagesOfBody(h.body)) || null;
 }
 
 /** Lines of quoted messages, indented under their hit. */

@@ -146,7 +146,8 @@ const searchTool: ToolSpec = {
     if (res.onlyStopwords) w.push('the query has only common words (like "the", "what", "is"); nothing to search for');
     await logRetrieval(vault, session, now, args.query, res.results.map((h) => h.id));
     // Episodes carry key_moment (as mem search --json); their messages by the detail level.
-    return toolResult(withWarnings({ query: args.query, results: res.results.map((h, rank) => hitJson(h, false, { rank, detail: args.detail ?? 'none' })) }, w));
+    const results = (args.detail ?? 'none') === 'none' ? res.results : (await import('../../episodes/local.js')).withMessages(vault.root, res.results, args.detail!);
+    return toolResult(withWarnings({ query: args.query, results: results.map((h, rank) => hitJson(h, false, { rank, detail: args.detail ?? 'none' })) }, w));
   },
 };
 
@@ -301,6 +302,7 @@ const contextTool: ToolSpec = {
     await logRetrieval(vault, session, now, args.task, [...res.learnings, ...res.proxy].map((h) => h.id));
     const { addProvenPatterns, DEFAULT_PATTERN_CHARS } = await import('../../retrieve/context.js');
     const full = await addProvenPatterns(res, vault.root, args.pattern_chars ?? DEFAULT_PATTERN_CHARS);
+    if (full.learnings.some((h) => h.episode)) full.learnings = (await import('../../episodes/local.js')).withMessages(vault.root, full.learnings, 'auto');
     const markdown = renderContextMd(full);
     return toolResult(withWarnings({ markdown, ...(await contextJson(full)), patterns: full.patterns }, w), markdown);
   },
@@ -378,7 +380,7 @@ const recentTool: ToolSpec = {
     const args = a as unknown as { limit?: number; days?: number; session?: string; detail?: 'auto' | 'none' | 'full' };
     const vault = await env.openVault();
     const { recentEpisodes } = await import('../../episodes/run.js');
-    const { value, warnings: w } = await fresh(vault, (ix) => recentEpisodes(ix.db, { limit: args.limit ?? 10, days: args.days, session: args.session, nowMs: env.now(), detail: args.detail }));
+    const { value, warnings: w } = await fresh(vault, (ix) => recentEpisodes(ix.db, { limit: args.limit ?? 10, days: args.days, session: args.session, nowMs: env.now(), detail: args.detail, root: vault.root }));
     return toolResult(withWarnings({ episodes: value as unknown as Record<string, unknown>[] }, w));
   },
 };

@@ -1,0 +1,36 @@
+// What mem shows or logs of text it did not write itself (a server's error body, an exception, a
+// URL): no URL's user name or password, the credentials mem knows (its API keys) and those the
+// display rules find (authorization headers, vendor tokens) replaced by placeholders.
+
+import { redactForDisplay } from './rules.js';
+
+// scheme://user:password@ or scheme://token@ — the whole userinfo goes.
+const URL_USERINFO_RE = /\b([a-z][a-z0-9+.-]{1,31}:\/\/)[^\s/?#@'"`<>]+@/gi;
+
+/** `text` with the user and password of every URL in it replaced by `***`. */
+export function stripUrlCredentials(text: string): string {
+  return text.replace(URL_USERINFO_RE, '$1***@');
+}
+
+/** `text` as it may be printed or logged (`known`: values mem holds that are credentials). */
+export function displaySafe(text: string, known: Iterable<string | undefined> = []): string {
+  return redactForDisplay(stripUrlCredentials(text), known);
+}
+
+// Names that say a variable holds a credential: OPENAI_API_KEY, GITHUB_TOKEN, DB_PASSWORD, …
+const CREDENTIAL_NAME = /(^|_)(API_?KEY|KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS|CREDENTIALS?|AUTH)(_|$)|APIKEY|SECRET|TOKEN|PASSWORD/i;
+
+/**
+ * The values of the variables in `env` whose names say they hold a credential (the API keys mem
+ * is given, and any other), for the last redaction before a line is printed or logged. Short
+ * values and paths (SSH_AUTH_SOCK) are left out: they would blank ordinary words.
+ */
+export function credentialsIn(env: Record<string, string | undefined>): string[] {
+  const out: string[] = [];
+  for (const [name, value] of Object.entries(env)) {
+    if (!value || value.length < 8 || !CREDENTIAL_NAME.test(name)) continue;
+    if (/^(\/|~\/|[A-Za-z]:\\)/.test(value) || /^(true|false|\d+)$/i.test(value)) continue;
+    out.push(value);
+  }
+  return out;
+}

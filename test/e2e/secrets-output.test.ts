@@ -1,0 +1,183 @@
+// Nothing secret is printed or logged: a language model or embeddings endpoint that answers
+// 400/500 with a body echoing the request's Authorization / x-api-key header, run through the
+// real SDKs against a loopback server, never gets the key onto stdout, stderr (plain, --json,
+// --debug) or into .mem/logs; a base URL with a user and password in it is never shown whole.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { closeServers, fakeServer, type Seen } from '../fake-llm.js';
+import { embedServer } from '../fake-embeddings.js';
+import { cleanup, mem, memAsync, REPO, tempVault, type RunResult } from '../helpers.js';
+
+const embedServers: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  await closeServers();
+  for (const s of embedServers.splice(0)) await s.close();
+  cleanup();
+});
+
+const SAMPLE = path.join(REPO, 'examples', 'sessions', 'fix-checkout-tests.jsonl');
+// A key of no vendor's shape: only knowing it (from the environment) can redact it.
+const KEY = 'qv7Rk2mZp9TxL4wB8nYc3HdJ6fGs1uEa';
+const USER = 'deploybot';
+const PASS = 'hunter2-Zq9xW7';
+
+const CLEAN = {
+  ANTHROPIC_API_KEY: undefined, ANTHROPIC_BASE_URL: undefined, OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined, MEM_PROVIDER: undefined, MEM_MODEL: undefined,
+  MEM_EMBED_MODEL: undefined, MEM_EMBED_BASE_URL: undefined, MEM_EMBED_PROVIDER: undefined, MEM_EMBED_DIMENSIONS: undefined, MEM_EMBED_API_KEY: undefined,
+};
+
+/** What the server was sent, echoed back: the two headers, bare and named, in a JSON error and in plain text. */
+const echo = (req: Seen) => {
+  const auth = String(req.headers.authorization ?? '');
+  const apiKey = String(req.headers['x-api-key'] ?? '');
+  return { error: { type: 'invalid_request_error', message: `bad request: got Authorization: ${auth} and x-api-key: ${apiKey}; the key ${auth.replace(/^Bearer /, '')}${apiKey} is not valid for this model` } };
+};
+const cred = (url: string) => url.replace('http://', `http://${USER}:${PASS}@`);
+const echoText = (req: Seen) => `Internal error for ${String(req.headers.authorization ?? req.headers['x-api-key'])}`;
+
+function vault() {
+  const v = tempVault();
+  mem(['init', '-q'], { cwd: v.root, home: v.home });
+  // No retries: a 500 is answered at once (the SDKs' back-off is not what is tested here).
+  v.write('.mem/config.yaml', 'llm:\n  max_retries: 0\nembeddings:\n  max_retries: 0\n');
+  mem(['add', 'Run the database migrations before the API tests', '--type', 'procedural'], { cwd: v.root, home: v.home });
+  return v;
+}
+
+function logs(root: string): string {
+  const dir = path.join(root, '.mem', 'logs');
+  if (!fs.existsSync(dir)) return '';
+  return fs.readdirSync(dir).map((f) => fs.readFileSync(path.join(dir, f), 'utf8')).join('\n');
+}
+
+function expectClean(r: RunResult, root: string, secrets: string[] = [KEY]): void {
+  for (const s of secrets) {
+    expect(r.stdout, `stdout holds ${s}`).not.toContain(s);
+    expect(r.stderr, `stderr holds ${s}`).not.toContain(s);
+    expect(logs(root), `a log holds ${s}`).not.toContain(s);
+  }
+}
+
+const MODES = [[], ['--json'], ['--debug']];
+
+describe('a server that echoes the key in its error', () => {
+  for (const [provider, status, body] of [['openai', 400, echo], ['openai', 500, echoText], ['anthropic', 400, echo], ['anthropic', 500, echoText]] as const) {
+    it(`mem extract (${provider}, ${status}): the key is never printed`, async () => {
+      const srv = await fakeServer([{ status, body }]);
+      const v = vault();
+      const env = provider === 'openai'
+        ? { ...CLEAN, OPENAI_API_KEY: KEY, OPENAI_BASE_URL: `${srv.url}/v1`, MEM_PROVIDER: 'openai' }
+        : { ...CLEAN, ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: srv.url };
+      for (const mode of MODES) {
+        // Falling back to the heuristics (a warning), and failing (the error printer).
+        for (const fallback of [[], ['--no-fallback']]) {
+          const asked = srv.seen.length;
+          const r = await memAsync([...mode, 'extract', SAMPLE, '--force', ...fallback], { cwd: v.root, home: v.home, env });
+          expect(srv.seen.length).toBeGreaterThan(asked);
+          expect(r.status).toBe(fallback.length > 0 ? 1 : 0);
+          if (mode[0] !== '--json' || fallback.length > 0) expect(r.stderr).toMatch(new RegExp(`${provider} \\(.*\\) answered with an error \\(${status}\\)`));
+          expectClean(r, v.root);
+        }
+      }
+      // The server did get the key, and said it back.
+      expect(JSON.stringify(srv.seen[0].headers)).toContain(KEY);
+    });
+  }
+
+  it('mem extract --hook: the background run\'s log (.mem/logs/extract.log) never holds the key or a URL password', async () => {
+    const srv = await fakeServer([{ status: 400, body: echo }]);
+    const v = vault();
+    const log = () => (fs.existsSync(v.path('.mem/logs/extract.log')) ? v.read('.mem/logs/extract.log') : '');
+    const hook = async (session: string, baseUrl: string) => {
+      const env = { ...CLEAN, OPENAI_API_KEY: KEY, OPENAI_BASE_URL: baseUrl, MEM_PROVIDER: 'openai' };
+      // A transcript of its own for each run: the ledger would call a second run of one up to date.
+      const transcript = path.join(v.root, '..', `${session}.jsonl`);
+      fs.copyFileSync(SAMPLE, transcript);
+      const payload = JSON.stringify({ session_id: session, transcript_path: transcript, cwd: v.root, hook_event_name: 'SessionEnd' });
+      const r = await memAsync(['extract', '--hook', 'claude'], { cwd: v.root, home: v.home, env, input: payload });
+      expect(r.status).toBe(0);
+      const done = new RegExp(`wrote \\d+ learnings from \\d+ messages of .*${session}\\.jsonl`);
+      const t0 = Date.now();
+      while (!done.test(log())) {
+        if (Date.now() - t0 > 60_000) throw new Error(`timed out waiting for the background extract: ${log()}`);
+        await new Promise((res) => setTimeout(res, 100));
+      }
+      expectClean(r, v.root, [KEY, PASS, `${USER}:`]);
+    };
+    await hook('hook-key', `${srv.url}/v1`);
+    expect(srv.seen.length).toBeGreaterThan(0);
+    expect(log()).toMatch(/openai \(gpt-4o-mini\) answered with an error \(400\)/);
+    await hook('hook-url', `${cred(srv.url)}/v1`);
+    expect(log()).toMatch(/cannot reach openai \(gpt-4o-mini\) at http:\/\/\*\*\*@127\.0\.0\.1:/);
+  }, 150_000);
+
+  it('mem search with embeddings (a warning) and mem index --embed (an error): the key is never printed', async () => {
+    const srv = await fakeServer([{ status: 400, body: echo }, { status: 500, body: echoText }]);
+    const good = await embedServer();
+    embedServers.push(good);
+    const v = vault();
+    // Vectors stored first (a working endpoint), so that search asks the endpoint for the query's.
+    const ok = await memAsync(['index', '--embed'], { cwd: v.root, home: v.home, env: { ...CLEAN, MEM_EMBED_MODEL: 'fake-embed', MEM_EMBED_BASE_URL: good.url } });
+    expect(ok.status, ok.stderr).toBe(0);
+    mem(['add', 'Another learning to embed later', '--type', 'procedural'], { cwd: v.root, home: v.home });
+    const env = { ...CLEAN, MEM_EMBED_MODEL: 'fake-embed', MEM_EMBED_BASE_URL: `${srv.url}/v1`, MEM_EMBED_API_KEY: KEY };
+    for (const mode of MODES) {
+      const s = await memAsync([...mode, 'search', 'migrations'], { cwd: v.root, home: v.home, env });
+      expect(s.status, s.stderr).toBe(0);
+      expect(s.stderr).toMatch(/embeddings unavailable: the embeddings endpoint \(fake-embed\) answered with an error/);
+      expectClean(s, v.root);
+      const i = await memAsync([...mode, 'index', '--embed'], { cwd: v.root, home: v.home, env });
+      expect(i.status).toBe(1);
+      expect(i.stderr).toMatch(/^mem: the embeddings endpoint \(fake-embed\) answered with an error \((400|500)\)/m);
+      expectClean(i, v.root);
+    }
+    expect(JSON.stringify(srv.seen.map((x) => x.headers))).toContain(KEY);
+  });
+
+  it('mem segment with a topic model and embeddings: the channels\' warnings do not carry the key', async () => {
+    const srv = await fakeServer([{ status: 400, body: echo }]);
+    const v = vault();
+    const env = { ...CLEAN, OPENAI_API_KEY: KEY, OPENAI_BASE_URL: `${srv.url}/v1`, MEM_PROVIDER: 'openai', MEM_EMBED_MODEL: 'fake-embed', MEM_EMBED_BASE_URL: `${srv.url}/v1`, MEM_EMBED_API_KEY: KEY };
+    for (const mode of MODES) {
+      const r = await memAsync([...mode, 'segment', SAMPLE], { cwd: v.root, home: v.home, env });
+      expect(r.status, r.stderr).toBe(0);
+      expectClean(r, v.root);
+    }
+  });
+});
+
+describe('a base URL with a user and password', () => {
+  it('mem doctor (plain and --json) shows it without them', async () => {
+    const srv = await fakeServer([{ body: {} }]);
+    const v = vault();
+    for (const mode of [[], ['--json']]) {
+      const r = mem([...mode, 'doctor'], { cwd: v.root, home: v.home, env: { ...CLEAN, OPENAI_BASE_URL: `${cred(srv.url)}/v1` } });
+      expect(r.stdout).toContain(`openai gpt-4o-mini at http://***@127.0.0.1:`);
+      expectClean(r, v.root, [PASS, `${USER}:`]);
+    }
+    v.write('.mem/config.yaml', `llm:\n  provider: openai\n  base_url: ${cred(srv.url)}/v1\n`);
+    const r = mem(['doctor', '--json'], { cwd: v.root, home: v.home, env: CLEAN });
+    expect(r.stdout).toContain('at http://***@127.0.0.1:');
+    expectClean(r, v.root, [PASS, `${USER}:`]);
+  });
+
+  it('mem extract, mem search and mem index --embed: errors and warnings never show the credentials', async () => {
+    const srv = await fakeServer([{ status: 500, body: echo }]);
+    const v = vault();
+    const env = { ...CLEAN, OPENAI_BASE_URL: `${cred(srv.url)}/v1`, MEM_PROVIDER: 'openai', MEM_EMBED_MODEL: 'fake-embed', MEM_EMBED_BASE_URL: `${cred(srv.url)}/v1` };
+    for (const mode of MODES) {
+      for (const args of [['extract', SAMPLE, '--session', `c-${mode.join('')}`], ['search', 'migrations'], ['index', '--embed']]) {
+        const r = await memAsync([...mode, ...args], { cwd: v.root, home: v.home, env });
+        expect(r.stdout + r.stderr).not.toBe('');
+        expectClean(r, v.root, [PASS, `${USER}:`]);
+      }
+    }
+    // Where a URL is shown, it is shown without them.
+    const r = await memAsync(['index', '--embed'], { cwd: v.root, home: v.home, env: { ...env, MEM_EMBED_BASE_URL: `http://${USER}:${PASS}@127.0.0.1:1/v1` } });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/cannot reach the embeddings endpoint \(fake-embed\) at http:\/\/\*\*\*@127\.0\.0\.1:1\/v1/);
+    expectClean(r, v.root, [PASS, `${USER}:`]);
+  });
+});
