@@ -6,7 +6,7 @@ import type { Db } from '../index/db.js';
 import { countEntries } from '../index/indexer.js';
 import { entriesByRowid, entryChars, ownDocCounts, rankFieldsByPotential, type EntryFilter, type EntryRow, type RankFieldsRow } from '../index/queries.js';
 import { POLICIES } from './policy.js';
-import { byCodeUnit, hitChars, runSearch, termsIn, type RankedHit } from './search.js';
+import { analysedText, byCodeUnit, hitChars, runSearch, termsIn, type RankedHit } from './search.js';
 import { ftsQuote, queryTerms } from './terms.js';
 
 /** A prompt shorter than this (trimmed) is a reply ("ok", "yes, go on"), not a task. */
@@ -105,7 +105,7 @@ export function promptLearnings(db: Db, req: PromptRequest): PromptResult {
   for (const h of found) {
     if (out.length >= req.limit) break;
     if (req.exclude?.has(h.id)) continue;
-    if (!bearsOn(matchedIn(`${h.title}\n${h.body}`), qt.terms.length, docCounts, total)) continue;
+    if (!bearsOn(matchedIn(analysedText(h)), qt.terms.length, docCounts, total)) continue;
     const size = hitChars(h);
     if (size > left) continue;
     left -= size;
