@@ -1,7 +1,6 @@
 // `mem reinforce`: entries that proved useful gain weight (+1, today's date); with the
 // session's transcript, only the ones the assistant actually used do.
 
-import fs from 'node:fs';
 import type { Command } from 'commander';
 import { MemError, usageError } from '../../errors.js';
 import { globals, vaultFor } from '../common.js';
@@ -51,15 +50,22 @@ async function reinforceCommand(ctx: Ctx, idArgs: string[], opts: ReinforceOptio
   }
   let used: Set<string> | undefined;
   if (opts.transcript) {
-    let text: string;
-    try {
-      text = opts.transcript === '-' ? readStdin() : fs.readFileSync(opts.transcript, 'utf8');
-    } catch (err) {
-      throw new MemError(`cannot read the transcript: ${(err as Error).message}`, { where: { file: opts.transcript } });
-    }
     const { readTranscript, assistantText } = await import('../../extract/transcript.js');
     const { wordSet } = await import('../../lifecycle/words.js');
-    const t = readTranscript(text);
+    let t;
+    if (opts.transcript === '-') {
+      let text: string;
+      try {
+        text = readStdin();
+      } catch (err) {
+        throw new MemError(`cannot read the transcript: ${(err as Error).message}`, { where: { file: opts.transcript } });
+      }
+      t = readTranscript(text);
+    } else {
+      // Streamed from the file, as mem extract reads it: a huge transcript is never held whole.
+      const { loadTranscript } = await import('../../extract/source.js');
+      t = loadTranscript(opts.transcript, { cwd: ctx.cwd }).transcript;
+    }
     const said = assistantText(t);
     if (said.trim() === '') throw new MemError('the transcript has no assistant messages', { where: { file: opts.transcript }, hint: 'check the file, or reinforce without --transcript' });
     used = wordSet(said);
