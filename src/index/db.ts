@@ -38,7 +38,8 @@ function nativeBinding(): string | undefined {
   return addon ?? undefined;
 }
 
-// 5: entries_potential, the index the session-start ranking reads its rows in order from.
+// 5: entries_potential, the index the session-start ranking reads its rows in order from;
+// entries_file by file and ordinal (a file's last entries, for a refresh of an append).
 export const SCHEMA_VERSION = '5';
 export const TOKENIZER = 'porter unicode61 remove_diacritics 2';
 /**
@@ -65,7 +66,7 @@ export const POTENTIAL = 'importance * (1 + max(reinforcement_count, 0))';
 
 /** Secondary indexes: a bulk load (rebuild) creates them after the rows are in, which is faster. */
 export const INDEXES = `
-CREATE INDEX IF NOT EXISTS entries_file ON entries(file_id);
+CREATE INDEX IF NOT EXISTS entries_file ON entries(file_id, ordinal);
 CREATE INDEX IF NOT EXISTS entries_entry_id ON entries(entry_id);
 CREATE INDEX IF NOT EXISTS entries_learning_type ON entries(learning_type);
 CREATE INDEX IF NOT EXISTS entries_potential ON entries(learning_type, ${POTENTIAL} DESC);

@@ -12,8 +12,8 @@ import { decodeVaultText, readVaultText } from '../vault/read.js';
 import { checkWalkMemo, DirCache } from '../vault/dircache.js';
 import { FILE, inFolder, statInto } from '../vault/faststat.js';
 import { absFromRoot, probedFiles, vaultFiles, walkKey, walkPaths, type Vault, type VaultFile } from '../vault/vault.js';
-import { prepare, prepareFile, type Prepared, type PreparedFile } from './prepare.js';
-import { bytesHash } from '../hash.js';
+import { CONTEXT_NEIGHBOURS, prepare, prepareFile, type Prepared, type PreparedFile } from './prepare.js';
+import { bytesHash, prefixAndWholeHash } from '../hash.js';
 import { abandonWrite, beginWrite, createIndexAt, DEFAULT_HASHSIZE, endWrite, indexError, indexFault, INDEXES, isBusy, openIndex, removeDbFiles, type Db } from './db.js';
 
 export interface IndexReport {
@@ -136,8 +136,7 @@ class Writer {
    * are unchanged keeps its row (metadata is updated, no FTS work). The FTS rows of everything
    * else are deleted now; `put` inserts the new ones later, after every delete of the refresh.
    */
-  reconcile(fileId: number, prep: Prepared): Map<number, OldRow> {
-    const old = this.fileRows.all(fileId) as OldRow[];
+  reconcile(fileId: number, prep: Prepared, old = this.fileRows.all(fileId) as OldRow[]): Map<number, OldRow> {
     const byKey = new Map<string, OldRow[]>();
     for (const r of old) {
       const k = `${r.entry_id}\u0000${r.fts_hash}`;
@@ -160,11 +159,11 @@ class Writer {
   }
 
   /** Write a file's entries; rows in `keep` (entry index to rowid) only get their metadata updated. */
-  put(existingId: number | undefined, file: VaultFile, st: FileStat, hash: string, racy: boolean, prep: Prepared, keep: Map<number, OldRow>): number {
+  put(existingId: number | undefined, file: VaultFile, st: FileStat, hash: string, racy: boolean, prep: Prepared, keep: Map<number, OldRow>, entryCount = prep.entries.length): number {
     if (racy) this.wroteRacy = true;
     const row = {
       path: file.path, abs: file.abs, mtime_ms: st.mtimeMs, ctime_ms: st.ctimeMs, size: st.size, hash, racy: racy ? 1 : 0,
-      scope: file.scope, learning_type: file.learningType, format: prep.format, entry_count: prep.entries.length, error: prep.error,
+      scope: file.scope, learning_type: file.learningType, format: prep.format, entry_count: entryCount, error: prep.error,
     };
     let fileId: number;
     if (existingId !== undefined) {
@@ -195,6 +194,64 @@ class Writer {
     });
     return prep.entries.length;
   }
+
+  /** A file's last `n` rows, in file order. */
+  lastRows(fileId: number, entryCount: number, n: number): (OldRow & { kind: string })[] {
+    return this.db.prepare('SELECT rowid, entry_id, fts_hash, row_hash, ordinal, char_offset, line, kind FROM entries WHERE file_id = ? AND ordinal >= ? ORDER BY ordinal')
+      .all(fileId, entryCount - n) as (OldRow & { kind: string })[];
+  }
+}
+
+/** Rows read back from a file's end for an append: an anchor entry, and the neighbours a context spans on each side of the first row rewritten. */
+const TAIL_ROWS = 2 * CONTEXT_NEIGHBOURS + 1;
+const RULE_LINE = /^---[ \t]*\r?$/;
+
+/**
+ * A file that only grew at its end since it was indexed (mem add, mem extract, an editor's
+ * append), re-indexed from its end: the new entries are inserted and the few last ones whose
+ * neighbours' context the new text reaches are updated, the same rows a full parse would give,
+ * without parsing the rest. Null when that cannot be shown to hold (the indexed bytes are not the
+ * file's beginning, the file had errors, the end does not parse cleanly, or its last indexed
+ * entries are not found as they are indexed): the caller parses the whole file.
+ */
+function appendedPart(writer: Writer, db: Db, file: VaultFile, row: FileRow, buf: Buffer): { hash: string; prep: Prepared; keep: Map<number, OldRow>; entryCount: number } | null {
+  if (buf.length <= row.size || row.hash === null) return null;
+  const info = db.prepare('SELECT format, error, entry_count FROM files WHERE id = ?').get(row.id) as { format: string | null; error: string | null; entry_count: number };
+  if (info.format !== 'entries' || info.error !== null || info.entry_count < TAIL_ROWS) return null;
+  const { prefix, whole } = prefixAndWholeHash(buf, row.size);
+  if (prefix !== row.hash) return null;
+  const last = writer.lastRows(row.id, info.entry_count, TAIL_ROWS);
+  if (last.length !== TAIL_ROWS || last.some((r) => r.kind !== 'entry')) return null;
+  const anchor = last[0];
+  // The anchor's header: its id in the indexed bytes, then the `---` line that opens it.
+  const id = Buffer.from(anchor.entry_id, 'utf8');
+  for (let at = buf.lastIndexOf(id, row.size - id.length), tries = 0; at > 0 && tries < 3; at = buf.lastIndexOf(id, at - 1), tries++) {
+    let start = buf.lastIndexOf(10, at) + 1;
+    for (let k = 0; k < 200 && start > 0; k++) {
+      const lineEnd = buf.indexOf(10, start);
+      if (RULE_LINE.test(buf.toString('utf8', start, lineEnd === -1 ? buf.length : lineEnd))) break;
+      start = buf.lastIndexOf(10, start - 2) + 1;
+    }
+    if (start <= 0 || buf.indexOf(0, start) !== -1) continue;
+    const read = decodeVaultText(buf.subarray(start));
+    if ('error' in read || read.bom) continue;
+    const found: Diagnostic[] = [];
+    const prep = prepare(file, read, found);
+    if (found.length > 0 || prep.error !== null || prep.format !== 'entries' || prep.entries.length < TAIL_ROWS) continue;
+    const lines = (l: number) => l + anchor.line - 1;
+    const same = last.every((r, k) => {
+      const e = prep.entries[k];
+      return e.id === r.entry_id && e.kind === 'entry' && e.offset + anchor.char_offset === r.char_offset && lines(e.line) === r.line;
+    });
+    if (!same) continue;
+    // The anchor and the entry after it keep their rows: the new text is beyond their neighbours.
+    const from = CONTEXT_NEIGHBOURS;
+    const entries = prep.entries.slice(from).map((e) => ({ ...e, ordinal: e.ordinal + anchor.ordinal, offset: e.offset + anchor.char_offset, line: lines(e.line) }));
+    const tail: Prepared = { ...prep, entries, fts: prep.fts.slice(from), rows: prep.rows.slice(from) };
+    const keep = writer.reconcile(row.id, tail, last.slice(from));
+    return { hash: whole, prep: tail, keep, entryCount: anchor.ordinal + prep.entries.length };
+  }
+  return null;
 }
 
 export interface RefreshOptions {
@@ -321,6 +378,10 @@ function applyPlan(db: Db, planned: Plan, opts: RefreshOptions, started: number)
     // tiny segment per file and deletes fifty times slower.
     const stash = p.work.map(({ file, st, row }) => {
       const buf = read(file.abs);
+      if (row && buf) {
+        const grown = appendedPart(writer, db, file, row, buf);
+        if (grown) return grown;
+      }
       const hash = buf ? bytesHash(buf) : 'unreadable';
       if (row && row.hash === hash) {
         writer.touch(row.id, st, now - st.mtimeMs < RACY_MS);
@@ -339,7 +400,7 @@ function applyPlan(db: Db, planned: Plan, opts: RefreshOptions, started: number)
           const buf = read(file.abs);
           prep = prepare(file, buf ? decodeVaultText(buf) : readVaultText(file.abs), diagnostics);
         }
-        writer.put(row?.id, file, st, item.hash, now - st.mtimeMs < RACY_MS, prep, 'keep' in item && item.keep ? item.keep : new Map());
+        writer.put(row?.id, file, st, item.hash, now - st.mtimeMs < RACY_MS, prep, 'keep' in item && item.keep ? item.keep : new Map(), 'entryCount' in item ? item.entryCount : undefined);
         stash[i] = null;
         changed++;
       }
