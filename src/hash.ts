@@ -45,14 +45,23 @@ export const BIG_FILE = 1 << 20;
 /** The end of a big file also hashed with the byte loop, so that two 32-bit hashes must agree. */
 const TAIL = 64 << 10;
 
-let crc32: ((data: Uint8Array, value?: number) => number) | null | undefined;
+let zlibCrc32: ((data: Uint8Array, value?: number) => number) | null | undefined;
 
 function nativeCrc32(): ((data: Uint8Array, value?: number) => number) | null {
-  if (crc32 === undefined) {
+  if (zlibCrc32 === undefined) {
     const zlib = createRequire(import.meta.url)('node:zlib') as { crc32?: (data: Uint8Array, value?: number) => number };
-    crc32 = typeof zlib.crc32 === 'function' ? zlib.crc32 : null;
+    zlibCrc32 = typeof zlib.crc32 === 'function' ? zlib.crc32 : null;
   }
-  return crc32;
+  return zlibCrc32;
+}
+
+/** The crc32 of `bytes` (native), or on a Node without zlib.crc32 another 32-bit sum of them. */
+export function crc32(bytes: Uint8Array): number {
+  const native = nativeCrc32();
+  if (native) return native(bytes) >>> 0;
+  let h = 0;
+  for (let i = 0; i < bytes.length; i++) h = (Math.imul(h, 31) + bytes[i]) >>> 0;
+  return h;
 }
 
 function fnv(buf: Uint8Array): string {
