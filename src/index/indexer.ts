@@ -11,6 +11,7 @@ import { carryVectors } from '../embeddings/store.js';
 import { decodeVaultText, readVaultText } from '../vault/read.js';
 import { checkWalkMemo, DirCache } from '../vault/dircache.js';
 import { FILE, inFolder, statInto } from '../vault/faststat.js';
+import { headerStartsBefore } from '../vault/locate.js';
 import { absFromRoot, probedFiles, vaultFiles, walkKey, walkPaths, type Vault, type VaultFile } from '../vault/vault.js';
 import { CONTEXT_NEIGHBOURS, prepare, prepareFile, type Prepared, type PreparedFile } from './prepare.js';
 import { bytesHash, prefixAndWholeHash } from '../hash.js';
@@ -204,7 +205,6 @@ class Writer {
 
 /** Rows read back from a file's end for an append: an anchor entry, and the neighbours a context spans on each side of the first row rewritten. */
 const TAIL_ROWS = 2 * CONTEXT_NEIGHBOURS + 1;
-const RULE_LINE = /^---[ \t]*\r?$/;
 
 /**
  * A file that only grew at its end since it was indexed (mem add, mem extract, an editor's
@@ -224,15 +224,8 @@ function appendedPart(writer: Writer, db: Db, file: VaultFile, row: FileRow, buf
   if (last.length !== TAIL_ROWS || last.some((r) => r.kind !== 'entry')) return null;
   const anchor = last[0];
   // The anchor's header: its id in the indexed bytes, then the `---` line that opens it.
-  const id = Buffer.from(anchor.entry_id, 'utf8');
-  for (let at = buf.lastIndexOf(id, row.size - id.length), tries = 0; at > 0 && tries < 3; at = buf.lastIndexOf(id, at - 1), tries++) {
-    let start = buf.lastIndexOf(10, at) + 1;
-    for (let k = 0; k < 200 && start > 0; k++) {
-      const lineEnd = buf.indexOf(10, start);
-      if (RULE_LINE.test(buf.toString('utf8', start, lineEnd === -1 ? buf.length : lineEnd))) break;
-      start = buf.lastIndexOf(10, start - 2) + 1;
-    }
-    if (start <= 0 || buf.indexOf(0, start) !== -1) continue;
+  for (const start of headerStartsBefore(buf, anchor.entry_id, row.size)) {
+    if (buf.indexOf(0, start) !== -1) continue;
     const read = decodeVaultText(buf.subarray(start));
     if ('error' in read || read.bom) continue;
     const found: Diagnostic[] = [];
@@ -803,3 +796,58 @@ export async function rebuildIndex(vault: Vault, progressFor?: (total: number) =
 export function refreshFiles(db: Db, files: VaultFile[]): Promise<IndexReport> {
   return refresh(db, { ...plan(db, files), removed: [] });
 }
+
+/** A changed header of one entry, from a parse of the entry alone (see applyEntryEdits). */
+export interface EntryEdit {
+  rowid: number;
+  ordinal: number;
+  /** The entry's new text prepared alone: its first entry is this one. */
+  prep: Prepared;
+  /** How much longer (characters, lines) the entry's text got: the rows after it move by that. */
+  charDelta: number;
+  lineDelta: number;
+}
+
+/**
+ * Index a file mem rewrote with only some entries' headers changed (reinforce on a big file):
+ * those rows' metadata, the positions of the rows after them, the file's hash and stat; the rows
+ * a full refresh would write, without parsing the file. `before`: the hash the index must hold
+ * for the file, the bytes the edit started from. False, with nothing written, when it does not,
+ * or when an entry's title or body changed (its full-text row and its neighbours' context would
+ * change too): the caller then refreshes the file as usual.
+ */
+export function applyEntryEdits(db: Db, file: VaultFile, before: string, st: FileStat, hash: string, edits: EntryEdit[]): boolean {
+  const racy = Date.now() - st.mtimeMs < RACY_MS;
+  const tx = db.transaction((): boolean => {
+    const row = db.prepare('SELECT id, hash FROM files WHERE path = ?').get(file.path) as { id: number; hash: string | null } | undefined;
+    if (!row || row.hash !== before) return false;
+    const old = db.prepare('SELECT entry_id, content_hash FROM entries WHERE rowid = ? AND file_id = ?');
+    const update = db.prepare(`UPDATE entries SET kind = ?, learning_type = ?, type = ?, domain = ?, importance = ?, phase = ?, status = ?,
+      reinforcement_count = ?, last_reinforced = ?, created_at = ?, row_hash = ?, metadata_json = ? WHERE rowid = ?`);
+    const move = db.prepare('UPDATE entries SET char_offset = char_offset + ?, line = line + ? WHERE file_id = ? AND ordinal > ?');
+    for (const edit of [...edits].sort((a, b) => a.ordinal - b.ordinal)) {
+      const e = edit.prep.entries[0];
+      const r = edit.prep.rows[0];
+      const was = old.get(edit.rowid, row.id) as { entry_id: string; content_hash: string } | undefined;
+      if (!e || !was || was.entry_id !== e.id || was.content_hash !== r.contentHash) throw new EditMismatch();
+      update.run(r.kind, r.learningType, e.type, e.domain, e.importance, e.phase, e.status, e.reinforcement_count, e.last_reinforced, e.created_at, r.rowHash, r.metadataJson, edit.rowid);
+      if (edit.charDelta !== 0 || edit.lineDelta !== 0) move.run(edit.charDelta, edit.lineDelta, row.id, edit.ordinal);
+    }
+    db.prepare('UPDATE files SET mtime_ms = ?, ctime_ms = ?, size = ?, hash = ?, racy = ? WHERE id = ?').run(st.mtimeMs, st.ctimeMs, st.size, hash, racy ? 1 : 0, row.id);
+    saveStatDigest(db, racy);
+    endWrite(db);
+    return true;
+  });
+  beginWrite(db);
+  try {
+    const done = tx.immediate();
+    if (!done) abandonWrite(db);
+    return done;
+  } catch (err) {
+    abandonWrite(db);
+    if (err instanceof EditMismatch) return false;
+    throw busyError(err);
+  }
+}
+
+class EditMismatch extends Error {}

@@ -185,7 +185,14 @@ function recoverAppend(lock: string): void {
   if (!m) return;
   const [size, length, sum] = [Number(m[1]), Number(m[2]), Number(m[3])];
   const file = lockedFile(lock);
-  const fd = fs.openSync(file, 'r+');
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r+');
+  } catch (err) {
+    // No file left to cut (removed or renamed since): nothing to recover.
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw err;
+  }
   try {
     const now = fs.fstatSync(fd).size;
     if (now <= size) return;
@@ -260,8 +267,8 @@ export function withFileLock<T>(file: string, fn: (lock: FileLock) => T, display
 }
 
 export interface FileLock {
-  /** Replace the file with `text` atomically, keeping its mode; the lock is released by it. */
-  replace(text: string): void;
+  /** Replace the file with `text` (bytes as they are, or text in UTF-8) atomically, keeping its mode; the lock is released by it. */
+  replace(text: string | Buffer): void;
   /**
    * Write `bytes` at the end of the file, which must be `size` bytes long, in place (see
    * APPEND_RECORD); the lock is released by it.
@@ -273,7 +280,7 @@ export interface FileLock {
    * The first step of replaceAll: write `text` into the lock file, with the file's mode, not yet
    * synced. False when the file does not exist (a new file is written by replace instead).
    */
-  stage(text: string): boolean;
+  stage(text: string | Buffer): boolean;
   /** Sync the staged text to disk (on the thread pool, so that many syncs overlap). */
   syncStaged(): Promise<void>;
   /** Rename the synced lock file over the file; the lock is released by it. */
@@ -390,7 +397,7 @@ function heldLock(file: string, lock: string, fd: number, displayName: string): 
     release();
     throw new MemError(`cannot write ${displayName}: ${(err as Error).message}`, { cause: err });
   };
-  const stage = (text: string): boolean => {
+  const stage = (text: string | Buffer): boolean => {
     if (!open) throw new Error(`the lock of ${displayName} is no longer held`);
     let mode: number;
     try {
@@ -399,7 +406,7 @@ function heldLock(file: string, lock: string, fd: number, displayName: string): 
       return false;
     }
     try {
-      const buf = Buffer.from(text, 'utf8');
+      const buf = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
       fs.ftruncateSync(held, 0);
       for (let off = 0; off < buf.length; ) off += fs.writeSync(held, buf, off, buf.length - off, off);
       fs.fchmodSync(held, mode);
@@ -472,7 +479,7 @@ function heldLock(file: string, lock: string, fd: number, displayName: string): 
         if (!open || !staged) return reject(new Error(`nothing staged for ${displayName}`));
         fs.fsync(held, (err) => (err ? reject(new MemError(`cannot write ${displayName}: ${err.message}`, { cause: err })) : resolve()));
       }),
-    replace(text: string): void {
+    replace(text: string | Buffer): void {
       if (!stage(text)) {
         // A new file: the temp-file path gives it the usual mode (umask applied); then unlock.
         writeFileAtomic(file, text);
