@@ -88,6 +88,22 @@ export function bytesHash(buf: Uint8Array): string {
   return native ? bigHash(native(buf), buf) : `${fnv(buf)}:${buf.length}`;
 }
 
+/** bytesHash of the bytes of `pieces` one after another, without joining them (but for the last 64 KB). */
+export function piecesHash(pieces: Uint8Array[]): string {
+  const length = pieces.reduce((n, p) => n + p.length, 0);
+  const native = length >= BIG_FILE ? nativeCrc32() : null;
+  if (!native) return bytesHash(Buffer.concat(pieces));
+  let c = 0;
+  for (const p of pieces) c = native(p, c);
+  const tail: Uint8Array[] = [];
+  for (let i = pieces.length - 1, left = TAIL; i >= 0 && left > 0; i--) {
+    const p = pieces[i];
+    tail.unshift(p.subarray(Math.max(0, p.length - left)));
+    left -= p.length;
+  }
+  return `c${(c >>> 0).toString(16).padStart(8, '0')}${fnv(Buffer.concat(tail))}:${length}`;
+}
+
 /**
  * bytesHash of `buf` and of its first `cut` bytes, reading the bytes once when both are big (the
  * crc32 of the whole goes on from the prefix's): what a file that grew at its end hashed to

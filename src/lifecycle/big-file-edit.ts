@@ -6,7 +6,7 @@
 
 import fs from 'node:fs';
 import type { Diagnostic } from '../errors.js';
-import { bytesHash } from '../hash.js';
+import { bytesHash, piecesHash } from '../hash.js';
 import type { Entry } from '../vault/entry.js';
 import { parseMemoryFile, type Block, type ParsedFile } from '../vault/format.js';
 import { headerStartsAfter } from '../vault/locate.js';
@@ -61,7 +61,7 @@ export async function editBigFile(vault: Vault, file: VaultFile, ids: ReadonlySe
   }
   try {
     const lock = acquireLock(file.abs, file.path);
-    let newBuf: Buffer;
+    let pieces: Buffer[];
     let before: string;
     let found: Found[];
     const texts: string[] = [];
@@ -117,7 +117,7 @@ export async function editBigFile(vault: Vault, file: VaultFile, ids: ReadonlySe
       // A change maps blocks one to one (reinforce does); anything else is a bug, not a fallback
       // (`change` has run and recorded its decisions).
       if (next.blocks.length !== blocks.length) throw new Error('editBigFile: the change added or removed blocks');
-      const pieces: Buffer[] = [];
+      pieces = [];
       let at = 0;
       let k = 0;
       for (const f of found) {
@@ -128,9 +128,9 @@ export async function editBigFile(vault: Vault, file: VaultFile, ids: ReadonlySe
         at = f.end;
       }
       pieces.push(buf.subarray(at));
-      newBuf = Buffer.concat(pieces);
-      if (newBuf.equals(buf)) return { written: false };
-      lock.replace(newBuf);
+      if (found.every((f, i) => f.text === texts[i])) return { written: false };
+      // Written from the pieces: joining 100 MB first costs a copy of it.
+      lock.replace(pieces);
     } finally {
       lock.release();
     }
@@ -139,7 +139,7 @@ export async function editBigFile(vault: Vault, file: VaultFile, ids: ReadonlySe
     const edits = found.map((f, i) => ({
       rowid: f.rowid, ordinal: f.ordinal, prep: prepare(file, { text: texts[i] }, diags), charDelta: texts[i].length - f.text.length, lineDelta: lines(texts[i]) - lines(f.text),
     }));
-    if (diags.length === 0 && applyEntryEdits(db, file, before, st, bytesHash(newBuf), edits)) return { written: true };
+    if (diags.length === 0 && applyEntryEdits(db, file, before, st, piecesHash(pieces), edits)) return { written: true };
     db.close();
     const { reindex } = await import('./vault-ops.js');
     return { written: true, lag: await reindex(vault, [file]) };

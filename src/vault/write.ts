@@ -267,8 +267,11 @@ export function withFileLock<T>(file: string, fn: (lock: FileLock) => T, display
 }
 
 export interface FileLock {
-  /** Replace the file with `text` (bytes as they are, or text in UTF-8) atomically, keeping its mode; the lock is released by it. */
-  replace(text: string | Buffer): void;
+  /**
+   * Replace the file with `text` (text in UTF-8, or bytes as they are, in pieces written one
+   * after another) atomically, keeping its mode; the lock is released by it.
+   */
+  replace(text: string | Buffer | Buffer[]): void;
   /**
    * Write `bytes` at the end of the file, which must be `size` bytes long, in place (see
    * APPEND_RECORD); the lock is released by it.
@@ -280,7 +283,7 @@ export interface FileLock {
    * The first step of replaceAll: write `text` into the lock file, with the file's mode, not yet
    * synced. False when the file does not exist (a new file is written by replace instead).
    */
-  stage(text: string | Buffer): boolean;
+  stage(text: string | Buffer | Buffer[]): boolean;
   /** Sync the staged text to disk (on the thread pool, so that many syncs overlap). */
   syncStaged(): Promise<void>;
   /** Rename the synced lock file over the file; the lock is released by it. */
@@ -397,7 +400,7 @@ function heldLock(file: string, lock: string, fd: number, displayName: string): 
     release();
     throw new MemError(`cannot write ${displayName}: ${(err as Error).message}`, { cause: err });
   };
-  const stage = (text: string | Buffer): boolean => {
+  const stage = (text: string | Buffer | Buffer[]): boolean => {
     if (!open) throw new Error(`the lock of ${displayName} is no longer held`);
     let mode: number;
     try {
@@ -406,9 +409,13 @@ function heldLock(file: string, lock: string, fd: number, displayName: string): 
       return false;
     }
     try {
-      const buf = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
+      const pieces = typeof text === 'string' ? [Buffer.from(text, 'utf8')] : Array.isArray(text) ? text : [text];
       fs.ftruncateSync(held, 0);
-      for (let off = 0; off < buf.length; ) off += fs.writeSync(held, buf, off, buf.length - off, off);
+      let at = 0;
+      for (const buf of pieces) {
+        for (let off = 0; off < buf.length; ) off += fs.writeSync(held, buf, off, buf.length - off, at + off);
+        at += buf.length;
+      }
       fs.fchmodSync(held, mode);
     } catch (err) {
       fail(err);
@@ -479,10 +486,10 @@ function heldLock(file: string, lock: string, fd: number, displayName: string): 
         if (!open || !staged) return reject(new Error(`nothing staged for ${displayName}`));
         fs.fsync(held, (err) => (err ? reject(new MemError(`cannot write ${displayName}: ${err.message}`, { cause: err })) : resolve()));
       }),
-    replace(text: string | Buffer): void {
+    replace(text: string | Buffer | Buffer[]): void {
       if (!stage(text)) {
         // A new file: the temp-file path gives it the usual mode (umask applied); then unlock.
-        writeFileAtomic(file, text);
+        writeFileAtomic(file, Array.isArray(text) ? Buffer.concat(text) : text);
         release();
         return;
       }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BIG_FILE, bytesHash, prefixAndWholeHash, quickHash } from '../../src/hash.js';
+import { BIG_FILE, bytesHash, piecesHash, prefixAndWholeHash, quickHash } from '../../src/hash.js';
 
 /** The same two lanes, written out with Number#toString (the reference for the digits). */
 function reference(s: string): string {
@@ -43,5 +43,9 @@ describe('big files', () => {
     changed[BIG_FILE + 17] ^= 1;
     expect(bytesHash(changed)).not.toBe(bytesHash(buf));
     expect(bytesHash(buf)).toMatch(new RegExp(`:${buf.length}$`));
+    // In pieces (a last one shorter than the 64 KB the byte loop takes): the same hash.
+    const split = (cuts: number[]) => [0, ...cuts].map((start, i, all) => buf.subarray(start, all[i + 1] ?? buf.length));
+    for (const cuts of [[5], [BIG_FILE, buf.length - 10], [100, 200, buf.length - 70_000, buf.length - 3]]) expect(piecesHash(split(cuts))).toBe(bytesHash(buf));
+    expect(piecesHash([buf.subarray(0, 10), buf.subarray(10, 20)])).toBe(bytesHash(buf.subarray(0, 20)));
   });
 });
