@@ -139,7 +139,11 @@ export async function editBigFile(vault: Vault, file: VaultFile, ids: ReadonlySe
     const edits = found.map((f, i) => ({
       rowid: f.rowid, ordinal: f.ordinal, prep: prepare(file, { text: texts[i] }, diags), charDelta: texts[i].length - f.text.length, lineDelta: lines(texts[i]) - lines(f.text),
     }));
-    if (diags.length === 0 && applyEntryEdits(db, file, before, st, piecesHash(pieces), edits)) return { written: true };
+    try {
+      if (diags.length === 0 && applyEntryEdits(db, file, before, st, piecesHash(pieces), edits)) return { written: true };
+    } catch {
+      // A locked or read-only index: the usual refresh below says so, as a warning.
+    }
     db.close();
     const { reindex } = await import('./vault-ops.js');
     return { written: true, lag: await reindex(vault, [file]) };

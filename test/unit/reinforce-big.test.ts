@@ -85,4 +85,19 @@ describe('reinforcing entries of a big file', () => {
     expect(rows(vault.dbPath).entries.find((e: any) => e.entry_id === 'e3001').reinforcement_count).toBe(10);
     expect(fs.readFileSync(abs, 'utf8')).toContain('The deploy step 2 (and 3) needs');
   }, 120_000);
+
+  it('keeps the edit when the index cannot be written then, with a warning', async () => {
+    const { vault, abs } = await setUp(false);
+    const other = openIndex(vault.dbPath).db;
+    other.exec('BEGIN EXCLUSIVE');
+    try {
+      const r = await reinforceIds(vault, ['e3001'], { today: '2026-03-01' });
+      expect(r.decisions.map((d) => d.action)).toEqual(['reinforced']);
+      expect(r.lag).toMatch(/index/);
+    } finally {
+      other.exec('ROLLBACK');
+      other.close();
+    }
+    expect(fs.readFileSync(abs, 'utf8')).toMatch(/id: "e3001"   # quoted, with a comment\ntype: procedural\nimportance: 0x1\nreinforcement_count: 10\nlast_reinforced: '2026-03-01'/);
+  }, 120_000);
 });
