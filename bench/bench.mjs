@@ -4,7 +4,8 @@
 // run as `node bin/mem.js`, which is what npm's shims do), with peak RSS.
 // Usage: node bench/bench.mjs [--entries 100000] [--files 1000] [--check-files 10000] [--notes 7424] [--runs 5] [--json] [--bin PATH]
 //   [--hybrid-only] (index the vault, then only the hybrid figures: search, index --embed, one-file
-//   reindex with embeddings) [--no-hybrid] (skip them)
+//   reindex with embeddings) [--no-hybrid] (skip them) [--no-shapes] (skip the hostile vault shapes:
+//   100k one-entry files, a 25 MB entry, 200k entries in one file)
 
 import { spawn, spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -12,7 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { generateNotes, generateVault } from './generate.mjs';
+import { entryText, generateNotes, generateVault, learning, rng } from './generate.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // --bin PATH measures another build (e.g. an older commit's bin/mem or bin/mem.js) with the same
@@ -237,6 +238,49 @@ run(v10k, ['index', '--quiet']); // the first check after a build stores the wal
   }
 }
 fs.rmSync(v10k, { recursive: true, force: true });
+
+// 1c. Hostile shapes: hooks and single writes must stay well under a second whatever the vault
+// holds. The hook payload goes on stdin as the agents send it.
+if (!argv.includes('--no-shapes')) {
+  const hook = (root, payload) => run(root, ['context', '--hook', 'claude'], JSON.stringify({ cwd: root, session_id: 'bench', ...payload }));
+  const START = { hook_event_name: 'SessionStart', source: 'startup' };
+  const PROMPT = { hook_event_name: 'UserPromptSubmit', prompt: 'the staging deploy needs the vpn connection, see the huge log' };
+
+  const manyFiles = path.join(base, 'files100k');
+  generateVault(manyFiles, { entries: 100_000, files: 100_000 });
+  run(manyFiles, ['index', '--quiet']);
+  measure('hook SessionStart, 100,000 one-entry files', '< 1 s', RUNS, () => hook(manyFiles, START));
+  measure('hook prompt, 100,000 one-entry files', '< 1 s', RUNS, () => hook(manyFiles, PROMPT));
+  fs.rmSync(manyFiles, { recursive: true, force: true });
+
+  const huge = path.join(base, 'huge-entry');
+  generateVault(huge, { entries: 2000, files: 20 });
+  const r = rng(9);
+  const parts = [];
+  for (let size = 0; size < 25 * 1024 * 1024; ) {
+    const l = learning(r);
+    parts.push(l.body);
+    size += l.body.length + 1;
+  }
+  fs.writeFileSync(path.join(huge, 'memory', 'huge.md'), `# Huge\n\n${entryText(r, '11111111-2222-4333-8444-555555555555', { type: 'declarative', title: 'The staging deploy needs the vpn: huge log', body: parts.join('\n') })}`);
+  run(huge, ['index', '--quiet']);
+  measure('hook SessionStart, a 25 MB entry', '< 1 s', RUNS, () => hook(huge, START));
+  measure('hook prompt, a 25 MB entry', '< 1 s', RUNS, () => hook(huge, PROMPT));
+  measure('mem search, a 25 MB entry', '< 1 s', RUNS, () => run(huge, ['search', 'staging deploy vpn huge log']));
+  fs.rmSync(huge, { recursive: true, force: true });
+
+  const oneFile = path.join(base, 'single200k');
+  generateVault(oneFile, { entries: 200_000, files: 1 });
+  run(oneFile, ['index', '--quiet']);
+  const ids = [];
+  measure('mem add, 200,000 entries in one file (with its index update)', '< 1 s', Math.min(RUNS, 3), (i) => {
+    const res = run(oneFile, ['add', `The kafka consumers need lease ${i} renewed before rebalancing.`, '--json']);
+    ids.push(JSON.parse(res.stdout).id);
+    return res;
+  });
+  measure('mem reinforce, 200,000 entries in one file', '< 1 s', Math.min(RUNS, 3), (i) => run(oneFile, ['reinforce', ids[i % ids.length], '--quiet']));
+  fs.rmSync(oneFile, { recursive: true, force: true });
+}
 
 // 2. A plain-markdown corpus, as a peer markdown search tool would index.
 const notes = path.join(base, 'notes');

@@ -40,8 +40,31 @@ export function quickHash(s: string): string {
   return hex64(a, b);
 }
 
-/** A file's bytes' hash: whether a file whose stat changed has new content. */
-export function bytesHash(buf: Uint8Array): string {
+/** Files from this size are hashed natively (crc32): the byte loop below costs ~1 s per 100 MB. */
+export const BIG_FILE = 1 << 20;
+/** The end of a big file also hashed with the byte loop, so that two 32-bit hashes must agree. */
+const TAIL = 64 << 10;
+
+let zlibCrc32: ((data: Uint8Array, value?: number) => number) | null | undefined;
+
+function nativeCrc32(): ((data: Uint8Array, value?: number) => number) | null {
+  if (zlibCrc32 === undefined) {
+    const zlib = createRequire(import.meta.url)('node:zlib') as { crc32?: (data: Uint8Array, value?: number) => number };
+    zlibCrc32 = typeof zlib.crc32 === 'function' ? zlib.crc32 : null;
+  }
+  return zlibCrc32;
+}
+
+/** The crc32 of `bytes` (native), or on a Node without zlib.crc32 another 32-bit sum of them. */
+export function crc32(bytes: Uint8Array): number {
+  const native = nativeCrc32();
+  if (native) return native(bytes) >>> 0;
+  let h = 0;
+  for (let i = 0; i < bytes.length; i++) h = (Math.imul(h, 31) + bytes[i]) >>> 0;
+  return h;
+}
+
+function fnv(buf: Uint8Array): string {
   let a = 0x811c9dc5;
   let b = 0x01000193 ^ buf.length;
   for (let i = 0; i < buf.length; i++) {
@@ -49,5 +72,47 @@ export function bytesHash(buf: Uint8Array): string {
     a = Math.imul(a ^ c, 0x01000193);
     b = Math.imul(b ^ c, 0x5bd1e995) ^ (b >>> 15);
   }
-  return `${hex64(a, b)}:${buf.length}`;
+  return hex64(a, b);
+}
+
+function bigHash(crc: number, buf: Uint8Array): string {
+  return `c${(crc >>> 0).toString(16).padStart(8, '0')}${fnv(buf.subarray(Math.max(0, buf.length - TAIL)))}:${buf.length}`;
+}
+
+/**
+ * A file's bytes' hash: whether a file whose stat changed has new content. A big file's is the
+ * crc32 of all of it (native), the byte loop's of its last 64 KB, and its length.
+ */
+export function bytesHash(buf: Uint8Array): string {
+  const native = buf.length >= BIG_FILE ? nativeCrc32() : null;
+  return native ? bigHash(native(buf), buf) : `${fnv(buf)}:${buf.length}`;
+}
+
+/** bytesHash of the bytes of `pieces` one after another, without joining them (but for the last 64 KB). */
+export function piecesHash(pieces: Uint8Array[]): string {
+  const length = pieces.reduce((n, p) => n + p.length, 0);
+  const native = length >= BIG_FILE ? nativeCrc32() : null;
+  if (!native) return bytesHash(Buffer.concat(pieces));
+  let c = 0;
+  for (const p of pieces) c = native(p, c);
+  const tail: Uint8Array[] = [];
+  for (let i = pieces.length - 1, left = TAIL; i >= 0 && left > 0; i--) {
+    const p = pieces[i];
+    tail.unshift(p.subarray(Math.max(0, p.length - left)));
+    left -= p.length;
+  }
+  return `c${(c >>> 0).toString(16).padStart(8, '0')}${fnv(Buffer.concat(tail))}:${length}`;
+}
+
+/**
+ * bytesHash of `buf` and of its first `cut` bytes, reading the bytes once when both are big (the
+ * crc32 of the whole goes on from the prefix's): what a file that grew at its end hashed to
+ * before, and hashes to now.
+ */
+export function prefixAndWholeHash(buf: Uint8Array, cut: number): { prefix: string; whole: string } {
+  const head = buf.subarray(0, cut);
+  const native = cut >= BIG_FILE ? nativeCrc32() : null;
+  if (!native) return { prefix: bytesHash(head), whole: bytesHash(buf) };
+  const c = native(head);
+  return { prefix: bigHash(c, head), whole: bigHash(native(buf.subarray(cut), c), buf) };
 }

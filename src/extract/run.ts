@@ -66,6 +66,8 @@ export interface ExtractResult {
   messages: { total: number; new: number; from: number };
   skipped_records: number;
   broken_lines: number;
+  /** Lines over 1 MB read with their long strings cut (each message keeps its first 8,000 characters). */
+  cut_lines: number;
   up_to_date: boolean;
   dry_run: boolean;
   provider: { name: string; model: string; source: string };
@@ -261,7 +263,7 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
   const job = opts.job ?? (sessionId ? safeName(sessionId) : undefined);
   const result: ExtractResult = {
     transcript: loaded.label, format: t.format, session_id: sessionId ?? null,
-    messages: { total: t.messages.length, new: fresh.length, from }, skipped_records: t.skipped, broken_lines: t.broken,
+    messages: { total: t.messages.length, new: fresh.length, from }, skipped_records: t.skipped, broken_lines: t.broken, cut_lines: t.cut ?? 0,
     up_to_date: fresh.length === 0, dry_run: opts.dryRun,
     provider: { name: opts.provider.name, model: opts.provider.model, source: opts.provider.source }, usage: null, fallback: null,
     scopes: opts.scopes, skipped_scopes: [], invalid_learnings: 0, written: [], duplicates: [], rejected: emptyCounts(), rejected_learnings: [], not_global: [], compacted: 0, reinforced: 0,

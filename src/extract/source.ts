@@ -7,7 +7,7 @@ import path from 'node:path';
 import { MemError } from '../errors.js';
 import { decodeVaultText, isFailure, specialKind, withRegularFd } from '../vault/read.js';
 import type { SecretFinding } from '../secrets/redact.js';
-import { detectFormat, FORMATS, JsonlReader, readTranscript, type Transcript, type TranscriptFormat } from './transcript.js';
+import { detectFormat, FORMATS, JsonlLines, JsonlReader, readTranscript, type Transcript, type TranscriptFormat } from './transcript.js';
 
 const CHUNK = 4 << 20;
 /** Whole-document formats (a JSON array, Gemini's session JSON, text) are read at once, up to this size. */
@@ -77,22 +77,16 @@ export function loadTranscript(file: string, opts: { format?: TranscriptFormat; 
     const format = opts.format ?? detectFormat(head.toString('utf8'));
     if (format === 'claude' || format === 'codex') {
       const reader = new JsonlReader(format);
+      const lines = new JsonlLines((line, cut) => reader.line(line, cut));
       const buf = Buffer.alloc(CHUNK);
-      let carry: Buffer = Buffer.alloc(0);
       let pos = 0;
       for (;;) {
         const n = fs.readSync(fd, buf, 0, CHUNK, pos);
         if (n === 0) break;
         pos += n;
-        const data = carry.length > 0 ? Buffer.concat([carry, buf.subarray(0, n)]) : buf.subarray(0, n);
-        let start = 0;
-        for (let nl = data.indexOf(10, start); nl !== -1; nl = data.indexOf(10, start)) {
-          reader.line(data.toString('utf8', start, nl));
-          start = nl + 1;
-        }
-        carry = Buffer.from(data.subarray(start));
+        lines.push(buf.subarray(0, n));
       }
-      if (carry.length > 0) reader.line(carry.toString('utf8'));
+      lines.end();
       return { transcript: reader.result(), path: abs, label: file, bytes: pos };
     }
     if (st.size > DOCUMENT_LIMIT) {

@@ -30,8 +30,10 @@ export interface Transcript {
   messages: TranscriptMessage[];
   /** Records skipped: unknown types, non-message records, lines that are not JSON. */
   skipped: number;
-  /** Lines that could not be parsed at all. */
+  /** Lines that could not be parsed at all (and lines too long to read: see JsonlLines). */
   broken: number;
+  /** Lines over LINE_CAP read with their long strings cut (see JsonlLines). */
+  cut?: number;
 }
 
 export const FORMATS: readonly TranscriptFormat[] = ['claude', 'codex', 'gemini', 'messages', 'text'];
@@ -352,10 +354,17 @@ export class JsonlReader {
   private skipped = 0;
   private broken = 0;
   private sessionId: string | undefined;
+  private cut = 0;
 
   constructor(private readonly fmt: 'claude' | 'codex') {}
 
-  line(raw: string): void {
+  /** One line; `cut` when JsonlLines shortened its long strings, null when it was too long to keep. */
+  line(raw: string | null, cut = false): void {
+    if (raw === null) {
+      this.broken++;
+      return;
+    }
+    if (cut) this.cut++;
     const line = raw.trim();
     if (!line) return;
     let recs: Json[];
@@ -387,7 +396,156 @@ export class JsonlReader {
 
   result(): Transcript {
     const messages = markInjected(this.messages.map((m) => ({ ...m, text: m.text.trim() })).filter((m) => m.text !== ''));
-    return { format: this.fmt, sessionId: this.sessionId, messages, skipped: this.skipped, broken: this.broken };
+    return { format: this.fmt, sessionId: this.sessionId, messages, skipped: this.skipped, broken: this.broken, ...(this.cut > 0 && { cut: this.cut }) };
+  }
+}
+
+/** A JSONL line longer than this (in bytes) is kept with each of its long strings cut. */
+export const LINE_CAP = 1 << 20;
+/**
+ * Bytes kept of a string in such a line: more than MESSAGE_CAP characters whatever the text is
+ * made of (a `\uXXXX` escape is 6 bytes per character), so the messages read from the line are
+ * the ones the whole line gives.
+ */
+export const STRING_KEEP = 64 << 10;
+/** What is left of a line after its strings are cut may not pass this: the line is skipped as broken. */
+export const LINE_HARD_CAP = 8 << 20;
+
+const ELLIPSIS = Buffer.from('…', 'utf8');
+
+/**
+ * JSONL split into lines from chunks of bytes, in bounded memory whatever a line's length. A line
+ * up to LINE_CAP is passed on as it is. A longer one (a tool's output of hundreds of megabytes in
+ * one message) is read on through a small JSON string scanner that keeps the first STRING_KEEP
+ * bytes of every string and drops the rest of it up to its closing quote (an `…` marks the cut),
+ * so the line still parses, with every record, block and key it had, and each message's text is
+ * what MESSAGE_CAP would have kept anyway. Cuts fall between characters and never inside an
+ * escape. A line still over LINE_HARD_CAP after that (millions of short strings) is passed on as
+ * null: skipped and counted as a broken line.
+ */
+export class JsonlLines {
+  private parts: Buffer[] = [];
+  private size = 0;
+  // The string scanner's state, once the current line is over LINE_CAP.
+  private long = false;
+  private out: Buffer | null = null;
+  private outLen = 0;
+  private over = false;
+  private cut = false;
+  private inStr = false;
+  /** 0: none; -1: the character after a backslash; 1..4: hex digits of a \u escape to come. */
+  private esc = 0;
+  private strLen = 0;
+  private dropping = false;
+
+  constructor(private readonly emit: (line: string | null, cut: boolean) => void) {}
+
+  /** The next bytes of the file (the buffer may be reused by the caller afterwards). */
+  push(data: Buffer): void {
+    let start = 0;
+    while (start <= data.length) {
+      const nl = data.indexOf(10, start);
+      this.add(data.subarray(start, nl === -1 ? data.length : nl));
+      if (nl === -1) return;
+      this.finish();
+      start = nl + 1;
+    }
+  }
+
+  /** The end of the file: a last line without a line break. */
+  end(): void {
+    if (this.size > 0 || this.long) this.finish();
+  }
+
+  private add(seg: Buffer): void {
+    if (seg.length === 0) return;
+    if (!this.long) {
+      if (this.size + seg.length <= LINE_CAP) {
+        this.parts.push(Buffer.from(seg));
+        this.size += seg.length;
+        return;
+      }
+      this.long = true;
+      const held = Buffer.concat(this.parts);
+      this.parts = [];
+      this.size = 0;
+      this.scan(held);
+    }
+    this.scan(seg);
+  }
+
+  private write(b: Buffer): void {
+    if (this.over || b.length === 0) return;
+    if (this.outLen + b.length > LINE_HARD_CAP) {
+      this.over = true;
+      this.out = null;
+      return;
+    }
+    if (!this.out || this.outLen + b.length > this.out.length) {
+      const next = Buffer.allocUnsafe(Math.min(LINE_HARD_CAP, Math.max(2 * (this.out?.length ?? 0), this.outLen + b.length, 2 * LINE_CAP)));
+      if (this.out) this.out.copy(next, 0, 0, this.outLen);
+      this.out = next;
+    }
+    b.copy(this.out, this.outLen);
+    this.outLen += b.length;
+  }
+
+  private scan(b: Buffer): void {
+    let run = 0;
+    for (let i = 0; i < b.length; i++) {
+      const c = b[i];
+      if (!this.inStr) {
+        if (c === 0x22) {
+          this.inStr = true;
+          this.strLen = 0;
+        }
+        continue;
+      }
+      if (this.esc !== 0) {
+        this.esc = this.esc === -1 ? (c === 0x75 ? 4 : 0) : this.esc - 1;
+        continue;
+      }
+      if (c === 0x22) {
+        this.inStr = false;
+        if (this.dropping) {
+          this.dropping = false;
+          this.write(ELLIPSIS);
+          run = i;
+        }
+        continue;
+      }
+      // Past the share kept, at a character's first byte and outside an escape: drop from here.
+      if (!this.dropping && this.strLen >= STRING_KEEP && (c & 0xc0) !== 0x80) {
+        this.write(b.subarray(run, i));
+        this.dropping = true;
+        this.cut = true;
+      }
+      if (c === 0x5c) this.esc = -1;
+      this.strLen++;
+    }
+    if (!this.dropping) this.write(b.subarray(run));
+  }
+
+  private finish(): void {
+    if (!this.long) {
+      const line = this.parts.length === 1 ? this.parts[0] : Buffer.concat(this.parts);
+      this.parts = [];
+      this.size = 0;
+      this.emit(line.toString('utf8'), false);
+      return;
+    }
+    const line = this.over || !this.out ? null : this.out.toString('utf8', 0, this.outLen);
+    const cut = this.cut;
+    this.long = false;
+    this.out = null;
+    this.outLen = 0;
+    this.over = false;
+    this.cut = false;
+    this.inStr = false;
+    this.esc = 0;
+    this.strLen = 0;
+    this.dropping = false;
+    this.emit(line, cut);
   }
 }
 

@@ -38,7 +38,9 @@ function nativeBinding(): string | undefined {
   return addon ?? undefined;
 }
 
-export const SCHEMA_VERSION = '4';
+// 5: entries_potential, the index the session-start ranking reads its rows in order from;
+// entries_file by file and ordinal (a file's last entries, for a refresh of an append).
+export const SCHEMA_VERSION = '5';
 export const TOKENIZER = 'porter unicode61 remove_diacritics 2';
 /**
  * The version of what the index derives from the markdown: chunks, neighbour contexts, and the
@@ -54,11 +56,20 @@ export const TOKENIZER = 'porter unicode61 remove_diacritics 2';
 // 11: a typed note is one entry (the whole note), not one per section.
 export const CHUNKER_VERSION = '11';
 
+/**
+ * An entry's potential prominence, importance × (1 + reinforcements): what the session-start
+ * ranking reads rows in descending order of. Kept in an index (entries_potential) by SQLite as
+ * rows are written, so that ranking reads its first rows at once instead of sorting the vault.
+ * Queries must spell it exactly so for SQLite to use the index.
+ */
+export const POTENTIAL = 'importance * (1 + max(reinforcement_count, 0))';
+
 /** Secondary indexes: a bulk load (rebuild) creates them after the rows are in, which is faster. */
 export const INDEXES = `
-CREATE INDEX IF NOT EXISTS entries_file ON entries(file_id);
+CREATE INDEX IF NOT EXISTS entries_file ON entries(file_id, ordinal);
 CREATE INDEX IF NOT EXISTS entries_entry_id ON entries(entry_id);
 CREATE INDEX IF NOT EXISTS entries_learning_type ON entries(learning_type);
+CREATE INDEX IF NOT EXISTS entries_potential ON entries(learning_type, ${POTENTIAL} DESC);
 `;
 
 const SCHEMA = `

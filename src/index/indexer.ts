@@ -11,9 +11,10 @@ import { carryVectors } from '../embeddings/store.js';
 import { decodeVaultText, isFailure, MEMORY_FILE_LIMIT, readRegularBytes, readVaultText } from '../vault/read.js';
 import { checkWalkMemo, DirCache } from '../vault/dircache.js';
 import { FILE, inFolder, statInto } from '../vault/faststat.js';
+import { headerStartsBefore } from '../vault/locate.js';
 import { absFromRoot, probedFiles, vaultFiles, walkKey, walkPaths, type Vault, type VaultFile } from '../vault/vault.js';
-import { prepare, prepareFile, type Prepared, type PreparedFile } from './prepare.js';
-import { bytesHash } from '../hash.js';
+import { CONTEXT_NEIGHBOURS, prepare, prepareFile, type Prepared, type PreparedFile } from './prepare.js';
+import { bytesHash, prefixAndWholeHash } from '../hash.js';
 import { abandonWrite, beginWrite, createIndexAt, DEFAULT_HASHSIZE, endWrite, indexError, indexFault, INDEXES, isBusy, openIndex, removeDbFiles, type Db } from './db.js';
 
 export interface IndexReport {
@@ -136,8 +137,7 @@ class Writer {
    * are unchanged keeps its row (metadata is updated, no FTS work). The FTS rows of everything
    * else are deleted now; `put` inserts the new ones later, after every delete of the refresh.
    */
-  reconcile(fileId: number, prep: Prepared): Map<number, OldRow> {
-    const old = this.fileRows.all(fileId) as OldRow[];
+  reconcile(fileId: number, prep: Prepared, old = this.fileRows.all(fileId) as OldRow[]): Map<number, OldRow> {
     const byKey = new Map<string, OldRow[]>();
     for (const r of old) {
       const k = `${r.entry_id}\u0000${r.fts_hash}`;
@@ -160,11 +160,11 @@ class Writer {
   }
 
   /** Write a file's entries; rows in `keep` (entry index to rowid) only get their metadata updated. */
-  put(existingId: number | undefined, file: VaultFile, st: FileStat, hash: string, racy: boolean, prep: Prepared, keep: Map<number, OldRow>): number {
+  put(existingId: number | undefined, file: VaultFile, st: FileStat, hash: string, racy: boolean, prep: Prepared, keep: Map<number, OldRow>, entryCount = prep.entries.length): number {
     if (racy) this.wroteRacy = true;
     const row = {
       path: file.path, abs: file.abs, mtime_ms: st.mtimeMs, ctime_ms: st.ctimeMs, size: st.size, hash, racy: racy ? 1 : 0,
-      scope: file.scope, learning_type: file.learningType, format: prep.format, entry_count: prep.entries.length, error: prep.error,
+      scope: file.scope, learning_type: file.learningType, format: prep.format, entry_count: entryCount, error: prep.error,
     };
     let fileId: number;
     if (existingId !== undefined) {
@@ -195,6 +195,56 @@ class Writer {
     });
     return prep.entries.length;
   }
+
+  /** A file's last `n` rows, in file order. */
+  lastRows(fileId: number, entryCount: number, n: number): (OldRow & { kind: string })[] {
+    return this.db.prepare('SELECT rowid, entry_id, fts_hash, row_hash, ordinal, char_offset, line, kind FROM entries WHERE file_id = ? AND ordinal >= ? ORDER BY ordinal')
+      .all(fileId, entryCount - n) as (OldRow & { kind: string })[];
+  }
+}
+
+/** Rows read back from a file's end for an append: an anchor entry, and the neighbours a context spans on each side of the first row rewritten. */
+const TAIL_ROWS = 2 * CONTEXT_NEIGHBOURS + 1;
+
+/**
+ * A file that only grew at its end since it was indexed (mem add, mem extract, an editor's
+ * append), re-indexed from its end: the new entries are inserted and the few last ones whose
+ * neighbours' context the new text reaches are updated, the same rows a full parse would give,
+ * without parsing the rest. Null when that cannot be shown to hold (the indexed bytes are not the
+ * file's beginning, the file had errors, the end does not parse cleanly, or its last indexed
+ * entries are not found as they are indexed): the caller parses the whole file.
+ */
+function appendedPart(writer: Writer, db: Db, file: VaultFile, row: FileRow, buf: Buffer): { hash: string; prep: Prepared; keep: Map<number, OldRow>; entryCount: number } | null {
+  if (buf.length <= row.size || row.hash === null) return null;
+  const info = db.prepare('SELECT format, error, entry_count FROM files WHERE id = ?').get(row.id) as { format: string | null; error: string | null; entry_count: number };
+  if (info.format !== 'entries' || info.error !== null || info.entry_count < TAIL_ROWS) return null;
+  const { prefix, whole } = prefixAndWholeHash(buf, row.size);
+  if (prefix !== row.hash) return null;
+  const last = writer.lastRows(row.id, info.entry_count, TAIL_ROWS);
+  if (last.length !== TAIL_ROWS || last.some((r) => r.kind !== 'entry')) return null;
+  const anchor = last[0];
+  // The anchor's header: its id in the indexed bytes, then the `---` line that opens it.
+  for (const start of headerStartsBefore(buf, anchor.entry_id, row.size)) {
+    if (buf.indexOf(0, start) !== -1) continue;
+    const read = decodeVaultText(buf.subarray(start));
+    if ('error' in read || read.bom) continue;
+    const found: Diagnostic[] = [];
+    const prep = prepare(file, read, found);
+    if (found.length > 0 || prep.error !== null || prep.format !== 'entries' || prep.entries.length < TAIL_ROWS) continue;
+    const lines = (l: number) => l + anchor.line - 1;
+    const same = last.every((r, k) => {
+      const e = prep.entries[k];
+      return e.id === r.entry_id && e.kind === 'entry' && e.offset + anchor.char_offset === r.char_offset && lines(e.line) === r.line;
+    });
+    if (!same) continue;
+    // The anchor and the entry after it keep their rows: the new text is beyond their neighbours.
+    const from = CONTEXT_NEIGHBOURS;
+    const entries = prep.entries.slice(from).map((e) => ({ ...e, ordinal: e.ordinal + anchor.ordinal, offset: e.offset + anchor.char_offset, line: lines(e.line) }));
+    const tail: Prepared = { ...prep, entries, fts: prep.fts.slice(from), rows: prep.rows.slice(from) };
+    const keep = writer.reconcile(row.id, tail, last.slice(from));
+    return { hash: whole, prep: tail, keep, entryCount: anchor.ordinal + prep.entries.length };
+  }
+  return null;
 }
 
 export interface RefreshOptions {
@@ -318,6 +368,10 @@ function applyPlan(db: Db, planned: Plan, opts: RefreshOptions, started: number)
     // tiny segment per file and deletes fifty times slower.
     const stash = p.work.map(({ file, st, row }) => {
       const buf = read(file.abs);
+      if (row && buf) {
+        const grown = appendedPart(writer, db, file, row, buf);
+        if (grown) return grown;
+      }
       const hash = buf ? bytesHash(buf) : 'unreadable';
       if (row && row.hash === hash) {
         writer.touch(row.id, st, now - st.mtimeMs < RACY_MS);
@@ -336,7 +390,7 @@ function applyPlan(db: Db, planned: Plan, opts: RefreshOptions, started: number)
           const buf = read(file.abs);
           prep = prepare(file, buf ? decodeVaultText(buf) : readVaultText(file.abs), diagnostics);
         }
-        writer.put(row?.id, file, st, item.hash, now - st.mtimeMs < RACY_MS, prep, 'keep' in item && item.keep ? item.keep : new Map());
+        writer.put(row?.id, file, st, item.hash, now - st.mtimeMs < RACY_MS, prep, 'keep' in item && item.keep ? item.keep : new Map(), 'entryCount' in item ? item.entryCount : undefined);
         stash[i] = null;
         changed++;
       }
@@ -739,3 +793,58 @@ export async function rebuildIndex(vault: Vault, progressFor?: (total: number) =
 export function refreshFiles(db: Db, files: VaultFile[]): Promise<IndexReport> {
   return refresh(db, { ...plan(db, files), removed: [] });
 }
+
+/** A changed header of one entry, from a parse of the entry alone (see applyEntryEdits). */
+export interface EntryEdit {
+  rowid: number;
+  ordinal: number;
+  /** The entry's new text prepared alone: its first entry is this one. */
+  prep: Prepared;
+  /** How much longer (characters, lines) the entry's text got: the rows after it move by that. */
+  charDelta: number;
+  lineDelta: number;
+}
+
+/**
+ * Index a file mem rewrote with only some entries' headers changed (reinforce on a big file):
+ * those rows' metadata, the positions of the rows after them, the file's hash and stat; the rows
+ * a full refresh would write, without parsing the file. `before`: the hash the index must hold
+ * for the file, the bytes the edit started from. False, with nothing written, when it does not,
+ * or when an entry's title or body changed (its full-text row and its neighbours' context would
+ * change too): the caller then refreshes the file as usual.
+ */
+export function applyEntryEdits(db: Db, file: VaultFile, before: string, st: FileStat, hash: string, edits: EntryEdit[]): boolean {
+  const racy = Date.now() - st.mtimeMs < RACY_MS;
+  const tx = db.transaction((): boolean => {
+    const row = db.prepare('SELECT id, hash FROM files WHERE path = ?').get(file.path) as { id: number; hash: string | null } | undefined;
+    if (!row || row.hash !== before) return false;
+    const old = db.prepare('SELECT entry_id, content_hash FROM entries WHERE rowid = ? AND file_id = ?');
+    const update = db.prepare(`UPDATE entries SET kind = ?, learning_type = ?, type = ?, domain = ?, importance = ?, phase = ?, status = ?,
+      reinforcement_count = ?, last_reinforced = ?, created_at = ?, row_hash = ?, metadata_json = ? WHERE rowid = ?`);
+    const move = db.prepare('UPDATE entries SET char_offset = char_offset + ?, line = line + ? WHERE file_id = ? AND ordinal > ?');
+    for (const edit of [...edits].sort((a, b) => a.ordinal - b.ordinal)) {
+      const e = edit.prep.entries[0];
+      const r = edit.prep.rows[0];
+      const was = old.get(edit.rowid, row.id) as { entry_id: string; content_hash: string } | undefined;
+      if (!e || !was || was.entry_id !== e.id || was.content_hash !== r.contentHash) throw new EditMismatch();
+      update.run(r.kind, r.learningType, e.type, e.domain, e.importance, e.phase, e.status, e.reinforcement_count, e.last_reinforced, e.created_at, r.rowHash, r.metadataJson, edit.rowid);
+      if (edit.charDelta !== 0 || edit.lineDelta !== 0) move.run(edit.charDelta, edit.lineDelta, row.id, edit.ordinal);
+    }
+    db.prepare('UPDATE files SET mtime_ms = ?, ctime_ms = ?, size = ?, hash = ?, racy = ? WHERE id = ?').run(st.mtimeMs, st.ctimeMs, st.size, hash, racy ? 1 : 0, row.id);
+    saveStatDigest(db, racy);
+    endWrite(db);
+    return true;
+  });
+  beginWrite(db);
+  try {
+    const done = tx.immediate();
+    if (!done) abandonWrite(db);
+    return done;
+  } catch (err) {
+    abandonWrite(db);
+    if (err instanceof EditMismatch) return false;
+    throw busyError(err);
+  }
+}
+
+class EditMismatch extends Error {}

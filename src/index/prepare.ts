@@ -12,7 +12,7 @@ import type { VaultFile } from '../vault/vault.js';
 const LEARNING_TYPES: readonly unknown[] = ['institutional', 'task', 'proxy'];
 const CONTEXT_TARGET = 1200;
 /** Neighbours on each side an untitled entry takes its context from, nearest first. */
-const CONTEXT_NEIGHBOURS = 2;
+export const CONTEXT_NEIGHBOURS = 2;
 const MIN_CONTEXT = 40;
 
 /** The first `n` characters of `s`, cut at a word boundary. */

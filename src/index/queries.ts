@@ -2,7 +2,7 @@
 // and plain listings by filter or id. Ranking math lives in src/retrieve, not here.
 
 import { MemError } from '../errors.js';
-import type { Db } from './db.js';
+import { POTENTIAL, type Db } from './db.js';
 
 export interface EntryFilter {
   types?: string[];
@@ -177,11 +177,20 @@ export interface RankFieldsRow {
  * busy while the iterator is open: end it (`return()`) before other queries.
  */
 export function rankFieldsByPotential(db: Db, filter: EntryFilter, offset = 0): IterableIterator<RankFieldsRow> {
+  const q = potentialQuery(filter, offset);
+  return db.prepare(q.sql).iterate(...q.params) as IterableIterator<RankFieldsRow>;
+}
+
+/** The query rankFieldsByPotential runs (its plan is pinned by a test). */
+export function potentialQuery(filter: EntryFilter, offset = 0): { sql: string; params: unknown[] } {
   const params: unknown[] = [];
   const w = where(filter, params);
-  // rowid last: the same order every time, so a second read can go on from an offset.
-  return db.prepare(`SELECT e.rowid, e.path, e.line, e.scope, e.status, e.importance, e.reinforcement_count, e.last_reinforced, e.created_at
-    FROM entries e WHERE ${w} ORDER BY e.importance * (1 + max(e.reinforcement_count, 0)) DESC, e.rowid LIMIT -1 OFFSET ?`).iterate(...params, offset) as IterableIterator<RankFieldsRow>;
+  // rowid last: the same order every time, so a second read can go on from an offset. For one
+  // learning type, rows come in the order of the entries_potential index: the first ones at
+  // once, with no sort of every row first (0.5 s at 100k entries).
+  const sql = `SELECT e.rowid, e.path, e.line, e.scope, e.status, e.importance, e.reinforcement_count, e.last_reinforced, e.created_at
+    FROM entries e WHERE ${w} ORDER BY ${POTENTIAL} DESC, e.rowid LIMIT -1 OFFSET ?`;
+  return { sql, params: [...params, offset] };
 }
 
 /** Characters of title + 1 + body (what a budget counts) of the given entries, by rowid. */

@@ -23,6 +23,43 @@ export function parseHookAgent(name: string): HookAgent {
 
 /** A payload bigger than this is not a hook payload (a prompt with a pasted log fits easily). */
 export const MAX_PAYLOAD_BYTES = 4 * 1024 * 1024;
+/**
+ * The part of a prompt a hook reads: its opening, where the task is said. Matching a pasted
+ * multi-megabyte log word by word against the vault took seconds and found nothing better.
+ */
+export const MAX_PROMPT_CHARS = 16 * 1024;
+/**
+ * Every hook answers within this long of its start (the agents' own timeouts are 3-10 s, and a
+ * killed hook is an error in the agent): with what it has by then, or nothing. MEM_HOOK_DEADLINE_MS
+ * sets another (0: answer nothing, for trying the frame).
+ */
+export const HOOK_DEADLINE_MS = 2000;
+
+/** A hook's deadline: a moment in Date.now() time, from the process's start. */
+export interface Deadline {
+  at: number;
+  /** Milliseconds left (0 once passed). */
+  left(): number;
+  passed(): boolean;
+}
+
+export function deadlineAt(at: number): Deadline {
+  return { at, left: () => Math.max(0, at - Date.now()), passed: () => Date.now() >= at };
+}
+
+/** The deadline of this hook process: HOOK_DEADLINE_MS (or MEM_HOOK_DEADLINE_MS) after it started. */
+export function hookDeadline(): Deadline {
+  const v = process.env.MEM_HOOK_DEADLINE_MS;
+  const ms = v !== undefined && v.trim() !== '' && Number.isFinite(Number(v)) && Number(v) >= 0 ? Number(v) : HOOK_DEADLINE_MS;
+  return deadlineAt(Date.now() - process.uptime() * 1000 + ms);
+}
+
+/** The first `max` characters of `s`, never ending in half a surrogate pair. */
+export function headChars(s: string, max: number): string {
+  if (s.length <= max) return s;
+  const code = s.charCodeAt(max - 1);
+  return s.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
+}
 const MAX_PATH = 4096;
 const MAX_ID = 1024;
 
@@ -44,6 +81,10 @@ export interface HookPayload {
 
 function str(v: unknown, max: number): string | undefined {
   return typeof v === 'string' && v.trim() !== '' && v.length <= max && !v.includes('\0') ? v : undefined;
+}
+
+function boundedPrompt(v: unknown): string | undefined {
+  return typeof v === 'string' ? str(headChars(v, MAX_PROMPT_CHARS), MAX_PROMPT_CHARS) : undefined;
 }
 
 function absPath(v: unknown): string | undefined {
@@ -72,17 +113,30 @@ export function parseHookPayload(text: string): HookPayload {
     sessionId: str(o.session_id, MAX_ID) ?? str(o['thread-id'], MAX_ID) ?? str(o.thread_id, MAX_ID) ?? str(o.sessionId, MAX_ID),
     transcript: absPath(o.transcript_path) ?? absPath(o.transcriptPath),
     cwd: absPath(o.cwd),
-    prompt: str(o.prompt, MAX_PAYLOAD_BYTES),
+    prompt: boundedPrompt(o.prompt),
     source: str(o.source, 64) ?? str(o.trigger, 64),
   };
+}
+
+/** Whether `text` is a whole JSON value already (a writer may send it and keep the pipe open). */
+function wholeJson(text: string): boolean {
+  if (!text.trimEnd().endsWith('}')) return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
  * The hook's input: the argument when it is a JSON object (Codex notify appends its payload as the
  * last argument), else standard input, read up to MAX_PAYLOAD_BYTES + 1. A terminal gives nothing
- * (someone ran the command by hand): a hook must never wait for a person.
+ * (someone ran the command by hand): a hook must never wait for a person. A pipe is read until it
+ * ends or holds a whole JSON object (an agent may leave it open), and never past the deadline:
+ * what came by then is the input.
  */
-export function readHookInput(arg?: string): string {
+export async function readHookInput(arg: string | undefined, deadline: Deadline): Promise<string> {
   if (arg !== undefined && arg.trim().startsWith('{')) return arg;
   let st: fs.Stats;
   try {
@@ -91,8 +145,42 @@ export function readHookInput(arg?: string): string {
     return '';
   }
   if (st.isCharacterDevice() || st.isDirectory()) return '';
-  // A non-blocking pipe with nothing yet: wait a little, never long.
-  return readStdinText({ maxBytes: MAX_PAYLOAD_BYTES, maxWaitMs: 500, what: 'the hook payload' });
+  // A file has an end: read it as it is.
+  if (st.isFile()) return readStdinText({ maxBytes: MAX_PAYLOAD_BYTES, maxWaitMs: 0, what: 'the hook payload' });
+  const stdin = process.stdin;
+  return new Promise<string>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    let done = false;
+    const finish = (err?: Error) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      stdin.removeListener('data', onData);
+      stdin.removeListener('end', onEnd);
+      stdin.removeListener('error', onError);
+      // An open pipe would keep the process alive: the hook has read all it will.
+      stdin.pause();
+      stdin.destroy();
+      if (err) reject(err);
+      else resolve(Buffer.concat(chunks).toString('utf8'));
+    };
+    const onData = (chunk: Buffer) => {
+      chunks.push(chunk);
+      total += chunk.length;
+      if (total > MAX_PAYLOAD_BYTES) return finish(new MemError(`the hook payload is over ${MAX_PAYLOAD_BYTES / 1024 / 1024} MB`));
+      // Only a chunk that ends in `}` can complete an object: the rest are not parsed at all.
+      let last = chunk.length - 1;
+      while (last >= 0 && (chunk[last] === 0x20 || chunk[last] === 0x0a || chunk[last] === 0x0d || chunk[last] === 0x09)) last--;
+      if (last >= 0 && chunk[last] === 0x7d && wholeJson(Buffer.concat(chunks).toString('utf8'))) finish();
+    };
+    const onEnd = () => finish();
+    const onError = (err: Error) => finish(new MemError(`cannot read the hook payload: ${err.message}`));
+    const timer = setTimeout(() => finish(), deadline.left());
+    stdin.on('data', onData);
+    stdin.on('end', onEnd);
+    stdin.on('error', onError);
+  });
 }
 
 function isDir(p: string): boolean {
@@ -175,6 +263,14 @@ export function detachMem(root: string, args: string[], logName: string, header:
 export const INLINE_REFRESH_FILES = 20;
 /** Most files a hook re-checks itself (written just before the last index, stats unchanged). */
 export const INLINE_RECHECK_FILES = 200;
+/** Most bytes of changed files a hook parses itself (a 25 MB entry takes over a second). */
+export const INLINE_REFRESH_BYTES = 2 * 1024 * 1024;
+/**
+ * Most files a hook checks for changes itself: the check stats every file (about 5 µs each,
+ * 0.5 s at 100k files). A bigger vault's hook answers from the index as it is and leaves the
+ * check to a background `mem index`.
+ */
+export const INLINE_CHECK_FILES = 20_000;
 /** A background `mem index` started less than this long ago is not started again. */
 const INDEX_AGAIN_MS = 30_000;
 /** How long a hook waits for the index's write lock before answering from the index as it is. */
@@ -196,24 +292,31 @@ function startBackgroundIndex(root: string, why: string, note: (s: string) => vo
 }
 
 /**
- * Run `fn` on the vault's index without ever making the agent wait for long: a few changed
- * files are indexed first; a missing, rebuilt or much-changed index is refreshed by a detached
- * `mem index` while this answer comes from the index as it is (possibly empty). A locked index
- * is read as it is. `note` hears what happened (for the hook log).
+ * Run `fn` on the vault's index without ever making the agent wait for long: a few small changed
+ * files are indexed first; a missing, rebuilt or much-changed index, or one of more files than a
+ * hook checks (INLINE_CHECK_FILES), is refreshed by a detached `mem index` while this answer
+ * comes from the index as it is (possibly empty). A locked index is read as it is, and so is one
+ * whose check ends past the deadline. `note` hears what happened (for the hook log).
  */
-export async function withHookIndex<T>(vault: Vault, fn: (db: Db) => T, note: (s: string) => void): Promise<T> {
+export async function withHookIndex<T>(vault: Vault, fn: (db: Db) => T, note: (s: string) => void, deadline?: Deadline): Promise<T> {
   // Waiting seconds for another writer's lock is what a hook must never do.
   process.env.MEM_BUSY_TIMEOUT_MS = String(HOOK_BUSY_MS);
   const { openIndex, indexFault } = await import('../index/db.js');
   const { planRefresh, planIsEmpty, applyRefresh, staleCount } = await import('../index/indexer.js');
   const { db, recreated } = openIndex(vault.dbPath);
   try {
+    const known = (db.prepare('SELECT count(*) FROM files').pluck().get() as number) ?? 0;
+    if (known > INLINE_CHECK_FILES) {
+      startBackgroundIndex(vault.root, `${known} files: too many to check in a hook`, note);
+      return fn(db);
+    }
     const plan = planRefresh(db, vault);
     if (!planIsEmpty(plan)) {
       // Files whose stats changed; the rest of the plan re-checks files written just before the
       // last index (same stats, content to be hashed again), cheap only in small numbers.
       const size = staleCount(plan);
-      if (size <= INLINE_REFRESH_FILES && plan.work.length <= INLINE_RECHECK_FILES) {
+      const bytes = plan.work.reduce((n, w) => n + w.st.size, 0);
+      if (size <= INLINE_REFRESH_FILES && plan.work.length <= INLINE_RECHECK_FILES && bytes <= INLINE_REFRESH_BYTES && !deadline?.passed()) {
         try {
           applyRefresh(db, plan);
         } catch (err) {
@@ -221,7 +324,9 @@ export async function withHookIndex<T>(vault: Vault, fn: (db: Db) => T, note: (s
           note('the index is being written by another process; answered from it as it is');
         }
       } else {
-        startBackgroundIndex(vault.root, recreated ? `the index was ${recreated === 'new' ? 'missing' : 'rebuilt'} (${size} files to index)` : `${size} files changed since the last index (${plan.work.length} to check)`, note);
+        const why = recreated ? `the index was ${recreated === 'new' ? 'missing' : 'rebuilt'} (${size} files to index)`
+          : `${size} files changed since the last index (${plan.work.length} to check, ${Math.ceil(bytes / 1024)} KB)`;
+        startBackgroundIndex(vault.root, why, note);
       }
     }
     return fn(db);
@@ -316,16 +421,20 @@ export interface HookCall {
   agent: HookAgent;
   payload: HookPayload;
   root: string;
+  /** When the hook must have answered (see HOOK_DEADLINE_MS). */
+  deadline: Deadline;
 }
 
 /**
  * The frame of every hook command: read the payload (`arg` for Codex's notify, else stdin), find
  * the mem vault from its cwd and run `work` there — nothing at all outside a mem vault. An error
  * is logged to `.mem/logs/<logName>` of the vault (of the hook's own folder until the payload
- * names one), never raised: the exit code stays 0.
+ * names one), never raised: the exit code stays 0. Reading stops at the hook's deadline, and
+ * `work` gets it to answer by then with what it has.
  */
 export async function runHook(o: { agentName: string; cwd: string; root?: string; arg?: string; logName: string; what: string }, work: (call: HookCall) => Promise<void>): Promise<void> {
   process.exitCode = 0;
+  const deadline = hookDeadline();
   const home = homeDir();
   let root: string | null = null;
   try {
@@ -335,9 +444,18 @@ export async function runHook(o: { agentName: string; cwd: string; root?: string
   }
   try {
     const agent = parseHookAgent(o.agentName);
-    const payload = parseHookPayload(readHookInput(o.arg));
-    root = findMemVault({ cwd: payload.cwd ?? o.cwd, root: o.root, home });
-    if (root !== null) await work({ agent, payload, root });
+    const input = await readHookInput(o.arg, deadline);
+    const late = deadline.passed();
+    // Late, a payload cut short is no error of its own: the deadline is what is logged.
+    let payload: HookPayload | null = null;
+    try {
+      payload = parseHookPayload(input);
+    } catch (err) {
+      if (!late) throw err;
+    }
+    if (payload) root = findMemVault({ cwd: payload.cwd ?? o.cwd, root: o.root, home });
+    if (late || !payload) throw new MemError('the hook\'s deadline passed while its payload was read; nothing done');
+    if (root !== null) await work({ agent, payload, root, deadline });
   } catch (err) {
     if (root !== null) hookLog(root, o.logName, `${o.agentName.slice(0, 40)} ${o.what}: ${(err as Error).message}`);
   }

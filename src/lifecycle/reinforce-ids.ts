@@ -33,6 +33,13 @@ export async function reinforceIds(vault: Vault, ids: string[], opts: { today: s
       return opts.dryRun ? null : r.file;
     },
   }));
+  // Every id in one big file (`mem reinforce ID`, most sessions): only those entries are parsed
+  // and indexed. Several files are edited as one step the usual way.
+  if (edits.length === 1) {
+    const { editBigFile } = await import('./big-file-edit.js');
+    const done = await editBigFile(vault, [...files.values()][0], idSet, edits[0].change);
+    if (done) return { decisions, unknown: loc.unknown, lag: done.lag };
+  }
   const written = await editFiles(edits);
   const lag = opts.dryRun ? undefined : await reindex(vault, [...files.values()].filter((f) => written.includes(f.path)));
   return { decisions, unknown: loc.unknown, lag };

@@ -93,6 +93,25 @@ export function byCodeUnit(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/**
+ * The part of an entry's text that ranking reads (coverage, diversity, the hooks' relevance
+ * gate): its title and the opening of its body. Learnings are a few hundred characters; a pasted
+ * 25 MB log in one entry cost seconds of word matching on every search it was a candidate of.
+ */
+export const ANALYSED_CHARS = 32 * 1024;
+
+/** The opening of a body that ranking reads (ANALYSED_CHARS, never half a surrogate pair). */
+export function analysedBody(body: string): string {
+  if (body.length <= ANALYSED_CHARS) return body;
+  const code = body.charCodeAt(ANALYSED_CHARS - 1);
+  return body.slice(0, code >= 0xd800 && code <= 0xdbff ? ANALYSED_CHARS - 1 : ANALYSED_CHARS);
+}
+
+/** An entry's title and the opening of its body, as ranking reads them. */
+export function analysedText(h: { title: string; body: string }): string {
+  return `${h.title}\n${analysedBody(h.body)}`;
+}
+
 /** Characters a hit takes from a `--max-chars` budget: its title and body. */
 export function hitChars(h: { title: string; body: string }): number {
   return h.title.length + 1 + h.body.length;
@@ -222,7 +241,7 @@ export function runSearch(db: Db, req: SearchRequest): SearchResult {
   // Entries that match only through their neighbours' text count for less than direct hits.
   const prior = filePrior(live, best);
   const coverage = coverageOf(qt.terms, qt.forms);
-  const covered = live.map((r) => prior.get(r.rowid)! * (1 + COVERAGE_WEIGHT * coverage(`${r.title}\n${r.body}`)));
+  const covered = live.map((r) => prior.get(r.rowid)! * (1 + COVERAGE_WEIGHT * coverage(analysedText(r))));
   const top = Math.max(...covered) || 1;
   const lexical = live.map((r, i) => {
     const base = covered[i] / top;
@@ -237,7 +256,7 @@ export function runSearch(db: Db, req: SearchRequest): SearchResult {
   });
   // Ties by path in code-unit order: localeCompare would load ICU's collator (~10 ms) for nothing.
   scored.sort((a, b) => b.score - a.score || byCodeUnit(a.path, b.path) || a.line - b.line);
-  const picks = selectMmr(scored.map((h) => ({ score: h.score, body: h.body, size: hitChars(h) })), req.limit, req.maxChars);
+  const picks = selectMmr(scored.map((h) => ({ score: h.score, body: analysedBody(h.body), size: hitChars(h) })), req.limit, req.maxChars);
   const results = picks.map((p) => {
     const h = scored[p.index];
     h.components.mmr = p.mmr;

@@ -71,9 +71,20 @@ export interface CheckedAdd {
   scope: string;
 }
 
+/**
+ * The largest learning `mem add` (and MCP's add) takes, in UTF-8 bytes. A learning is a few
+ * sentences; a whole log pasted in would be one entry every search reads a part of and every
+ * rewrite of its file carries.
+ */
+export const MAX_ADD_BYTES = 256 * 1024;
+
 /** The request's enumerated fields, lowercased and checked (a usage error names the bad one). */
 export function checkAdd(req: Omit<AddRequest, 'date'>, name: FieldName = FLAG_NAMES): CheckedAdd {
   if (req.text.trim() === '') throw usageError('nothing to add', 'give the learning as an argument or on stdin');
+  const bytes = Buffer.byteLength(req.text, 'utf8');
+  if (bytes > MAX_ADD_BYTES) {
+    throw usageError(`the learning is ${Math.ceil(bytes / 1024)} KB; mem add takes at most ${MAX_ADD_BYTES / 1024} KB`, 'keep the lesson and leave the log out (link to it or quote the few lines that matter); nothing was written');
+  }
   const type = req.type?.toLowerCase();
   if (type && !(ENTRY_TYPES as readonly string[]).includes(type)) throw usageError(`unknown type "${req.type}"`, `use one of: ${ENTRY_TYPES.join(', ')}`);
   const domain = req.domain?.toLowerCase();

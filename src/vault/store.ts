@@ -3,6 +3,7 @@
 // the file keeps its BOM and its line-ending style (new text is written in the file's style).
 
 import { randomUUID } from 'node:crypto';
+import { isUtf8 } from 'node:buffer';
 import fs from 'node:fs';
 import path from 'node:path';
 import { MemError } from '../errors.js';
@@ -106,9 +107,86 @@ function appended(current: FileText | null, preamble: string, texts: string[]): 
   return out;
 }
 
-/** Append entries to a memory file (creating it with `preamble` if needed). */
+/** Files from this size get entries appended in place (see FileLock.append), not rewritten whole. */
+export const APPEND_IN_PLACE = 1 << 20;
+const SCAN_CHUNK = 4 << 20;
+/** A file's line-ending style is judged on this much of its beginning and of its end, when it is big. */
+const STYLE_SAMPLE = 1 << 20;
+
+/**
+ * What an append in place needs of a big file, read in chunks: that it is text mem may write to
+ * (no NUL, valid UTF-8, no `<<<<<<<` or `>>>>>>>` anywhere: each needs a look at every byte, done
+ * natively), its BOM, its line-ending style (of its first and last megabyte) and its last bytes.
+ * Null for a small file, and for one that fails a check: readForWrite then reads it whole and
+ * gives the exact reason, or finds it fine after all (a `<<<<<<<` inside a sentence).
+ */
+function scanForAppend(abs: string): { size: number; nl: '\n' | '\r\n'; tail: string } | null {
+  let fd: number;
+  try {
+    fd = fs.openSync(abs, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const size = fs.fstatSync(fd).size;
+    if (size < APPEND_IN_PLACE) return null;
+    const buf = Buffer.allocUnsafe(SCAN_CHUNK + 16);
+    let carry = 0;
+    for (let pos = 0; pos < size; ) {
+      const n = fs.readSync(fd, buf, carry, Math.min(SCAN_CHUNK, size - pos), pos);
+      if (n <= 0) return null;
+      pos += n;
+      const len = carry + n;
+      const view = buf.subarray(0, len);
+      if (view.indexOf(0) !== -1 || view.indexOf('<<<<<<<') !== -1 || view.indexOf('>>>>>>>') !== -1) return null;
+      // UTF-8 up to the last whole character; the bytes after it, and the last 6 (a marker cut in
+      // two), go on at the start of the next chunk, from a character's first byte.
+      let cut = len;
+      if (pos < size) {
+        let k = len - 1;
+        while (k > len - 4 && (view[k] & 0xc0) === 0x80) k--;
+        if (view[k] >= 0xc0) cut = k;
+      }
+      if (!isUtf8(view.subarray(0, cut))) return null;
+      let from = Math.min(cut, len - 6);
+      while (from > 0 && (view[from] & 0xc0) === 0x80) from--;
+      carry = len - from;
+      buf.copy(buf, 0, from, len);
+    }
+    let crlf = 0;
+    let lf = 0;
+    const count = (at: number, length: number) => {
+      const b = Buffer.allocUnsafe(length);
+      fs.readSync(fd, b, 0, length, at);
+      for (let i = b.indexOf(10); i !== -1; i = b.indexOf(10, i + 1)) {
+        if (i > 0 && b[i - 1] === 13) crlf++;
+        else lf++;
+      }
+    };
+    count(0, Math.min(size, STYLE_SAMPLE));
+    const rest = Math.max(STYLE_SAMPLE, size - STYLE_SAMPLE);
+    count(rest, size - rest);
+    const last = Buffer.alloc(3);
+    fs.readSync(fd, last, 0, 3, size - 3);
+    return { size, nl: crlf > lf ? '\r\n' : '\n', tail: last.toString('latin1') };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * Append entries to a memory file (creating it with `preamble` if needed). A big file gets them
+ * written in place at its end (FileLock.append); a smaller one is replaced whole, atomically.
+ */
 export function appendEntries(abs: string, display: string, texts: string[], preamble = ''): void {
   withFileLock(abs, (lock) => {
+    const big = scanForAppend(abs);
+    if (big) {
+      // Only the file's last bytes decide the separators: appended() looks at nothing else.
+      const text = appended({ text: big.tail, bom: false, nl: big.nl }, '', texts).slice(big.tail.length);
+      lock.append(Buffer.from(text, 'utf8'), big.size);
+      return;
+    }
     const current = readForWrite(abs, display);
     lock.replace(encoded(current, appended(current, preamble, texts)));
   }, display);

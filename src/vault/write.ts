@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { MemError } from '../errors.js';
+import { crc32 } from '../hash.js';
 import { writeTarget } from './boundary.js';
 
 const POSIX = process.platform !== 'win32';
@@ -143,6 +144,7 @@ function takeOver(lock: string, v: Verdict): boolean {
   try {
     const now = judge(lock);
     if (!now.stale || now.id !== v.id) return now.gone === true;
+    recoverAppend(lock);
     fs.rmSync(lock, { force: true });
     return true;
   } catch {
@@ -150,6 +152,59 @@ function takeOver(lock: string, v: Verdict): boolean {
   } finally {
     fs.closeSync(fd);
     fs.rmSync(turn, { force: true });
+  }
+}
+
+/**
+ * A big file gets new entries written in place at its end (rewriting 100 MB to add 1 KB took
+ * seconds). Before the write, its lock file records the file's length and the crc32 of the bytes
+ * to come, synced; a writer killed mid-append leaves that record behind in a lock no process
+ * holds, and the next writer to take the lock over (takeOver) cuts the file back to that length
+ * unless the whole append is there.
+ */
+const APPEND_RECORD = /^[1-9]\d*\nappend (\d+) (\d+) (\d+)\n$/;
+
+function appendRecord(size: number, bytes: Buffer): string {
+  return `${process.pid}\nappend ${size} ${bytes.length} ${crc32(bytes)}\n`;
+}
+
+/** The file a lock file locks (see lockPath). */
+function lockedFile(lock: string): string {
+  return path.join(path.dirname(lock), path.basename(lock).slice(1, -'.lock'.length));
+}
+
+/** Cut an unfinished append off the file of a left-over lock (see APPEND_RECORD). */
+function recoverAppend(lock: string): void {
+  let text: string;
+  try {
+    text = fs.readFileSync(lock, 'latin1');
+  } catch {
+    return;
+  }
+  const m = APPEND_RECORD.exec(text);
+  if (!m) return;
+  const [size, length, sum] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const file = lockedFile(lock);
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r+');
+  } catch (err) {
+    // No file left to cut (removed or renamed since): nothing to recover.
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw err;
+  }
+  try {
+    const now = fs.fstatSync(fd).size;
+    if (now <= size) return;
+    if (now === size + length) {
+      const tail = Buffer.alloc(length);
+      fs.readSync(fd, tail, 0, length, size);
+      if (crc32(tail) === sum) return;
+    }
+    fs.ftruncateSync(fd, size);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
   }
 }
 
@@ -212,15 +267,23 @@ export function withFileLock<T>(file: string, fn: (lock: FileLock) => T, display
 }
 
 export interface FileLock {
-  /** Replace the file with `text` atomically, keeping its mode; the lock is released by it. */
-  replace(text: string): void;
+  /**
+   * Replace the file with `text` (text in UTF-8, or bytes as they are, in pieces written one
+   * after another) atomically, keeping its mode; the lock is released by it.
+   */
+  replace(text: string | Buffer | Buffer[]): void;
+  /**
+   * Write `bytes` at the end of the file, which must be `size` bytes long, in place (see
+   * APPEND_RECORD); the lock is released by it.
+   */
+  append(bytes: Buffer, size: number): void;
   /** Release the lock (nothing to do after replace). */
   release(): void;
   /**
    * The first step of replaceAll: write `text` into the lock file, with the file's mode, not yet
    * synced. False when the file does not exist (a new file is written by replace instead).
    */
-  stage(text: string): boolean;
+  stage(text: string | Buffer | Buffer[]): boolean;
   /** Sync the staged text to disk (on the thread pool, so that many syncs overlap). */
   syncStaged(): Promise<void>;
   /** Rename the synced lock file over the file; the lock is released by it. */
@@ -337,7 +400,7 @@ function heldLock(file: string, lock: string, fd: number, displayName: string): 
     release();
     throw new MemError(`cannot write ${displayName}: ${(err as Error).message}`, { cause: err });
   };
-  const stage = (text: string): boolean => {
+  const stage = (text: string | Buffer | Buffer[]): boolean => {
     if (!open) throw new Error(`the lock of ${displayName} is no longer held`);
     let mode: number;
     try {
@@ -346,9 +409,13 @@ function heldLock(file: string, lock: string, fd: number, displayName: string): 
       return false;
     }
     try {
-      const buf = Buffer.from(text, 'utf8');
+      const pieces = typeof text === 'string' ? [Buffer.from(text, 'utf8')] : Array.isArray(text) ? text : [text];
       fs.ftruncateSync(held, 0);
-      for (let off = 0; off < buf.length; ) off += fs.writeSync(held, buf, off, buf.length - off, off);
+      let at = 0;
+      for (const buf of pieces) {
+        for (let off = 0; off < buf.length; ) off += fs.writeSync(held, buf, off, buf.length - off, at + off);
+        at += buf.length;
+      }
       fs.fchmodSync(held, mode);
     } catch (err) {
       fail(err);
@@ -370,19 +437,59 @@ function heldLock(file: string, lock: string, fd: number, displayName: string): 
     }
     if (POSIX) fs.closeSync(held);
   };
+  const append = (bytes: Buffer, size: number): void => {
+    if (!open) throw new Error(`the lock of ${displayName} is no longer held`);
+    let fd: number | undefined;
+    let wrote = false;
+    try {
+      // The record first, synced: a writer that dies from here on leaves it for the next one,
+      // which cuts an unfinished append off (recoverAppend).
+      const record = Buffer.from(appendRecord(size, bytes), 'latin1');
+      fs.ftruncateSync(held, 0);
+      fs.writeSync(held, record, 0, record.length, 0);
+      fs.fsyncSync(held);
+      fd = fs.openSync(file, 'r+');
+      if (fs.fstatSync(fd).size !== size) throw new Error('the file changed while it was read');
+      wrote = true;
+      for (let off = 0; off < bytes.length; ) off += fs.writeSync(fd, bytes, off, bytes.length - off, size + off);
+      fs.fsyncSync(fd);
+    } catch (err) {
+      let undone = true;
+      try {
+        if (fd !== undefined && wrote) {
+          fs.ftruncateSync(fd, size);
+          fs.fsyncSync(fd);
+        }
+      } catch {
+        undone = false;
+      }
+      if (fd !== undefined) fs.closeSync(fd);
+      if (!undone) {
+        // Left with its record for the next writer, who cuts the append off (recoverAppend).
+        open = false;
+        untrack(release);
+        fs.closeSync(held);
+        throw new MemError(`cannot write ${displayName}: ${(err as Error).message}`, { cause: err });
+      }
+      fail(err);
+    }
+    fs.closeSync(fd!);
+    release();
+  };
   return {
     release,
     stage,
     commitStaged,
+    append,
     syncStaged: () =>
       new Promise<void>((resolve, reject) => {
         if (!open || !staged) return reject(new Error(`nothing staged for ${displayName}`));
         fs.fsync(held, (err) => (err ? reject(new MemError(`cannot write ${displayName}: ${err.message}`, { cause: err })) : resolve()));
       }),
-    replace(text: string): void {
+    replace(text: string | Buffer | Buffer[]): void {
       if (!stage(text)) {
         // A new file: the temp-file path gives it the usual mode (umask applied); then unlock.
-        writeFileAtomic(file, text);
+        writeFileAtomic(file, Array.isArray(text) ? Buffer.concat(text) : text);
         release();
         return;
       }

@@ -210,3 +210,27 @@ describe('hookLog', () => {
     expect(fs.readdirSync(outside)).toEqual([]);
   });
 });
+
+describe('bounded reading of prompts and entries', () => {
+  it('a prompt is read up to MAX_PROMPT_CHARS, never cut inside a surrogate pair', async () => {
+    const { MAX_PROMPT_CHARS } = await import('../../src/integrations/agent-hook.js');
+    const long = `fix the login redirect ${'x'.repeat(MAX_PROMPT_CHARS * 3)}`;
+    const p = parseHookPayload(JSON.stringify({ hook_event_name: 'UserPromptSubmit', prompt: long }));
+    expect(p.prompt).toBe(long.slice(0, MAX_PROMPT_CHARS));
+    const emoji = `${'a'.repeat(MAX_PROMPT_CHARS - 1)}😀tail`;
+    const q = parseHookPayload(JSON.stringify({ hook_event_name: 'UserPromptSubmit', prompt: emoji }));
+    expect(q.prompt).toBe('a'.repeat(MAX_PROMPT_CHARS - 1));
+  });
+
+  it('ranking and snippets read the opening of a huge body only', async () => {
+    const { ANALYSED_CHARS, analysedBody, analysedText } = await import('../../src/retrieve/search.js');
+    const { snippet } = await import('../../src/cli/output/snippet.js');
+    const body = `opening words ${'filler '.repeat(ANALYSED_CHARS)} needle at the far end`;
+    expect(analysedBody(body)).toHaveLength(ANALYSED_CHARS);
+    expect(analysedText({ title: 'T', body })).toBe(`T\n${body.slice(0, ANALYSED_CHARS)}`);
+    expect(analysedBody('short')).toBe('short');
+    expect(analysedBody(`${'a'.repeat(ANALYSED_CHARS - 1)}😀`)).toBe('a'.repeat(ANALYSED_CHARS - 1));
+    expect(snippet(body, ['needle']).text).not.toContain('needle');
+    expect(snippet(body, ['opening']).text).toContain('opening');
+  });
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bytesHash, quickHash } from '../../src/hash.js';
+import { BIG_FILE, bytesHash, piecesHash, prefixAndWholeHash, quickHash } from '../../src/hash.js';
 
 /** The same two lanes, written out with Number#toString (the reference for the digits). */
 function reference(s: string): string {
@@ -27,5 +27,25 @@ describe('fast hashes', () => {
     const h = bytesHash(Buffer.from('hello'));
     expect(h).toMatch(/^[0-9a-f]{16}:5$/);
     expect(bytesHash(Buffer.from('hellp'))).not.toBe(h);
+  });
+});
+
+describe('big files', () => {
+  it('hash the prefix and the whole in one pass to what bytesHash gives each, and tell one changed byte', () => {
+    const buf = Buffer.alloc(3 * BIG_FILE + 123);
+    for (let i = 0; i < buf.length; i++) buf[i] = (i * 7919) & 255;
+    for (const cut of [0, 10, BIG_FILE - 1, BIG_FILE, 2 * BIG_FILE + 5, buf.length]) {
+      const { prefix, whole } = prefixAndWholeHash(buf, cut);
+      expect(prefix).toBe(bytesHash(buf.subarray(0, cut)));
+      expect(whole).toBe(bytesHash(buf));
+    }
+    const changed = Buffer.from(buf);
+    changed[BIG_FILE + 17] ^= 1;
+    expect(bytesHash(changed)).not.toBe(bytesHash(buf));
+    expect(bytesHash(buf)).toMatch(new RegExp(`:${buf.length}$`));
+    // In pieces (a last one shorter than the 64 KB the byte loop takes): the same hash.
+    const split = (cuts: number[]) => [0, ...cuts].map((start, i, all) => buf.subarray(start, all[i + 1] ?? buf.length));
+    for (const cuts of [[5], [BIG_FILE, buf.length - 10], [100, 200, buf.length - 70_000, buf.length - 3]]) expect(piecesHash(split(cuts))).toBe(bytesHash(buf));
+    expect(piecesHash([buf.subarray(0, 10), buf.subarray(10, 20)])).toBe(bytesHash(buf.subarray(0, 20)));
   });
 });

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { withIndex } from '../../src/index/open.js';
+import { potentialQuery } from '../../src/index/queries.js';
 import { bearsOn, CHANCE_MAX, chanceCount, MIN_PROMPT_CHARS, promptLearnings, promptSkipReason, prominentLearnings, requiredMatches, type PromptRequest } from '../../src/retrieve/hook-context.js';
 import { termsIn } from '../../src/retrieve/search.js';
 import { POLICIES } from '../../src/retrieve/policy.js';
@@ -200,5 +201,16 @@ describe('prominentLearnings (session start without a prompt)', () => {
   it('keeps to the budget', async () => {
     const hits = await withVault((db) => prominentLearnings(db, { filter: {}, now: NOW, scopeMultipliers: { ...DEFAULT_SCOPE_MULTIPLIERS }, limit: 8, maxChars: 100 }));
     expect(hits.length).toBe(1);
+  });
+});
+
+describe('the session-start ranking reads rows in index order', () => {
+  it('for task learnings, SQLite walks entries_potential and sorts nothing', async () => {
+    const plan = await withVault((db) => {
+      const q = potentialQuery({ learningTypes: ['task'], scopes: ['project', 'team'] });
+      return (db.prepare(`EXPLAIN QUERY PLAN ${q.sql}`).all(...q.params) as { detail: string }[]).map((r) => r.detail).join('\n');
+    });
+    expect(plan).toMatch(/USING INDEX entries_potential/);
+    expect(plan).not.toMatch(/TEMP B-TREE/);
   });
 });

@@ -1,7 +1,8 @@
 // The checks of a new learning (vault/add.ts), shared by `mem add` and the MCP add tool.
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkAdd, splitTags, targetFile } from '../../src/vault/add.js';
+import { MemError } from '../../src/errors.js';
+import { checkAdd, MAX_ADD_BYTES, splitTags, targetFile } from '../../src/vault/add.js';
 import type { Vault } from '../../src/vault/vault.js';
 
 const vault = { root: '/v', home: '/h' } as Vault;
@@ -15,6 +16,16 @@ describe('checkAdd', () => {
 
   it('refuses what mem add refuses, naming the field the caller\'s way', () => {
     expect(() => checkAdd({ text: ' \n' })).toThrow('nothing to add');
+    // The limit counts UTF-8 bytes: at it is fine, one byte over (a 2-byte character) is a usage error.
+    expect(checkAdd({ text: 'a'.repeat(MAX_ADD_BYTES) }).scope).toBe('project');
+    let err: unknown;
+    try {
+      checkAdd({ text: `${'a'.repeat(MAX_ADD_BYTES - 1)}é` });
+    } catch (e) {
+      err = e;
+    }
+    expect((err as MemError).message).toBe(`the learning is ${MAX_ADD_BYTES / 1024 + 1} KB; mem add takes at most ${MAX_ADD_BYTES / 1024} KB`);
+    expect((err as MemError).exitCode).toBe(2);
     expect(() => checkAdd({ text: 'x', type: 'opinion' })).toThrow('unknown type "opinion"');
     expect(() => checkAdd({ text: 'x', domain: 'life' })).toThrow('unknown domain "life"');
     expect(() => checkAdd({ text: 'x', importance: '' })).toThrow('--importance must be a number from 0 to 1 (got "")');

@@ -39,6 +39,8 @@ export function registerAdd(program: Command): void {
     .option('--file <path>', 'write to this memory file instead of the scope\'s file (one mem reads as memory: MEMORY.md, memory/**/*.md, an include: file, …)')
     .option('--session <id>', 'record the session id that produced it (env MEM_SESSION)')
     .addHelpText('after', `
+A learning is at most 256 KB (UTF-8); a longer text is refused (exit 2), nothing written.
+
 Examples:
   $ mem add "Run npm run db:migrate before the API tests" --type corrective --importance 0.8
   $ mem add --institutional "Every PR needs a test" --type directive

@@ -250,7 +250,7 @@ export function renderPromptMd(hits: RankedHit[], omitted: string[] = []): strin
  */
 async function contextHookCommand(ctx: Ctx, agentName: string): Promise<void> {
   const hook = await import('../../integrations/agent-hook.js');
-  await hook.runHook({ agentName, cwd: ctx.cwd, root: ctx.root ?? process.env.MEM_ROOT, logName: 'hooks.log', what: 'context hook' }, async ({ agent, payload: p, root }) => {
+  await hook.runHook({ agentName, cwd: ctx.cwd, root: ctx.root ?? process.env.MEM_ROOT, logName: 'hooks.log', what: 'context hook' }, async ({ agent, payload: p, root, deadline }) => {
     const which = hook.hookMode(agent, p);
     if (!which) {
       hook.hookLog(root, 'hooks.log', `${agent} context hook: event ${JSON.stringify(p.event)} is not one mem answers; nothing printed`);
@@ -272,10 +272,11 @@ async function contextHookCommand(ctx: Ctx, agentName: string): Promise<void> {
       const { readRetrievalIds } = await import('../../vault/sessions.js');
       const exclude = new Set(sessionId ? readRetrievalIds(root, sessionId) : []);
       const { promptLearnings } = await import('../../retrieve/hook-context.js');
-      const res = await hook.withHookIndex(vault, (db) => promptLearnings(db, {
+      const res = await hook.withHookIndex(vault, (db) => deadline.passed() ? { skipped: 'the hook\'s deadline passed', terms: [], learnings: [], omitted: [] } : promptLearnings(db, {
         prompt, filter: { kinds: [...NOT_EPISODES] }, rank, now, scopeMultipliers: vault.config.scopeMultipliers, candidates: vault.config.search.candidates,
         limit: HOOK_PROMPT_BUDGET.limit, maxChars: HOOK_PROMPT_BUDGET.maxChars, exclude,
-      }), note);
+      }), note, deadline);
+      if (res.skipped && deadline.passed()) note('the hook\'s deadline passed before the search; nothing printed');
       if (res.learnings.length + res.omitted.length > 0) md = renderPromptMd(res.learnings, res.omitted);
       ids = res.learnings.map((h) => h.id);
       query = prompt;
@@ -291,6 +292,7 @@ async function contextHookCommand(ctx: Ctx, agentName: string): Promise<void> {
       };
       const project = path.basename(root);
       const res = await hook.withHookIndex(vault, (db) => {
+        if (deadline.passed()) return null;
         const built = buildContext(db, {
           task: task ?? project, filter: { kinds: [...NOT_EPISODES] }, rank, now, scopeMultipliers: vault.config.scopeMultipliers, candidates: vault.config.search.candidates,
           ...budget, taskChars: task ? budget.taskChars : 0, proxyChars: task ? budget.proxyChars : 0,
@@ -298,16 +300,22 @@ async function contextHookCommand(ctx: Ctx, agentName: string): Promise<void> {
           failureChars: HOOK_SESSION_BUDGET.failureChars,
         });
         // No prompt yet (a new session): the project's most prominent learnings instead.
-        if (!task) {
+        if (!task && !deadline.passed()) {
           const top = prominentSection(db, { filter: { kinds: [...NOT_EPISODES] }, now, scopeMultipliers: vault.config.scopeMultipliers, limit: budget.limit, maxChars: budget.taskChars });
           built.learnings = top.learnings;
           built.omitted.learnings = top.omitted;
         }
         return built;
-      }, note);
+      }, note, deadline);
+      if (res === null) {
+        note('the hook\'s deadline passed before the index was read; nothing printed');
+        return;
+      }
       if (!task) res.task = `the ${project} project (session start; no prompt yet)`;
       const { addProvenPatterns } = await import('../../retrieve/context.js');
-      const full = await addProvenPatterns(res, root, HOOK_SESSION_BUDGET.patternChars);
+      // Past the deadline the answer is what is there: patterns are read only with time left.
+      const full = deadline.passed() ? res : await addProvenPatterns(res, root, HOOK_SESSION_BUDGET.patternChars);
+      if (deadline.passed()) note('the hook\'s deadline passed; answered with what was found by then');
       // Anything found, shown or only counted as left out, is said: a norm too long for the
       // hook's budget is named as left out rather than leaving the session with nothing.
       const om = full.omitted;

@@ -340,6 +340,7 @@ function report(ctx: Ctx, r: ExtractResult, explain: boolean, inFolder = false):
   if (r.fallback) ctx.warn(`${r.fallback}; used the offline heuristics instead`);
   for (const s of r.skipped_scopes) ctx.warn(`scope ${s.scope} skipped: ${s.reason}`);
   if (r.invalid_learnings > 0) ctx.warn(`${r.invalid_learnings} learning(s) in the model's answer were incomplete and dropped`);
+  if (r.cut_lines > 0) ctx.info(`read ${r.transcript}: ${r.cut_lines} line${r.cut_lines === 1 ? '' : 's'} over 1 MB read with their long texts cut (each message keeps its first 8,000 characters)`);
   if (r.broken_lines > 0) ctx.info(`read ${r.transcript} as ${r.format}: ${r.skipped_records} records of other types skipped, ${r.broken_lines} broken lines skipped`);
   const n = r.written.length;
   const tokens = r.usage ? `; ${r.usage.input_tokens} input + ${r.usage.output_tokens} output tokens` : '';

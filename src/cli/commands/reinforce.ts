@@ -4,10 +4,7 @@
 import type { Command } from 'commander';
 import { MemError, usageError } from '../../errors.js';
 import { globals, vaultFor } from '../common.js';
-import { makeCtx, nowMs, readInputFile, today, type Ctx } from '../io.js';
-
-/** A transcript read whole to see which entries it used; larger ones are not read. */
-const TRANSCRIPT_LIMIT = 64 << 20;
+import { makeCtx, nowMs, readStdin, today, type Ctx } from '../io.js';
 
 interface ReinforceOptions {
   session?: string;
@@ -53,10 +50,22 @@ async function reinforceCommand(ctx: Ctx, idArgs: string[], opts: ReinforceOptio
   }
   let used: Set<string> | undefined;
   if (opts.transcript) {
-    const text = readInputFile(ctx, opts.transcript, TRANSCRIPT_LIMIT, 'the transcript');
     const { readTranscript, assistantText } = await import('../../extract/transcript.js');
     const { wordSet } = await import('../../lifecycle/words.js');
-    const t = readTranscript(text);
+    let t;
+    if (opts.transcript === '-') {
+      let text: string;
+      try {
+        text = readStdin();
+      } catch (err) {
+        throw new MemError(`cannot read the transcript: ${(err as Error).message}`, { where: { file: opts.transcript } });
+      }
+      t = readTranscript(text);
+    } else {
+      // Streamed from the file, as mem extract reads it: a huge transcript is never held whole.
+      const { loadTranscript } = await import('../../extract/source.js');
+      t = loadTranscript(opts.transcript, { cwd: ctx.cwd }).transcript;
+    }
     const said = assistantText(t);
     if (said.trim() === '') throw new MemError('the transcript has no assistant messages', { where: { file: opts.transcript }, hint: 'check the file, or reinforce without --transcript' });
     used = wordSet(said);

@@ -1,5 +1,6 @@
 // A short excerpt of a hit's body around the query terms, with the matching words marked.
 
+import { analysedBody } from '../../retrieve/search.js';
 import { wordRegexes } from '../../retrieve/wordchars.js';
 
 function stemPrefix(term: string): string {
@@ -12,8 +13,9 @@ export interface Snippet {
   marks: [number, number][];
 }
 
+/** The excerpt comes from the opening of the body that ranking read (a huge body is not scanned whole). */
 export function snippet(body: string, terms: string[], width = 220): Snippet {
-  const text = body.replace(/\s+/g, ' ').trim();
+  const text = analysedBody(body).replace(/\s+/g, ' ').trim();
   const prefixes = terms.flatMap((t) => t.toLowerCase().match(wordRegexes(t).word) ?? []).map(stemPrefix);
   const hits: [number, number][] = [];
   for (const m of text.matchAll(wordRegexes(text).word)) {

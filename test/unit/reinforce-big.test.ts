@@ -1,0 +1,103 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openIndex } from '../../src/index/db.js';
+import { rebuildIndex } from '../../src/index/indexer.js';
+import { withIndex } from '../../src/index/open.js';
+import { reinforceFile } from '../../src/lifecycle/reinforce.js';
+import { reinforceIds } from '../../src/lifecycle/reinforce-ids.js';
+import { editFiles } from '../../src/vault/store.js';
+import { openVault } from '../../src/vault/vault.js';
+import { cleanup, entry, tempVault } from '../helpers.js';
+
+afterEach(cleanup);
+
+function rows(dbPath: string) {
+  const { db } = openIndex(dbPath);
+  try {
+    const entries = db.prepare('SELECT * FROM entries ORDER BY path, ordinal').all().map((r: any) => {
+      delete r.rowid;
+      delete r.file_id;
+      return r;
+    });
+    return { entries, files: db.prepare('SELECT path, size, hash, format, entry_count, error FROM files ORDER BY path').all() };
+  } finally {
+    db.close();
+  }
+}
+
+/** Over 1 MB: titled and untitled entries, some with comments and quoting a rewrite must keep. */
+function bigText(crlf: boolean): string {
+  let text = '\ufeff# Memory\n\n';
+  for (let i = 0; i < 7000; i++) {
+    text += i % 4 === 1
+      ? `---\nid: "e${i}"   # quoted, with a comment\ntype: procedural\nimportance: 0x1\nreinforcement_count: 9\nlast_reinforced: '2026-01-01'\n---\nnote ${i} about the ledger — café\n\n`
+      : entry(`e${i}`, `## [2026-01-02] Procedural: step ${i}\n\nThe deploy step ${i} needs the vpn.`, { last_reinforced: '2026-01-02' });
+  }
+  return crlf ? text.replace(/\n/g, '\r\n') : text;
+}
+
+async function setUp(crlf: boolean) {
+  const v = tempVault();
+  v.write('MEMORY.md', bigText(crlf));
+  const vault = await openVault({ root: v.root, env: { MEM_HOME: v.home } });
+  await withIndex(vault, {}, () => undefined);
+  return { v, vault, abs: path.join(v.root, 'MEMORY.md') };
+}
+
+describe('reinforcing entries of a big file', () => {
+  for (const [label, crlf, review] of [['LF', false, false], ['CRLF, with a review (a header line added)', true, true]] as const) {
+    it(`writes what the whole-file path writes and indexes what a rebuild indexes (${label})`, async () => {
+      const ids = ['e5', 'e3001', 'e6998'];
+      const opts = { today: '2026-03-01', ...(review && { review: { now: Date.parse('2026-03-01T10:00:00Z') } }) };
+      // The reference: the same vault reinforced through the whole-file edit.
+      const ref = await setUp(crlf);
+      await editFiles([{ abs: ref.abs, path: 'MEMORY.md', change: (p) => reinforceFile(p, 'MEMORY.md', new Set(ids), opts).file }]);
+
+      const { vault, abs } = await setUp(crlf);
+      const db = openIndex(vault.dbPath).db;
+      // A mark only a parse of the whole file would put right.
+      db.prepare("UPDATE entries SET row_hash = 'stale' WHERE ordinal = 0").run();
+      db.close();
+      const ino = fs.statSync(abs).ino;
+      const r = await reinforceIds(vault, ids, opts);
+      expect(r.lag).toBeUndefined();
+      expect(r.decisions.map((d) => [d.id, d.action, d.before, d.after])).toEqual([['e5', 'reinforced', 9, 10], ['e3001', 'reinforced', 9, 10], ['e6998', 'reinforced', 0, 1]]);
+      expect(r.decisions.find((d) => d.id === 'e3001')!.line).toBe(bigText(crlf).split('\n').findIndex((l) => l.startsWith('id: "e3001"')));
+      expect(fs.readFileSync(abs).equals(fs.readFileSync(ref.abs))).toBe(true);
+      expect(fs.statSync(abs).ino).not.toBe(ino); // replaced atomically, as every rewrite is
+
+      const incremental = rows(vault.dbPath);
+      expect(incremental.entries[0].row_hash).toBe('stale');
+      await rebuildIndex(vault);
+      const full = rows(vault.dbPath);
+      incremental.entries[0].row_hash = full.entries[0].row_hash;
+      expect(incremental).toEqual(full);
+    }, 120_000);
+  }
+
+  it('leaves a file whose index is out of date to the whole-file path', async () => {
+    const { vault, abs } = await setUp(false);
+    // Changed behind the index's back: its offsets are not this file's any more.
+    fs.writeFileSync(abs, fs.readFileSync(abs, 'utf8').replace('The deploy step 2 needs', 'The deploy step 2 (and 3) needs'));
+    const r = await reinforceIds(vault, ['e3001'], { today: '2026-03-01' });
+    expect(r.decisions.map((d) => d.action)).toEqual(['reinforced']);
+    expect(rows(vault.dbPath).entries.find((e: any) => e.entry_id === 'e3001').reinforcement_count).toBe(10);
+    expect(fs.readFileSync(abs, 'utf8')).toContain('The deploy step 2 (and 3) needs');
+  }, 120_000);
+
+  it('keeps the edit when the index cannot be written then, with a warning', async () => {
+    const { vault, abs } = await setUp(false);
+    const other = openIndex(vault.dbPath).db;
+    other.exec('BEGIN EXCLUSIVE');
+    try {
+      const r = await reinforceIds(vault, ['e3001'], { today: '2026-03-01' });
+      expect(r.decisions.map((d) => d.action)).toEqual(['reinforced']);
+      expect(r.lag).toMatch(/index/);
+    } finally {
+      other.exec('ROLLBACK');
+      other.close();
+    }
+    expect(fs.readFileSync(abs, 'utf8')).toMatch(/id: "e3001"   # quoted, with a comment\ntype: procedural\nimportance: 0x1\nreinforcement_count: 10\nlast_reinforced: '2026-03-01'/);
+  }, 120_000);
+});
