@@ -121,12 +121,15 @@ export function mem(args: string[], opts: { cwd: string; home?: string; env?: Re
     input: opts.input ?? '',
     encoding: 'utf8',
     maxBuffer: 64 * 1024 * 1024,
+    // A hang fails its test (status -1, the signal in stderr) instead of stalling the whole run.
+    timeout: 180_000,
+    killSignal: 'SIGKILL',
     ...opts.spawn,
   });
   return {
     status: r.status ?? -1,
     stdout: String(r.stdout ?? ''),
-    stderr: String(r.stderr ?? ''),
+    stderr: String(r.stderr ?? '') + (r.signal ? `\n[killed by ${r.signal}${r.error ? `: ${r.error.message}` : ''}]` : ''),
     json() {
       return JSON.parse(String(r.stdout));
     },

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { MemError } from '../errors.js';
 import { crc32 } from '../hash.js';
 import { writeTarget } from './boundary.js';
+import { readRegular } from './read.js';
 
 const POSIX = process.platform !== 'win32';
 
@@ -175,26 +176,27 @@ function lockedFile(lock: string): string {
 
 /** Cut an unfinished append off the file of a left-over lock (see APPEND_RECORD). */
 function recoverAppend(lock: string): void {
-  let text: string;
-  try {
-    text = fs.readFileSync(lock, 'latin1');
-  } catch {
-    return;
-  }
+  // Only a regular file can hold a record: a FIFO or link in the lock's place is never opened
+  // (a FIFO would block the open until a writer came).
+  if (!fs.lstatSync(lock, { throwIfNoEntry: false })?.isFile()) return;
+  const text = readRegular(lock, 4096);
+  if (text === null) return;
   const m = APPEND_RECORD.exec(text);
   if (!m) return;
   const [size, length, sum] = [Number(m[1]), Number(m[2]), Number(m[3])];
   const file = lockedFile(lock);
   let fd: number;
   try {
-    fd = fs.openSync(file, 'r+');
+    fd = fs.openSync(file, fs.constants.O_RDWR | (fs.constants.O_NONBLOCK ?? 0));
   } catch (err) {
     // No file left to cut (removed or renamed since): nothing to recover.
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
     throw err;
   }
   try {
-    const now = fs.fstatSync(fd).size;
+    const st = fs.fstatSync(fd);
+    if (!st.isFile()) return; // not a file mem appended to
+    const now = st.size;
     if (now <= size) return;
     if (now === size + length) {
       const tail = Buffer.alloc(length);
@@ -448,7 +450,7 @@ function heldLock(file: string, lock: string, fd: number, displayName: string): 
       fs.ftruncateSync(held, 0);
       fs.writeSync(held, record, 0, record.length, 0);
       fs.fsyncSync(held);
-      fd = fs.openSync(file, 'r+');
+      fd = fs.openSync(file, fs.constants.O_RDWR | (fs.constants.O_NONBLOCK ?? 0));
       if (fs.fstatSync(fd).size !== size) throw new Error('the file changed while it was read');
       wrote = true;
       for (let off = 0; off < bytes.length; ) off += fs.writeSync(fd, bytes, off, bytes.length - off, size + off);
