@@ -10,6 +10,7 @@ import { bytesHash, piecesHash } from '../hash.js';
 import type { Entry } from '../vault/entry.js';
 import { parseMemoryFile, type Block, type ParsedFile } from '../vault/format.js';
 import { headerStartsAfter } from '../vault/locate.js';
+import { isFailure, MEMORY_FILE_LIMIT, readRegularBytes } from '../vault/read.js';
 import type { Vault, VaultFile } from '../vault/vault.js';
 
 /** Files from this size are edited this way. */
@@ -66,7 +67,8 @@ export async function editBigFile(vault: Vault, file: VaultFile, ids: ReadonlySe
     let found: Found[];
     const texts: string[] = [];
     try {
-      const buf = fs.readFileSync(file.abs);
+      const buf = readRegularBytes(file.abs, MEMORY_FILE_LIMIT);
+      if (isFailure(buf)) return null; // the usual path names what is wrong
       const frow = db.prepare('SELECT id, hash, format, error FROM files WHERE path = ?').get(file.path) as { id: number; hash: string | null; format: string | null; error: string | null } | undefined;
       // The index holds exactly these bytes, parsed without an error: its offsets are this file's.
       if (!frow || frow.format !== 'entries' || frow.error !== null || frow.hash !== bytesHash(buf)) return null;

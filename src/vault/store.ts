@@ -123,12 +123,16 @@ const STYLE_SAMPLE = 1 << 20;
 function scanForAppend(abs: string): { size: number; nl: '\n' | '\r\n'; tail: string } | null {
   let fd: number;
   try {
-    fd = fs.openSync(abs, 'r');
+    // Not blocking: a FIFO in the file's place must not hold the lock forever (the usual path
+    // below then refuses it by name).
+    fd = fs.openSync(abs, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
   } catch {
     return null;
   }
   try {
-    const size = fs.fstatSync(fd).size;
+    const st = fs.fstatSync(fd);
+    if (!st.isFile()) return null;
+    const size = st.size;
     if (size < APPEND_IN_PLACE) return null;
     const buf = Buffer.allocUnsafe(SCAN_CHUNK + 16);
     let carry = 0;

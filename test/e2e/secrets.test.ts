@@ -122,9 +122,10 @@ describe('credentials never reach the vault', () => {
     // The learnings keep what they teach, with the placeholder where the value was.
     const learned = ['MEMORY.md', 'proxy.md'].filter((f) => fs.existsSync(v.path(f))).map((f) => v.read(f)).join('\n');
     expect(learned).toMatch(/\[redacted: [a-z-]+\]/);
-    const episodes = fs.readdirSync(v.path('.mem/episodes'));
-    expect(episodes.length).toBeGreaterThan(0);
-    expect(episodes.map((e) => v.read(`.mem/episodes/${e}`)).join('\n')).toContain('[redacted: github-token]');
+    // The episodes: summaries committed, messages in the local store; redacted in both.
+    const episodes = ['.mem/episodes', '.mem/local/episodes'].flatMap((d) => fs.readdirSync(v.path(d)).filter((e) => e.endsWith('.md')).map((e) => `${d}/${e}`));
+    expect(episodes.length).toBeGreaterThan(1);
+    expect(episodes.map((e) => v.read(e)).join('\n')).toContain('[redacted: github-token]');
     expectClean(v, r.stdout, r.stderr);
     // The human text output says it as well, once.
     const again = mem(['extract', file, '--force', '--dry-run'], { cwd: v.root, home: v.home, env: OFFLINE });
