@@ -22,12 +22,10 @@ export function localFileFor(root: string, committedRel: string): { abs: string;
   return { abs: path.join(root, ...rel.split('/')), rel };
 }
 
-/** A file's text, null when it is missing; a FIFO, socket or folder in its place is never opened. */
-function readRegular(abs: string): ReturnType<typeof readVaultText> | null {
-  const st = fs.statSync(abs, { throwIfNoEntry: false });
-  if (!st) return null;
-  if (!st.isFile()) return { error: 'not a regular file' };
-  return readVaultText(abs);
+/** A file's text, null when it is missing (a FIFO, socket or folder in its place is an error, never opened). */
+function readLocal(abs: string): ReturnType<typeof readVaultText> | null {
+  const r = readVaultText(abs);
+  return 'gone' in r && r.gone ? null : r;
 }
 
 /**
@@ -37,7 +35,7 @@ function readRegular(abs: string): ReturnType<typeof readVaultText> | null {
 export function ensureLocalIgnore(root: string): void {
   const file = path.join(root, ...LOCAL_DIR.split('/'), '.gitignore');
   const target = writeTarget(file, `${LOCAL_DIR}/.gitignore`, root);
-  const current = readRegular(target);
+  const current = readLocal(target);
   if (current !== null && 'text' in current && current.text.split(/\r?\n/).some((l) => l.trim() === '*')) return;
   // Anything else there (missing, another text, a FIFO) is replaced: the folder must stay out of git.
   writeFileAtomic(target, '# Written by mem: what is here stays on this machine.\n*\n');
@@ -76,7 +74,7 @@ export function writeLocal(root: string, committedRel: string, session: string, 
   ensureLocalIgnore(root);
   return withFileLock(local.abs, (lock) => {
     let old: string | null = null;
-    const r = readRegular(local.abs);
+    const r = readLocal(local.abs);
     if (r !== null) {
       if ('error' in r) throw new MemError(`${r.error}; not writing to it`, { where: { file: local.rel }, hint: `move it away; mem segment writes it again` });
       old = r.text;
@@ -90,9 +88,9 @@ export function writeLocal(root: string, committedRel: string, session: string, 
 }
 
 /** A local file's text, or null when it is missing, unreadable, or leads out of the vault. */
-function readLocal(root: string, abs: string): string | null {
+function localText(root: string, abs: string): string | null {
   if (!staysInside(abs, root).inside) return null;
-  const r = readRegular(abs);
+  const r = readLocal(abs);
   return r === null || 'error' in r ? null : r.text;
 }
 
@@ -116,7 +114,7 @@ export class LocalMessages {
     if (!committedRel.startsWith(`${COMMITTED_DIR}/`)) return '';
     let sections = this.files.get(committedRel);
     if (!sections) {
-      const text = readLocal(this.root, localFileFor(this.root, committedRel).abs);
+      const text = localText(this.root, localFileFor(this.root, committedRel).abs);
       sections = text === null ? new Map() : parseLocal(text);
       this.files.set(committedRel, sections);
     }
@@ -234,7 +232,7 @@ export function moveMessagesLocal(root: string, opts: { dryRun?: boolean } = {})
       }
       if (moved.length === 0) return;
       // A local file mem cannot read is not overwritten: what it holds would be lost.
-      const held = staysInside(local.abs, root).inside ? readRegular(local.abs) : { error: 'leads out of the vault through a symlink' };
+      const held = staysInside(local.abs, root).inside ? readLocal(local.abs) : { error: 'leads out of the vault through a symlink' };
       if (held !== null && 'error' in held) {
         result.skipped.push(`${rel}: ${local.rel} ${held.error}; move it away, then run again`);
         return;

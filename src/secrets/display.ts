@@ -2,19 +2,11 @@
 // URL): no URL's user name or password, the credentials mem knows (its API keys) and those the
 // display rules find (authorization headers, vendor tokens) replaced by placeholders.
 
-import { redactForDisplay } from './rules.js';
-
-// scheme://user:password@ or scheme://token@ — the whole userinfo goes.
-const URL_USERINFO_RE = /\b([a-z][a-z0-9+.-]{1,31}:\/\/)[^\s/?#@'"`<>]+@/gi;
-
-/** `text` with the user and password of every URL in it replaced by `***`. */
-export function stripUrlCredentials(text: string): string {
-  return text.replace(URL_USERINFO_RE, '$1***@');
-}
+import { redactForDisplay, urlForDisplay } from './rules.js';
 
 /** `text` as it may be printed or logged (`known`: values mem holds that are credentials). */
 export function displaySafe(text: string, known: Iterable<string | undefined> = []): string {
-  return redactForDisplay(stripUrlCredentials(text), known);
+  return redactForDisplay(urlForDisplay(text), known);
 }
 
 // Names that say a variable holds a credential: OPENAI_API_KEY, GITHUB_TOKEN, DB_PASSWORD, …

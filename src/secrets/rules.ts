@@ -285,7 +285,10 @@ export function redactForDisplay(text: string, known: Iterable<string | undefine
   return merged.length === 0 ? text : applyRedaction(text, merged);
 }
 
-/** A URL as it may be shown: without its user name and password (`https://***@host/`). */
-export function urlForDisplay(url: string): string {
-  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#@\s]*@/i, '$1***@');
+// scheme://user:password@ or scheme://token@ — the whole userinfo goes.
+const URL_USERINFO_SHOWN_RE = /\b([a-z][a-z0-9+.-]{1,31}:\/\/)[^\s/?#@'"`<>]+@/gi;
+
+/** A URL (or any text holding URLs) as it may be shown: no user name or password (`https://***@host/`). */
+export function urlForDisplay(text: string): string {
+  return text.replace(URL_USERINFO_SHOWN_RE, '$1***@');
 }

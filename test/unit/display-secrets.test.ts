@@ -4,14 +4,15 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hookLog } from '../../src/integrations/agent-hook.js';
 import { providerError, ProviderError } from '../../src/llm/provider.js';
-import { credentialsIn, displaySafe, stripUrlCredentials } from '../../src/secrets/display.js';
+import { credentialsIn, displaySafe } from '../../src/secrets/display.js';
+import { urlForDisplay } from '../../src/secrets/rules.js';
 
 const KEY = 'qv7Rk2mZp9TxL4wB8nYc3HdJ6fGs1uEa';
 const cfg = { name: 'openai' as const, model: 'm', baseUrl: 'https://bot:s3cretPass@llm.example.com/v1', source: 'test' };
 
 describe('displaySafe', () => {
   it('drops every URL\'s user and password, whatever the scheme', () => {
-    expect(stripUrlCredentials('at https://bot:s3cret@h.example/v1 and postgres://u:p@db:5432/x, token@ not a url, mailto:a@b'))
+    expect(urlForDisplay('at https://bot:s3cret@h.example/v1 and postgres://u:p@db:5432/x, token@ not a url, mailto:a@b'))
       .toBe('at https://***@h.example/v1 and postgres://***@db:5432/x, token@ not a url, mailto:a@b');
     expect(displaySafe('GET http://ghp_abcdefghijklmnopqrstuvwxyz0123456789@host/')).toBe('GET http://***@host/');
   });

@@ -103,7 +103,7 @@ describe('the local store against hostile files', () => {
     fs.rmSync(f);
     execFileSync('mkfifo', [f]);
     expect(new LocalMessages(a).messages('.mem/episodes/s1.md', 'ep-s1-001', '')).toBe('');
-    expect(() => writeEpisodes(a, input(false))).toThrow(/not a regular file; not writing to it/);
+    expect(() => writeEpisodes(a, input(false))).toThrow(/not a regular file \(a FIFO\); not writing to it/);
   });
 
   it('moveMessagesLocal never overwrites a local file it cannot read', () => {
