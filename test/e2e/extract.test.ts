@@ -181,7 +181,7 @@ describe('mem extract --hook', () => {
     const payload = JSON.stringify({ session_id: 'hook-1', transcript_path: SAMPLE, cwd: v.root, hook_event_name: 'SessionEnd' });
     const t0 = Date.now();
     const r = mem(['extract', '--hook', 'claude'], { cwd: tempDir(), home: v.home, env: OFFLINE, input: payload });
-    expect(Date.now() - t0).toBeLessThan(2000);
+    expect(Date.now() - t0).toBeLessThan(10_000); // the extraction itself runs detached
     expect(r.status).toBe(0);
     expect(r.stdout).toBe('');
     await waitFor(() => fs.existsSync(v.path('.mem/extracted.jsonl')));

@@ -265,7 +265,7 @@ describe('locks left by a crash', { timeout: 120_000 }, () => {
       const t0 = Date.now();
       const r = mem(['add', `Written past a ${kind} link.`], { cwd: v.root, env: { MEM_LOCK_TIMEOUT_MS: '8000' } });
       expect(r.status, r.stderr).toBe(0);
-      expect(Date.now() - t0).toBeLessThan(3000);
+      expect(Date.now() - t0).toBeLessThan(6000); // not the 8 s lock timeout
       expect(v.read('MEMORY.md')).toContain(`Written past a ${kind} link.`);
       expect(fs.existsSync(lock)).toBe(false);
       if (kind === 'outside') expect(fs.readFileSync(target, 'utf8')).toBe('secret\n');
@@ -282,7 +282,7 @@ describe('locks left by a crash', { timeout: 120_000 }, () => {
       const t0 = Date.now();
       const r = mem(['add', 'A second fact after the crash.', '--json'], { cwd: v.root, env: { MEM_LOCK_TIMEOUT_MS: '8000' } });
       expect(r.status, r.stderr).toBe(0);
-      expect(Date.now() - t0).toBeLessThan(3000);
+      expect(Date.now() - t0).toBeLessThan(6000); // not the 8 s lock timeout
       expect(v.read('MEMORY.md')).toContain('The first fact.');
       expect(v.read('MEMORY.md')).toContain('A second fact after the crash.');
       expect(fs.existsSync(lock)).toBe(false);
@@ -326,7 +326,7 @@ describe('locks left by a crash', { timeout: 120_000 }, () => {
       const t0 = Date.now();
       const r = mem(['add', 'Written after the writer died.'], { cwd: v.root, env: { MEM_LOCK_TIMEOUT_MS: '8000' } });
       expect(r.status, r.stderr).toBe(0);
-      expect(Date.now() - t0).toBeLessThan(3000);
+      expect(Date.now() - t0).toBeLessThan(6000); // not the 8 s lock timeout
       expect(v.read('MEMORY.md')).toContain('Written after the writer died.');
       expect(v.read('MEMORY.md')).toContain('The first fact.');
     });

@@ -142,7 +142,7 @@ describe('mem watch', () => {
     const b = await batchAfter(w, n, (x) => x.files.includes('MEMORY.md'));
     const ms = w.arrivals[w.batches.indexOf(b)] - t0;
     expect(b).toMatchObject({ event: 'change', added: 1, removed: 0, entries: 2, error: null });
-    expect(ms).toBeLessThan(2000);
+    expect(ms).toBeLessThan(5000);
     expect(found(v, 'quokka')[0]).toBe('m2');
   }, 40_000);
 
@@ -321,7 +321,7 @@ describe('mem watch', () => {
       w.child.kill(signal);
       const { code, signal: by } = await w.exited;
       expect({ code, by }).toEqual({ code: 0, by: null });
-      expect(Date.now() - t0).toBeLessThan(3000);
+      expect(Date.now() - t0).toBeLessThan(6000);
       expect(lockFiles(v.root)).toEqual([]);
       // The index is intact and catches up on the next read.
       expect(mem(['search', 'tapir', '--json'], { cwd: v.root, home: v.home }).json().results[0].id).toBe('m4');

@@ -179,9 +179,7 @@ describe('reading the transcript for the first prompt', () => {
     expect(await firstPrompt(link)).toBeUndefined();
     const fifo = path.join(dir, 'fifo.jsonl');
     expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
-    const t0 = Date.now();
-    expect(readTranscriptHead(fifo)).toBeNull();
-    expect(Date.now() - t0).toBeLessThan(1000);
+    expect(readTranscriptHead(fifo)).toBeNull(); // an open that blocked would hang the test
   });
 
   it('reads only the head of a huge transcript', () => {

@@ -256,11 +256,9 @@ describe('parseFrontmatter: size caps', () => {
   });
 
   it('reads an over-long header (one 6 MB line) as a failure without parsing it', () => {
-    const t0 = performance.now();
     const r = parseFrontmatter(`id: a\nbig: ${'q'.repeat(6_000_000)}\n`);
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.error).toMatch(/too large: 5.7 MB \(the limit is 64 KB\)/);
-    expect(performance.now() - t0).toBeLessThan(50);
   });
 });
 

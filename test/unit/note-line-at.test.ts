@@ -8,12 +8,10 @@ describe('lineAt', () => {
     n.text = 'x\ny\nz';
     expect(lineAt(n, 4)).toBe(3);
   });
-  it('costs a lookup per call, not a scan of the note: 100,000 calls on a 2 MB note in well under a second', () => {
+  it('costs a lookup per call, not a scan of the note: 100,000 calls on a 2 MB note (a scan per call would run past the test timeout)', () => {
     const n = parseNote(Array.from({ length: 100_000 }, (_, i) => `line ${i} ${'x'.repeat(12)}`).join('\n'));
-    const t0 = Date.now();
     let sum = 0;
     for (let i = 0; i < 100_000; i++) sum += lineAt(n, i * 20);
-    expect(Date.now() - t0).toBeLessThan(1000);
     expect(lineAt(n, n.text.length - 1)).toBe(100_000);
     expect(sum).toBeGreaterThan(0);
   });
