@@ -3,7 +3,7 @@
 // in, the merged text and its conflicts out. Parts changed on one side only keep that side's bytes.
 
 import { parseNote, type ParsedNote } from '../notes/note.js';
-import { linkTails } from '../notes/episode-note.js';
+import { eventParts } from '../notes/episode-note.js';
 import { sameValue, updateFrontmatter } from '../vault/frontmatter.js';
 import { newlineOf } from '../vault/safetext.js';
 import { markRegion, mergeMemoryFile, type MergeOptions, type MergeResult } from './merge.js';
@@ -275,15 +275,8 @@ function events(body: string | undefined): Ev[] | null {
     if (l.trim() === '') continue;
     const m = EVENT_LINE.exec(l);
     if (!m) return null;
-    let text = m[3];
-    let type = '';
-    const t = /[ \t]+#([A-Za-z_]+)$/.exec(text);
-    if (t) {
-      type = t[1];
-      text = text.slice(0, t.index);
-    }
-    const tails = linkTails(text);
-    out.push({ key: `${m[2]}\u0000${tails.text}\u0000${type}`, ts: m[2], content: tails.text, type, caused: tails.links.filter((k) => k.arrow === '←').map((k) => k.id), leads: tails.links.filter((k) => k.arrow === '→').map((k) => k.id) });
+    const { content, type, caused, leads } = eventParts(m[3]);
+    out.push({ key: `${m[2]}\u0000${content}\u0000${type}`, ts: m[2], content, type, caused, leads });
   }
   return out;
 }

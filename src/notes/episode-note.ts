@@ -314,6 +314,22 @@ export function linkTails(line: string): { text: string; links: { arrow: '←' |
   return { text: line.slice(0, end), links: links.reverse() };
 }
 
+/** An event line's text after its time: the content, its `#type` ('' when none) and its ← / → links. */
+export function eventParts(raw: string): { content: string; type: string; caused: string[]; leads: string[] } {
+  let text = raw;
+  let type = '';
+  const t = /[ \t]+#([A-Za-z_]+)$/.exec(text);
+  if (t) {
+    type = t[1];
+    text = text.slice(0, t.index);
+  }
+  const tails = linkTails(text);
+  const caused: string[] = [];
+  const leads: string[] = [];
+  for (const k of tails.links) (k.arrow === '←' ? caused : leads).push(k.id);
+  return { content: tails.text, type, caused, leads };
+}
+
 function str(v: unknown): string {
   return typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : v instanceof Date ? v.toISOString() : '';
 }
@@ -480,21 +496,10 @@ export function parseEpisodeNote(note: ParsedNote, rel: string): ParsedEpisode {
       continue;
     }
     if (!isTimestamp(m[2])) err(l.line, `event time is not an ISO 8601 time (got ${JSON.stringify(m[2])})`);
-    let text = m[3];
-    let type = '';
-    const t = /[ \t]+#([A-Za-z_]+)$/.exec(text);
-    if (t) {
-      type = t[1];
-      text = text.slice(0, t.index);
-    }
+    const { content, type, caused, leads } = eventParts(m[3]);
     if (!(EVENT_TYPES as readonly string[]).includes(type)) err(l.line, `event type must be one of ${EVENT_TYPES.map((x) => `#${x}`).join(', ')} (got ${type ? `#${type}` : 'none'})`);
-    const caused: string[] = [];
-    const leads: string[] = [];
-    const tails = linkTails(text);
-    text = tails.text;
-    for (const k of tails.links) (k.arrow === '←' ? caused : leads).push(k.id);
     eventLineNos.push(l.line);
-    events.push({ id: `e${String(events.length + 1).padStart(3, '0')}`, timestamp: m[2], type: type as EventType, content: text, caused_by: caused, leads_to: leads });
+    events.push({ id: `e${String(events.length + 1).padStart(3, '0')}`, timestamp: m[2], type: type as EventType, content, caused_by: caused, leads_to: leads });
   }
 
   const lessons: string[] = [];

@@ -7,25 +7,14 @@ import { withIndex } from '../../src/index/open.js';
 import { appendEntries, renderNewEntry } from '../../src/vault/store.js';
 import { openVault } from '../../src/vault/vault.js';
 import { cleanup, entry, tempVault } from '../helpers.js';
+import { indexRows } from '../index-rows.js';
 
 afterEach(cleanup);
 
 /** Every indexed row of the vault, in file order, without the rowids a refresh may renumber. */
 function snapshot(dbPath: string) {
-  const { db } = openIndex(dbPath);
-  try {
-    const entries = db.prepare('SELECT * FROM entries ORDER BY path, ordinal').all().map((r: any) => {
-      delete r.rowid;
-      delete r.file_id;
-      return r;
-    });
-    const files = db.prepare('SELECT path, size, hash, format, entry_count, error FROM files ORDER BY path').all() as { entry_count: number }[];
-    // The FTS rows, through what they are found by: each entry's own words and its context's.
-    const fts = db.prepare("SELECT e.entry_id, e.ordinal FROM entries_fts f JOIN entries e ON e.rowid = f.rowid WHERE entries_fts MATCH 'context : (vpn OR tail OR ledger)' ORDER BY e.ordinal").all();
-    return { entries, files, fts };
-  } finally {
-    db.close();
-  }
+  // The FTS rows, through what they are found by: each entry's own words and its context's.
+  return indexRows(dbPath, (db) => db.prepare("SELECT e.entry_id, e.ordinal FROM entries_fts f JOIN entries e ON e.rowid = f.rowid WHERE entries_fts MATCH 'context : (vpn OR tail OR ledger)' ORDER BY e.ordinal").all());
 }
 
 /** Untitled one-line entries between titled ones: their context comes from their neighbours. */

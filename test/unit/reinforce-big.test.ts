@@ -9,22 +9,9 @@ import { reinforceIds } from '../../src/lifecycle/reinforce-ids.js';
 import { editFiles } from '../../src/vault/store.js';
 import { openVault } from '../../src/vault/vault.js';
 import { cleanup, entry, tempVault } from '../helpers.js';
+import { indexRows } from '../index-rows.js';
 
 afterEach(cleanup);
-
-function rows(dbPath: string) {
-  const { db } = openIndex(dbPath);
-  try {
-    const entries = db.prepare('SELECT * FROM entries ORDER BY path, ordinal').all().map((r: any) => {
-      delete r.rowid;
-      delete r.file_id;
-      return r;
-    });
-    return { entries, files: db.prepare('SELECT path, size, hash, format, entry_count, error FROM files ORDER BY path').all() };
-  } finally {
-    db.close();
-  }
-}
 
 /** Over 1 MB: titled and untitled entries, some with comments and quoting a rewrite must keep. */
 function bigText(crlf: boolean): string {
@@ -67,10 +54,10 @@ describe('reinforcing entries of a big file', () => {
       expect(fs.readFileSync(abs).equals(fs.readFileSync(ref.abs))).toBe(true);
       expect(fs.statSync(abs).ino).not.toBe(ino); // replaced atomically, as every rewrite is
 
-      const incremental = rows(vault.dbPath);
+      const incremental = indexRows(vault.dbPath);
       expect(incremental.entries[0].row_hash).toBe('stale');
       await rebuildIndex(vault);
-      const full = rows(vault.dbPath);
+      const full = indexRows(vault.dbPath);
       incremental.entries[0].row_hash = full.entries[0].row_hash;
       expect(incremental).toEqual(full);
     }, 120_000);
@@ -82,7 +69,7 @@ describe('reinforcing entries of a big file', () => {
     fs.writeFileSync(abs, fs.readFileSync(abs, 'utf8').replace('The deploy step 2 needs', 'The deploy step 2 (and 3) needs'));
     const r = await reinforceIds(vault, ['e3001'], { today: '2026-03-01' });
     expect(r.decisions.map((d) => d.action)).toEqual(['reinforced']);
-    expect(rows(vault.dbPath).entries.find((e: any) => e.entry_id === 'e3001').reinforcement_count).toBe(10);
+    expect(indexRows(vault.dbPath).entries.find((e: any) => e.entry_id === 'e3001').reinforcement_count).toBe(10);
     expect(fs.readFileSync(abs, 'utf8')).toContain('The deploy step 2 (and 3) needs');
   }, 120_000);
 
