@@ -11,7 +11,7 @@ import { DEFAULTS, KEY_ORDER } from './entry.js';
 import { parseMemoryFile, serializeFile, type ParsedFile } from './format.js';
 import { formatFrontmatter } from './frontmatter.js';
 import { firstMarkerLine } from './gitmarkers.js';
-import { readVaultText } from './read.js';
+import { isFailure, readVaultText, withRegularFd } from './read.js';
 import { hasUnsafeControl, newlineOf, safeLine, safeText, withNewline } from './safetext.js';
 import { acquireLock, acquireLockAsync, replaceAll, withFileLock, type FileLock } from './write.js';
 
@@ -120,62 +120,56 @@ const STYLE_SAMPLE = 1 << 20;
  * Null for a small file, and for one that fails a check: readForWrite then reads it whole and
  * gives the exact reason, or finds it fine after all (a `<<<<<<<` inside a sentence).
  */
-function scanForAppend(abs: string): { size: number; nl: '\n' | '\r\n'; tail: string } | null {
-  let fd: number;
-  try {
-    // Not blocking: a FIFO in the file's place must not hold the lock forever (the usual path
-    // below then refuses it by name).
-    fd = fs.openSync(abs, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
-  } catch {
-    return null;
-  }
-  try {
-    const st = fs.fstatSync(fd);
-    if (!st.isFile()) return null;
-    const size = st.size;
-    if (size < APPEND_IN_PLACE) return null;
-    const buf = Buffer.allocUnsafe(SCAN_CHUNK + 16);
-    let carry = 0;
-    for (let pos = 0; pos < size; ) {
-      const n = fs.readSync(fd, buf, carry, Math.min(SCAN_CHUNK, size - pos), pos);
-      if (n <= 0) return null;
-      pos += n;
-      const len = carry + n;
-      const view = buf.subarray(0, len);
-      if (view.indexOf(0) !== -1 || view.indexOf('<<<<<<<') !== -1 || view.indexOf('>>>>>>>') !== -1) return null;
-      // UTF-8 up to the last whole character; the bytes after it, and the last 6 (a marker cut in
-      // two), go on at the start of the next chunk, from a character's first byte.
-      let cut = len;
-      if (pos < size) {
-        let k = len - 1;
-        while (k > len - 4 && (view[k] & 0xc0) === 0x80) k--;
-        if (view[k] >= 0xc0) cut = k;
-      }
-      if (!isUtf8(view.subarray(0, cut))) return null;
-      let from = Math.min(cut, len - 6);
-      while (from > 0 && (view[from] & 0xc0) === 0x80) from--;
-      carry = len - from;
-      buf.copy(buf, 0, from, len);
+function scanForAppend(abs: string): AppendScan | null {
+  // Only a regular file, opened without blocking: a FIFO in its place must not hold the lock
+  // forever (readForWrite then refuses it by name).
+  const r = withRegularFd(abs, (fd, st) => scanOpen(fd, st.size));
+  return isFailure(r) ? null : r;
+}
+
+type AppendScan = { size: number; nl: '\n' | '\r\n'; tail: string };
+
+function scanOpen(fd: number, size: number): AppendScan | null {
+  if (size < APPEND_IN_PLACE) return null;
+  const buf = Buffer.allocUnsafe(SCAN_CHUNK + 16);
+  let carry = 0;
+  for (let pos = 0; pos < size; ) {
+    const n = fs.readSync(fd, buf, carry, Math.min(SCAN_CHUNK, size - pos), pos);
+    if (n <= 0) return null;
+    pos += n;
+    const len = carry + n;
+    const view = buf.subarray(0, len);
+    if (view.indexOf(0) !== -1 || view.indexOf('<<<<<<<') !== -1 || view.indexOf('>>>>>>>') !== -1) return null;
+    // UTF-8 up to the last whole character; the bytes after it, and the last 6 (a marker cut in
+    // two), go on at the start of the next chunk, from a character's first byte.
+    let cut = len;
+    if (pos < size) {
+      let k = len - 1;
+      while (k > len - 4 && (view[k] & 0xc0) === 0x80) k--;
+      if (view[k] >= 0xc0) cut = k;
     }
-    let crlf = 0;
-    let lf = 0;
-    const count = (at: number, length: number) => {
-      const b = Buffer.allocUnsafe(length);
-      fs.readSync(fd, b, 0, length, at);
-      for (let i = b.indexOf(10); i !== -1; i = b.indexOf(10, i + 1)) {
-        if (i > 0 && b[i - 1] === 13) crlf++;
-        else lf++;
-      }
-    };
-    count(0, Math.min(size, STYLE_SAMPLE));
-    const rest = Math.max(STYLE_SAMPLE, size - STYLE_SAMPLE);
-    count(rest, size - rest);
-    const last = Buffer.alloc(3);
-    fs.readSync(fd, last, 0, 3, size - 3);
-    return { size, nl: crlf > lf ? '\r\n' : '\n', tail: last.toString('latin1') };
-  } finally {
-    fs.closeSync(fd);
+    if (!isUtf8(view.subarray(0, cut))) return null;
+    let from = Math.min(cut, len - 6);
+    while (from > 0 && (view[from] & 0xc0) === 0x80) from--;
+    carry = len - from;
+    buf.copy(buf, 0, from, len);
   }
+  let crlf = 0;
+  let lf = 0;
+  const count = (at: number, length: number) => {
+    const b = Buffer.allocUnsafe(length);
+    fs.readSync(fd, b, 0, length, at);
+    for (let i = b.indexOf(10); i !== -1; i = b.indexOf(10, i + 1)) {
+      if (i > 0 && b[i - 1] === 13) crlf++;
+      else lf++;
+    }
+  };
+  count(0, Math.min(size, STYLE_SAMPLE));
+  const rest = Math.max(STYLE_SAMPLE, size - STYLE_SAMPLE);
+  count(rest, size - rest);
+  const last = Buffer.alloc(3);
+  fs.readSync(fd, last, 0, 3, size - 3);
+  return { size, nl: crlf > lf ? '\r\n' : '\n', tail: last.toString('latin1') };
 }
 
 /**
