@@ -42,6 +42,8 @@ export interface ExtractOptions {
   stage?: string;
   /** For tests: a provider instance instead of one built from `provider`. */
   llm?: LlmProvider;
+  /** Values that are credentials whatever their shape (the API keys mem is given): redacted too. */
+  knownSecrets?: string[];
 }
 
 export interface WrittenEntry {
@@ -278,7 +280,7 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
   // From here on the transcript is read redacted: the heuristics, the model, the episodes and the
   // note see placeholders, never a credential (the ledger still keys on the messages as read).
   const { redactDeep, redactionReport } = await import('../secrets/redact.js');
-  const redaction = await redactTranscript(loaded);
+  const redaction = await redactTranscript(loaded, opts.knownSecrets);
   const clean = redaction.loaded;
   const cleanFresh = clean.transcript.messages.slice(from);
   const task = firstHuman(clean.transcript.messages);
@@ -314,7 +316,7 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
 
   // What the model answered is redacted too: it may quote INTENT.md or an existing title, or
   // make up a value in a credential's shape.
-  const answer = await redactDeep({ learnings, modelEpisode });
+  const answer = await redactDeep({ learnings, modelEpisode }, opts.knownSecrets);
   learnings = answer.value.learnings;
   modelEpisode = answer.value.modelEpisode;
   const redacted = redactionReport([...redaction.findings, ...answer.findings]);

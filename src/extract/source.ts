@@ -107,10 +107,10 @@ export function loadTranscript(file: string, opts: { format?: TranscriptFormat; 
  * model, segment into episodes or quote in a note. The same transcript comes back when there is
  * nothing to redact.
  */
-export async function redactTranscript(loaded: LoadedTranscript): Promise<{ loaded: LoadedTranscript; findings: SecretFinding[] }> {
+export async function redactTranscript(loaded: LoadedTranscript, known: string[] = []): Promise<{ loaded: LoadedTranscript; findings: SecretFinding[] }> {
   const { redactTexts } = await import('../secrets/redact.js');
   const messages = loaded.transcript.messages;
-  const { texts, findings } = await redactTexts(messages.map((m) => m.text));
+  const { texts, findings } = await redactTexts(messages.map((m) => m.text), known);
   if (findings.length === 0) return { loaded, findings };
   return {
     loaded: { ...loaded, transcript: { ...loaded.transcript, messages: messages.map((m, i) => (texts[i] === m.text ? m : { ...m, text: texts[i] })) } },

@@ -12,6 +12,11 @@ export function displaySafe(text: string, known: Iterable<string | undefined> = 
 // Names that say a variable holds a credential: OPENAI_API_KEY, GITHUB_TOKEN, DB_PASSWORD, …
 const CREDENTIAL_NAME = /(^|_)(API_?KEY|KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS|CREDENTIALS?|AUTH)(_|$)|APIKEY|SECRET|TOKEN|PASSWORD/i;
 
+/** The API keys mem itself is given (its model and embeddings providers'): credentials whatever their shape. */
+export function apiKeysIn(env: Record<string, string | undefined>): string[] {
+  return [env.ANTHROPIC_API_KEY, env.OPENAI_API_KEY, env.MEM_EMBED_API_KEY].filter((v): v is string => Boolean(v));
+}
+
 /**
  * The values of the variables in `env` whose names say they hold a credential (the API keys mem
  * is given, and any other), for the last redaction before a line is printed or logged. Short

@@ -133,6 +133,22 @@ describe('credentials never reach the vault', () => {
     expectClean(v, again.stdout, again.stderr);
   });
 
+  it('mem extract: an API key mem is given is redacted whatever its shape', () => {
+    const v = vault();
+    const key = 'plainkey-0042-local';
+    const sid = '7d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6';
+    const rec = (n: number, text: string) => JSON.stringify({ type: 'user', sessionId: sid, uuid: `k-${n}`, timestamp: `2026-11-20T11:0${n}:00.000Z`, message: { role: 'user', content: text } });
+    const file = path.join(tempDir(), 'session-with-own-key.jsonl');
+    fs.writeFileSync(file, `${[
+      rec(1, `Remember: the local embeddings server takes the key ${key} and nothing else.`),
+      rec(2, `Always pass ${key} to the embeddings server before indexing.`),
+    ].join('\n')}\n`);
+    const r = mem(['extract', file, '--json'], { cwd: v.root, home: v.home, env: { ...OFFLINE, MEM_EMBED_API_KEY: key } });
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).redacted?.kinds).toContain('api-key');
+    for (const text of [allText(v.root), r.stdout, r.stderr]) expect(text).not.toContain(key);
+  });
+
   it('mem extract with a model: the model never sees a credential, and one it makes up is not written', async () => {
     const v = vault();
     const echoed = {

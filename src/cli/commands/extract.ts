@@ -3,6 +3,7 @@
 // project's recent sessions of Claude Code, Codex and Gemini CLI (`--recent`); `--hook` for agent hooks.
 
 import path from 'node:path';
+import { apiKeysIn } from '../../secrets/display.js';
 import { urlForDisplay } from '../../secrets/rules.js';
 import type { Command } from 'commander';
 import { MemError, usageError } from '../../errors.js';
@@ -240,7 +241,7 @@ async function extractCommand(ctx: Ctx, file: string | undefined, opts: ExtractO
       scopes, provider, budget: budget ?? vault.config.extract.budgetChars,
       client: { timeoutMs: timeout ?? fromConfig.timeoutMs, maxRetries: fromConfig.maxRetries },
       sessionId: opts.recent ? undefined : sessionId, job: opts.job, task: opts.task, dryRun: Boolean(opts.dryRun), force: Boolean(opts.force), fallback: opts.fallback !== false,
-      today: today(), stage: readCurrentStage(vault.root) ?? undefined,
+      today: today(), stage: readCurrentStage(vault.root) ?? undefined, knownSecrets: apiKeysIn(process.env),
     });
   // Hooks fire several extractions of one session: they take turns (the transcript is read after the turn begins).
   const run = (one: string) => (one === '-' || opts.dryRun ? runOne(one) : oneExtractionAtATime(vault.root, path.resolve(ctx.cwd, one), () => runOne(one)));

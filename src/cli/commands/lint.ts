@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { MemError, usageError } from '../../errors.js';
+import { apiKeysIn } from '../../secrets/display.js';
 import type { ParsedFile } from '../../vault/format.js';
 import type { SecretPlace } from '../../secrets/files.js';
 import type { LintFinding, LintInput } from '../../vault/lint.js';
@@ -221,8 +222,8 @@ async function lintCommand(ctx: Ctx, files: string[], opts: LintOptions): Promis
 }
 
 /** Values mem itself holds as credentials (its API keys), whatever their shape. */
-function knownSecrets(): (string | undefined)[] {
-  return [process.env.ANTHROPIC_API_KEY, process.env.OPENAI_API_KEY, process.env.MEM_EMBED_API_KEY];
+function knownSecrets(): string[] {
+  return apiKeysIn(process.env);
 }
 
 /**
