@@ -3,7 +3,6 @@
 // the offline heuristics), the quality gate and the duplicate check; each learning written links
 // to its episodes (`episodes: [id, …]`) and each episode gets `consolidated_at`.
 
-import fs from 'node:fs';
 import path from 'node:path';
 import { condense } from '../extract/condense.js';
 import { DuplicateCheck, emptyCounts, gateContext, gateLearnings, type RejectReason } from '../extract/gate.js';
@@ -17,8 +16,7 @@ import { parseMemoryFile, updateBlockMeta, type ParsedFile } from '../vault/form
 import { readVaultText } from '../vault/read.js';
 import type { Vault, VaultFile } from '../vault/vault.js';
 import { messagesOfBody } from './detail.js';
-import { LocalMessages } from './local.js';
-import { EPISODES_DIR } from './store.js';
+import { committedEpisodeFiles, LocalMessages } from './local.js';
 import type { RedactionReport } from '../secrets/redact.js';
 
 /** Unconsolidated episodes that make a batch worth consolidating (seed 000). */
@@ -81,26 +79,13 @@ export function messagesFromEpisodeBody(body: string): TranscriptMessage[] {
   return out;
 }
 
-/** Every episode file under .mem/episodes/ (regular files only; a link is never followed). */
-function episodeFiles(root: string): string[] {
-  const dir = path.join(root, ...EPISODES_DIR.split('/'));
-  let names: string[] = [];
-  try {
-    if (!fs.lstatSync(dir).isDirectory()) return [];
-    names = fs.readdirSync(dir);
-  } catch {
-    return [];
-  }
-  return names.filter((n) => n.endsWith('.md') && fs.lstatSync(path.join(dir, n)).isFile()).sort().map((n) => `${EPISODES_DIR}/${n}`);
-}
-
 /** The episodes not yet consolidated, in file then file order; unreadable files are reported in `problems`. */
 export function pendingEpisodes(root: string): { pending: PendingEpisode[]; total: number; problems: string[] } {
   const pending: PendingEpisode[] = [];
   const local = new LocalMessages(root);
   const problems: string[] = [];
   let total = 0;
-  for (const rel of episodeFiles(root)) {
+  for (const rel of committedEpisodeFiles(root)) {
     const r = readVaultText(path.join(root, ...rel.split('/')));
     if ('error' in r) {
       problems.push(`${rel}: ${r.error}`);

@@ -154,7 +154,8 @@ export function committedEpisodeFiles(root: string): string[] {
   } catch {
     return [];
   }
-  return names.filter((n) => n.endsWith('.md') && fs.lstatSync(path.join(dir, n)).isFile()).sort().map((n) => `${COMMITTED_DIR}/${n}`);
+  // A file gone between the listing and this look is no longer one.
+  return names.filter((n) => n.endsWith('.md') && fs.lstatSync(path.join(dir, n), { throwIfNoEntry: false })?.isFile()).sort().map((n) => `${COMMITTED_DIR}/${n}`);
 }
 
 export interface SharedMessages {

@@ -1,21 +1,13 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { APPEND_IN_PLACE, appendEntries, renderNewEntry } from '../../src/vault/store.js';
 import { parseMemoryFile } from '../../src/vault/format.js';
 import { withFileLock } from '../../src/vault/write.js';
+import { cleanup, tempDir } from '../helpers.js';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
-function tempDir(): string {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'mem-append-'));
-  dirs.push(d);
-  return d;
-}
+afterEach(cleanup);
 
 /** A memory file just over the in-place size: entries with multi-byte text, in `nl` style. */
 function bigFile(nl: '\n' | '\r\n', bom: boolean, end = ''): string {

@@ -1,21 +1,14 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { messagesFromEpisodeBody, pendingEpisodes } from '../../src/episodes/consolidate.js';
 import { findSharedMessages, LocalMessages, moveMessagesLocal, parseLocal, withMessages } from '../../src/episodes/local.js';
 import { writeEpisodes } from '../../src/episodes/store.js';
+import { cleanup, tempDir } from '../helpers.js';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
-function root(): string {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'mem-local-'));
-  dirs.push(d);
-  return d;
-}
+afterEach(cleanup);
+const root = (): string => tempDir('mem-local-');
 
 const msgs = [
   { role: 'user' as const, text: 'Never run the deploy script with sudo.', timestamp: '2026-11-20T10:00:00Z' },
