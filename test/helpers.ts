@@ -51,7 +51,7 @@ export function launcherFor(spawnOpts?: SpawnSyncOptions): string {
 }
 
 /** The environment a test's mem runs in: this node first on PATH, so the `#!/usr/bin/env node` line runs it. */
-function runEnv(opts: { cwd: string; home?: string; env?: Record<string, string | undefined> }): NodeJS.ProcessEnv {
+export function runEnv(opts: { cwd: string; home?: string; env?: Record<string, string | undefined> }): NodeJS.ProcessEnv {
   const env: Record<string, string | undefined> = {
     ...process.env, PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ''}`,
     MEM_HOME: opts.home ?? path.join(opts.cwd, '..', 'home'), NO_COLOR: '1', MEM_ROOT: undefined, MEM_SESSION: undefined,

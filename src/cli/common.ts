@@ -66,7 +66,7 @@ export function filterFromOptions(o: FilterOptions): EntryFilter {
 
 export async function vaultFor(ctx: Ctx, opts: { noConfig?: boolean } = {}): Promise<Vault> {
   const { openVault } = await import('../vault/vault.js');
-  return openVault({ root: ctx.root, cwd: ctx.cwd, noConfig: opts.noConfig });
+  return openVault({ root: ctx.root, cwd: ctx.cwd, env: ctx.env, noConfig: opts.noConfig });
 }
 
 export function printDiagnostics(ctx: Ctx, diags: Diagnostic[]): void {

@@ -4,10 +4,63 @@
 import path from 'node:path';
 import { isatty } from 'node:tty';
 import { MemError, usageError } from '../errors.js';
-import { readStdinText } from '../stdin.js';
+import type { Command } from 'commander';
+import { readStdinText, type StdinLimits } from '../stdin.js';
 import { readRegularText } from '../vault/read.js';
 import { credentialsIn, displaySafe } from '../secrets/display.js';
 import { writeStdout } from './stdout.js';
+
+/**
+ * Everything a run of the CLI touches outside itself: the working folder, the environment,
+ * standard input and output, whether they are terminals, and the exit status. `processIo()` is
+ * the real process; tests pass their own and run `main` in-process.
+ */
+export interface Io {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** Standard input to its end (as text), within the limits given. */
+  readStdin(limits?: StdinLimits): string;
+  stdout(text: string): void;
+  stderr(text: string): void;
+  stdinTTY: boolean;
+  stdoutTTY: boolean;
+  stderrTTY: boolean;
+  /** The terminal's width for stderr progress lines (0 when unknown). */
+  stderrColumns: number;
+  /** The exit status a command asks for without failing (e.g. `mem lint` finding problems). */
+  exitCode: number | undefined;
+}
+
+/** The real process as an Io. TTY flags are asked only when needed: asking creates Node's stdio streams. */
+export function processIo(): Io {
+  return {
+    cwd: process.cwd(),
+    env: process.env,
+    readStdin: (limits) => readStdinText(limits),
+    stdout: writeStdout,
+    stderr: (text) => {
+      process.stderr.write(text);
+    },
+    get stdinTTY() {
+      return isatty(0);
+    },
+    get stdoutTTY() {
+      return Boolean(process.stdout.isTTY);
+    },
+    get stderrTTY() {
+      return Boolean(process.stderr.isTTY);
+    },
+    get stderrColumns() {
+      return process.stderr.columns || 0;
+    },
+    get exitCode() {
+      return typeof process.exitCode === 'number' ? process.exitCode : undefined;
+    },
+    set exitCode(code) {
+      process.exitCode = code;
+    },
+  };
+}
 
 export interface GlobalOptions {
   root?: string;
@@ -24,57 +77,90 @@ export interface Ctx {
   debug: boolean;
   color: boolean;
   cwd: string;
+  env: NodeJS.ProcessEnv;
+  io: Io;
   stdoutTTY: boolean;
   stderrTTY: boolean;
   out(text: string): void;
   warn(text: string): void;
   info(text: string): void;
+  /** A line on stderr as it is (credentials masked), also when quiet. */
+  err(text: string): void;
+  /** Ask for a non-zero exit status without failing the command. */
+  setExitCode(code: number): void;
+  /** Now, or `MEM_NOW` of this run's environment (a date or ISO timestamp) for reproducible runs and tests. */
+  now(): number;
+  /** Today's date (YYYY-MM-DD) by now(). */
+  today(): string;
+  readStdin(limits?: StdinLimits): string;
+  stdinIsTerminal(): boolean;
 }
 
-export function makeCtx(g: GlobalOptions): Ctx {
+export function makeCtx(g: GlobalOptions, io: Io = processIo()): Ctx {
   const quiet = Boolean(g.quiet);
-  // Asked only when needed (human output, spinners): asking creates Node's stdio streams.
+  const env = io.env;
+  const safe = (text: string) => displaySafe(text, credentialsIn(env));
   return {
     root: g.root,
     json: Boolean(g.json),
     quiet,
     debug: Boolean(g.debug),
     get color() {
-      return g.color !== false && !('NO_COLOR' in process.env && process.env.NO_COLOR !== '') && this.stdoutTTY;
+      return g.color !== false && !('NO_COLOR' in env && env.NO_COLOR !== '') && this.stdoutTTY;
     },
-    cwd: process.cwd(),
+    cwd: io.cwd,
+    env,
+    io,
     get stdoutTTY() {
-      return Boolean(process.stdout.isTTY);
+      return io.stdoutTTY;
     },
     get stderrTTY() {
-      return Boolean(process.stderr.isTTY);
+      return io.stderrTTY;
     },
     out: (text) => {
-      writeStdout(text.endsWith('\n') ? text : `${text}\n`);
+      io.stdout(text.endsWith('\n') ? text : `${text}\n`);
     },
     // Warnings and notes carry what servers and errors said: never a credential on the terminal.
     warn: (text) => {
-      if (!quiet) process.stderr.write(`mem: warning: ${displaySafe(text, credentialsIn(process.env))}\n`);
+      if (!quiet) io.stderr(`mem: warning: ${safe(text)}\n`);
     },
     info: (text) => {
-      if (!quiet) process.stderr.write(`${displaySafe(text, credentialsIn(process.env))}\n`);
+      if (!quiet) io.stderr(`${safe(text)}\n`);
     },
+    err: (text) => {
+      io.stderr(`${safe(text)}\n`);
+    },
+    setExitCode: (code) => {
+      io.exitCode = code;
+    },
+    now: () => nowFrom(env),
+    today: () => new Date(nowFrom(env)).toISOString().slice(0, 10),
+    readStdin: (limits) => io.readStdin(limits),
+    stdinIsTerminal: () => io.stdinTTY,
   };
 }
 
+/** The Io a command runs with: the one its program was built with (the real process when none). */
+export function ioOf(cmd: Command): Io {
+  let c: Command | null = cmd;
+  while (c.parent) c = c.parent;
+  return (c as Command & { io?: Io }).io ?? processIo();
+}
+
+/** The context of a command's action: its global options and its program's Io. */
+export function commandCtx(cmd: Command): Ctx {
+  return makeCtx(cmd.optsWithGlobals() as GlobalOptions, ioOf(cmd));
+}
+
 /** Now, or `MEM_NOW` (a date or ISO timestamp) for reproducible runs and tests. */
-export function nowMs(): number {
-  const fixed = process.env.MEM_NOW;
+export function nowFrom(env: NodeJS.ProcessEnv): number {
+  const fixed = env.MEM_NOW;
   if (fixed) {
     const ms = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(fixed) ? `${fixed}T12:00:00Z` : fixed);
     if (Number.isNaN(ms)) throw new MemError(`MEM_NOW is not a date: ${fixed}`);
     return ms;
   }
   return Date.now();
-}
-
-export function today(): string {
-  return new Date(nowMs()).toISOString().slice(0, 10);
 }
 
 export function parseIntOption(name: string, v: string | undefined, min = 0): number | undefined {
@@ -101,23 +187,14 @@ export function collect(value: string, previous: string[] | undefined): string[]
   return [...(previous ?? []), value];
 }
 
-export function readStdin(): string {
-  return readStdinText();
-}
-
 /**
  * The text of an input file the user named (relative to the working folder), or of stdin for
  * "-": only a regular file, at most `maxBytes` (a FIFO or a device is refused, never opened for a
  * read). `what` names it in messages ("the batch file").
  */
-export function readInputFile(ctx: Pick<Ctx, 'cwd'>, file: string, maxBytes: number, what: string): string {
-  if (file === '-') return readStdinText({ maxBytes, what: 'standard input' });
+export function readInputFile(ctx: Pick<Ctx, 'cwd' | 'readStdin'>, file: string, maxBytes: number, what: string): string {
+  if (file === '-') return ctx.readStdin({ maxBytes, what: 'standard input' });
   return readRegularText(path.resolve(ctx.cwd, file), { maxBytes, display: `${what} ${file}`, within: [] });
-}
-
-/** Whether standard input is a terminal, asked without creating process.stdin (which would make a pipe non-blocking). */
-export function stdinIsTerminal(): boolean {
-  return isatty(0);
 }
 
 /** A spinner for long indexing on a terminal; nothing when quiet, piped or in JSON mode. */
@@ -125,7 +202,7 @@ export function progressFactory(ctx: Ctx, label = 'indexing', unit = 'files', mi
   return async (total) => {
     // A pty with no size (columns 0) makes spinners redraw without end: no spinner there.
     // The count first: asking about the terminal creates Node's stderr stream (3 ms).
-    if (total < min || ctx.quiet || !ctx.stderrTTY || !(process.stderr.columns > 0)) return undefined;
+    if (total < min || ctx.quiet || !ctx.stderrTTY || !(ctx.io.stderrColumns > 0)) return undefined;
     const { default: ora } = await import('ora');
     const spinner = ora({ text: `${label} 0/${total} ${unit}`, stream: process.stderr }).start();
     return (done, all) => {

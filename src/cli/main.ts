@@ -3,7 +3,7 @@
 
 import { Command, CommanderError } from 'commander';
 import { EXIT_FAIL, EXIT_USAGE, MemError, formatWhere } from '../errors.js';
-import { writeStdout } from './stdout.js';
+import { processIo, type Io } from './io.js';
 import { credentialsIn, displaySafe } from '../secrets/display.js';
 
 type Register = (program: Command) => void;
@@ -54,7 +54,7 @@ function commandWord(argv: string[]): string | undefined {
 
 export const VERSION = '0.1.0';
 
-async function buildProgram(argv: string[]): Promise<Command> {
+async function buildProgram(argv: string[], io: Io): Promise<Command> {
   const program = new Command('mem')
     .description('Long-term memory for coding agents, kept in git as plain markdown.')
     .version(VERSION, '-V, --version')
@@ -67,7 +67,8 @@ async function buildProgram(argv: string[]): Promise<Command> {
     .configureHelp({ showGlobalOptions: true })
     .exitOverride()
     .configureOutput({
-      writeOut: writeStdout,
+      writeOut: (str) => io.stdout(str),
+      writeErr: (str) => io.stderr(str),
       outputError: (str, write) => write(`mem: ${str.replace(/^error: /, '').trimEnd()}\n`),
     })
     .addHelpText('after', `
@@ -85,6 +86,8 @@ Environment: MEM_ROOT, MEM_HOME (global folder, default ~), MEM_SESSION, NO_COLO
   const registers = await Promise.all((one ? [one] : COMMANDS).map(([, load]) => load()));
   for (const register of registers) register(program);
   for (const cmd of program.commands) cmd.exitOverride().showSuggestionAfterError(true);
+  // Every command's action finds its Io here (commandCtx walks up to the program).
+  Object.assign(program, { io });
   return program;
 }
 
@@ -93,9 +96,9 @@ Environment: MEM_ROOT, MEM_HOME (global folder, default ~), MEM_SESSION, NO_COLO
  * last line of defence, so no credential in the environment, no authorization header and no
  * URL's password is printed, whatever an error carries. --debug adds the stack and the causes.
  */
-function printError(err: unknown, debug: boolean): number {
-  const known = credentialsIn(process.env);
-  const write = (text: string) => process.stderr.write(`${displaySafe(text, known)}\n`);
+function printError(err: unknown, debug: boolean, io: Io): number {
+  const known = credentialsIn(io.env);
+  const write = (text: string) => io.stderr(`${displaySafe(text, known)}\n`);
   const causes = (e: unknown) => {
     for (let c = (e as { cause?: unknown })?.cause, n = 0; c !== undefined && c !== null && n < 5; c = (c as { cause?: unknown }).cause, n++) {
       write(`caused by: ${c instanceof Error ? (c.stack ?? c.message) : String(c)}`);
@@ -117,22 +120,27 @@ function printError(err: unknown, debug: boolean): number {
     write(e.stack);
     causes(e);
   }
-  else process.stderr.write('hint: this looks like a bug in mem; run again with --debug for details\n');
+  else io.stderr('hint: this looks like a bug in mem; run again with --debug for details\n');
   return EXIT_FAIL;
 }
 
-export async function main(argv: string[]): Promise<number> {
+/**
+ * Run the CLI with `argv` (without node and the script) and return its exit status. `io` is the
+ * real process unless a caller (a test) gives its own: then nothing of this process's cwd,
+ * environment or standard streams is read or written.
+ */
+export async function main(argv: string[], io: Io = processIo()): Promise<number> {
   const debug = argv.includes('--debug');
-  const program = await buildProgram(argv);
+  const program = await buildProgram(argv, io);
   try {
     await program.parseAsync(argv, { from: 'user' });
-    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+    return io.exitCode ?? 0;
   } catch (err) {
     if (err instanceof CommanderError) {
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return 0;
       if (err.code === 'commander.executeSubCommandAsync') return err.exitCode;
       return EXIT_USAGE;
     }
-    return printError(err, debug);
+    return printError(err, debug, io);
   }
 }

@@ -17,7 +17,7 @@ export interface Embedder {
 }
 
 /** `retries`/`timeoutMs` override the config's (a search waits less than `mem index`). */
-export function createEmbedder(s: EmbedSettings, env: NodeJS.ProcessEnv = process.env, over: { timeoutMs?: number; maxRetries?: number } = {}): Embedder {
+export function createEmbedder(s: EmbedSettings, env: NodeJS.ProcessEnv, over: { timeoutMs?: number; maxRetries?: number } = {}): Embedder {
   const apiKey = apiKeyOf(s, env);
   const timeoutMs = over.timeoutMs ?? s.timeoutMs;
   const maxRetries = over.maxRetries ?? s.maxRetries;

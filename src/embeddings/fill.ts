@@ -16,11 +16,11 @@ export interface EmbedReport {
   ms: number;
 }
 
-export async function embedMissing(db: Db, settings: EmbedSettings, opts: { env?: NodeJS.ProcessEnv; progressFor?: (total: number) => Promise<((done: number, total: number) => void) | undefined> } = {}): Promise<EmbedReport> {
+export async function embedMissing(db: Db, settings: EmbedSettings, opts: { env: NodeJS.ProcessEnv; progressFor?: (total: number) => Promise<((done: number, total: number) => void) | undefined> }): Promise<EmbedReport> {
   const started = Date.now();
   const key = modelKey(settings);
   // No key for a remote endpoint: said before anything changes (a model change drops vectors).
-  apiKeyOf(settings, opts.env ?? process.env);
+  apiKeyOf(settings, opts.env);
   const missing = prepareVectors(db, key);
   const progress = missing.length > 0 ? await opts.progressFor?.(missing.length) : undefined;
   let requests = 0;

@@ -18,7 +18,7 @@ export interface ChannelOptions {
   embeddings: EmbedSettings | null;
   /** The language model for the topic channel, or null (offline). */
   llm: { provider: ProviderConfig; client: ClientOptions } | null;
-  env?: NodeJS.ProcessEnv;
+  env: NodeJS.ProcessEnv;
 }
 
 export interface ChannelResult {
@@ -119,13 +119,13 @@ export async function askTopics(llm: LlmProvider, messages: ConversationMessage[
  * The channels a vault's config and a command's flags ask for: embeddings when configured and
  * `episodes.embeddings` is on; the model mem extract would use when `episodes.topic` is on.
  */
-export async function channelOptionsFor(config: VaultConfig, flags: { provider?: string; model?: string; baseUrl?: string }, env: NodeJS.ProcessEnv = process.env): Promise<ChannelOptions> {
+export async function channelOptionsFor(config: VaultConfig, flags: { provider?: string; model?: string; baseUrl?: string }, env: NodeJS.ProcessEnv): Promise<ChannelOptions> {
   const { embeddingsFrom } = await import('../vault/config.js');
   const { providerFromFlags } = await import('../llm/provider.js');
   const provider = config.episodes.topic ? providerFromFlags(flags, config.llm, env) : null;
   return {
     embeddings: config.episodes.embeddings ? embeddingsFrom(config.embeddings, env) : null,
-    llm: provider && provider.name !== 'heuristic' ? { provider, client: { timeoutMs: config.llm.timeoutMs, maxRetries: config.llm.maxRetries } } : null,
+    llm: provider && provider.name !== 'heuristic' ? { provider, client: { timeoutMs: config.llm.timeoutMs, maxRetries: config.llm.maxRetries, env } } : null,
     env,
   };
 }

@@ -219,7 +219,7 @@ export interface AgentHomes {
   gemini: string;
 }
 
-export function agentHomes(env: NodeJS.ProcessEnv = process.env, home = os.homedir()): AgentHomes {
+export function agentHomes(env: NodeJS.ProcessEnv, home = os.homedir()): AgentHomes {
   return {
     claude: path.resolve(env.CLAUDE_CONFIG_DIR || path.join(home, '.claude')),
     codex: path.resolve(env.CODEX_HOME || path.join(home, '.codex')),
@@ -387,7 +387,7 @@ function findGemini(roots: readonly string[], homes: AgentHomes, c: Collector): 
  * This project's sessions of the given agents, modified at or after `since` (ms), oldest first.
  * `root` is the project folder; a session that ran in a folder inside it counts too.
  */
-export function discoverSessions(root: string, opts: { agents: readonly AgentName[]; since: number; env?: NodeJS.ProcessEnv; home?: string }): Discovery {
+export function discoverSessions(root: string, opts: { agents: readonly AgentName[]; since: number; env: NodeJS.ProcessEnv; home?: string }): Discovery {
   const roots = [path.resolve(root)];
   try {
     const real = fs.realpathSync(root);
@@ -423,7 +423,7 @@ export function discoverSessions(root: string, opts: { agents: readonly AgentNam
  * The rollout of one Codex thread ($CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<thread id>.jsonl),
  * for a hook payload that names the thread but not the file; the newest when several match.
  */
-export function codexRolloutFor(threadId: string, env: NodeJS.ProcessEnv = process.env, home = os.homedir()): string | undefined {
+export function codexRolloutFor(threadId: string, env: NodeJS.ProcessEnv, home = os.homedir()): string | undefined {
   if (!/^[A-Za-z0-9-]{8,}$/.test(threadId)) return undefined;
   const listing = transcriptsIn(path.join(agentHomes(env, home).codex, 'sessions'), 4, (n) => n.startsWith('rollout-') && n.endsWith(`${threadId}.jsonl`));
   return listing?.files.at(-1);

@@ -449,7 +449,7 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
       const useLlm = vault.config.extract.episodesTopic && vault.config.episodes.topic && opts.provider.name !== 'heuristic' && !result.fallback;
       const seg = await segmentLoaded(vault, clean, vault.config.episodes, {
         sessionId, now: `${opts.today}T00:00:00.000Z`,
-        channels: { embeddings: vault.config.episodes.embeddings ? embeddingsFrom(vault.config.embeddings) : null, llm: useLlm ? { provider: opts.provider, client: opts.client } : null },
+        channels: { embeddings: vault.config.episodes.embeddings ? embeddingsFrom(vault.config.embeddings, opts.client.env) : null, llm: useLlm ? { provider: opts.provider, client: opts.client } : null, env: opts.client.env },
       });
       if (seg.warnings.length > 0) result.episodes_warning = seg.warnings.join('; ');
       result.episodes = { path: seg.path, count: seg.episodes.length, written: seg.written };

@@ -4,11 +4,11 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { spawn } from 'node:child_process';
 import { MemError } from '../errors.js';
 import { readStdinText } from '../stdin.js';
 import { appendConfined, writeTarget } from '../vault/boundary.js';
+import { memBin } from '../package.js';
 import { credentialsIn, displaySafe } from '../secrets/display.js';
 import { homeDir, type Vault } from '../vault/vault.js';
 import type { Db } from '../index/db.js';
@@ -48,8 +48,8 @@ export function deadlineAt(at: number): Deadline {
 }
 
 /** The deadline of this hook process: HOOK_DEADLINE_MS (or MEM_HOOK_DEADLINE_MS) after it started. */
-export function hookDeadline(): Deadline {
-  const v = process.env.MEM_HOOK_DEADLINE_MS;
+export function hookDeadline(env: NodeJS.ProcessEnv): Deadline {
+  const v = env.MEM_HOOK_DEADLINE_MS;
   const ms = v !== undefined && v.trim() !== '' && Number.isFinite(Number(v)) && Number(v) >= 0 ? Number(v) : HOOK_DEADLINE_MS;
   return deadlineAt(Date.now() - process.uptime() * 1000 + ms);
 }
@@ -234,11 +234,6 @@ export function hookLog(root: string, name: string, line: string): void {
   } catch {
     // nowhere to log; the agent must still not fail
   }
-}
-
-/** The launcher of this mem (bin/mem.js next to the built dist/). */
-export function memBin(): string {
-  return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'mem.js');
 }
 
 /**
@@ -432,10 +427,9 @@ export interface HookCall {
  * names one), never raised: the exit code stays 0. Reading stops at the hook's deadline, and
  * `work` gets it to answer by then with what it has.
  */
-export async function runHook(o: { agentName: string; cwd: string; root?: string; arg?: string; logName: string; what: string }, work: (call: HookCall) => Promise<void>): Promise<void> {
-  process.exitCode = 0;
-  const deadline = hookDeadline();
-  const home = homeDir();
+export async function runHook(o: { agentName: string; cwd: string; env: NodeJS.ProcessEnv; root?: string; arg?: string; logName: string; what: string }, work: (call: HookCall) => Promise<void>): Promise<void> {
+  const deadline = hookDeadline(o.env);
+  const home = homeDir(o.env);
   let root: string | null = null;
   try {
     root = findMemVault({ cwd: o.cwd, root: o.root, home });
@@ -459,5 +453,4 @@ export async function runHook(o: { agentName: string; cwd: string; root?: string
   } catch (err) {
     if (root !== null) hookLog(root, o.logName, `${o.agentName.slice(0, 40)} ${o.what}: ${(err as Error).message}`);
   }
-  process.exitCode = 0;
 }

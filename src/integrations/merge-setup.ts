@@ -4,23 +4,13 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packageRoot } from '../package.js';
 import { MemError } from '../errors.js';
 import { spawnSync } from '../cli/child-process.js';
 import { withFileLock, writeFileAtomic } from '../vault/write.js';
 import { DRIVER_PATTERNS, GITATTRIBUTES_LINES } from './merge-coverage.js';
 
 export { GITATTRIBUTES_LINES } from './merge-coverage.js';
-
-function packageRoot(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    if (fs.existsSync(path.join(dir, 'package.json')) && fs.existsSync(path.join(dir, 'bin', 'mem.js'))) return dir;
-    const parent = path.dirname(dir);
-    if (parent === dir) throw new MemError('cannot find the mem package (bin/mem.js) to register the merge driver');
-    dir = parent;
-  }
-}
 
 /** A word for the POSIX shell git runs a merge driver with. */
 function shellQuote(s: string): string {

@@ -6,7 +6,7 @@ import { ProviderError, providerError, type ClientOptions, type LlmProvider, typ
 import { llmFetch } from './bounded-fetch.js';
 
 export function anthropicProvider(config: ProviderConfig, opts: ClientOptions): LlmProvider {
-  const env = opts.env ?? process.env;
+  const env = opts.env;
   const apiKey = env.ANTHROPIC_API_KEY;
   if (!apiKey) throw new ProviderError('the anthropic provider needs ANTHROPIC_API_KEY', 'auth', 'export ANTHROPIC_API_KEY=…, or use --provider heuristic');
   const client = new Anthropic({ apiKey, baseURL: config.baseUrl, timeout: opts.timeoutMs, maxRetries: opts.maxRetries, fetch: llmFetch(config, opts) });

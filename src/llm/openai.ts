@@ -7,7 +7,7 @@ import { ProviderError, providerError, type ClientOptions, type LlmProvider, typ
 import { llmFetch } from './bounded-fetch.js';
 
 export function openaiProvider(config: ProviderConfig, opts: ClientOptions): LlmProvider {
-  const env = opts.env ?? process.env;
+  const env = opts.env;
   const apiKey = env.OPENAI_API_KEY || (config.baseUrl ? 'not-needed' : undefined);
   if (!apiKey) throw new ProviderError('the openai provider needs OPENAI_API_KEY (or a base URL for a local server)', 'auth', 'export OPENAI_API_KEY=…, set OPENAI_BASE_URL, or use --provider heuristic');
   const client = new OpenAI({ apiKey, baseURL: config.baseUrl, timeout: opts.timeoutMs, maxRetries: opts.maxRetries, fetch: llmFetch(config, opts) });

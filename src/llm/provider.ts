@@ -63,7 +63,7 @@ export interface LlmProvider {
 export interface ClientOptions {
   timeoutMs: number;
   maxRetries: number;
-  env?: NodeJS.ProcessEnv;
+  env: NodeJS.ProcessEnv;
   /** Credentials the client was given (its API key): never shown, whatever a server echoes. */
   secrets?: Array<string | undefined>;
 }
@@ -92,7 +92,7 @@ function checkName(wanted: string, source: string): ProviderName {
  * The provider a command uses: its flags (--provider, --model, --base-url) over the environment
  * over `llm:` in .mem/config.yaml (mem extract, mem consolidate --episodes).
  */
-export function providerFromFlags(flags: { provider?: string; model?: string; baseUrl?: string }, fromConfig: { provider?: string; model?: string; baseUrl?: string }, env: NodeJS.ProcessEnv = process.env): ProviderConfig {
+export function providerFromFlags(flags: { provider?: string; model?: string; baseUrl?: string }, fromConfig: { provider?: string; model?: string; baseUrl?: string }, env: NodeJS.ProcessEnv): ProviderConfig {
   return resolveProviderConfig(env, {
     provider: flags.provider ?? fromConfig.provider,
     providerSource: flags.provider ? '--provider' : '.mem/config.yaml',
@@ -103,7 +103,7 @@ export function providerFromFlags(flags: { provider?: string; model?: string; ba
   });
 }
 
-export function resolveProviderConfig(env: NodeJS.ProcessEnv = process.env, choice: ProviderChoice | string = {}): ProviderConfig {
+export function resolveProviderConfig(env: NodeJS.ProcessEnv, choice: ProviderChoice | string = {}): ProviderConfig {
   const c: ProviderChoice = typeof choice === 'string' ? { provider: choice, providerSource: '--provider' } : choice;
   const envModel = env.MEM_MODEL?.trim() || undefined;
   const modelFor = (name: ProviderName) => (name === 'heuristic' ? DEFAULT_MODELS.heuristic : c.model || envModel || c.configModel || DEFAULT_MODELS[name]);
@@ -152,7 +152,7 @@ const ERROR_EXCERPT = 200;
  * before it is cut to an excerpt; the SDK error itself is not kept as the cause, since its
  * message and body hold the server's answer whole.
  */
-export function providerError(err: unknown, config: ProviderConfig, opts: ClientOptions): ProviderError {
+export function providerError(err: unknown, config: ProviderConfig, opts: Omit<ClientOptions, 'env'>): ProviderError {
   const e = err as { name?: string; status?: number; message?: string; constructor?: { name?: string } };
   const cls = e?.constructor?.name ?? e?.name ?? '';
   const safe = (text: unknown, max = ERROR_EXCERPT) => {

@@ -75,7 +75,7 @@ export interface HybridSetup {
  * vectors stored for the configured model yet: no hooks, and a one-line warning — the caller
  * answers lexically, never fails.
  */
-export async function prepareHybrid(db: Db, settings: EmbedSettings, queries: string[], env: NodeJS.ProcessEnv = process.env): Promise<HybridSetup> {
+export async function prepareHybrid(db: Db, settings: EmbedSettings, queries: string[], env: NodeJS.ProcessEnv): Promise<HybridSetup> {
   const { embedQueries, modelKey } = await import('../embeddings/query.js');
   const key = modelKey(settings);
   if (!hasVectors(db, key)) {

@@ -62,7 +62,7 @@ export const DEFAULT_CONFIG: VaultConfig = {
  * MEM_EMBED_BASE_URL and MEM_EMBED_DIMENSIONS above them. Null when no model is named or the
  * provider is `none`: search is then lexical only, exactly as without this feature.
  */
-export function embeddingsFrom(cfg: EmbeddingsConfig, env: NodeJS.ProcessEnv = process.env): (EmbeddingsConfig & { model: string }) | null {
+export function embeddingsFrom(cfg: EmbeddingsConfig, env: NodeJS.ProcessEnv): (EmbeddingsConfig & { model: string }) | null {
   const e = (k: string) => env[k]?.trim() || undefined;
   const provider = (e('MEM_EMBED_PROVIDER') ?? cfg.provider ?? 'openai-compatible').toLowerCase();
   const model = e('MEM_EMBED_MODEL') ?? cfg.model;

@@ -58,22 +58,22 @@ export function findRoot(start: string): string | null {
 export interface VaultOptions {
   root?: string;
   cwd?: string;
-  env?: NodeJS.ProcessEnv;
+  env: NodeJS.ProcessEnv;
   /** Skip reading `.mem/config.yaml` (used by commands that create it). */
   noConfig?: boolean;
 }
 
 export function resolveRoot(opts: VaultOptions): string {
-  const env = opts.env ?? process.env;
+  const env = opts.env;
   const explicit = opts.root ?? env.MEM_ROOT;
   if (explicit) {
-    const root = path.resolve(opts.cwd ?? process.cwd(), explicit);
+    const root = path.resolve(opts.cwd ?? '.', explicit);
     if (!fs.existsSync(root) || !fs.statSync(root).isDirectory()) {
       throw new MemError(`vault root ${explicit} is not a directory`, { hint: 'check --root or MEM_ROOT' });
     }
     return root;
   }
-  const cwd = opts.cwd ?? process.cwd();
+  const cwd = opts.cwd ?? path.resolve('.');
   const found = findRoot(cwd);
   if (!found) {
     throw new MemError(`no vault found (looked for .mem/, MEMORY.md or .git from ${cwd} upwards)`, {
@@ -83,11 +83,11 @@ export function resolveRoot(opts: VaultOptions): string {
   return found;
 }
 
-export function homeDir(env: NodeJS.ProcessEnv = process.env): string {
+export function homeDir(env: NodeJS.ProcessEnv): string {
   return path.resolve(env.MEM_HOME || os.homedir());
 }
 
-export async function openVault(opts: VaultOptions = {}): Promise<Vault> {
+export async function openVault(opts: VaultOptions): Promise<Vault> {
   const root = resolveRoot(opts);
   const config = opts.noConfig ? structuredClone(DEFAULT_CONFIG) : await loadConfig(root);
   const home = homeDir(opts.env);

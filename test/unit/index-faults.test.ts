@@ -160,7 +160,7 @@ describe('a writer killed mid-write', () => {
     const file = path.join(dir, '.memory.db');
     fs.writeFileSync(path.join(dir, 'MEMORY.md'), '---\nid: a1\n---\nThe cache needs a warm-up.\n');
     const { openVault } = await import('../../src/vault/vault.js');
-    const vault = await openVault({ root: dir, cwd: dir });
+    const vault = await openVault({ root: dir, cwd: dir, env: process.env });
     const { withIndex } = await import('../../src/index/open.js');
     await withIndex(vault, {}, () => undefined);
     const { db } = openIndex(vault.dbPath);

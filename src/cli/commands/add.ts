@@ -3,8 +3,8 @@
 import type { Command } from 'commander';
 import { DOMAINS, ENTRY_TYPES } from '../../vault/entry.js';
 import { SCOPES } from '../../vault/scope.js';
-import { globals, printDiagnostics, vaultFor } from '../common.js';
-import { type Ctx, makeCtx, readStdin, stdinIsTerminal, today } from '../io.js';
+import { printDiagnostics, vaultFor } from '../common.js';
+import { commandCtx, type Ctx } from '../io.js';
 
 interface AddOptions {
   type?: string;
@@ -54,18 +54,18 @@ vault, README.md, anything under .git/ or .mem/ but a job's MEMORY.md, an exclud
 Credentials in the text, title or tags (tokens, keys, passwords) are written as
 placeholders that name their kind, e.g. [redacted: github-token], and mem says so on stderr.`)
     .action(async (text: string[], opts: AddOptions, command: Command) => {
-      await addCommand(makeCtx(globals(command)), text, opts);
+      await addCommand(commandCtx(command), text, opts);
     });
 }
 
 async function addCommand(ctx: Ctx, textArgs: string[], opts: AddOptions): Promise<void> {
   let text = textArgs.join(' ');
-  if (text.trim() === '-' || (textArgs.length === 0 && !stdinIsTerminal())) text = readStdin();
+  if (text.trim() === '-' || (textArgs.length === 0 && !ctx.stdinIsTerminal())) text = ctx.readStdin();
   const { addEntry, checkAdd } = await import('../../vault/add.js');
   const req = {
     text, type: opts.type, domain: opts.domain, importance: opts.importance, phase: opts.phase, scope: opts.scope,
     job: opts.job, task: opts.task, institutional: opts.institutional, tags: opts.tags, title: opts.title, file: opts.file,
-    sessionId: opts.session ?? process.env.MEM_SESSION, date: today(),
+    sessionId: opts.session ?? ctx.env.MEM_SESSION, date: ctx.today(),
   };
   // Checked before the vault is looked for, so a typo is reported first.
   checkAdd(req);

@@ -6,8 +6,8 @@ import { usageError } from '../../errors.js';
 import type { CompactReport } from '../../lifecycle/compact.js';
 import { SCOPES } from '../../vault/scope.js';
 import { CHECK_HELP, settleCheck } from '../check.js';
-import { globals, vaultFor } from '../common.js';
-import { listOption, makeCtx, collect, type Ctx } from '../io.js';
+import { vaultFor } from '../common.js';
+import { commandCtx, listOption, collect, type Ctx } from '../io.js';
 
 interface CompactOptions {
   scope?: string[];
@@ -36,7 +36,7 @@ Examples:
   $ mem compact MEMORY.md
   $ mem compact --scope project --json`)
     .action(async (files: string[], opts: CompactOptions, command: Command) => {
-      await compactCommand(makeCtx(globals(command)), files, opts);
+      await compactCommand(commandCtx(command), files, opts);
     });
 }
 
@@ -70,7 +70,7 @@ async function compactCommand(ctx: Ctx, paths: string[], opts: CompactOptions): 
     if (lag) ctx.warn(lag);
   }
   const n = report.retired.length + report.duplicates.reduce((s, d) => s + d.dropped.length, 0) + report.merges.reduce((s, m) => s + m.absorbed.length, 0);
-  const check = settleCheck(opts.check, n === 0 && written.length === 0);
+  const check = settleCheck(ctx, opts.check, n === 0 && written.length === 0);
   if (ctx.json) {
     ctx.out(JSON.stringify({ dry_run: dry, ...check, files: considered, written: dry ? [] : written, ...report }, null, 2));
     return;

@@ -9,8 +9,8 @@ import { usageError } from '../../errors.js';
 import { readTarget } from '../../vault/boundary.js';
 import { readRegular } from '../../vault/read.js';
 import { CHECK_HELP, settleCheck } from '../check.js';
-import { globals, vaultFor } from '../common.js';
-import { makeCtx, nowMs, today, type Ctx } from '../io.js';
+import { vaultFor } from '../common.js';
+import { commandCtx, type Ctx } from '../io.js';
 
 export const LOG = '.mem/consolidation-log.jsonl';
 
@@ -51,7 +51,7 @@ Examples:
   $ mem consolidate --episodes --dry-run
   $ mem consolidate --episodes --provider heuristic --json`)
     .action(async (opts: ConsolidateOpts, command: Command) => {
-      const ctx = makeCtx(globals(command));
+      const ctx = commandCtx(command);
       if (opts.episodes) await consolidateEpisodesCommand(ctx, opts);
       else await consolidateCommand(ctx, opts);
     });
@@ -74,12 +74,12 @@ async function consolidateEpisodesCommand(ctx: Ctx, opts: ConsolidateOpts): Prom
   const { parseScopeList } = await import('../../extract/scopes.js');
   const scopes = parseScopeList(opts.scopes ?? vault.config.extract.scopes.join(','));
   const fromConfig = vault.config.llm;
-  const provider = (await import('../../llm/provider.js')).providerFromFlags(opts, fromConfig);
+  const provider = (await import('../../llm/provider.js')).providerFromFlags(opts, fromConfig, ctx.env);
   const { consolidateEpisodes, MIN_EPISODES, FLASHBULB } = await import('../../episodes/consolidate.js');
   const { readCurrentStage } = await import('../../lifecycle/stage.js');
   const r = await consolidateEpisodes(vault, {
-    scopes, provider, client: { timeoutMs: fromConfig.timeoutMs, maxRetries: fromConfig.maxRetries }, budget: vault.config.extract.budgetChars,
-    dryRun: Boolean(opts.dryRun), fallback: opts.fallback !== false, today: today(), now: new Date(nowMs()).toISOString(), stage: readCurrentStage(vault.root) ?? undefined,
+    scopes, provider, client: { timeoutMs: fromConfig.timeoutMs, maxRetries: fromConfig.maxRetries, env: ctx.env }, budget: vault.config.extract.budgetChars,
+    dryRun: Boolean(opts.dryRun), fallback: opts.fallback !== false, today: ctx.today(), now: new Date(ctx.now()).toISOString(), stage: readCurrentStage(vault.root) ?? undefined,
   });
   for (const p of r.problems) ctx.warn(`${p}; this file is left out`);
   if (r.index_warning) ctx.warn(r.index_warning);
@@ -137,16 +137,16 @@ async function consolidateCommand(ctx: Ctx, opts: ConsolidateOpts): Promise<void
   const decisions: Decision[] = planConsolidation(items, loggedDecays(vault.root));
   const acting = actingOf(decisions);
   const affected = files.filter((f) => acting.some((d) => d.path === f.path));
-  const date = today();
+  const date = ctx.today();
   const dry = Boolean(opts.dryRun || opts.check);
   // A flagged pair changes nothing, but needs a person: a check is not clean while one is open.
-  const check = settleCheck(opts.check, !decisions.some((d) => d.action !== 'skip'));
+  const check = settleCheck(ctx, opts.check, !decisions.some((d) => d.action !== 'skip'));
   if (!dry && acting.length > 0) {
     const { appendConfined, writeTarget } = await import('../../vault/boundary.js');
     // The log is written after the files: a log that links out of the vault is refused first.
     writeTarget(path.join(vault.root, LOG), LOG, vault.root);
     const written = await editFiles(affected.map((f) => ({ abs: f.abs, path: f.path, change: (parsed) => applyDecisions(parsed, acting.filter((d) => d.path === f.path), date) })));
-    const at = new Date(nowMs()).toISOString();
+    const at = new Date(ctx.now()).toISOString();
     const log = path.join(vault.root, LOG);
     appendConfined(log, acting.map((d) => JSON.stringify({ at, ...d })).join('\n') + '\n', LOG, vault.root);
     const lag = await reindex(vault, affected.filter((f) => written.includes(f.path)));

@@ -8,8 +8,8 @@ import type { ContextResult } from '../../retrieve/context.js';
 import type { Db } from '../../index/db.js';
 import type { EmbedSettings } from '../../embeddings/client.js';
 import type { RankedHit, SearchRequest } from '../../retrieve/search.js';
-import { addFilterOptions, filterFromOptions, globals, vaultFor, withFreshIndex, type FilterOptions } from '../common.js';
-import { makeCtx, nowMs, parseIntOption, readStdin, type Ctx } from '../io.js';
+import { addFilterOptions, filterFromOptions, vaultFor, withFreshIndex, type FilterOptions } from '../common.js';
+import { commandCtx, parseIntOption, type Ctx } from '../io.js';
 import { inlineText, oneLine, quoteBody } from '../output/quote.js';
 import { NOT_EPISODES } from '../../index/queries.js';
 import { detailLevel, KEY_MOMENT_LABEL, messagesOfBody, showsDetail, withoutMessages, type DetailLevel } from '../../episodes/detail.js';
@@ -66,7 +66,7 @@ or nothing. Outside a mem vault (no .mem/ or MEMORY.md) and on any error it prin
 errors go to .mem/logs/hooks.log.
   $ echo '{"hook_event_name":"SessionStart","cwd":"'$PWD'","session_id":"s1","source":"startup"}' | mem context --hook claude`);
   cmd.action(async (task: string[], opts: ContextOptions, command: Command) => {
-    const ctx = makeCtx(globals(command));
+    const ctx = commandCtx(command);
     if (opts.hook !== undefined) await contextHookCommand(ctx, opts.hook);
     else await contextCommand(ctx, task, opts);
   });
@@ -80,7 +80,7 @@ function itemMd(r: { title: string; body: string; path: string; line: number }):
 
 /** The hybrid hook for the task (null warns and means lexical, as `mem search` does). */
 async function hybridFor(ctx: Ctx, db: Db, emb: EmbedSettings, task: string): Promise<SearchRequest['hybrid']> {
-  const setup = await (await import('../../retrieve/hybrid.js')).prepareHybrid(db, emb, [task]);
+  const setup = await (await import('../../retrieve/hybrid.js')).prepareHybrid(db, emb, [task], ctx.env);
   if (setup.warning) ctx.warn(setup.warning);
   return setup.hooks?.[0];
 }
@@ -164,14 +164,14 @@ function provenPatternsMd(res: ContextResult): string[] {
 
 async function contextCommand(ctx: Ctx, taskArgs: string[], opts: ContextOptions): Promise<void> {
   let task = taskArgs.join(' ');
-  if (task.trim() === '-') task = readStdin();
+  if (task.trim() === '-') task = ctx.readStdin();
   if (task.trim() === '') throw usageError('empty task', 'describe the task: mem context "fix the login redirect"');
   const detail = detailLevel(opts.detail, 'auto');
   const filter = filterFromOptions(opts);
   // Episodes (a session's messages) are left out of a prompt's context unless asked for: the
   // budget is for learnings.
   filter.kinds ??= [...NOT_EPISODES];
-  const sessionId = opts.session ?? process.env.MEM_SESSION;
+  const sessionId = opts.session ?? ctx.env.MEM_SESSION;
   if (sessionId) (await import('../../vault/sessions.js')).checkSessionId(sessionId);
   const vault = await vaultFor(ctx);
   const c = vault.config.context;
@@ -179,9 +179,9 @@ async function contextCommand(ctx: Ctx, taskArgs: string[], opts: ContextOptions
   const { policyFor } = await import('../../retrieve/search.js');
   const rank = opts.rank ?? vault.config.search.rank;
   policyFor(rank);
-  const now = nowMs();
+  const now = ctx.now();
   // Embeddings configured: the task's learnings are found as `mem search` finds them (hybrid).
-  const emb = (await import('../../vault/config.js')).embeddingsFrom(vault.config.embeddings);
+  const emb = (await import('../../vault/config.js')).embeddingsFrom(vault.config.embeddings, ctx.env);
   const res = await withFreshIndex(ctx, vault, { refresh: opts.refresh !== false, tolerateBusy: true }, async (ix) => buildContext(ix.db, {
     hybrid: emb ? await hybridFor(ctx, ix.db, emb, task) : undefined,
     task, filter, rank, now, scopeMultipliers: vault.config.scopeMultipliers,
@@ -250,7 +250,7 @@ export function renderPromptMd(hits: RankedHit[], omitted: string[] = []): strin
  */
 async function contextHookCommand(ctx: Ctx, agentName: string): Promise<void> {
   const hook = await import('../../integrations/agent-hook.js');
-  await hook.runHook({ agentName, cwd: ctx.cwd, root: ctx.root ?? process.env.MEM_ROOT, logName: 'hooks.log', what: 'context hook' }, async ({ agent, payload: p, root, deadline }) => {
+  await hook.runHook({ agentName, cwd: ctx.cwd, env: ctx.env, root: ctx.root ?? ctx.env.MEM_ROOT, logName: 'hooks.log', what: 'context hook' }, async ({ agent, payload: p, root, deadline }) => {
     const which = hook.hookMode(agent, p);
     if (!which) {
       hook.hookLog(root, 'hooks.log', `${agent} context hook: event ${JSON.stringify(p.event)} is not one mem answers; nothing printed`);
@@ -260,10 +260,10 @@ async function contextHookCommand(ctx: Ctx, agentName: string): Promise<void> {
     const { usableSessionId } = await import('../../extract/session-id.js');
     const sessionId = usableSessionId(p.sessionId);
     const { openVault } = await import('../../vault/vault.js');
-    const vault = await openVault({ root, cwd: root });
+    const vault = await openVault({ root, cwd: root, env: ctx.env });
     const c = vault.config.context;
     const rank = vault.config.search.rank;
-    const now = nowMs();
+    const now = ctx.now();
     let md = '';
     let ids: string[] = [];
     let query = '';
@@ -332,4 +332,6 @@ async function contextHookCommand(ctx: Ctx, agentName: string): Promise<void> {
     }
     if (md !== '') ctx.out(hook.hookOutput(which.event, capped(md)));
   });
+  // A hook never fails its agent, whatever the work asked for.
+  ctx.setExitCode(0);
 }

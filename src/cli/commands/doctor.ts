@@ -4,10 +4,10 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
-import { globals } from '../common.js';
-import { makeCtx, type Ctx } from '../io.js';
+import { memBin } from '../../package.js';
+
+import { commandCtx, type Ctx } from '../io.js';
 
 type Status = 'ok' | 'warn' | 'fail';
 interface Check {
@@ -28,7 +28,7 @@ Examples:
   $ mem doctor --json | jq '.checks[] | select(.status != "ok")'
   $ mem doctor --fix        # episodes' messages found in .mem/episodes/ move to .mem/local/episodes/`)
     .action(async (opts: { fix?: boolean }, command: Command) => {
-      await doctorCommand(makeCtx(globals(command)), opts);
+      await doctorCommand(commandCtx(command), opts);
     });
 }
 
@@ -59,7 +59,7 @@ async function doctorCommand(ctx: Ctx, opts: { fix?: boolean } = {}): Promise<vo
   let vault;
   try {
     const { openVault } = await import('../../vault/vault.js');
-    vault = await openVault({ root: ctx.root, cwd: ctx.cwd });
+    vault = await openVault({ root: ctx.root, cwd: ctx.cwd, env: ctx.env });
     checks.push({ name: 'vault', status: 'ok', detail: vault.root });
     checks.push({ name: 'config', status: 'ok', detail: fs.existsSync(path.join(vault.root, '.mem/config.yaml')) ? '.mem/config.yaml' : 'defaults (no .mem/config.yaml)' });
   } catch (err) {
@@ -142,7 +142,7 @@ async function doctorCommand(ctx: Ctx, opts: { fix?: boolean } = {}): Promise<vo
     try {
       const { hooksStatus, GIT_HOOKS } = await import('../../integrations/git-hooks.js');
       const { realpathSync } = fs;
-      const js = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'mem.js');
+      const js = memBin();
       const real = (p: string) => { try { return realpathSync(p); } catch { return p; } };
       const r = hooksStatus(vault.root, vault.root, { node: real(process.execPath), js: real(js) });
       const with_ = r.hooks.filter((h) => h.state === 'installed' || h.state === 'outdated');
@@ -163,13 +163,13 @@ async function doctorCommand(ctx: Ctx, opts: { fix?: boolean } = {}): Promise<vo
     checks.push({ name: 'locks', status: locks.length > 0 ? 'warn' : 'ok', detail: locks.length > 0 ? `lock files present: ${locks.map((l) => path.relative(vault.root, l)).join(', ')}` : 'no write locks held', hint: locks.length > 0 ? 'if no mem process is running, delete them' : undefined });
     checks.push({ name: 'global', status: 'ok', detail: `${vault.home}${fs.existsSync(path.join(vault.home, 'MEMORY.md')) ? ' (MEMORY.md present)' : ' (no global MEMORY.md)'}` });
   }
-  checks.push(await agentHooksCheck(vault?.root ?? null));
+  checks.push(await agentHooksCheck(ctx, vault?.root ?? null));
   try {
     const { resolveProviderConfig } = await import('../../llm/provider.js');
     const { urlForDisplay } = await import('../../secrets/rules.js');
     const llm = vault?.config.llm;
-    const p = resolveProviderConfig(process.env, { provider: llm?.provider, providerSource: '.mem/config.yaml', configModel: llm?.model, configBaseUrl: llm?.baseUrl });
-    const missingKey = p.apiKeyEnv && !process.env[p.apiKeyEnv] && !(p.name === 'openai' && p.baseUrl);
+    const p = resolveProviderConfig(ctx.env, { provider: llm?.provider, providerSource: '.mem/config.yaml', configModel: llm?.model, configBaseUrl: llm?.baseUrl });
+    const missingKey = p.apiKeyEnv && !ctx.env[p.apiKeyEnv] && !(p.name === 'openai' && p.baseUrl);
     checks.push({
       name: 'llm',
       status: missingKey ? 'warn' : 'ok',
@@ -188,7 +188,7 @@ async function doctorCommand(ctx: Ctx, opts: { fix?: boolean } = {}): Promise<vo
       ctx.out(`${mark[c.status]}  ${c.name.padEnd(12)} ${c.detail}${c.hint ? `\n      ${''.padEnd(12)} hint: ${c.hint}` : ''}`);
     }
   }
-  if (failed) process.exitCode = 1;
+  if (failed) ctx.setExitCode(1);
 }
 
 /**
@@ -226,17 +226,17 @@ async function episodeMessagesCheck(root: string, share: boolean, fix: boolean):
  * Agent hooks (mem hooks install --claude/--codex/--gemini) and MCP registrations, at user level
  * and in this vault: optional, so never a failure; one that runs another mem or cannot be read warns.
  */
-async function agentHooksCheck(root: string | null): Promise<Check> {
+async function agentHooksCheck(ctx: Ctx, root: string | null): Promise<Check> {
   try {
     const { agentStatus, AGENTS } = await import('../../integrations/agents/agents.js');
-    const js = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'mem.js');
+    const js = memBin();
     const real = (p: string) => { try { return fs.realpathSync(p); } catch { return p; } };
     const me = { node: real(process.execPath), js: real(js) };
     const seen: string[] = [];
     const bad: string[] = [];
     for (const agent of AGENTS) {
       for (const scope of root ? (['user', 'project'] as const) : (['user'] as const)) {
-        const s = await agentStatus(agent, scope, root, me);
+        const s = await agentStatus(agent, scope, root, me, ctx.env);
         const parts: string[] = [];
         if (s.state !== 'missing') parts.push(`hooks ${s.state}`);
         if (s.notify && s.notify.state !== 'missing') parts.push(`notify ${s.notify.state}`);

@@ -3,8 +3,8 @@
 
 import type { Command } from 'commander';
 import { MemError, usageError } from '../../errors.js';
-import { globals, vaultFor } from '../common.js';
-import { collect, type Ctx, makeCtx, nowMs, parseIntOption, readStdin, stdinIsTerminal } from '../io.js';
+import { vaultFor } from '../common.js';
+import { commandCtx, collect, type Ctx, parseIntOption } from '../io.js';
 
 interface AddOptions {
   session?: string;
@@ -67,7 +67,7 @@ Examples:
   $ echo '{"session_id":"s43","task":"upgrade node","outcome":"failure","lessons":["pin the npm version"]}' | mem episode add
   $ mem episode add --json < episode.json`)
     .action(async (opts: AddOptions, command: Command) => {
-      await addCommand(makeCtx(globals(command)), opts);
+      await addCommand(commandCtx(command), opts);
     });
 
   ep.command('list')
@@ -83,7 +83,7 @@ Examples:
   $ mem episode list --outcome failure --since 2026-01-01
   $ mem episode list --task login --json | jq '.episodes[].session_id'`)
     .action(async (opts: ListOptions, command: Command) => {
-      await listCommand(makeCtx(globals(command)), opts);
+      await listCommand(commandCtx(command), opts);
     });
 
   ep.command('decisions')
@@ -94,7 +94,7 @@ Examples:
   $ mem episode decisions s42
   $ mem episode decisions EPISODE-s42 --json | jq '.decisions[].chosen'`)
     .action(async (id: string, _opts: unknown, command: Command) => {
-      await decisionsCommand(makeCtx(globals(command)), id);
+      await decisionsCommand(commandCtx(command), id);
     });
   for (const c of ep.commands) c.exitOverride();
 }
@@ -132,8 +132,8 @@ async function addCommand(ctx: Ctx, opts: AddOptions): Promise<void> {
       ...(opts.project !== undefined && { project: opts.project }),
     };
   } else {
-    if (stdinIsTerminal()) throw usageError('no episode given', 'pipe the store_episode JSON on stdin, or use --session, --task and --outcome');
-    const raw = readStdin().replace(/^\ufeff/, '');
+    if (ctx.stdinIsTerminal()) throw usageError('no episode given', 'pipe the store_episode JSON on stdin, or use --session, --task and --outcome');
+    const raw = ctx.readStdin().replace(/^\ufeff/, '');
     if (raw.trim() === '') throw usageError('no episode given: stdin is empty', 'pipe the store_episode JSON on stdin, or use --session, --task and --outcome');
     try {
       input = JSON.parse(raw);
@@ -143,7 +143,7 @@ async function addCommand(ctx: Ctx, opts: AddOptions): Promise<void> {
   }
   const vault = await vaultFor(ctx);
   const { addEpisode } = await import('../../notes/episodes.js');
-  const res = await addEpisode(vault.root, input, { now: new Date(nowMs()).toISOString(), dryRun: Boolean(opts.dryRun) });
+  const res = await addEpisode(vault.root, input, { now: new Date(ctx.now()).toISOString(), dryRun: Boolean(opts.dryRun) });
   if (res.redacted) ctx.warn((await import('../../secrets/redact.js')).describeRedaction(res.redacted));
   if (ctx.json) {
     ctx.out(JSON.stringify(res, null, 2));

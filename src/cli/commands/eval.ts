@@ -7,8 +7,8 @@ import type { Command } from 'commander';
 import { MemError, usageError } from '../../errors.js';
 import type { Judged, Scores } from '../../eval/metrics.js';
 import type { ExtractEvalReport } from '../../eval/extract-run.js';
-import { addFilterOptions, filterFromOptions, globals, vaultFor, withFreshIndex, type FilterOptions } from '../common.js';
-import { makeCtx, nowMs, parseIntOption, readInputFile, today, type Ctx } from '../io.js';
+import { addFilterOptions, filterFromOptions, vaultFor, withFreshIndex, type FilterOptions } from '../common.js';
+import { commandCtx, parseIntOption, readInputFile, type Ctx } from '../io.js';
 
 /** An evaluation fixture (queries and their relevant ids) larger than this is not one. */
 const FIXTURE_LIMIT = 64 << 20;
@@ -41,7 +41,7 @@ Examples:
   $ mem eval queries.json --k 1,5,10 --json
   $ npm run eval:locomo          # the LoCoMo benchmark (builds its own vaults)`);
   cmd.action(async (fixture: string, opts: EvalOptions, command: Command) => {
-    await evalCommand(makeCtx(globals(command)), fixture, opts);
+    await evalCommand(commandCtx(command), fixture, opts);
   });
   registerEvalExtract(cmd);
 }
@@ -91,7 +91,7 @@ Examples:
   $ mem eval extract --min-precision 80 --min-offline-recall 100
   $ ANTHROPIC_API_KEY=… mem eval extract --provider anthropic`)
     .action(async (opts: EvalExtractOptions, command: Command) => {
-      await evalExtractCommand(makeCtx(globals(command)), opts);
+      await evalExtractCommand(commandCtx(command), opts);
     });
 }
 
@@ -108,12 +108,12 @@ async function evalExtractCommand(ctx: Ctx, opts: EvalExtractOptions): Promise<v
   const timeout = parseIntOption('--timeout', opts.timeout, 1);
   const { resolveProviderConfig } = await import('../../llm/provider.js');
   // The heuristics unless asked: an eval should not change with whichever API key is set.
-  const provider = resolveProviderConfig(process.env, { provider: opts.provider ?? 'heuristic', providerSource: '--provider', model: opts.model, baseUrl: opts.baseUrl });
+  const provider = resolveProviderConfig(ctx.env, { provider: opts.provider ?? 'heuristic', providerSource: '--provider', model: opts.model, baseUrl: opts.baseUrl });
   const labels = path.resolve(ctx.cwd, opts.labels ?? path.join('test', 'fixtures', 'extract-labels'));
   const { runExtractEval } = await import('../../eval/extract-run.js');
   const { parseScopeList } = await import('../../extract/scopes.js');
   const scopes = opts.scopes === undefined ? undefined : parseScopeList(opts.scopes);
-  const report = await runExtractEval(labels, { provider, client: { timeoutMs: timeout ?? 60_000, maxRetries: 2 }, today: today(), scopes });
+  const report = await runExtractEval(labels, { provider, client: { timeoutMs: timeout ?? 60_000, maxRetries: 2, env: ctx.env }, today: ctx.today(), scopes });
   const rel = (p: string) => path.relative(ctx.cwd, p) || p;
   if (ctx.json) {
     ctx.out(JSON.stringify({ ...report, labels: rel(report.labels), transcripts: report.transcripts.map((t) => ({ ...t, labels_file: rel(t.labels_file) })), skipped: report.skipped.map((s) => ({ ...s, labels_file: rel(s.labels_file) })) }, null, 2));
@@ -198,7 +198,7 @@ async function evalCommand(ctx: Ctx, fixture: string, opts: EvalOptions): Promis
   const rank = opts.rank ?? vault.config.search.rank;
   policyFor(rank);
   const filter = filterFromOptions(opts);
-  const now = nowMs();
+  const now = ctx.now();
   const started = Date.now();
   const judged: (Judged & { q: Query })[] = await withFreshIndex(ctx, vault, { refresh: opts.refresh !== false, tolerateBusy: true }, (ix) =>
     queries.map((q) => {

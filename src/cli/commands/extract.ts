@@ -10,8 +10,8 @@ import { MemError, usageError } from '../../errors.js';
 import type { AgentName } from '../../extract/discover.js';
 import type { ExtractResult } from '../../extract/run.js';
 import { parseScopeList, SCOPE_NAMES } from '../../extract/scopes.js';
-import { globals, vaultFor } from '../common.js';
-import { makeCtx, nowMs, parseIntOption, readStdin, today, type Ctx } from '../io.js';
+import { vaultFor } from '../common.js';
+import { commandCtx, parseIntOption, type Ctx } from '../io.js';
 import { describeRedaction } from '../../secrets/redact.js';
 
 interface ExtractOptions {
@@ -115,7 +115,7 @@ Hooks (the agent is never blocked: the work continues in the background, errors 
   Codex config.toml:         notify = ["mem", "extract", "--hook", "codex"]
   Gemini CLI settings.json:  {"hooks": {"SessionEnd": [{"hooks": [{"type": "command", "command": "mem extract --hook gemini"}]}]}}`)
     .action(async (transcript: string | undefined, opts: ExtractOptions, command: Command) => {
-      const ctx = makeCtx(globals(command));
+      const ctx = commandCtx(command);
       if (opts.hook !== undefined) await hookCommand(ctx, opts.hook, transcript);
       else await extractCommand(ctx, transcript, opts);
     });
@@ -155,12 +155,12 @@ function progressLine(ctx: Ctx, total: number): { show(i: number, label: string)
       if (!on) return;
       const text = `extracting ${i + 1}/${total}  ${label}`;
       // Cut to the terminal's width: a wrapped line could not be rewritten in place.
-      const width = (process.stderr.columns || 80) - 1;
-      process.stderr.write(`\r\x1b[K${text.length > width ? `${text.slice(0, width - 1)}…` : text}`);
+      const width = (ctx.io.stderrColumns || 80) - 1;
+      ctx.io.stderr(`\r\x1b[K${text.length > width ? `${text.slice(0, width - 1)}…` : text}`);
       shown = true;
     },
     clear() {
-      if (shown) process.stderr.write('\r\x1b[K');
+      if (shown) ctx.io.stderr('\r\x1b[K');
       shown = false;
     },
   };
@@ -220,14 +220,14 @@ async function extractCommand(ctx: Ctx, file: string | undefined, opts: ExtractO
   const discover = await import('../../extract/discover.js');
   const agents = opts.recent ? discover.parseAgents(opts.agent) : [];
   const sinceText = opts.since ?? discover.DEFAULT_SINCE;
-  const since = opts.recent ? discover.parseSince(sinceText, nowMs()) : 0;
+  const since = opts.recent ? discover.parseSince(sinceText, ctx.now()) : 0;
   const { checkFormat, loadTranscript } = await import('../../extract/source.js');
   const format = checkFormat(opts.format);
   const vault = await vaultFor(ctx);
   const scopes = parseScopeList(opts.scopes ?? vault.config.extract.scopes.join(','));
   const fromConfig = vault.config.llm;
-  const provider = (await import('../../llm/provider.js')).providerFromFlags(opts, fromConfig);
-  const sessionId = opts.session ?? process.env.MEM_SESSION;
+  const provider = (await import('../../llm/provider.js')).providerFromFlags(opts, fromConfig, ctx.env);
+  const sessionId = opts.session ?? ctx.env.MEM_SESSION;
   if (sessionId !== undefined) (await import('../../extract/session-id.js')).checkSessionId(sessionId);
   const { readCurrentStage } = await import('../../lifecycle/stage.js');
   const { runExtract } = await import('../../extract/run.js');
@@ -237,11 +237,11 @@ async function extractCommand(ctx: Ctx, file: string | undefined, opts: ExtractO
   };
   const { oneExtractionAtATime } = await import('../../extract/ledger.js');
   const runOne = (one: string) =>
-    runExtract(vault, loadTranscript(one, { format, cwd: ctx.cwd, stdin: readStdin }), {
+    runExtract(vault, loadTranscript(one, { format, cwd: ctx.cwd, stdin: ctx.readStdin }), {
       scopes, provider, budget: budget ?? vault.config.extract.budgetChars,
-      client: { timeoutMs: timeout ?? fromConfig.timeoutMs, maxRetries: fromConfig.maxRetries },
+      client: { timeoutMs: timeout ?? fromConfig.timeoutMs, maxRetries: fromConfig.maxRetries, env: ctx.env },
       sessionId: opts.recent ? undefined : sessionId, job: opts.job, task: opts.task, dryRun: Boolean(opts.dryRun), force: Boolean(opts.force), fallback: opts.fallback !== false,
-      today: today(), stage: readCurrentStage(vault.root) ?? undefined, knownSecrets: apiKeysIn(process.env),
+      today: ctx.today(), stage: readCurrentStage(vault.root) ?? undefined, knownSecrets: apiKeysIn(ctx.env),
     });
   // Hooks fire several extractions of one session: they take turns (the transcript is read after the turn begins).
   const run = (one: string) => (one === '-' || opts.dryRun ? runOne(one) : oneExtractionAtATime(vault.root, path.resolve(ctx.cwd, one), () => runOne(one)));
@@ -253,7 +253,7 @@ async function extractCommand(ctx: Ctx, file: string | undefined, opts: ExtractO
 
   const listing = !opts.recent && file !== '-' ? discover.transcriptsIn(path.resolve(ctx.cwd, file!), maxDepth ?? discover.DEFAULT_MAX_DEPTH) : null;
   if (opts.recent) {
-    const found = discover.discoverSessions(vault.root, { agents, since });
+    const found = discover.discoverSessions(vault.root, { agents, since, env: ctx.env });
     const perAgent = Object.fromEntries(agents.map((a) => [a, found.sessions.filter((s) => s.agent === a).length])) as Record<AgentName, number>;
     for (const s of found.skipped) ctx.warn(`skipped ${s}: not a regular file`);
     const sinceIso = new Date(since).toISOString();
@@ -273,7 +273,7 @@ async function extractCommand(ctx: Ctx, file: string | undefined, opts: ExtractO
       ctx.info(`${plural(found.sessions.length, 'session')} found (${counts}): ${summary.extracted} extracted, ${summary.up_to_date} up to date, ${summary.failed} failed; ${opts.dryRun ? 'would write' : 'wrote'} ${plural(summary.written, 'learning')}${rejectedNote(summary.rejected)}`);
       heuristicNote(o);
     }
-    if (o.failed.length > 0) process.exitCode = 1;
+    if (o.failed.length > 0) ctx.setExitCode(1);
   } else if (listing) {
     // A folder (e.g. ~/.claude/projects/<project>/, ~/.codex/sessions/): every session in it and
     // below, oldest first; the ledger makes the ones extracted before cost only a read.
@@ -284,7 +284,7 @@ async function extractCommand(ctx: Ctx, file: string | undefined, opts: ExtractO
     const summary = summaryOf(o, REJECT_REASONS);
     if (ctx.json) ctx.out(JSON.stringify({ folder: file, transcripts: o.results, failed: o.failed, not_regular: listing.skipped, summary, ...(await rollup(ctx, opts)) }, null, 2));
     else ctx.info(`${opts.dryRun ? 'dry run: would write' : 'wrote'} ${plural(summary.written, 'learning')} from ${plural(o.results.length, 'transcript')} in ${file}${rejectedNote(summary.rejected)}${o.failed.length ? `; ${o.failed.length} could not be read` : ''}`);
-    if (o.failed.length > 0) process.exitCode = 1;
+    if (o.failed.length > 0) ctx.setExitCode(1);
     heuristicNote(o);
   } else {
     if (opts.maxDepth !== undefined) throw usageError('--max-depth is for a folder of transcripts');
@@ -365,9 +365,9 @@ function report(ctx: Ctx, r: ExtractResult, explain: boolean, inFolder = false):
  */
 async function hookCommand(ctx: Ctx, agentName: string, arg: string | undefined): Promise<void> {
   const hook = await import('../../integrations/agent-hook.js');
-  await hook.runHook({ agentName, cwd: ctx.cwd, root: ctx.root ?? process.env.MEM_ROOT, arg, logName: 'extract.log', what: 'hook' }, async ({ agent, payload: p, root }) => {
+  await hook.runHook({ agentName, cwd: ctx.cwd, env: ctx.env, root: ctx.root ?? ctx.env.MEM_ROOT, arg, logName: 'extract.log', what: 'hook' }, async ({ agent, payload: p, root }) => {
     // Codex's notify names only the thread: its rollout is $CODEX_HOME/sessions/YYYY/MM/DD/rollout-…-<thread id>.jsonl.
-    const transcript = p.transcript ?? (agent === 'codex' && p.sessionId ? (await import('../../extract/discover.js')).codexRolloutFor(p.sessionId) : undefined);
+    const transcript = p.transcript ?? (agent === 'codex' && p.sessionId ? (await import('../../extract/discover.js')).codexRolloutFor(p.sessionId, ctx.env) : undefined);
     if (!transcript) throw new MemError(`the ${agent} hook payload names no transcript${p.sessionId ? ` (session ${printableId(p.sessionId)})` : ''}`);
     const args = ['extract', transcript, '--root', root];
     // Made valid here as the extraction would make the transcript's own id (same name both ways).
@@ -376,6 +376,8 @@ async function hookCommand(ctx: Ctx, agentName: string, arg: string | undefined)
     if (session) args.push('--session', session);
     hook.detachMem(root, args, 'extract.log', `${agent} hook${p.event ? ` (${p.event})` : ''}: extracting ${transcript}`);
   });
+  // A hook never fails its agent, whatever the work asked for.
+  ctx.setExitCode(0);
 }
 
 function printableId(id: string): string {

@@ -3,11 +3,11 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
+import { memBin } from '../../package.js';
 import { usageError } from '../../errors.js';
-import { globals } from '../common.js';
-import { makeCtx, type Ctx } from '../io.js';
+
+import { commandCtx, type Ctx } from '../io.js';
 
 interface Which {
   git?: boolean;
@@ -53,7 +53,7 @@ function shown(ctx: Ctx, file: string): string {
 
 /** The mem the hooks run: this Node and this package's bin/mem.js (real paths: npm links it). */
 function launcher(): { node: string; js: string } {
-  const js = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'mem.js');
+  const js = memBin();
   const real = (p: string) => {
     try {
       return fs.realpathSync(p);
@@ -68,7 +68,7 @@ function launcher(): { node: string; js: string } {
 
 async function vaultRoot(ctx: Ctx): Promise<string> {
   const { resolveRoot } = await import('../../vault/vault.js');
-  return resolveRoot({ root: ctx.root, cwd: ctx.cwd });
+  return resolveRoot({ root: ctx.root, cwd: ctx.cwd, env: ctx.env });
 }
 
 export function registerHooks(program: Command): void {
@@ -116,7 +116,7 @@ Examples:
   $ mem hooks install --gemini --project --json
   $ mem hooks install --git --claude --codex`)
     .action(async (opts: Which, command: Command) => {
-      const ctx = makeCtx(globals(command));
+      const ctx = commandCtx(command);
       const agents = chosen(opts, 'install');
       const out: Record<string, unknown> = {};
       if (agents.length > 0) out.agents = await installAgentHooks(ctx, opts, agents);
@@ -158,13 +158,13 @@ Examples:
   $ mem hooks uninstall --claude --user
   $ mem hooks uninstall --codex --gemini`)
     .action(async (opts: Which, command: Command) => {
-      const ctx = makeCtx(globals(command));
+      const ctx = commandCtx(command);
       const agents = chosen(opts, 'uninstall');
       const out: Record<string, unknown> = {};
       if (agents.length > 0) {
         const { uninstallAgents } = await import('../../integrations/agents/agents.js');
         const scope = scopeOf(opts);
-        const changes = await uninstallAgents({ agents, scope, root: scope === 'project' ? await vaultRoot(ctx) : null });
+        const changes = await uninstallAgents({ agents, scope, root: scope === 'project' ? await vaultRoot(ctx) : null, env: ctx.env });
         out.agents = { scope, changes };
         if (!ctx.json) for (const c of changes) ctx.out(`${c.action.padEnd(9)} ${shown(ctx, c.file)} (${c.agent} ${c.what}${c.events && c.events.length > 0 ? `: ${c.events.map((e) => e.event).join(', ')}` : ''})`);
       }
@@ -195,7 +195,7 @@ Examples:
   $ mem hooks status --claude
   $ mem hooks status --json`)
     .action(async (opts: Which, command: Command) => {
-      const ctx = makeCtx(globals(command));
+      const ctx = commandCtx(command);
       const me = launcher();
       const only = (['claude', 'codex', 'gemini'] as const).filter((a) => opts[a]);
       const wantGit = opts.git || only.length === 0;
@@ -204,8 +204,8 @@ Examples:
       const { agentStatus } = await import('../../integrations/agents/agents.js');
       const statuses = [];
       for (const a of agents) {
-        statuses.push(await agentStatus(a, 'user', null, me));
-        if (root) statuses.push(await agentStatus(a, 'project', root, me));
+        statuses.push(await agentStatus(a, 'user', null, me, ctx.env));
+        if (root) statuses.push(await agentStatus(a, 'project', root, me, ctx.env));
       }
       let r: import('../../integrations/git-hooks.js').HooksReport | null = null;
       let gitError: string | null = null;
@@ -250,7 +250,7 @@ async function installAgentHooks(ctx: Ctx, opts: Which, agents: Agent[]): Promis
   const scope = scopeOf(opts);
   const root = scope === 'project' ? await vaultRoot(ctx) : null;
   const me = launcher();
-  const r = await installAgents({ agents, scope, root, perPrompt: Boolean(opts.perPrompt), mcp: Boolean(opts.mcp), launcher: me });
+  const r = await installAgents({ agents, scope, root, perPrompt: Boolean(opts.perPrompt), mcp: Boolean(opts.mcp), launcher: me, env: ctx.env });
   if (!ctx.json) {
     for (const c of r.changes) {
       const events = c.events ? `: ${c.events.map((e) => e.event).join(', ')}` : '';
@@ -266,7 +266,7 @@ async function installAgentHooks(ctx: Ctx, opts: Which, agents: Agent[]): Promis
   if (other === 'user' || otherRoot !== null) {
     const { agentStatus } = await import('../../integrations/agents/agents.js');
     for (const a of agents) {
-      const st = await agentStatus(a, other, otherRoot, me);
+      const st = await agentStatus(a, other, otherRoot, me, ctx.env);
       if (st.events.some((e) => e.state === 'installed' || e.state === 'outdated')) {
         r.notes.push(`mem's ${a} hooks are also installed at ${other} level (${shown(ctx, st.file)}): the agent runs both and reads mem's context twice; keep one: mem hooks uninstall --${a}${other === 'user' ? ' --user' : ' --project'}`);
       }

@@ -5,8 +5,8 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { MemError, usageError } from '../../errors.js';
 import type { GraphImportReport } from '../../notes/import-graph.js';
-import { globals, vaultFor } from '../common.js';
-import { makeCtx, today, type Ctx } from '../io.js';
+import { vaultFor } from '../common.js';
+import { commandCtx, type Ctx } from '../io.js';
 
 /** How many of one file's notes (tolerated quirks) the text output shows. */
 const MAX_NOTES_SHOWN = 20;
@@ -43,7 +43,7 @@ Examples:
   $ mem import ai-agents ./export --dry-run
   $ mem import ai-agents ./export --json | jq '.episodes[] | select(.action == "error")'`)
     .action(async (dir: string, opts: ImportOptions, command: Command) => {
-      await importAiAgents(makeCtx(globals(command)), dir, opts);
+      await importAiAgents(commandCtx(command), dir, opts);
     });
   for (const c of imp.commands) c.exitOverride();
 }
@@ -68,7 +68,7 @@ async function importAiAgents(ctx: Ctx, dir: string, opts: ImportOptions): Promi
   for (const file of isFile ? [abs] : filesUnder(abs, /^causal-graph\.json$/i).map((rel) => path.join(abs, rel))) {
     const display = path.relative(ctx.cwd, file) || file;
     try {
-      graphs.push(await importAiAgentsGraph(vault.root, file, { today: today(), dryRun: Boolean(opts.dryRun), display }));
+      graphs.push(await importAiAgentsGraph(vault.root, file, { today: ctx.today(), dryRun: Boolean(opts.dryRun), display }));
     } catch (err) {
       if (!(err instanceof MemError)) throw err;
       graphs.push({ file: display, error: err.message });
@@ -76,7 +76,7 @@ async function importAiAgents(ctx: Ctx, dir: string, opts: ImportOptions): Promi
   }
   const failed = episodes.filter((e) => e.action === 'error');
   const badGraphs = graphs.filter((g): g is { file: string; error: string } => 'error' in g);
-  if (failed.length + badGraphs.length > 0) process.exitCode = 1;
+  if (failed.length + badGraphs.length > 0) ctx.setExitCode(1);
   const redactions = [...episodes, ...graphs].flatMap((r) => ('redacted' in r && r.redacted ? [r.redacted] : []));
   if (redactions.length > 0) {
     const { describeRedaction } = await import('../../secrets/redact.js');

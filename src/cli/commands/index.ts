@@ -1,8 +1,8 @@
 // `mem index`: bring `.memory.db` up to date (incremental), or rebuild it from scratch.
 
 import type { Command } from 'commander';
-import { globals, printDiagnostics, printIndexNotes, vaultFor } from '../common.js';
-import { makeCtx, progressFactory, type Ctx } from '../io.js';
+import { printDiagnostics, printIndexNotes, vaultFor } from '../common.js';
+import { commandCtx, progressFactory, type Ctx } from '../io.js';
 import { MemError, usageError } from '../../errors.js';
 import type { Db } from '../../index/db.js';
 import type { EmbedReport } from '../../embeddings/fill.js';
@@ -29,14 +29,14 @@ Examples:
   $ mem index --json
   $ MEM_EMBED_BASE_URL=http://localhost:11434/v1 MEM_EMBED_MODEL=nomic-embed-text mem index --embed`)
     .action(async (opts: { rebuild?: boolean; embed?: boolean }, command: Command) => {
-      await indexCommand(makeCtx(globals(command)), opts);
+      await indexCommand(commandCtx(command), opts);
     });
 }
 
 async function indexCommand(ctx: Ctx, opts: { rebuild?: boolean; embed?: boolean }): Promise<void> {
   const vault = await vaultFor(ctx);
   const { embeddingsFrom } = await import('../../vault/config.js');
-  const emb = embeddingsFrom(vault.config.embeddings);
+  const emb = embeddingsFrom(vault.config.embeddings, ctx.env);
   if (opts.embed && !emb) {
     throw usageError('no embedding model is configured', 'add embeddings: {model: …, base_url: …} to .mem/config.yaml, or set MEM_EMBED_MODEL and MEM_EMBED_BASE_URL');
   }
@@ -46,7 +46,7 @@ async function indexCommand(ctx: Ctx, opts: { rebuild?: boolean; embed?: boolean
     if (!emb) return;
     const { embedMissing } = await import('../../embeddings/fill.js');
     try {
-      embedded = await embedMissing(db, emb, { progressFor: progressFactory(ctx, 'embedding', 'entries', 1) });
+      embedded = await embedMissing(db, emb, { env: ctx.env, progressFor: progressFactory(ctx, 'embedding', 'entries', 1) });
     } catch (err) {
       if (opts.embed || !(err instanceof MemError)) throw err;
       ctx.warn(`entries not embedded: ${err.message}; search stays lexical for them`);

@@ -5,8 +5,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { MemError } from '../../errors.js';
-import { globals } from '../common.js';
-import { makeCtx, type Ctx } from '../io.js';
+
+import { commandCtx, type Ctx } from '../io.js';
 
 export function registerInit(program: Command): void {
   program
@@ -22,12 +22,12 @@ Examples:
   $ mem init
   $ mem init --root ~/work/api`)
     .action(async (_opts: unknown, command: Command) => {
-      await initCommand(makeCtx(globals(command)));
+      await initCommand(commandCtx(command));
     });
 }
 
 function initRoot(ctx: Ctx): string {
-  const explicit = ctx.root ?? process.env.MEM_ROOT;
+  const explicit = ctx.root ?? ctx.env.MEM_ROOT;
   if (explicit) return path.resolve(ctx.cwd, explicit);
   let dir = ctx.cwd;
   for (;;) {

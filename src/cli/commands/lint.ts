@@ -10,8 +10,8 @@ import type { SecretPlace } from '../../secrets/files.js';
 import type { LintFinding, LintInput } from '../../vault/lint.js';
 import type { Vault, VaultFile } from '../../vault/vault.js';
 import { settleCheck } from '../check.js';
-import { globals, vaultFor } from '../common.js';
-import { makeCtx, nowMs, type Ctx } from '../io.js';
+import { vaultFor } from '../common.js';
+import { commandCtx, type Ctx } from '../io.js';
 
 interface LintOptions {
   fix?: boolean;
@@ -44,7 +44,7 @@ A credential in a file (a token, a key, a password) is an error, shown by its fi
 and kind, never by its value:
   MEMORY.md:14: secret (github-token) at column 8; mem lint --fix replaces it with [redacted: github-token]`)
     .action(async (files: string[], opts: LintOptions, command: Command) => {
-      await lintCommand(makeCtx(globals(command)), files, opts);
+      await lintCommand(commandCtx(command), files, opts);
     });
 }
 
@@ -163,13 +163,13 @@ async function lintCommand(ctx: Ctx, files: string[], opts: LintOptions): Promis
     // searched again and rewritten under its lock (only the secrets' bytes change).
     const { rewriteTextAsync } = await import('../../vault/store.js');
     const { redactFileText } = await import('../../secrets/files.js');
-    const holding = new Set((await secretFindings(list, secretCache)).map((f) => f.file));
+    const holding = new Set((await secretFindings(list, secretCache, knownSecrets(ctx))).map((f) => f.file));
     for (const t of targets) {
       if (!holding.has(t.path)) continue;
       let n = 0;
       try {
         const changed = await rewriteTextAsync(t.abs, t.path, async (text) => {
-          const r = await redactFileText(text, t.path, knownSecrets());
+          const r = await redactFileText(text, t.path, knownSecrets(ctx));
           n = r.count;
           return r.text;
         });
@@ -195,7 +195,7 @@ async function lintCommand(ctx: Ctx, files: string[], opts: LintOptions): Promis
       if (r && serializeFile(r.file) !== input.read.text) pending.push({ file: input.path, fixes: r.fixes, removed: r.removed });
     }
   }
-  const findings: LintFinding[] = [...lintFiles(list, nowMs()), ...(await secretFindings(list, secretCache))].sort((a, b) => a.file.localeCompare(b.file) || (a.line ?? 0) - (b.line ?? 0));
+  const findings: LintFinding[] = [...lintFiles(list, ctx.now()), ...(await secretFindings(list, secretCache, knownSecrets(ctx)))].sort((a, b) => a.file.localeCompare(b.file) || (a.line ?? 0) - (b.line ?? 0));
   findings.push(...(await typedNoteFindings(vault, list, files.length > 0 || opts.staged ? targets.map((t) => t.path) : null)));
   // A memory file under a case variant of its name (memory.md, Institutional.md) is not read: said.
   if (files.length === 0 && !opts.staged) {
@@ -204,7 +204,7 @@ async function lintCommand(ctx: Ctx, files: string[], opts: LintOptions): Promis
     for (const m of misnamedMemoryFiles(vault, discoverFiles(vault))) findings.push({ file: m.path, line: null, severity: 'warning', message: misnamedMessage(m) });
   }
   const errors = findings.filter((f) => f.severity === 'error').length;
-  const check = settleCheck(opts.check, errors === 0 && pending.length === 0);
+  const check = settleCheck(ctx, opts.check, errors === 0 && pending.length === 0);
   if (ctx.json) {
     ctx.out(JSON.stringify({ ...(opts.check ? { dry_run: true, ...check } : {}), files: targets.length, problems: findings.map((f) => ({ ...f })), ...(opts.check ? { fixed: pending.reduce((n, p) => n + p.fixes, 0), removed: pending.reduce((n, p) => n + p.removed, 0), would_fix: pending } : { fixed, removed, resolved, redacted }) }, null, 2));
   } else {
@@ -218,12 +218,12 @@ async function lintCommand(ctx: Ctx, files: string[], opts: LintOptions): Promis
     if (findings.length > 0) ctx.info(`${findings.length} problem${findings.length === 1 ? '' : 's'} in ${new Set(findings.map((f) => f.file)).size} file(s)`);
     else ctx.info(`${targets.length} file${targets.length === 1 ? '' : 's'} checked, no problems`);
   }
-  if (errors > 0) process.exitCode = 1;
+  if (errors > 0) ctx.setExitCode(1);
 }
 
 /** Values mem itself holds as credentials (its API keys), whatever their shape. */
-function knownSecrets(): string[] {
-  return apiKeysIn(process.env);
+function knownSecrets(ctx: Ctx): string[] {
+  return apiKeysIn(ctx.env);
 }
 
 /**
@@ -231,7 +231,7 @@ function knownSecrets(): string[] {
  * searched on the text lint read: the staged one with --staged. `cache`: places found before, by
  * file, reused while the text is the same.
  */
-async function secretFindings(list: LintInput[], cache: Map<string, { text: string; places: SecretPlace[] }>): Promise<LintFinding[]> {
+async function secretFindings(list: LintInput[], cache: Map<string, { text: string; places: SecretPlace[] }>, known: string[]): Promise<LintFinding[]> {
   const { secretPlaces } = await import('../../secrets/files.js');
   const { placeholder } = await import('../../secrets/rules.js');
   const out: LintFinding[] = [];
@@ -240,7 +240,7 @@ async function secretFindings(list: LintInput[], cache: Map<string, { text: stri
     const text = input.read.text;
     let hit = cache.get(input.path);
     if (hit?.text !== text) {
-      hit = { text, places: await secretPlaces(text, knownSecrets()) };
+      hit = { text, places: await secretPlaces(text, known) };
       cache.set(input.path, hit);
     }
     for (const p of hit.places) {

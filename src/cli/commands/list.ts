@@ -1,8 +1,8 @@
 // `mem list`: entries by filter, for people (a table) and scripts (--json).
 
 import type { Command } from 'commander';
-import { addFilterOptions, filterFromOptions, globals, vaultFor, withFreshIndex, type FilterOptions } from '../common.js';
-import { makeCtx, parseIntOption, type Ctx } from '../io.js';
+import { addFilterOptions, filterFromOptions, vaultFor, withFreshIndex, type FilterOptions } from '../common.js';
+import { commandCtx, parseIntOption, type Ctx } from '../io.js';
 import { entryJson } from '../output/entries.js';
 import { NOT_EPISODES } from '../../index/queries.js';
 
@@ -27,7 +27,7 @@ Examples:
   $ mem list --kind episode          # episodes are listed only when asked (or: mem recent)
   $ mem list --status retired --json | jq '.entries[].id'`);
   cmd.action(async (opts: ListOptions, command: Command) => {
-    await listCommand(makeCtx(globals(command)), opts);
+    await listCommand(commandCtx(command), opts);
   });
 }
 

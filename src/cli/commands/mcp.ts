@@ -2,8 +2,8 @@
 // no other command pays for it.
 
 import type { Command } from 'commander';
-import { globals } from '../common.js';
-import { makeCtx, nowMs, today, type Ctx } from '../io.js';
+
+import { commandCtx, type Ctx } from '../io.js';
 
 export function registerMcp(program: Command): void {
   program
@@ -26,24 +26,23 @@ Or in any MCP client's config: {"command": "mem", "args": ["mcp"]}.
 Try it by hand:
   $ npx @modelcontextprotocol/inspector mem mcp`)
     .action(async (_opts: unknown, command: Command) => {
-      await mcpCommand(makeCtx(globals(command)));
+      await mcpCommand(commandCtx(command));
     });
 }
 
 async function mcpCommand(ctx: Ctx): Promise<void> {
   const { openVault, resolveRoot } = await import('../../vault/vault.js');
   const { VERSION } = await import('../main.js');
-  const { credentialsIn, displaySafe } = await import('../../secrets/display.js');
   const log = (line: string) => {
-    if (!ctx.quiet) process.stderr.write(`${displaySafe(line, credentialsIn(process.env))}\n`);
+    if (!ctx.quiet) ctx.err(line);
   };
   // A root that is named and wrong stops here; no vault found from the folder is said once, and
   // every tool call then answers with that error (the agent shows it) rather than a dead server.
-  const named = ctx.root ?? process.env.MEM_ROOT;
-  if (named) resolveRoot({ root: ctx.root, cwd: ctx.cwd });
+  const named = ctx.root ?? ctx.env.MEM_ROOT;
+  if (named) resolveRoot({ root: ctx.root, cwd: ctx.cwd, env: ctx.env });
   else {
     try {
-      resolveRoot({ cwd: ctx.cwd });
+      resolveRoot({ cwd: ctx.cwd, env: ctx.env });
     } catch (err) {
       log(`mem mcp: ${(err as Error).message}`);
     }
@@ -52,6 +51,6 @@ async function mcpCommand(ctx: Ctx): Promise<void> {
   await serveStdio({
     version: VERSION,
     log,
-    env: { openVault: () => openVault({ root: ctx.root, cwd: ctx.cwd }), cwd: ctx.cwd, now: nowMs, today },
+    env: { openVault: () => openVault({ root: ctx.root, cwd: ctx.cwd, env: ctx.env }), cwd: ctx.cwd, vars: ctx.env, now: ctx.now, today: ctx.today },
   });
 }

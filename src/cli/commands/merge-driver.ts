@@ -6,8 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { EXIT_FAIL, MemError } from '../../errors.js';
-import { globals } from '../common.js';
-import { makeCtx, type Ctx } from '../io.js';
+
+import { commandCtx, type Ctx } from '../io.js';
 import { gitMergeFile } from '../../integrations/git-merge-file.js';
 
 export function registerMergeDriver(program: Command): void {
@@ -30,7 +30,7 @@ Set up by mem init (and mem hooks install --git); by hand:
   $ git config merge.mem.driver "mem merge-driver %O %A %B %P"
   $ echo "MEMORY.md merge=mem" >> .gitattributes`)
     .action(async (base: string, current: string, other: string, relPath: string | undefined, _opts: unknown, command: Command) => {
-      process.exitCode = await mergeDriverCommand(makeCtx(globals(command)), base, current, other, relPath ?? current);
+      { const ctx = commandCtx(command); ctx.setExitCode(await mergeDriverCommand(ctx, base, current, other, relPath ?? current)); }
     });
 }
 

@@ -5,8 +5,8 @@ import type { Command } from 'commander';
 import { MemError, usageError } from '../../errors.js';
 import type { AddPatternInput, CausalRelation } from '../../notes/pattern-note.js';
 import type { PatternSummary } from '../../notes/pattern-query.js';
-import { globals, vaultFor } from '../common.js';
-import { collect, type Ctx, makeCtx, parseFloatOption, parseIntOption, readStdin, stdinIsTerminal, today } from '../io.js';
+import { vaultFor } from '../common.js';
+import { commandCtx, collect, type Ctx, parseFloatOption, parseIntOption } from '../io.js';
 import { oneLine } from '../output/quote.js';
 
 interface AddOpts {
@@ -60,7 +60,7 @@ Examples:
   $ mem pattern add --name skip-failing-tests --antipattern --trigger "CI is red" --action "mark tests skipped" --success-rate 0.1
   $ echo '{"name":"retry-once","trigger":"network flake","action":"retry","success_rate":0.8}' | mem pattern add -`)
     .action(async (input: string | undefined, opts: AddOpts, command: Command) => {
-      await addCommand(makeCtx(globals(command)), input, opts);
+      await addCommand(commandCtx(command), input, opts);
     });
 
   pattern
@@ -76,7 +76,7 @@ Examples:
   $ mem pattern list --trigger "database" --min-success-rate 0.7 --min-occurrences 3
   $ mem pattern list --json | jq '.patterns[].title'`)
     .action(async (opts: { trigger?: string; minSuccessRate?: string; minOccurrences?: string; limit?: string }, command: Command) => {
-      const ctx = makeCtx(globals(command));
+      const ctx = commandCtx(command);
       const { queryPatterns } = await import('../../notes/pattern-query.js');
       const vault = await vaultFor(ctx);
       const res = queryPatterns(vault.root, {
@@ -109,7 +109,7 @@ Examples:
   $ mem pattern path run-migrations-first flaky-api-tests
   $ mem pattern path migrations deploy --max-depth 10 --json`)
     .action(async (from: string, to: string, opts: { maxDepth?: string }, command: Command) => {
-      const ctx = makeCtx(globals(command));
+      const ctx = commandCtx(command);
       const depth = parseIntOption('--max-depth', opts.maxDepth, 1);
       if (depth !== undefined && depth > 10) throw usageError(`--max-depth must be at most 10 (got ${depth})`);
       const { causalPath } = await import('../../notes/pattern-query.js');
@@ -120,7 +120,7 @@ Examples:
         ctx.out(res.path.map((s) => (s.via ? ` —${s.via}→ ${oneLine(s.label)}` : oneLine(s.label))).join(''));
         ctx.info(`${res.depth} step${res.depth === 1 ? '' : 's'}`);
       } else ctx.out(`no path: ${oneLine(res.reason ?? '')}`);
-      if (!res.found) process.exitCode = 1;
+      if (!res.found) ctx.setExitCode(1);
     });
 
   pattern
@@ -134,7 +134,7 @@ Examples:
   $ mem pattern antipatterns
   $ mem pattern antipatterns --max-success-rate 0.5 --min-occurrences 3 --json`)
     .action(async (opts: { maxSuccessRate?: string; minOccurrences?: string; limit?: string }, command: Command) => {
-      const ctx = makeCtx(globals(command));
+      const ctx = commandCtx(command);
       const { antipatterns } = await import('../../notes/pattern-query.js');
       const vault = await vaultFor(ctx);
       const res = antipatterns(vault.root, {
@@ -180,9 +180,9 @@ async function addCommand(ctx: Ctx, input: string | undefined, opts: AddOpts): P
   if (input !== undefined && input !== '-') throw usageError(`unexpected argument "${input}"`, 'use --name …, or "-" to read JSON from stdin');
   const flags = opts.name !== undefined || opts.trigger !== undefined || opts.action !== undefined;
   let args: AddPatternInput;
-  if (input === '-' || (!flags && !stdinIsTerminal())) {
+  if (input === '-' || (!flags && !ctx.stdinIsTerminal())) {
     if (flags) throw usageError('give the pattern as flags or as JSON on stdin, not both');
-    const raw = readStdin();
+    const raw = ctx.readStdin();
     if (raw.trim() === '') throw usageError('no pattern given', 'mem pattern add --name NAME --trigger TEXT --action TEXT (or JSON on stdin)');
     args = await inputFromJson(raw);
     if (opts.antipattern) args.is_antipattern = true;
@@ -198,7 +198,7 @@ async function addCommand(ctx: Ctx, input: string | undefined, opts: AddOpts): P
   }
   const vault = await vaultFor(ctx);
   const { addPattern } = await import('../../notes/pattern-note.js');
-  const res = await addPattern(vault.root, args, { today: today(), dryRun: opts.dryRun });
+  const res = await addPattern(vault.root, args, { today: ctx.today(), dryRun: opts.dryRun });
   if (res.redacted) ctx.warn((await import('../../secrets/redact.js')).describeRedaction(res.redacted));
   if (ctx.json) return ctx.out(JSON.stringify({ ...(opts.dryRun ? { dry_run: true } : {}), ...res }, null, 2));
   const extra = [

@@ -6,8 +6,8 @@ import type { Command } from 'commander';
 import { MemError } from '../../errors.js';
 import type { Candidate, Promotion, Skipped } from '../../lifecycle/promote.js';
 import { CHECK_HELP, settleCheck } from '../check.js';
-import { globals, vaultFor } from '../common.js';
-import { makeCtx, today, type Ctx } from '../io.js';
+import { vaultFor } from '../common.js';
+import { commandCtx, type Ctx } from '../io.js';
 
 interface PromoteOptions {
   global?: boolean;
@@ -36,7 +36,7 @@ Examples:
   $ mem promote
   $ mem promote --global --json`)
     .action(async (opts: PromoteOptions, command: Command) => {
-      await promoteCommand(makeCtx(globals(command)), opts);
+      await promoteCommand(commandCtx(command), opts);
     });
 }
 
@@ -50,7 +50,7 @@ export async function promoteCommand(ctx: Ctx, opts: PromoteOptions): Promise<vo
   const { loaded, problems } = loadFiles(files);
   for (const p of problems) ctx.warn(`${p.message}; its entries are not considered (${p.file}${p.line ? `:${p.line}` : ''})`);
   const all: Candidate[] = loaded.flatMap((l) => l.parsed.entries.map((entry) => ({ entry, file: l.file })));
-  const date = today();
+  const date = ctx.today();
   const dry = Boolean(opts.dryRun || opts.check);
   const sess = planSessionPromotions(all);
   const proj = planProjectPromotions(all, all.filter((c) => c.file.scope === 'project'));
@@ -97,7 +97,7 @@ export async function promoteCommand(ctx: Ctx, opts: PromoteOptions): Promise<vo
     throw new MemError(`promotion failed: ${(err as Error).message}`, { cause: err });
   }
   const skipped = [...sess.skipped, ...proj.skipped, ...glob.skipped];
-  const check = settleCheck(opts.check, written.length === 0);
+  const check = settleCheck(ctx, opts.check, written.length === 0);
   if (ctx.json) {
     ctx.out(JSON.stringify({ dry_run: dry, ...check, promoted: written, skipped }, null, 2));
     return;

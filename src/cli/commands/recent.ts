@@ -1,8 +1,8 @@
 // `mem recent`: the newest episodes (from `mem segment`), newest first.
 
 import type { Command } from 'commander';
-import { globals, vaultFor, withFreshIndex } from '../common.js';
-import { makeCtx, nowMs, parseIntOption, type Ctx } from '../io.js';
+import { vaultFor, withFreshIndex } from '../common.js';
+import { commandCtx, parseIntOption, type Ctx } from '../io.js';
 
 interface RecentOpts {
   limit?: string;
@@ -28,7 +28,7 @@ Examples:
   $ mem recent --detail auto          # the messages of the newest key moments too
   $ mem recent --session 3f0c2a4e-8d7b-4c1e-9a55-0b7e3c2d9f10 --json`)
     .action(async (opts: RecentOpts, command: Command) => {
-      await recentCommand(makeCtx(globals(command)), opts);
+      await recentCommand(commandCtx(command), opts);
     });
 }
 
@@ -38,7 +38,7 @@ async function recentCommand(ctx: Ctx, opts: RecentOpts): Promise<void> {
   const detail = (await import('../../episodes/detail.js')).detailLevel(opts.detail, 'none');
   const { recentEpisodes } = await import('../../episodes/run.js');
   const vault = await vaultFor(ctx);
-  const now = nowMs();
+  const now = ctx.now();
   const episodes = await withFreshIndex(ctx, vault, { refresh: opts.refresh !== false, tolerateBusy: true }, (ix) =>
     recentEpisodes(ix.db, { limit, days, session: opts.session, nowMs: now, detail, root: vault.root }));
   if (ctx.json) {

@@ -3,8 +3,8 @@
 
 import type { Command } from 'commander';
 import { MemError, usageError } from '../../errors.js';
-import { globals, vaultFor } from '../common.js';
-import { makeCtx, nowMs, readStdin, today, type Ctx } from '../io.js';
+import { vaultFor } from '../common.js';
+import { commandCtx, type Ctx } from '../io.js';
 
 interface ReinforceOptions {
   session?: string;
@@ -32,7 +32,7 @@ Examples:
   $ mem reinforce --session "$SESSION_ID"
   $ mem reinforce --session "$SESSION_ID" --transcript ~/.claude/projects/p/$SESSION_ID.jsonl`)
     .action(async (ids: string[], opts: ReinforceOptions, command: Command) => {
-      await reinforceCommand(makeCtx(globals(command)), ids, opts);
+      await reinforceCommand(commandCtx(command), ids, opts);
     });
 }
 
@@ -56,7 +56,7 @@ async function reinforceCommand(ctx: Ctx, idArgs: string[], opts: ReinforceOptio
     if (opts.transcript === '-') {
       let text: string;
       try {
-        text = readStdin();
+        text = ctx.readStdin();
       } catch (err) {
         throw new MemError(`cannot read the transcript: ${(err as Error).message}`, { where: { file: opts.transcript } });
       }
@@ -72,7 +72,7 @@ async function reinforceCommand(ctx: Ctx, idArgs: string[], opts: ReinforceOptio
   }
   const { reinforceIds } = await import('../../lifecycle/reinforce-ids.js');
   const { decisions, unknown, lag } = await reinforceIds(vault, ids, {
-    today: today(), used, review: sessionId || opts.transcript ? { now: nowMs() } : undefined, dryRun: opts.dryRun, onNotes: (notes) => notes.forEach((n) => ctx.warn(n)),
+    today: ctx.today(), used, review: sessionId || opts.transcript ? { now: ctx.now() } : undefined, dryRun: opts.dryRun, onNotes: (notes) => notes.forEach((n) => ctx.warn(n)),
   });
   if (lag) ctx.warn(lag);
   if (ctx.json) {

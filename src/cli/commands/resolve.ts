@@ -5,8 +5,8 @@
 
 import type { Command } from 'commander';
 import { EXIT_FAIL } from '../../errors.js';
-import { globals } from '../common.js';
-import { makeCtx, type Ctx } from '../io.js';
+
+import { commandCtx, type Ctx } from '../io.js';
 
 export function registerResolve(program: Command): void {
   program
@@ -26,7 +26,7 @@ Examples:
                                 # .mem/episodes
   $ mem resolve MEMORY.md       # also a file with markers from a merge made elsewhere`)
     .action(async (files: string[], opts: { stage: boolean }, command: Command) => {
-      process.exitCode = await resolveCommand(makeCtx(globals(command)), files, opts.stage);
+      { const ctx = commandCtx(command); ctx.setExitCode(await resolveCommand(ctx, files, opts.stage)); }
     });
 }
 
@@ -35,7 +35,7 @@ async function resolveCommand(ctx: Ctx, args: string[], stage: boolean): Promise
   const { resolveRoot } = await import('../../vault/vault.js');
   let root: string | null = null;
   try {
-    root = resolveRoot({ root: ctx.root, cwd: ctx.cwd });
+    root = resolveRoot({ root: ctx.root, cwd: ctx.cwd, env: ctx.env });
   } catch {
     // No vault here: the driver's patterns are read from the repository's top.
     root = null;
@@ -54,8 +54,8 @@ async function resolveCommand(ctx: Ctx, args: string[], stage: boolean): Promise
       else if (o.conflicts > 0) {
         const what = o.conflict_ids.length > 0 ? `entr${o.conflict_ids.length === 1 ? 'y' : 'ies'} ${o.conflict_ids.join(', ')} edited on both sides`
           : o.conflict_parts ? `${o.conflict_parts.join(', ')} edited on both sides` : 'the text before the first entry edited on both sides';
-        process.stderr.write(`mem: ${o.path}: ${what}; left between conflict markers\n`);
-      } else process.stderr.write(`mem: ${o.path}: ${o.note}\n`);
+        ctx.io.stderr(`mem: ${o.path}: ${what}; left between conflict markers\n`);
+      } else ctx.io.stderr(`mem: ${o.path}: ${o.note}\n`);
     }
   }
   return outcomes.every((o) => o.resolved) ? 0 : EXIT_FAIL;

@@ -3,8 +3,8 @@
 
 import type { Command } from 'commander';
 import { usageError } from '../../errors.js';
-import { globals, vaultFor } from '../common.js';
-import { makeCtx, nowMs, type Ctx } from '../io.js';
+import { vaultFor } from '../common.js';
+import { commandCtx, type Ctx } from '../io.js';
 import type { ReviewRating } from '../../episodes/fsrs.js';
 
 interface ReviewOptions {
@@ -32,7 +32,7 @@ Examples:
   $ mem review id-1 id-2 --rating again --json
   $ mem search "deploy steps" --rank fsrs --explain`)
     .action(async (ids: string[], opts: ReviewOptions, command: Command) => {
-      await reviewCommand(makeCtx(globals(command)), ids, opts);
+      await reviewCommand(commandCtx(command), ids, opts);
     });
 }
 
@@ -43,7 +43,7 @@ async function reviewCommand(ctx: Ctx, ids: string[], opts: ReviewOptions): Prom
   const vault = await vaultFor(ctx);
   const { reviewIds } = await import('../../episodes/review.js');
   const { decisions, unknown, lag } = await reviewIds(vault, [...new Set(ids)], {
-    rating: rating as ReviewRating, now: nowMs(), dryRun: opts.dryRun, onNotes: (notes) => notes.forEach((n) => ctx.warn(n)),
+    rating: rating as ReviewRating, now: ctx.now(), dryRun: opts.dryRun, onNotes: (notes) => notes.forEach((n) => ctx.warn(n)),
   });
   if (lag) ctx.warn(lag);
   if (ctx.json) {

@@ -4,8 +4,8 @@
 import type { Command } from 'commander';
 import { usageError } from '../../errors.js';
 import type { SearchRequest, SearchResult } from '../../retrieve/search.js';
-import { addFilterOptions, filterFromOptions, globals, vaultFor, withFreshIndex, type FilterOptions } from '../common.js';
-import { makeCtx, nowMs, parseIntOption, readInputFile, readStdin, type Ctx } from '../io.js';
+import { addFilterOptions, filterFromOptions, vaultFor, withFreshIndex, type FilterOptions } from '../common.js';
+import { commandCtx, parseIntOption, readInputFile, type Ctx } from '../io.js';
 
 /** A batch of queries, one a line: far more than any run needs. */
 const BATCH_LIMIT = 16 << 20;
@@ -64,7 +64,7 @@ by RRF (k = 60), or 0.7 × cosine + 0.3 × BM25 with search.fusion: blend; searc
 (0..2, default 1) scales the vector list's share, e.g. 0.3 for a weak embedding model; --explain
 shows both ranks, the cosine and the fused score. An unreachable endpoint: a warning, then BM25 results.`);
   cmd.action(async (query: string[], opts: SearchOptions, command: Command) => {
-    const ctx = makeCtx(globals(command));
+    const ctx = commandCtx(command);
     await searchCommand(ctx, query, opts);
   });
 }
@@ -111,9 +111,9 @@ async function searchCommand(ctx: Ctx, queryArgs: string[], opts: SearchOptions)
   }
   const modes = [opts.md, opts.ids, ctx.json].filter(Boolean).length;
   if (modes > 1) throw usageError('choose one output format: --json, --md or --ids');
-  const sessionId = opts.session ?? process.env.MEM_SESSION;
+  const sessionId = opts.session ?? ctx.env.MEM_SESSION;
   let query = queryArgs.join(' ');
-  if (!opts.batch && query.trim() === '-') query = readStdin();
+  if (!opts.batch && query.trim() === '-') query = ctx.readStdin();
   if (!opts.batch && query.trim() === '') throw usageError('empty query', 'say what to look for: mem search "how do we run migrations"');
   if (opts.batch && queryArgs.length > 0) throw usageError('give either a query or --batch, not both');
 
@@ -122,7 +122,7 @@ async function searchCommand(ctx: Ctx, queryArgs: string[], opts: SearchOptions)
   const { runSearch, policyFor } = await import('../../retrieve/search.js');
   const rank = opts.rank ?? vault.config.search.rank;
   policyFor(rank);
-  const now = nowMs();
+  const now = ctx.now();
   const base: Omit<SearchRequest, 'query'> = {
     limit: limitOpt ?? vault.config.search.limit,
     candidates: Math.max(candidatesOpt ?? vault.config.search.candidates, limitOpt ?? 0),
@@ -136,7 +136,7 @@ async function searchCommand(ctx: Ctx, queryArgs: string[], opts: SearchOptions)
   }
 
   // Embeddings configured: hybrid search (src/retrieve/hybrid.ts); else the lexical path alone.
-  const emb = (await import('../../vault/config.js')).embeddingsFrom(vault.config.embeddings);
+  const emb = (await import('../../vault/config.js')).embeddingsFrom(vault.config.embeddings, ctx.env);
   await withFreshIndex(ctx, vault, { refresh: opts.refresh !== false, tolerateBusy: true }, async (ix) => {
     const { hitJson, renderHuman, renderMd, styleFor } = await import('../output/hits.js');
     // The episodes' messages the detail level shows: from the committed file, else the local store.
@@ -144,7 +144,7 @@ async function searchCommand(ctx: Ctx, queryArgs: string[], opts: SearchOptions)
     let hooks: SearchRequest['hybrid'][] | null = null;
     if (emb) {
       const texts = batch ? batch.items.map((it) => it.query) : [query];
-      const setup = await (await import('../../retrieve/hybrid.js')).prepareHybrid(ix.db, emb, texts);
+      const setup = await (await import('../../retrieve/hybrid.js')).prepareHybrid(ix.db, emb, texts, ctx.env);
       if (setup.warning) ctx.warn(setup.warning);
       hooks = setup.hooks;
     }
@@ -159,7 +159,7 @@ async function searchCommand(ctx: Ctx, queryArgs: string[], opts: SearchOptions)
       }
       if (lines.length > 0) ctx.out(lines.join('\n'));
       for (const e of batch.errors) ctx.warn(e);
-      if (batch.errors.length > 0) process.exitCode = 1;
+      if (batch.errors.length > 0) ctx.setExitCode(1);
     } else {
       const found: SearchResult = runSearch(ix.db, { ...base, query, hybrid: hooks?.[0] });
       const res: SearchResult = { ...found, results: withMessages(found.results) };
@@ -173,7 +173,7 @@ async function searchCommand(ctx: Ctx, queryArgs: string[], opts: SearchOptions)
       } else if (opts.md) {
         ctx.out(renderMd(query, res.results));
       } else if (res.results.length === 0) {
-        if (!ctx.quiet) process.stderr.write(`no memories match ${JSON.stringify(query.length > 80 ? `${query.slice(0, 80)}…` : query)}\n`);
+        if (!ctx.quiet) ctx.io.stderr(`no memories match ${JSON.stringify(query.length > 80 ? `${query.slice(0, 80)}…` : query)}\n`);
       } else {
         ctx.out(renderHuman(res.results, res.terms, await styleFor(ctx.color), Boolean(opts.explain), detail));
       }

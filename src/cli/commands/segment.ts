@@ -2,8 +2,8 @@
 // with a model, the topic channel) and write them to .mem/episodes/<session>.md; --dry-run only prints them.
 
 import type { Command } from 'commander';
-import { globals, vaultFor } from '../common.js';
-import { makeCtx, nowMs, readStdin, type Ctx } from '../io.js';
+import { vaultFor } from '../common.js';
+import { commandCtx, type Ctx } from '../io.js';
 
 interface SegmentOpts {
   format?: string;
@@ -44,7 +44,7 @@ Examples:
   $ mem segment session.jsonl --provider heuristic     # no topic channel
   $ mem segment rollout.jsonl --json | jq '.episodes[] | {title, surprise}'`)
     .action(async (file: string, opts: SegmentOpts, command: Command) => {
-      await segmentCommand(makeCtx(globals(command)), file, opts);
+      await segmentCommand(commandCtx(command), file, opts);
     });
 }
 
@@ -68,9 +68,9 @@ async function segmentCommand(ctx: Ctx, file: string, opts: SegmentOpts): Promis
   const vault = await vaultFor(ctx);
   const { segmentTranscript } = await import('../../episodes/run.js');
   const { channelOptionsFor } = await import('../../episodes/channels.js');
-  const channels = await channelOptionsFor(vault.config, opts);
+  const channels = await channelOptionsFor(vault.config, opts, ctx.env);
   const res = await segmentTranscript(vault, file, vault.config.episodes, {
-    format, sessionId: opts.session, dryRun: opts.dryRun, cwd: ctx.cwd, now: new Date(nowMs()).toISOString(), stdin: readStdin, channels,
+    format, sessionId: opts.session, dryRun: opts.dryRun, cwd: ctx.cwd, now: new Date(ctx.now()).toISOString(), stdin: ctx.readStdin, channels,
   });
   for (const w of res.warnings) ctx.warn(w);
   if (res.redacted) ctx.warn((await import('../../secrets/redact.js')).describeRedaction(res.redacted));

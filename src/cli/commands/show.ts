@@ -2,8 +2,8 @@
 
 import type { Command } from 'commander';
 import type { EntryRow } from '../../index/queries.js';
-import { globals, vaultFor, withFreshIndex } from '../common.js';
-import { makeCtx, type Ctx } from '../io.js';
+import { vaultFor, withFreshIndex } from '../common.js';
+import { commandCtx, type Ctx } from '../io.js';
 
 export function registerShow(program: Command): void {
   program
@@ -16,7 +16,7 @@ Examples:
   $ mem show 3f0c2a4e
   $ mem show 3f0c2a4e-8d7b-4c1e-9a55-0b7e3c2d9f10 --json`)
     .action(async (id: string, opts: { refresh?: boolean }, command: Command) => {
-      await showCommand(makeCtx(globals(command)), id, opts);
+      await showCommand(commandCtx(command), id, opts);
     });
 }
 

@@ -5,8 +5,8 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import type { Retired, Stage } from '../../lifecycle/stage.js';
 import type { Vault, VaultFile } from '../../vault/vault.js';
-import { globals, vaultFor } from '../common.js';
-import { makeCtx, today, type Ctx } from '../io.js';
+import { vaultFor } from '../common.js';
+import { commandCtx, type Ctx } from '../io.js';
 
 interface RetireOptions {
   files?: string[];
@@ -34,7 +34,7 @@ Examples:
   $ mem retire-stage implementation --dry-run
   $ mem retire-stage design --all`)
     .action(async (stage: string, opts: RetireOptions, command: Command) => {
-      const ctx = makeCtx(globals(command));
+      const ctx = commandCtx(command);
       const { checkStage } = await import('../../lifecycle/stage.js');
       const s = checkStage(stage);
       const vault = await vaultFor(ctx);
@@ -51,7 +51,7 @@ Examples:
   $ mem stage detect             # from INTENT.md; retires the old stage's task entries if it changed
   $ mem stage set review         # prints STAGE_CHANGED implementation -> review`)
     .action(async (_opts: unknown, command: Command) => {
-      const ctx = makeCtx(globals(command));
+      const ctx = commandCtx(command);
       const vault = await vaultFor(ctx, { noConfig: true });
       const { readCurrentStage } = await import('../../lifecycle/stage.js');
       const current = readCurrentStage(vault.root);
@@ -78,7 +78,7 @@ Examples:
   $ mem stage detect --llm
   $ mem stage detect --file docs/INTENT.md --dry-run --json`)
     .action(async (opts: RetireOptions & { file?: string; llm?: boolean; provider?: string; model?: string }, command: Command) => {
-      const ctx = makeCtx(globals(command));
+      const ctx = commandCtx(command);
       const vault = await vaultFor(ctx);
       const file = path.resolve(vault.root, opts.file ?? 'INTENT.md');
       // The intent document may go to a model (--llm): never read through a link out of the vault.
@@ -113,7 +113,7 @@ Examples:
   $ mem stage set implementation
   $ mem stage set review --all`)
     .action(async (newStage: string, opts: RetireOptions, command: Command) => {
-      const ctx = makeCtx(globals(command));
+      const ctx = commandCtx(command);
       const { checkStage } = await import('../../lifecycle/stage.js');
       const s = checkStage(newStage);
       const vault = await vaultFor(ctx);
@@ -125,13 +125,13 @@ Examples:
 async function detectWithModel(ctx: Ctx, vault: Vault, text: string, offline: { stage: Stage | 'unknown'; method: string; scores: Record<string, number> }, opts: { provider?: string; model?: string }) {
   const { resolveProviderConfig, createProvider, ProviderError } = await import('../../llm/provider.js');
   const { STAGES } = await import('../../lifecycle/stage.js');
-  const cfg = resolveProviderConfig(process.env, { provider: opts.provider ?? vault.config.llm.provider, providerSource: opts.provider ? '--provider' : '.mem/config.yaml', model: opts.model, configModel: vault.config.llm.model, configBaseUrl: vault.config.llm.baseUrl });
+  const cfg = resolveProviderConfig(ctx.env, { provider: opts.provider ?? vault.config.llm.provider, providerSource: opts.provider ? '--provider' : '.mem/config.yaml', model: opts.model, configModel: vault.config.llm.model, configBaseUrl: vault.config.llm.baseUrl });
   if (cfg.name === 'heuristic') {
     ctx.warn('--llm: no language model is configured (set ANTHROPIC_API_KEY, OPENAI_API_KEY or OPENAI_BASE_URL); used the keyword classifier');
     return offline;
   }
   try {
-    const llm = await createProvider(cfg, { timeoutMs: vault.config.llm.timeoutMs, maxRetries: vault.config.llm.maxRetries });
+    const llm = await createProvider(cfg, { timeoutMs: vault.config.llm.timeoutMs, maxRetries: vault.config.llm.maxRetries, env: ctx.env });
     const res = await llm.complete({
       system: 'You read a software project\'s intent document and say which stage the project is in now.',
       prompt: `Stages: ${STAGES.join(', ')} (or unknown when the document does not say).\n\nThe document:\n<<<\n${text.slice(0, 12_000)}\n>>>`,
@@ -164,7 +164,7 @@ async function retire(ctx: Ctx, vault: Vault, stage: Stage, opts: RetireOptions)
   const { editFiles } = await import('../../vault/store.js');
   const { reindex } = await import('../../lifecycle/vault-ops.js');
   const retired: Retired[] = [];
-  const date = today();
+  const date = ctx.today();
   const written = await editFiles(files.map((f) => ({
     abs: f.abs,
     path: f.path,

@@ -3,8 +3,8 @@
 
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { globals, vaultFor, withFreshIndex } from '../common.js';
-import { makeCtx, type Ctx } from '../io.js';
+import { vaultFor, withFreshIndex } from '../common.js';
+import { commandCtx, type Ctx } from '../io.js';
 
 export function registerStats(program: Command): void {
   program
@@ -16,7 +16,7 @@ Examples:
   $ mem stats
   $ mem stats --json | jq .by_scope`)
     .action(async (opts: { refresh?: boolean }, command: Command) => {
-      await statsCommand(makeCtx(globals(command)), opts);
+      await statsCommand(commandCtx(command), opts);
     });
 }
 

@@ -3,8 +3,8 @@
 
 import type { Command } from 'commander';
 import { formatDiagnostic } from '../../errors.js';
-import { globals, vaultFor } from '../common.js';
-import { makeCtx } from '../io.js';
+import { vaultFor } from '../common.js';
+import { commandCtx } from '../io.js';
 
 export function registerValidate(program: Command): void {
   program
@@ -22,7 +22,7 @@ Examples:
   $ mem validate
   $ mem validate --json | jq '.problems[] | "\\(.file):\\(.line) \\(.message)"'`)
     .action(async (_opts: unknown, command: Command) => {
-      const ctx = makeCtx(globals(command));
+      const ctx = commandCtx(command);
       const vault = await vaultFor(ctx);
       const { validateVault } = await import('../../notes/validate.js');
       const report = validateVault(vault);
@@ -36,6 +36,6 @@ Examples:
         if (report.diagnostics.length > 0) ctx.info(`${report.diagnostics.length} problem${report.diagnostics.length === 1 ? '' : 's'} in ${new Set(report.diagnostics.map((d) => d.file)).size} of ${report.notes} note${report.notes === 1 ? '' : 's'}`);
         else ctx.info(`${report.notes} note${report.notes === 1 ? '' : 's'} checked, no problems`);
       }
-      if (errors > 0) process.exitCode = 1;
+      if (errors > 0) ctx.setExitCode(1);
     });
 }

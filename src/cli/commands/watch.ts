@@ -4,8 +4,8 @@
 import type { Command } from 'commander';
 import { MemError } from '../../errors.js';
 import type { BatchResult, Watch } from '../../integrations/watch.js';
-import { globals, vaultFor } from '../common.js';
-import { makeCtx, parseIntOption, type Ctx } from '../io.js';
+import { vaultFor } from '../common.js';
+import { commandCtx, parseIntOption, type Ctx } from '../io.js';
 
 interface WatchOpts {
   debounce?: string;
@@ -34,7 +34,7 @@ Examples:
   $ mem watch --json | jq -c 'select(.files | length > 0)'
   $ mem watch --poll --poll-interval 2000      # on NFS, SMB or a mounted volume`)
     .action(async (opts: WatchOpts, command: Command) => {
-      await watchCommand(makeCtx(globals(command)), opts);
+      await watchCommand(commandCtx(command), opts);
     });
 }
 
@@ -122,7 +122,7 @@ async function watchCommand(ctx: Ctx, opts: WatchOpts): Promise<void> {
     if (ctx.quiet && !r.error) return;
     const line = batchLine(r);
     if (line === null) return;
-    if (ctx.quiet) process.stderr.write(`mem: ${line.slice(9)}\n`);
+    if (ctx.quiet) ctx.io.stderr(`mem: ${line.slice(9)}\n`);
     else ctx.out(line);
     for (const w of r.warnings.slice(1)) ctx.warn(w);
   };

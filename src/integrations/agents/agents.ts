@@ -65,7 +65,7 @@ export interface AgentFiles {
 }
 
 /** The files of `agent` at `scope` (`root`: the vault, for project scope). Honours CLAUDE_CONFIG_DIR and CODEX_HOME. */
-export function agentFiles(agent: Agent, scope: Scope, root: string | null, env: NodeJS.ProcessEnv = process.env): AgentFiles {
+export function agentFiles(agent: Agent, scope: Scope, root: string | null, env: NodeJS.ProcessEnv): AgentFiles {
   const home = os.homedir();
   if (scope === 'project') {
     if (!root) throw new MemError('project scope needs a vault');
@@ -329,16 +329,16 @@ export interface InstallOptions {
   perPrompt: boolean;
   mcp: boolean;
   launcher: Launcher;
-  env?: NodeJS.ProcessEnv;
+  env: NodeJS.ProcessEnv;
 }
 
 /** How the commands name mem: absolute paths at user level; `mem …` in project files when PATH's mem is this one (portable when committed). */
-export function formFor(scope: Scope, launcher: Launcher, env: NodeJS.ProcessEnv = process.env): Form {
+export function formFor(scope: Scope, launcher: Launcher, env: NodeJS.ProcessEnv): Form {
   return scope === 'project' && memOnPath(env) === launcher.js ? 'path' : 'absolute';
 }
 
 export async function installAgents(o: InstallOptions): Promise<{ changes: Change[]; form: Form; notes: string[] }> {
-  const env = o.env ?? process.env;
+  const env = o.env;
   const form = formFor(o.scope, o.launcher, env);
   const plan = new Plan();
   const changes: Change[] = [];
@@ -405,8 +405,8 @@ function agentNotes(agent: Agent, scope: Scope, settings: string): string[] {
   return notes;
 }
 
-export async function uninstallAgents(o: { agents: Agent[]; scope: Scope; root: string | null; env?: NodeJS.ProcessEnv }): Promise<Change[]> {
-  const env = o.env ?? process.env;
+export async function uninstallAgents(o: { agents: Agent[]; scope: Scope; root: string | null; env: NodeJS.ProcessEnv }): Promise<Change[]> {
+  const env = o.env;
   const plan = new Plan();
   const changes: Change[] = [];
   for (const agent of o.agents) {
@@ -467,7 +467,7 @@ function readQuiet(file: string, base?: string): { text: string | null; error?: 
   }
 }
 
-export async function agentStatus(agent: Agent, scope: Scope, root: string | null, launcher: Launcher, env: NodeJS.ProcessEnv = process.env): Promise<AgentStatus> {
+export async function agentStatus(agent: Agent, scope: Scope, root: string | null, launcher: Launcher, env: NodeJS.ProcessEnv): Promise<AgentStatus> {
   const files = agentFiles(agent, scope, root, env);
   const pathMem = memOnPath(env);
   const form = formFor(scope, launcher, env);

@@ -115,7 +115,7 @@ export function parseMcpCommand(command: unknown, args: unknown): MemProgram | n
 }
 
 /** Where `mem` on PATH really leads (its real path), or null when there is none. */
-export function memOnPath(env: NodeJS.ProcessEnv = process.env): string | null {
+export function memOnPath(env: NodeJS.ProcessEnv): string | null {
   if (process.platform === 'win32') return null; // npm's .cmd shims cannot be followed to mem.js
   for (const dir of (env.PATH ?? '').split(path.delimiter)) {
     if (!dir) continue;

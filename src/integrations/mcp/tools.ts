@@ -17,6 +17,8 @@ import { EPISODE_TOOLS } from './episode-tools.js';
 export interface ToolEnv {
   openVault(): Promise<Vault>;
   cwd: string;
+  /** The server's environment variables (embeddings endpoint and key). */
+  vars: NodeJS.ProcessEnv;
   now(): number;
   today(): string;
 }
@@ -67,10 +69,10 @@ async function fresh<T>(vault: Vault, read: (ix: FreshIndex) => T | Promise<T>):
  * With embeddings configured, the hybrid hook for `text` as `mem search` and `mem context` build
  * it (src/retrieve/hybrid.ts): the endpoint down or no vectors yet → lexical, with the warning.
  */
-async function hybridFor(vault: Vault, db: FreshIndex['db'], text: string, warnings: string[]): Promise<SearchRequest['hybrid']> {
-  const emb = (await import('../../vault/config.js')).embeddingsFrom(vault.config.embeddings);
+async function hybridFor(env: ToolEnv, vault: Vault, db: FreshIndex['db'], text: string, warnings: string[]): Promise<SearchRequest['hybrid']> {
+  const emb = (await import('../../vault/config.js')).embeddingsFrom(vault.config.embeddings, env.vars);
   if (!emb) return undefined;
-  const setup = await (await import('../../retrieve/hybrid.js')).prepareHybrid(db, emb, [text]);
+  const setup = await (await import('../../retrieve/hybrid.js')).prepareHybrid(db, emb, [text], env.vars);
   if (setup.warning) warnings.push(setup.warning);
   return setup.hooks?.[0];
 }
@@ -139,7 +141,7 @@ const searchTool: ToolSpec = {
     const hw: string[] = [];
     const { value: res, warnings: w } = await fresh(vault, async (ix) => runSearch(ix.db, {
       query: args.query, limit: lim, candidates: Math.max(vault.config.search.candidates, lim), filter, rank: r,
-      maxChars: args.max_chars, now, scopeMultipliers: vault.config.scopeMultipliers, hybrid: await hybridFor(vault, ix.db, args.query, hw),
+      maxChars: args.max_chars, now, scopeMultipliers: vault.config.scopeMultipliers, hybrid: await hybridFor(env, vault, ix.db, args.query, hw),
     }));
     w.push(...hw);
     if (res.truncated) w.push(`the query has more than ${res.terms.length} distinct terms; searched for the first ${res.terms.length}`);
@@ -295,7 +297,7 @@ const contextTool: ToolSpec = {
       task: args.task, filter, rank: r, now, scopeMultipliers: vault.config.scopeMultipliers,
       institutionalChars: args.institutional_chars ?? c.institutionalChars, taskChars: args.task_chars ?? c.taskChars,
       proxyChars: args.proxy_chars ?? c.proxyChars, limit: args.limit ?? c.limit, candidates: vault.config.search.candidates,
-      hybrid: await hybridFor(vault, ix.db, args.task, hw),
+      hybrid: await hybridFor(env, vault, ix.db, args.task, hw),
       failureChars,
     }));
     w.push(...hw);
