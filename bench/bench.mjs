@@ -217,7 +217,7 @@ measure(`mem compact (${ENTRIES} entries, with the index refresh)`, '≤ 10 s', 
   fs.rmSync(small, { recursive: true, force: true });
 }
 
-// 1b. The freshness check before every command at 10,000 files (design §13: ≤ 60 ms). `mem index
+// 1b. The freshness check before every command at 10,000 files (target: ≤ 60 ms). `mem index
 // --json` reports the check's own time (check_ms), which is the figure; wall time is beside it.
 const FILES_10K = opt('check-files', 10_000);
 const v10k = path.join(base, 'vault10k');

@@ -1,4 +1,4 @@
-// Deterministic synthetic vaults for benchmarks: learnings in the seed format (many entries per
+// Deterministic synthetic vaults for benchmarks: learnings in mem's entry format (many entries per
 // MEMORY.md-style file, spread over project, session and team scopes) or plain markdown notes.
 // Same seed → same bytes, so figures are comparable between runs and machines.
 

@@ -1,6 +1,6 @@
-// A small HTTP server on 127.0.0.1 that speaks the Anthropic and OpenAI wire formats with
-// recorded answers, for the real SDKs to talk to (design §12: no SDK is mocked), and the two
-// answer shapes the extraction asks for.
+// A small HTTP server on 127.0.0.1 that speaks the Anthropic and OpenAI wire formats with recorded
+// answers, for the real SDKs to talk to (no SDK is mocked, so the wire format itself is tested),
+// and the two answer shapes the extraction asks for.
 
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';

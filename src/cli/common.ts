@@ -29,7 +29,7 @@ export const KIND_CHOICES: Readonly<Record<string, readonly string[]>> = {
   pattern: ['pattern'],
 };
 
-/** Episode outcomes (seed 002), for `--outcome`. */
+/** Episode outcomes, for `--outcome`. */
 export const OUTCOME_CHOICES: readonly string[] = ['success', 'partial', 'failure'];
 
 export function addFilterOptions(cmd: Command): Command {

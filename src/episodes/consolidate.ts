@@ -1,7 +1,7 @@
-// Consolidation of episodes into learnings (issue 17 part 4, seed 000): when enough episodes wait
-// (3 unconsolidated, or one flashbulb), their messages go through the extraction path (a model, or
-// the offline heuristics), the quality gate and the duplicate check; each learning written links
-// to its episodes (`episodes: [id, …]`) and each episode gets `consolidated_at`.
+// Consolidation of episodes into learnings: when enough episodes wait (3 unconsolidated, or one
+// flashbulb), their messages go through the extraction path (a model, or the offline heuristics),
+// the quality gate and the duplicate check; each learning written links to its episodes (`episodes:
+// [id, …]`) and each episode gets `consolidated_at`.
 
 import path from 'node:path';
 import { condense } from '../extract/condense.js';
@@ -19,9 +19,12 @@ import { messagesOfBody } from './detail.js';
 import { committedEpisodeFiles, LocalMessages } from './local.js';
 import type { RedactionReport } from '../secrets/redact.js';
 
-/** Unconsolidated episodes that make a batch worth consolidating (seed 000). */
+/** Unconsolidated episodes that make a batch worth consolidating. */
 export const MIN_EPISODES = 3;
-/** An episode this surprising is consolidated on its own (a flashbulb memory, seed 000). */
+/**
+ * An episode this surprising is consolidated on its own (a flashbulb memory, after Brown & Kulik
+ * 1977).
+ */
 export const FLASHBULB = 0.85;
 
 export interface PendingEpisode {

@@ -1,9 +1,9 @@
-// Key moments and detail levels (seed 000): which episodes are marked, and which show their
-// messages. Small and dependency-free: search, context and list load it on their hot path.
+// Key moments and detail levels: which episodes are marked, and which show their messages. Small
+// and dependency-free: search, context and list load it on their hot path.
 
 import { usageError } from '../errors.js';
 
-/** Surprise at or above this marks a key moment (seed 000). */
+/** Surprise at or above this marks a key moment. */
 export const KEY_MOMENT = 0.7;
 
 export type DetailLevel = 'none' | 'auto' | 'full';
@@ -17,8 +17,8 @@ export function detailLevel(v: string | undefined, dflt: DetailLevel): DetailLev
 }
 
 /**
- * Which episodes show their messages (seed 000): `full` all, `none` none, `auto` the key moments
- * among the first two listed (rank is 0-based).
+ * Which episodes show their messages: `full` all, `none` none, `auto` the key moments among the
+ * first two listed (rank is 0-based).
  */
 export function showsDetail(level: DetailLevel, rank: number, keyMoment: boolean): boolean {
   return level === 'full' || (level === 'auto' && keyMoment && rank < 2);

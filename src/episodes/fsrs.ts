@@ -1,6 +1,6 @@
-// FSRS state of an entry (design §6.4, §9): the `fsrs:` frontmatter map ↔ a ts-fsrs Card, the
-// defaults of an entry that was never reviewed, FSRS-6 retrievability and one review step.
-// ts-fsrs is loaded on first use only, so a plain `mem search` never parses it.
+// FSRS state of an entry (FSRS-6: open-spaced-repetition, ts-fsrs): the `fsrs:` frontmatter map ↔ a
+// ts-fsrs Card, the defaults of an entry that was never reviewed, FSRS-6 retrievability and one
+// review step. ts-fsrs is loaded on first use only, so a plain `mem search` never parses it.
 
 import { createRequire } from 'node:module';
 import type * as TsFsrs from 'ts-fsrs';
@@ -41,7 +41,10 @@ export const DEFAULT_DIFFICULTY = 2.118;
  */
 export const STABILITY_MIN = 0.001;
 export const STABILITY_MAX = 36500;
-/** Reviews of one entry less than this apart: the second is skipped (design §9). */
+/**
+ * Reviews of one entry less than this apart: the second is skipped, so one session (or a hook that
+ * runs twice) counts once, and the scheduler, short-term steps off, sees at most a review a day.
+ */
 export const MIN_REVIEW_GAP_MS = DAY_MS;
 
 /**

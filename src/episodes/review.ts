@@ -1,6 +1,6 @@
-// Reviews (design §9): an entry's FSRS state moved one step by a rating and written back into its
-// `fsrs:` frontmatter with the byte-stable header edit, under the files' locks. `mem review` and
-// `mem reinforce --session/--transcript` both come through here.
+// Reviews: an entry's FSRS state moved one step by a rating and written back into its `fsrs:`
+// frontmatter with the byte-stable header edit, under the files' locks. `mem review` and `mem
+// reinforce --session/--transcript` both come through here.
 
 import type { Entry } from '../vault/entry.js';
 import { updateBlockMeta, type Block, type ParsedFile } from '../vault/format.js';
@@ -21,7 +21,7 @@ export interface ReviewDecision {
   hours_since?: number;
 }
 
-/** The `fsrs` value written for a state: the nested map of the design, keys in a fixed order. */
+/** The `fsrs` value written for a state: a nested map, keys in a fixed order. */
 export function fsrsFrontmatter(s: FsrsState): Record<string, unknown> {
   return { stability: s.stability, difficulty: s.difficulty, last_review: s.last_review, reps: s.reps, lapses: s.lapses, state: s.state };
 }

@@ -145,7 +145,7 @@ export interface RecentEpisode {
   path: string;
   line: number;
   summary: string;
-  /** The session's episode note (seed 002), when it has one: `mem episode decisions` takes it. */
+  /** The session's episode note, when it has one: `mem episode decisions` takes it. */
   episode_note?: string;
   /** The quoted messages, when the detail level asks for them. */
   messages?: string;

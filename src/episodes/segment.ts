@@ -1,7 +1,7 @@
-// Event segmentation (seed 000, design §9): a transcript's conversation split into episodes.
-// Rules first (short sessions, time gaps, a size cap), then the surprise channel — 1 − cos(event
-// model, new message) over lexical TF-IDF vectors, or embeddings when given, calibrated against the
-// session's own distances — and the topic channel's boundaries when given. Pure: no disk, no clock.
+// Event segmentation: a transcript's conversation split into episodes. Rules first (short sessions,
+// time gaps, a size cap), then the surprise channel — 1 − cos(event model, new message) over
+// lexical TF-IDF vectors, or embeddings when given, calibrated against the session's own distances
+// — and the topic channel's boundaries when given. Pure: no disk, no clock.
 
 import type { Transcript } from '../extract/transcript.js';
 import { STOPWORDS } from '../retrieve/stopwords.js';
@@ -258,15 +258,16 @@ function median(xs: number[]): number {
 const MIN_SAMPLES = 3;
 const MIN_SPREAD = 0.05;
 /**
- * The calibrated surprise of a distance d = 1 − cos (seed 000's measure), judged against what is
- * ordinary in this session, so that it means the same over word vectors (distances mostly 0.5–1)
- * and over embeddings (whose cosines crowd together: distances mostly 0.1–0.5). z, the robust
- * deviations of d above the session's median, maps through a logistic curve placed on seed 000's
- * scale: an ordinary distance (z = 0) ≈ 0.22 ("minor information gain"), 2.5 deviations out = 0.7
- * (key moment), 3.5 ≈ 0.85 (flashbulb). It is never more than 2·d: a small distance stays a
- * small surprise however uniform the session (the same words again surprise no one), while an
- * embedding's distance of 0.35 — a change of subject for most models — may reach a key moment.
- * Without enough distances to judge (a short session), a distance counts as ordinary: at most 0.22.
+ * The calibrated surprise of a distance d = 1 − cos (new message against the event model), judged
+ * against what is ordinary in this session, so that it means the same over word vectors (distances
+ * mostly 0.5–1) and over embeddings (whose cosines crowd together: distances mostly 0.1–0.5). z,
+ * the robust deviations of d above the session's median, maps through a logistic curve placed on
+ * the scale the thresholds use: an ordinary distance (z = 0) ≈ 0.22 ("minor information gain"), 2.5
+ * deviations out = 0.7 (key moment), 3.5 ≈ 0.85 (flashbulb). It is never more than 2·d: a small
+ * distance stays a small surprise however uniform the session (the same words again surprise no
+ * one), while an embedding's distance of 0.35 — a change of subject for most models — may reach a
+ * key moment. Without enough distances to judge (a short session), a distance counts as ordinary:
+ * at most 0.22.
  */
 export function calibratedSurprise(d: number, scale: { median: number; spread: number } | null): number {
   const z = scale ? (d - scale.median) / scale.spread : 0;
@@ -462,10 +463,13 @@ export function summaryOf(msgs: ConversationMessage[], vecs: Vec[]): string {
   return out || plain(msgs[0]?.text ?? '').slice(0, 200);
 }
 
-/** Seed 000's initial FSRS stability (days) for a new episode: 2.3065 × (1 + 0.5 × surprise). */
+/**
+ * Initial FSRS stability (days) for a new episode: FSRS-6's stability after a first Good (2.3065)
+ * × (1 + 0.5 × surprise), so a surprising episode fades more slowly.
+ */
 export function initialStability(surprise: number): number {
   return Math.round(2.3065 * (1 + 0.5 * surprise) * 10000) / 10000;
 }
 
-/** Seed 000's initial FSRS difficulty for a new episode. */
+/** Initial FSRS difficulty for a new episode: FSRS-6's difficulty after a first Good. */
 export const INITIAL_DIFFICULTY = 2.118;

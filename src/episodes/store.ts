@@ -52,7 +52,7 @@ export interface EpisodeWriteInput {
   episodes: EpisodeSpan[];
   /** ISO time now: the creation date and first review of episodes whose messages carry no time. */
   now: string;
-  /** The session's episode note (seed 002, `EPISODE-<session>`), when it exists: each entry links to it. */
+  /** The session's episode note (`EPISODE-<session>`), when it exists: each entry links to it. */
   episodeNote?: string;
   /** Keep the messages in the committed file (`episodes.share_messages`); else they go to the local store. */
   shareMessages?: boolean;
@@ -102,7 +102,8 @@ export function renderEpisodes(input: EpisodeWriteInput, previous: Map<string, R
       surprise: ep.surprise,
       key_moment: ep.surprise >= KEY_MOMENT,
       // ts-fsrs's card fields: state 'Review' with the last review at the episode's end, so its
-      // retrievability decays from there (a 'New' card has none); seed 000's start values.
+      // retrievability decays from there (a 'New' card has none); its stability grows with the
+      // surprise.
       fsrs: { stability: initialStability(ep.surprise), difficulty: INITIAL_DIFFICULTY, state: 'Review', last_review: ep.endAt ?? input.now, reps: 0, lapses: 0 },
       consolidated_at: null,
       ...(input.episodeNote !== undefined && { episode_note: input.episodeNote }),

@@ -95,7 +95,7 @@ export interface ExtractResult {
   episodes?: { path: string; count: number; written: boolean };
   /** Why the episodes could not be written (the learnings are). */
   episodes_warning?: string;
-  /** The session's episode note (seed 002; extract.episode_note), when written or checked. */
+  /** The session's episode note (extract.episode_note), when written or checked. */
   episode_note?: { path: string; outcome: string; metrics: Record<string, number>; decisions: number; written: boolean };
   /** Why the episode note could not be written (the learnings are). */
   episode_note_warning?: string;
@@ -228,7 +228,7 @@ export function buildPrompt(condensed: string, scopes: ExtractionScopeName[], ex
  */
 export async function askForLearnings(llm: LlmProvider, provider: ProviderConfig, prompt: string, active: ExtractionScopeName[], opts: { episode?: boolean } = {}): Promise<{ learnings: Learning[]; dropped: number; usage: { input_tokens: number; output_tokens: number }; episode?: unknown }> {
   // With `episode`, the same request also asks for the session's outcome and decisions (its
-  // episode note, seed 002): one request, not two. The answer is checked by the note's writer.
+  // episode note): one request, not two. The answer is checked by the note's writer.
   let schema = learningSchema(active);
   if (opts.episode) {
     const { withEpisodeSchema, EPISODE_PROMPT } = await import('../notes/extract-note.js');

@@ -1,6 +1,6 @@
-// The extraction scopes (seed 001's ten, plus interventions): what each looks for, what it
-// reads, its instructions to the model and the file its learnings go to. One table, so the
-// README, `--help` and the prompt cannot drift apart.
+// The extraction scopes (the ten of TeaParty's episodic memory, plus interventions): what each
+// looks for, what it reads, its instructions to the model and the file its learnings go to. One
+// table, so the README, `--help` and the prompt cannot drift apart.
 
 import { usageError } from '../errors.js';
 

@@ -51,7 +51,7 @@ export const TOKENIZER = 'porter unicode61 remove_diacritics 2';
 // over 64 KB broken): an index an older mem built may hold what these rules now skip.
 // 9: a file with git conflict markers holds the entries of both sides (an older mem dropped
 // those inside the hunks), and the index lists such files (meta 'conflicts').
-// 10: typed notes (seed 002 episode and pattern notes) are indexed as kinds `episode` / `pattern`
+// 10: typed notes (episode and pattern notes) are indexed as kinds `episode` / `pattern`
 // with their frontmatter as each chunk's metadata.
 // 11: a typed note is one entry (the whole note), not one per section.
 export const CHUNKER_VERSION = '11';

@@ -1,5 +1,5 @@
-// Index queries for episode notes (seed 002): the rows of the notes in `.mem/episodes/` with a
-// given outcome, found through the files' path index so a large vault is not scanned.
+// Index queries for episode notes: the rows of the notes in `.mem/episodes/` with a given outcome,
+// found through the files' path index so a large vault is not scanned.
 
 import type { Db } from './db.js';
 

@@ -52,9 +52,8 @@ export function contextFor(entries: Entry[], i: number): string {
 
 /**
  * The kind an entry is indexed as: `episode` for an entry whose frontmatter says `kind: episode`
- * (mem segment's) and for the chunks of an episode note (`type: episode`, seed 002), `pattern`
- * for those of a pattern note, else how it was written (entry, legacy, note). `--kind learning`
- * is entry + legacy.
+ * (mem segment's) and for the chunks of an episode note (`type: episode`), `pattern` for those of a
+ * pattern note, else how it was written (entry, legacy, note). `--kind learning` is entry + legacy.
  */
 export function indexKind(e: Pick<Entry, 'kind' | 'meta'>): string {
   if (e.kind === 'note' && (e.meta.type === 'episode' || e.meta.type === 'pattern')) return e.meta.type;

@@ -1,8 +1,8 @@
-// Compaction (design §7): drop retired entries, de-duplicate by id (the higher-importance copy
-// wins), and merge near-duplicates (Jaccard > 0.8 over normalised body tokens) within a group of
-// files of the same scope. Repeated to a fixed point, so a second run changes nothing. Two
-// near-duplicates that state different facts (conflict.ts: a number, a name, a negation) are kept
-// apart, and no merged cluster holds two such entries.
+// Compaction: drop retired entries, de-duplicate by id (the higher-importance copy wins), and merge
+// near-duplicates (Jaccard > 0.8 over normalised body tokens) within a group of files of the same
+// scope. Repeated to a fixed point, so a second run changes nothing. Two near-duplicates that state
+// different facts (conflict.ts: a number, a name, a negation) are kept apart, and no merged cluster
+// holds two such entries.
 
 import type { Entry } from '../vault/entry.js';
 import { dateMs } from '../vault/entry.js';

@@ -1,10 +1,9 @@
-// Consolidation (design §7): when two learnings contradict each other, the older one gives
-// way — its importance decays (× 0.7, floor 0.1, once per entry) or, when it is 90 days or more
-// older, it is retired. Offline, a contradiction is two entries on the same topic where one
-// negates what the other states, or where the same statement carries a different number; and
-// every pair compaction keeps apart (near-duplicates that differ in a number, a name or a
-// negation, conflict.ts). A pair of the same age, or one that differs in a name, is flagged for
-// a person, never decayed.
+// Consolidation: when two learnings contradict each other, the older one gives way — its importance
+// decays (× 0.7, floor 0.1, once per entry) or, when it is 90 days or more older, it is retired.
+// Offline, a contradiction is two entries on the same topic where one negates what the other
+// states, or where the same statement carries a different number; and every pair compaction keeps
+// apart (near-duplicates that differ in a number, a name or a negation, conflict.ts). A pair of the
+// same age, or one that differs in a name, is flagged for a person, never decayed.
 
 import type { Entry } from '../vault/entry.js';
 import { dateMs } from '../vault/entry.js';
@@ -83,14 +82,14 @@ function topicConflict(pa: ReturnType<typeof profile>, pb: ReturnType<typeof pro
 
 /**
  * Find contradicting pairs and decide, for each, what happens to the older entry. Two sources of
- * pairs: entries on one topic (Jaccard ≥ 0.4 over topic words) where one is negated or the
- * numbers differ, and near-duplicates (the Jaccard compaction merges by) that conflict.js says
- * state different facts. A pair with the same date (and no time to tell them apart) cannot say
- * which is newer: it is flagged, never decayed, since guessing from file order could decay the
- * learning that is true now (entries arrive out of order through merges, extraction and edits).
- * A name put in place of another is flagged too, whatever the dates: "yarn" → "pnpm" replaces,
- * but "billing service" / "invoicing service" are two facts that both hold, and offline there
- * is no telling them apart. Negations and numbers keep the decay of the design.
+ * pairs: entries on one topic (Jaccard ≥ 0.4 over topic words) where one is negated or the numbers
+ * differ, and near-duplicates (the Jaccard compaction merges by) that conflict.js says state
+ * different facts. A pair with the same date (and no time to tell them apart) cannot say which is
+ * newer: it is flagged, never decayed, since guessing from file order could decay the learning that
+ * is true now (entries arrive out of order through merges, extraction and edits). A name put in
+ * place of another is flagged too, whatever the dates: "yarn" → "pnpm" replaces, but "billing
+ * service" / "invoicing service" are two facts that both hold, and offline there is no telling them
+ * apart. Negations and numbers keep the usual rule (decay, or retire when 90 days older).
  */
 export function planConsolidation(items: ConsolidateItem[], alreadyDecayed: Set<string>): Decision[] {
   // Episodes are what happened, not statements that can contradict a learning: left out.

@@ -1,6 +1,6 @@
-// Promotion (design §7): a learning that recurs (similarity ≥ 0.8) in at least three distinct
-// jobs or sessions is copied up to project scope; a project learning that proved itself goes to
-// the global file only when it reads as project-agnostic. Never promotes the same thing twice.
+// Promotion: a learning that recurs (similarity ≥ 0.8) in at least three distinct jobs or sessions
+// is copied up to project scope; a project learning that proved itself goes to the global file only
+// when it reads as project-agnostic. Never promotes the same thing twice.
 
 import type { Entry } from '../vault/entry.js';
 import type { VaultFile } from '../vault/vault.js';

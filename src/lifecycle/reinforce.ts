@@ -1,8 +1,8 @@
-// Reinforcement (design §7): entries retrieved in a session gain +1 and today's date. With the
-// session's transcript, usage-aware: an entry the assistant actually used (at least 30% of its
-// distinctive words appear in the assistant's text) gains +1, one it ignored loses 1 (floor 0)
-// and keeps its date. Retired entries are never touched. With `review`, each decision is also an
-// FSRS review (src/episodes/review.ts): `good` for an entry reinforced, `again` for one ignored.
+// Reinforcement: entries retrieved in a session gain +1 and today's date. With the session's
+// transcript, usage-aware: an entry the assistant actually used (at least 30% of its distinctive
+// words appear in the assistant's text) gains +1, one it ignored loses 1 (floor 0) and keeps its
+// date. Retired entries are never touched. With `review`, each decision is also an FSRS review
+// (src/episodes/review.ts): `good` for an entry reinforced, `again` for one ignored.
 
 import type { Entry } from '../vault/entry.js';
 import { updateBlockMeta, type ParsedFile } from '../vault/format.js';

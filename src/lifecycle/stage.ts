@@ -1,6 +1,5 @@
-// Project stages (design §7): which stage the project is in (from INTENT.md, offline by
-// keywords), where that is recorded (.mem/current-stage), and retiring the task-domain entries
-// of a stage that has ended.
+// Project stages: which stage the project is in (from INTENT.md, offline by keywords), where that
+// is recorded (.mem/current-stage), and retiring the task-domain entries of a stage that has ended.
 
 import path from 'node:path';
 import { usageError } from '../errors.js';

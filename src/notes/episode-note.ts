@@ -1,4 +1,4 @@
-// Episode notes (seed 002): the data of one session's episode ↔ its markdown note
+// Episode notes: the data of one session's episode ↔ its markdown note
 // `.mem/episodes/EPISODE-<session>.md`. `sanitizeEpisode` makes any input safe to write (one-line
 // fields, no wiki links or headings smuggled in through text); `formatEpisodeNote` and
 // `parseEpisodeNote` are exact inverses on sanitized data; `validateEpisodeNote` reports schema

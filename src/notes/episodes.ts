@@ -1,10 +1,10 @@
-// Episode notes in the vault (seed 002's store_episode, query_episodes, get_decision_sequence):
-// the store_episode input checked field by field, the note written or updated under its lock,
-// and the notes listed and read back. The CLI (`mem episode …`) and the MCP tools call these.
+// Episode notes in the vault (store_episode, query_episodes, get_decision_sequence): the
+// store_episode input checked field by field, the note written or updated under its lock, and the
+// notes listed and read back. The CLI (`mem episode …`) and the MCP tools call these.
 //
 // Writing a session's note again replaces what mem generates — its frontmatter keys and the six
-// seed sections — and keeps every other byte: other frontmatter keys, the title line, and any
-// section a person added. The same input twice changes nothing.
+// sections of EPISODE_SECTIONS — and keeps every other byte: other frontmatter keys, the title
+// line, and any section a person added. The same input twice changes nothing.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -70,7 +70,8 @@ export const storeEpisodeSchema = z.strictObject({
     tool_calls: opt(count), errors: opt(count), recoveries: opt(count), commits: opt(count), files_changed: opt(count),
   })),
   project: opt(text('project')),
-  // mem's additions to the seed's input: the note's free-text parts and its start time.
+  // Optional parts an episode record alone does not carry: the note's free-text parts and its start
+  // time.
   context: opt(z.string().max(20_000)),
   observations: opt(z.array(z.strictObject({ category: text('category'), text: text('text'), tags: opt(z.array(z.string()).max(20)) })).max(500)),
   relations: opt(z.array(z.strictObject({ type: text('type'), target: text('target') })).max(200)),

@@ -1,6 +1,6 @@
-// The causal graph over pattern notes (seed 002 get_causal_path): one node per pattern note, one
-// edge per line of its Causal Relationships section; finding a node by name, and the shortest
-// path between two nodes by breadth-first search. Computed on demand from the notes: pure.
+// The causal graph over pattern notes (get_causal_path): one node per pattern note, one edge per
+// line of its Causal Relationships section; finding a node by name, and the shortest path between
+// two nodes by breadth-first search. Computed on demand from the notes: pure.
 
 import { MemError } from '../errors.js';
 import { shownLine } from '../vault/safetext.js';

@@ -1,7 +1,8 @@
-// `mem import ai-agents DIR`, the episodes: the seed-002 predecessor's `episode-*.json` files
-// (id, session, timestamp, outcome, task, decisions, events, metrics, lessons) → episode notes,
-// per the seed's migration. Tolerated: decisions given as plain strings, 7-digit fractional
-// seconds (.NET), nulls anywhere, a UTF-8 BOM. Importing again writes the same bytes.
+// `mem import ai-agents DIR`, the episodes: the `episode-*.json` files of the ai-agents project's
+// memory (rjmurillo/ai-agents; id, session, timestamp, outcome, task, decisions, events, metrics,
+// lessons) → episode notes, each marked `migrated_from [[ai-agents episodic memory]]`.
+// Tolerated: decisions given as plain strings, 7-digit fractional seconds (.NET), nulls anywhere,
+// a UTF-8 BOM. Importing again writes the same bytes.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -70,7 +71,7 @@ function outcomeOf(v: unknown, fallback: Outcome | null): Outcome | null {
   return alias[o] ?? fallback;
 }
 
-/** The predecessor's episode JSON → the note's data; throws a MemError for what cannot be read. */
+/** An ai-agents episode JSON → the note's data; throws a MemError for what cannot be read. */
 export function fromAiAgents(raw: unknown, notes: string[]): EpisodeData {
   if (!isObj(raw)) throw new MemError('not a JSON object');
   const session = text(raw.session).trim() || text(raw.id).trim().replace(/^episode-/, '');
@@ -148,7 +149,7 @@ export function fromAiAgents(raw: unknown, notes: string[]): EpisodeData {
     session_id: session, task, outcome, ...(start && { created_at: start }), ...(duration !== undefined && { duration_minutes: duration }), metrics,
     tags: ['memory', `session-${session.split('-').pop()}`],
     context: 'Migrated from ai-agents episodic memory.',
-    // The seed's migration: each decision and event also as an observation.
+    // Each decision and event also as an observation, so the note's Observations list them too.
     observations: [
       ...decisions.map((d) => ({ category: `decision:${d.id}`, text: d.chosen, tags: [d.type] })),
       ...events.map((e) => ({ category: `event:${e.id}`, text: e.content, tags: [e.type] })),

@@ -1,5 +1,5 @@
-// Import of the seed-002 predecessor's causal graph (ai-agents `causal-graph.json`: version,
-// updated, nodes, edges, patterns) into pattern notes, per the seed's "Phase 2" migration. Its
+// Import of the ai-agents project's causal graph (rjmurillo/ai-agents `causal-graph.json`:
+// version, updated, nodes, edges, patterns) into pattern notes, one per pattern. Its
 // quirks are tolerated: a BOM, nulls, 7-digit fractional seconds. Re-importing changes no byte.
 
 import fs from 'node:fs';
@@ -87,7 +87,8 @@ export function patternsFromGraph(graph: Obj, today: string): { notes: PatternDa
     seen.set(name, safeLine(str(p.name)));
     patterns.push({ p, name });
   });
-  // A node whose label is a pattern's name stands for that pattern (the seed's link between the two lists).
+  // A node whose label is a pattern's name stands for that pattern (the file's only link between
+  // the two lists).
   const patternOfLabel = new Map<string, string>();
   for (const { p, name } of patterns) patternOfLabel.set(safeLine(str(p.name)).toLowerCase(), name);
   // Each edge under its source node's label, once: a pattern then reads only its own edges (a

@@ -1,7 +1,7 @@
-// Typed markdown notes (seed 002): a file-level YAML frontmatter (no entry `id`), a `# Title`
-// heading and `## Section`s. This module reads such a note into its parts and changes one part at
-// a time (frontmatter keys, one section's body) leaving every other byte as it was; episode and
-// pattern notes (src/notes/episode-note.ts, pattern-note.ts) build on it.
+// Typed markdown notes (episode and pattern notes): a file-level YAML frontmatter (no entry `id`),
+// a `# Title` heading and `## Section`s. This module reads such a note into its parts and changes
+// one part at a time (frontmatter keys, one section's body) leaving every other byte as it was;
+// episode and pattern notes (src/notes/episode-note.ts, pattern-note.ts) build on it.
 
 import fs from 'node:fs';
 import path from 'node:path';

@@ -1,4 +1,4 @@
-// The seed's add_pattern input (JSON from stdin or an import) checked field by field into
+// The add_pattern input (JSON from stdin, the MCP tool or an import) checked field by field into
 // AddPatternInput, with one clear message per problem; nulls count as absent.
 
 import { MemError } from '../errors.js';

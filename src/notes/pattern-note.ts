@@ -1,6 +1,6 @@
-// Pattern and anti-pattern notes (seed 002, design §10): `.mem/patterns/PATTERN-<kebab>.md` and
-// `ANTIPATTERN-<kebab>.md`. Their data model, the one formatter and parser (note → data → note is
-// byte-identical for notes mem wrote), their schema check, and the add_pattern upsert.
+// Pattern and anti-pattern notes: `.mem/patterns/PATTERN-<kebab>.md` and `ANTIPATTERN-<kebab>.md`.
+// Their data model, the one formatter and parser (note → data → note is byte-identical for notes
+// mem wrote), their schema check, and the add_pattern upsert.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -132,7 +132,7 @@ function itemText(s: string): string {
 
 // ---- Formatter --------------------------------------------------------------------------------
 
-/** The note's text (LF) for `d`. Sections are always written in the seed's order. */
+/** The note's text (LF) for `d`. Sections are always written in the same order. */
 export function formatPatternNote(d: PatternData): string {
   const title = safeLine(d.title);
   const trigger = safeLine(d.trigger);
@@ -299,7 +299,7 @@ export function validatePatternNote(note: ParsedNote, rel: string): Diagnostic[]
   return out;
 }
 
-// ---- Upsert (seed 002 add_pattern) ------------------------------------------------------------
+// ---- Upsert (add_pattern) ---------------------------------------------------------------------
 
 export interface AddPatternInput {
   name: string;
@@ -413,9 +413,9 @@ function checkInput(input: AddPatternInput): void {
 }
 
 /**
- * seed 002 add_pattern: create the note, or update the existing one — occurrences + 1, running
- * average success rate, last_validated today, the evidence link and new causal relationships added
- * once — with byte-stable edits under the file's lock. `dryRun`: say what would happen, write nothing.
+ * add_pattern: create the note, or update the existing one — occurrences + 1, running average
+ * success rate, last_validated today, the evidence link and new causal relationships added once —
+ * with byte-stable edits under the file's lock. `dryRun`: say what would happen, write nothing.
  */
 export async function addPattern(root: string, raw: AddPatternInput, opts: { today: string; dryRun?: boolean }): Promise<AddPatternResult> {
   checkInput(raw);

@@ -1,5 +1,5 @@
-// Reading the pattern notes for answers (seed 002 query_patterns, get_antipatterns,
-// get_causal_path, and the proven patterns of bootstrap_context): the one place the CLI and the
+// Reading the pattern notes for answers (query_patterns, get_antipatterns, get_causal_path, and
+// the proven patterns `mem context` starts a session with): the one place the CLI and the
 // MCP tools get them from, as plain JSON-ready objects.
 
 import { MemError } from '../errors.js';
@@ -54,7 +54,7 @@ function checkLimit(limit: number | undefined): number {
   return l;
 }
 
-/** seed 002 query_patterns. */
+/** query_patterns: notes filtered by trigger, success rate and occurrences. */
 export function queryPatterns(root: string, q: PatternQuery): { patterns: PatternSummary[]; total: number } {
   const limit = checkLimit(q.limit);
   const t = q.trigger?.trim().toLowerCase();
@@ -70,7 +70,7 @@ export const ANTIPATTERN_MAX_RATE = 0.3;
 export const ANTIPATTERN_MIN_OCCURRENCES = 2;
 
 /**
- * seed 002 get_antipatterns: notes with a success rate at most `max_success_rate` (0.3) seen at
+ * get_antipatterns: notes with a success rate at most `max_success_rate` (0.3) seen at
  * least `min_occurrences` times (2: one failure is a fluke, not a pattern), worst first. Any
  * pattern note qualifies by its numbers, whether or not it was written as an ANTIPATTERN.
  */
@@ -93,7 +93,10 @@ export interface CausalPathAnswer {
   reason?: string;
 }
 
-/** seed 002 get_causal_path. Unknown or ambiguous names throw (MemError naming the candidates). */
+/**
+ * get_causal_path: the shortest chain of causal edges between two patterns. Unknown or ambiguous
+ * names throw (MemError naming the candidates).
+ */
 export function causalPath(root: string, from: string, to: string, maxDepth?: number): CausalPathAnswer {
   const depth = checkDepth(maxDepth);
   const graph = buildCausalGraph(readPatterns(root));
@@ -107,7 +110,7 @@ export const PROVEN_MIN_RATE = 0.7;
 export const PROVEN_LIMIT = 5;
 
 /**
- * bootstrap_context's proven patterns: success rate above 0.7, best first (ties: more
+ * The proven patterns a session starts with: success rate above 0.7, best first (ties: more
  * occurrences), at most 5, and only as many as fit in `maxChars` (trigger + action text).
  */
 export function provenPatterns(root: string, opts: { maxChars: number; limit?: number }): { patterns: PatternSummary[]; omitted: number } {

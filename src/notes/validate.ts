@@ -163,7 +163,8 @@ export function validateTypedNotes(root: string, opts: { known?: Iterable<string
     const lines = n.note.text.split('\n');
     for (const link of wikiLinks(n.note.text)) {
       const line = link.line;
-      // `- migrated_from [[X]]` (seed 002's import) names where the note came from, outside the vault.
+      // `- migrated_from [[X]]` (written by `mem import ai-agents`) names where the note came from,
+      // outside the vault.
       if (/^\s*[-*+]\s+migrated_from\s+\[\[/i.test(lines[line - 1] ?? '')) continue;
       // A causal edge's link was checked above, against pattern notes only.
       if (causalAt.has(`${n.path}:${line}`)) continue;

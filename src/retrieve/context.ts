@@ -1,5 +1,5 @@
-// `mem context` assembly (design §6.6): institutional norms always loaded in their own section
-// and budget; task and proxy learnings retrieved by relevance, each with a budget of its own.
+// `mem context` assembly: institutional norms always loaded in their own section and budget; task
+// and proxy learnings retrieved by relevance, each with a budget of its own.
 
 import type { Db } from '../index/db.js';
 import { anyEntry, listEntries, type EntryFilter, type EntryRow } from '../index/queries.js';
@@ -20,7 +20,7 @@ export interface ContextRequest {
   candidates: number;
   /** Hybrid retrieval for the task's learnings (prepareHybrid), when embeddings are configured. */
   hybrid?: SearchRequest['hybrid'];
-  /** Budget for warnings from recent failed episodes (seed 002; episode-warnings.ts); 0 or absent: none. */
+  /** Budget for warnings from recent failed episodes (episode-warnings.ts); 0 or absent: none. */
   failureChars?: number;
 }
 
@@ -37,7 +37,7 @@ export interface ContextResult {
    */
   omitted: { learnings: number; proxy: number; failures: number; patterns: number };
   proxy: RankedHit[];
-  /** Proven patterns (seed 002 bootstrap_context), when asked for: see addProvenPatterns. */
+  /** Proven patterns, when asked for: see addProvenPatterns. */
   patterns?: PatternSummary[];
   /** Recent failed episodes, as warnings (empty unless asked for with failureChars). */
   failures: FailureWarning[];
@@ -80,9 +80,9 @@ export function buildContext(db: Db, req: ContextRequest): ContextResult {
 export const DEFAULT_PATTERN_CHARS = 1500;
 
 /**
- * seed 002 bootstrap_context: the vault's proven patterns (success rate > 0.7, at most 5, best
- * first, ties by occurrences) in a budget of their own, read from .mem/patterns/ (no index).
- * Loaded lazily: a vault without pattern notes pays one directory read.
+ * The vault's proven patterns, for a session to start with besides its learnings (success rate
+ * > 0.7, at most 5, best first, ties by occurrences) in a budget of their own, read from
+ * .mem/patterns/ (no index). Loaded lazily: a vault without pattern notes pays one directory read.
  */
 export async function addProvenPatterns(res: ContextResult, root: string, maxChars: number): Promise<ContextResult> {
   if (maxChars <= 0) return { ...res, patterns: [] };

@@ -1,6 +1,6 @@
-// `mem context`'s warnings from recent failures (seed 002's bootstrap_context): the episode notes
-// with outcome failure that started in the last 7 days, newest first, at most 3, within a
-// character budget of their own (they never take the learnings' budget).
+// `mem context`'s warnings from recent failures, so a session starts knowing what went wrong
+// lately: the episode notes with outcome failure that started in the last 7 days, newest first,
+// at most 3, within a character budget of their own (they never take the learnings' budget).
 
 import type { Db } from '../index/db.js';
 import { episodeNoteRows } from '../index/episode-queries.js';

@@ -1,6 +1,6 @@
-// What agent hooks inject (design §11): at session start without a task, the project's most
-// prominent learnings; on each prompt, only the few learnings that clearly bear on it, and none
-// at all when nothing does (the relevance gate below).
+// What agent hooks inject: at session start without a task, the project's most prominent learnings;
+// on each prompt, only the few learnings that clearly bear on it, and none at all when nothing does
+// (the relevance gate below).
 
 import type { Db } from '../index/db.js';
 import { countEntries } from '../index/indexer.js';

@@ -1,8 +1,8 @@
-// Hybrid retrieval (issue 17, seed 000): the query's vector against the stored entry vectors
-// (cosine top-N: src/embeddings/store.ts nearestVectors), fused with the BM25 candidates by reciprocal rank fusion (k = 60) or the
-// 0.7 × cosine + 0.3 × BM25 blend (seed 001), the vector share scaled by search.vector_weight
-// (default 1). Filters apply to both lists. Loaded only when
-// `embeddings:` is configured; the lexical path never sees this module.
+// Hybrid retrieval: the query's vector against the stored entry vectors (cosine top-N:
+// src/embeddings/store.ts nearestVectors), fused with the BM25 candidates by reciprocal rank fusion
+// (k = 60) or the 0.7 × cosine + 0.3 × BM25 blend (TeaParty's weights), the vector share scaled by
+// search.vector_weight (default 1). Filters apply to both lists. Loaded only when `embeddings:` is
+// configured; the lexical path never sees this module.
 
 import type { Db } from '../index/db.js';
 import { entriesByRowid, type CandidateRow, type EntryFilter } from '../index/queries.js';
@@ -22,7 +22,7 @@ export type Fusion = 'rrf' | 'blend';
  * Fused scores for the union of two candidate lists. `lexical` is in BM25 relevance order, best
  * first, with relevance in [0, ∞); `vector` best first by cosine. Ranks are 1-based.
  * `vectorWeight` (search.vector_weight) scales the vector list's share: w / (60 + rank) under RRF,
- * w × 0.7 × cosine under blend. 1 is the seed's formula; below 1 a weak embedding model adds
+ * w × 0.7 × cosine under blend. 1 is the plain formula; below 1 a weak embedding model adds
  * candidates without pushing BM25's best out of the top; 0 leaves BM25's order as it is.
  */
 export function fuse(lexical: { key: number; relevance: number }[], vector: { key: number; cosine: number }[], fusion: Fusion, vectorWeight = 1): Map<number, HybridParts> {

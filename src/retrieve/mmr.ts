@@ -1,5 +1,6 @@
-// Diversity by maximal marginal relevance (design §6.5) with Jaccard similarity over body
-// tokens, and budget packing that skips a result too big for what is left and keeps going.
+// Diversity by maximal marginal relevance (Carbonell & Goldstein, SIGIR 1998) with Jaccard
+// similarity over body tokens, and budget packing that skips a result too big for what is left and
+// keeps going.
 
 import { words } from './terms.js';
 import { isStopword } from './stopwords.js';

@@ -1,6 +1,6 @@
-// Ranking policies (design §6.4): how a candidate's relevance and its metadata become one
-// score. `prominence` is the default; `relevance` ignores metadata. New policies (fsrs) plug in
-// by implementing RankingPolicy; `fsrs` ranks by FSRS-6 retrievability (src/episodes/fsrs.ts).
+// Ranking policies: how a candidate's relevance and its metadata become one score. `prominence` is
+// the default; `relevance` ignores metadata. New policies (fsrs) plug in by implementing
+// RankingPolicy; `fsrs` ranks by FSRS-6 retrievability (src/episodes/fsrs.ts).
 
 import type { Scope } from '../vault/scope.js';
 import { dateMs } from '../vault/entry.js';
@@ -95,10 +95,10 @@ function fsrsField(json: string | undefined): unknown {
 }
 
 /**
- * fsrs (seed 000): relevance × R(t) × scope multiplier, R the FSRS-6 retrievability of the
- * entry's state (defaults from importance when it has none). The scope multiplier is kept so
- * project and global memories weigh as they do under prominence; importance and reinforcement
- * count enter only through the state (initial stability, reviews).
+ * fsrs: relevance × R(t) × scope multiplier, R the FSRS-6 retrievability of the entry's state
+ * (defaults from importance when it has none). The scope multiplier is kept so project and global
+ * memories weigh as they do under prominence; importance and reinforcement count enter only through
+ * the state (initial stability, reviews).
  */
 export const fsrsPolicy: RankingPolicy = {
   name: 'fsrs',

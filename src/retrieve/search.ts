@@ -1,5 +1,5 @@
-// The retrieval pipeline shared by `mem search` and `mem context` (design §6): query terms →
-// BM25 candidates (filters in SQL) → normalised relevance → ranking policy → MMR + budget.
+// The retrieval pipeline shared by `mem search` and `mem context`: query terms → BM25 candidates
+// (filters in SQL) → normalised relevance → ranking policy → MMR + budget.
 
 import type { Db } from '../index/db.js';
 import { ftsCandidates, type CandidateRow, type EntryFilter } from '../index/queries.js';

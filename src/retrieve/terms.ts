@@ -1,5 +1,5 @@
-// Offline query terms (design §6.1): lowercase, drop stopwords, keep identifiers and paths
-// whole; every term quoted for FTS5 and OR-joined, so no user punctuation can raise.
+// Offline query terms: lowercase, drop stopwords, keep identifiers and paths whole; every term
+// quoted for FTS5 and OR-joined, so no user punctuation can raise.
 
 import { otherForms } from './irregular.js';
 import { isStopword } from './stopwords.js';

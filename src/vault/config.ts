@@ -19,13 +19,13 @@ export interface VaultConfig {
   /** `episodes`: whether `mem extract` also segments the session into episodes (src/episodes/). */
   /** `consolidate`: whether it then consolidates waiting episodes into learnings (src/episodes/consolidate.ts; off by default). */
   /** `episodesTopic`: whether its segmentation also asks the model for topic boundaries (one more request; off by default). */
-  /** `episodeNote`: whether it writes the session's episode note (seed 002, src/notes/extract-episode.ts; on by default). */
+  /** `episodeNote`: whether it writes the session's episode note (src/notes/extract-episode.ts; on by default). */
   extract: { scopes: string[]; budgetChars: number; episodes: boolean; consolidate: boolean; episodesTopic: boolean; episodeNote: boolean };
   /** Event segmentation (`mem segment`, src/episodes/segment.ts): its rules and thresholds. */
   /** `embeddings`/`topic`: whether the embedding endpoint and the language model (when configured) serve as channels. */
   /** `shareMessages`: keep episodes' messages in the committed files (off: in the git-ignored `.mem/local/`). */
   episodes: { minMessages: number; gapMinutes: number; maxMessages: number; surpriseThreshold: number; minEpisodeMessages: number; minTerms: number; embeddings: boolean; topic: boolean; shareMessages: boolean };
-  /** Embedding endpoint for hybrid search (issue 17); no model → lexical search only. */
+  /** Embedding endpoint for hybrid search; no model → lexical search only. */
   embeddings: EmbeddingsConfig;
 }
 

@@ -1,5 +1,5 @@
-// The entry model: the fields of a learning (design §3), their defaults, and how frontmatter
-// values become typed fields. Validation messages for `mem lint` live here too.
+// The entry model: the fields of a learning, their defaults, and how frontmatter values become
+// typed fields. Validation messages for `mem lint` live here too.
 
 export const ENTRY_TYPES = ['declarative', 'procedural', 'directive', 'corrective'] as const;
 export const DOMAINS = ['task', 'team'] as const;

@@ -246,10 +246,10 @@ export function formatKey(key: string): string {
 }
 
 /**
- * One YAML value as mem writes it, always on one line: plain when that reads back the same,
- * else single-quoted, else double-quoted with escapes; lists and maps in flow style. Dates are
- * single-quoted, as in the design. Whatever the value, it parses back (fast and full parser) to
- * itself.
+ * One YAML value as mem writes it, always on one line: plain when that reads back the same, else
+ * single-quoted, else double-quoted with escapes; lists and maps in flow style. Dates are
+ * single-quoted (`last_reinforced: '2026-03-01'`, as TeaParty writes them). Whatever the value, it
+ * parses back (fast and full parser) to itself.
  */
 export function formatValue(key: string, value: unknown): string {
   if (value === null || value === undefined) return 'null';

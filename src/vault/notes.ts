@@ -1,5 +1,5 @@
-// Plain markdown notes (design §4): a file with no entry frontmatter and no `## [` headings is
-// cut into chunks at its `#`–`###` headings; long sections are split at paragraph boundaries.
+// Plain markdown notes: a file with no entry frontmatter and no `## [` headings is cut into chunks
+// at its `#`–`###` headings; long sections are split at paragraph boundaries.
 
 import type { Entry } from './entry.js';
 import { fieldsFromMeta } from './entry.js';
@@ -62,7 +62,7 @@ function splitLong(raw: string): string[] {
 export function splitNotes(text: string, relPath: string, starts: number[]): ParsedFile {
   let bodyFrom = 0;
   let docTitle = baseName(relPath);
-  // A typed note (seed 002: `type: episode` or `type: pattern`) is one entry (typedNote).
+  // A typed note (`type: episode` or `type: pattern`) is one entry (typedNote).
   let typed: Record<string, unknown> | null = null;
   // A file-level frontmatter block (no entry id) stays in the preamble; its title names the file.
   if (/^---[ \t]*\r?\n/.test(text)) {
@@ -153,7 +153,7 @@ function typedTitle(docTitle: string, meta: Record<string, unknown>): string {
 }
 
 /**
- * A typed note (seed 002: `type: episode` or `type: pattern`) is one entry: the note is one
+ * A typed note (`type: episode` or `type: pattern`) is one entry: the note is one
  * episode or one pattern, and a search should find it once, not once per section. Its title is
  * the note's; its body the note after the `# Title` line; its metadata the frontmatter, so the
  * index can tell its kind and filter on its fields (outcome, success_rate).

@@ -1,5 +1,5 @@
 // Scope classification: which scope and learning type a memory file belongs to, from its path
-// alone. One pure function, so every layout (ours, seed 001's, legacy) is one table of cases.
+// alone. One pure function, so every layout (ours, TeaParty's, legacy) is one table of cases.
 
 export type Scope = 'global' | 'project' | 'session' | 'team';
 export type LearningType = 'institutional' | 'task' | 'proxy';

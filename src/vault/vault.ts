@@ -240,13 +240,16 @@ function memoryFilesIn(w: Walk, rel: string, out: string[], entries = list(w, re
   }
 }
 
-/** Files of the layouts mem knows: ours (.mem/jobs), seed 001's (.teaparty/jobs) and legacy. */
+/**
+ * Files of the layouts mem knows: ours (.mem/jobs), TeaParty's (.teaparty/jobs,
+ * dlewissandy/teaparty) and legacy.
+ */
 function layoutFiles(w: Walk): string[] {
   // The files at the root itself are probed one by one (rootFiles), not listed: the root holds
   // .memory.db, whose journal files come and go with every run, so its listing never stays put.
   const out: string[] = [];
   walkMarkdown(w, 'memory', out, false, listBase(w, 'memory'));
-  // Episode files (mem segment) and episode notes, one per session, and pattern notes (seed 002):
+  // Episode files (mem segment) and episode notes, one per session, and pattern notes:
   // directly in their folders.
   for (const dir of ['.mem/episodes', '.mem/patterns']) {
     for (const d of listBase(w, dir)) {

@@ -40,7 +40,7 @@ const LOGIN = {
 const NOTE = '.mem/episodes/EPISODE-2026-01-21-session-42.md';
 
 describe('mem episode add', () => {
-  it('writes the seed-002 note from store_episode JSON on stdin, and again changes nothing', () => {
+  it('writes the episode note from store_episode JSON on stdin, and again changes nothing', () => {
     const v = vault();
     const r = run(v, ['episode', 'add', '--json'], JSON.stringify(LOGIN));
     expect(r.status, r.stderr).toBe(0);
@@ -304,7 +304,7 @@ describe('mem import ai-agents (episodes)', () => {
   const S07 = '.mem/episodes/EPISODE-2026-01-20-session-07.md';
   const S08 = '.mem/episodes/EPISODE-2026-01-21-session-08.md';
 
-  it('turns episode-*.json into notes per the seed migration, quirks tolerated; again: same bytes', () => {
+  it('turns episode-*.json into notes (decisions and events also as observations), quirks tolerated; again: same bytes', () => {
     const v = vault();
     const r = run(v, ['import', 'ai-agents', FIX, '--json']);
     expect(r.status, r.stderr).toBe(0);
@@ -386,7 +386,7 @@ describe('mem context warns of recent failures', () => {
     expect(JSON.parse(run(v, ['context', 'npm tests', '--json', '--failure-chars', '0']).stdout).failures).toEqual([]);
     // A budget that fits one warning.
     expect(JSON.parse(run(v, ['context', 'npm tests', '--json', '--failure-chars', '40']).stdout).failures.map((f: { session_id: string }) => f.session_id)).toEqual(['f4']);
-    // The agent's SessionStart hook (seed 002's bootstrap) carries the warnings too, whatever the task.
+    // The agent's SessionStart hook carries the warnings too, whatever the task.
     const hook = run(v, ['context', '--hook', 'claude'], JSON.stringify({ hook_event_name: 'SessionStart', cwd: v.root, session_id: 's9', source: 'startup' }));
     expect(hook.status).toBe(0);
     const said = JSON.parse(hook.stdout).hookSpecificOutput.additionalContext as string;

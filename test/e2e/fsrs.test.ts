@@ -1,6 +1,6 @@
-// FSRS end to end (issue 17 part 2): `mem review` on real vault files, `--rank fsrs` and
-// `search.rank: fsrs`, the skip rule, reviews recorded by `mem reinforce --session/--transcript`,
-// and ts-fsrs staying out of a plain `mem search`.
+// FSRS end to end: `mem review` on real vault files, `--rank fsrs` and `search.rank: fsrs`, the
+// skip rule, reviews recorded by `mem reinforce --session/--transcript`, and ts-fsrs staying out of
+// a plain `mem search`.
 
 import fs from 'node:fs';
 import path from 'node:path';

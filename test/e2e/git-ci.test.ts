@@ -1,6 +1,6 @@
-// CI checks (issue 14 §4): `--check` on lint, compact, promote and consolidate — exit codes,
-// nothing written (bytes and mtimes of every file and folder), the JSON shape — and the CI kit in
-// examples/ci/: the real check.sh run on temporary git repositories, and the workflow's steps.
+// CI checks: `--check` on lint, compact, promote and consolidate — exit codes, nothing written
+// (bytes and mtimes of every file and folder), the JSON shape — and the CI kit in examples/ci/: the
+// real check.sh run on temporary git repositories, and the workflow's steps.
 
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';

@@ -1,7 +1,7 @@
-// Issue 13, faults: an index that is locked, read-only, a folder or corrupt; transcripts with
-// hostile session ids or that are not regular files; killed rebuilds; a damaged b-tree page;
-// `mem init` pointed at places a vault cannot live. The built CLI on real files, real SQLite
-// locks, real permissions (as an unprivileged user when the tests run as root), real kill -9.
+// Faults: an index that is locked, read-only, a folder or corrupt; transcripts with hostile session
+// ids or that are not regular files; killed rebuilds; a damaged b-tree page; `mem init` pointed at
+// places a vault cannot live. The built CLI on real files, real SQLite locks, real permissions (as
+// an unprivileged user when the tests run as root), real kill -9.
 
 import { spawn, spawnSync, type SpawnSyncOptions } from 'node:child_process';
 import fs from 'node:fs';

@@ -1,6 +1,6 @@
-// Hostile entry headers end to end (issue 13, items 2, 3 and 6): header rewrites change only the
-// lines of the keys they change (checked with real git diffs), alias-amplified or huge headers are
-// one broken entry and never take the vault down, and every value mem writes reads back as itself.
+// Hostile entry headers end to end: header rewrites change only the lines of the keys they change
+// (checked with real git diffs), alias-amplified or huge headers are one broken entry and never
+// take the vault down, and every value mem writes reads back as itself.
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, entry, git, mem, tempVault } from '../helpers.js';

@@ -1,7 +1,8 @@
-// Issue 13, item 4, through the built CLI on real files: `mem compact` never merges two learnings
-// that differ in a number, a version, a name or a negation (the newer fact was silently lost), and
-// `mem consolidate` reports such pairs with the reason, same-day pairs included. True duplicates
-// (case, punctuation, whitespace, a reworded or added clause) still merge.
+// Near-duplicates that state different facts, through the built CLI on real files: `mem compact`
+// never merges two learnings that differ in a number, a version, a name or a negation (the newer
+// fact was silently lost), and `mem consolidate` reports such pairs with the reason, same-day pairs
+// included. True duplicates (case, punctuation, whitespace, a reworded or added clause) still
+// merge.
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, entry, mem, tempVault } from '../helpers.js';
 

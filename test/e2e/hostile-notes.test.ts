@@ -1,5 +1,5 @@
-// Hostile input against the seed-002 typed notes (episodes, patterns): what a cloned repository's
-// vault files, an import folder or stdin can hold, run through the built CLI.
+// Hostile input against the typed notes (episodes, patterns): what a cloned repository's vault
+// files, an import folder or stdin can hold, run through the built CLI.
 
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
-// Hostile memory files end to end (issue 13 items 1, 5, 7a, 17): NUL and control characters on
-// the way in and already on disk, odd ids, the empty-entry runs the earlier teaparty system left,
-// and files with a BOM or CRLF line endings — through the built CLI on real files.
+// Hostile memory files end to end: NUL and control characters on the way in and already on disk,
+// odd ids, the empty-entry runs the earlier teaparty system left, and files with a BOM or CRLF line
+// endings — through the built CLI on real files.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
-// Key moments (episodes with surprise >= 0.7, seed 000) are marked in every output — mem search,
-// context, list --kind episode, recent, segment — with key_moment in their JSON; --detail
-// auto|none|full decides whose messages are shown.
+// Key moments (episodes with surprise >= 0.7) are marked in every output — mem search, context,
+// list --kind episode, recent, segment — with key_moment in their JSON; --detail auto|none|full
+// decides whose messages are shown.
 
 import fs from 'node:fs';
 import path from 'node:path';

@@ -1,6 +1,6 @@
-// Seed 001's behaviours end to end through the CLI: ranking (search --json --explain),
-// compaction, reinforcement and stage retirement, with real git checking that rewrites touch
-// nothing but the entries they change.
+// The learning lifecycle end to end through the CLI: ranking (search --json --explain), compaction,
+// reinforcement and stage retirement, with real git checking that rewrites touch nothing but the
+// entries they change.
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, entry, git, mem, tempVault } from '../helpers.js';

@@ -32,7 +32,7 @@ function addChain(v: TempVault): void {
 }
 
 describe('mem pattern add', () => {
-  it('creates a note with the seed\'s frontmatter and sections, then upserts it byte-stably', () => {
+  it('creates a note with the pattern frontmatter and sections, then upserts it byte-stably', () => {
     const v = vault();
     addChain(v);
     const rel = '.mem/patterns/PATTERN-run-migrations-first.md';
@@ -89,7 +89,7 @@ run npm run db:migrate first
     expect(v.read(rel).match(/EPISODE-2026-11-02-session-2/g)).toHaveLength(1);
   });
 
-  it('reads the seed\'s add_pattern JSON on stdin, and refuses bad input without writing', () => {
+  it('reads the add_pattern JSON on stdin, and refuses bad input without writing', () => {
     const v = vault();
     const ok = run(v, ['pattern', 'add', '-', '--json'], JSON.stringify({ name: 'retry-once', trigger: 'network flake', action: 'retry once', success_rate: 0.9, causal_relationships: [{ type: 'prevents', target: 'red-ci' }], is_antipattern: null, project: 'x' }));
     expect(ok.status).toBe(0);
@@ -250,7 +250,7 @@ describe('mem validate and mem lint', () => {
       .replace('- causes [[ANTIPATTERN-retry-until-green]]\n', '- causes [[ANTIPATTERN-retry-until-green]]\n- causes [[PATTERN-missing]]\n- leads to [[nothing-here]]\n'));
     // A note named like a pattern whose frontmatter does not say so is still checked.
     v.write('.mem/patterns/PATTERN-untyped.md', '# PATTERN-untyped\n\n## Context\nx\n');
-    // Not a typed note: a seed-000 segment episode and a stray file are left alone.
+    // Not a typed note: a `mem segment` episode file and a stray file are left alone.
     v.write('.mem/episodes/3f0c.md', '---\nid: x\n---\n[[whatever]]\n');
     const bad = run(v, ['validate']);
     expect(bad.status).toBe(1);

@@ -28,7 +28,7 @@ function sample(): EpisodeData {
 }
 
 describe('episode notes', () => {
-  it('formats the seed layout', () => {
+  it('formats the episode note layout', () => {
     const md = formatEpisodeNote(sanitizeEpisode(sample()));
     expect(md).toContain('---\ntitle: EPISODE-2026-01-21-session-42\ntype: episode\ntags: [episodic, memory]\npermalink: episodes/episode-2026-01-21-session-42\n');
     expect(md).toContain('metrics: {tool_calls: 12, errors: 2, recoveries: 1, commits: 1, files_changed: 3}\n');

@@ -65,7 +65,7 @@ describe('teaparty empty-entry runs', () => {
     });
   }
 
-  it('reads the layouts of the issue: shared --- lines, a header after a blank line, one at the end', () => {
+  it('reads the hostile layouts: shared --- lines, a header after a blank line, one at the end', () => {
     const h = (id: string) => `id: ${id}\ntype: procedural\nimportance: 0.5\n`;
     const text = `---\n${h('a')}---\n${h('b')}\n---\n${h('c')}---\n${h('d')}---\n## Real\nbody of d\n\n---\n${h('e')}---\n\n\n---\n${h('f')}---\n${h('g')}`;
     const p = parseMemoryFile(text, 'MEMORY.md');

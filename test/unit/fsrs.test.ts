@@ -12,17 +12,17 @@ const DAY = 86_400_000;
 const NOW = Date.parse('2026-11-26T12:00:00Z');
 
 /** FSRS-6 retrievability computed here, independently of ts-fsrs: R = (1 + f·t/S)^(−w20), f = 0.9^(−1/w20) − 1. */
-function seedR(tDays: number, s: number, w20 = 0.1542): number {
+function formulaR(tDays: number, s: number, w20 = 0.1542): number {
   const f = 0.9 ** (-1 / w20) - 1;
   return (1 + (f * tDays) / s) ** -w20;
 }
 
 describe('FSRS-6 retrievability through ts-fsrs', () => {
-  it('matches the formula of design §6.4 for many (t, S)', () => {
+  it('matches the FSRS-6 formula for many (t, S)', () => {
     for (const s of [0.5, 1.2931, 2.3065, 3.4598, 10, 35.3, 365]) {
       for (const t of [0, 0.25, 1, 2.5, 7, 30, 90, 400]) {
         const state = { stability: s, last_review: new Date(NOW - t * DAY).toISOString() };
-        expect(retrievability(state, NOW)).toBeCloseTo(seedR(t, s), 7);
+        expect(retrievability(state, NOW)).toBeCloseTo(formulaR(t, s), 7);
       }
     }
   });
@@ -108,11 +108,11 @@ describe('the fsrs ranking policy', () => {
   it('score = relevance × R(t) × scope multiplier; retired 0', () => {
     const meta = JSON.stringify({ fsrs: { stability: 5, difficulty: 3, last_review: '2026-11-16T12:00:00Z' } });
     const p = fsrsPolicy.score({ ...base, metadata_json: meta }, ctx);
-    expect(p.retrievability).toBeCloseTo(seedR(10, 5), 7);
-    expect(p.score).toBeCloseTo(0.8 * seedR(10, 5) * 1.2, 7);
+    expect(p.retrievability).toBeCloseTo(formulaR(10, 5), 7);
+    expect(p.score).toBeCloseTo(0.8 * formulaR(10, 5) * 1.2, 7);
     expect(fsrsPolicy.score({ ...base, status: 'retired', metadata_json: meta }, ctx).score).toBe(0);
     // No state: from importance and created_at (a plain date is its midnight UTC: 25.5 days).
-    expect(fsrsPolicy.score(base, ctx).retrievability).toBeCloseTo(seedR(25.5, W_GOOD_S0), 7);
+    expect(fsrsPolicy.score(base, ctx).retrievability).toBeCloseTo(formulaR(25.5, W_GOOD_S0), 7);
     expect(prominencePolicy.score(base, ctx).retrievability).toBeNull();
   });
   it('a recently reviewed entry outranks an equal one reviewed long ago', () => {

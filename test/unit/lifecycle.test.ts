@@ -21,7 +21,7 @@ function compact(text: string, path = 'MEMORY.md') {
   return { text: out ? serializeFile(out) : text, report: r.report };
 }
 
-describe('compaction (seed 001 behaviours)', () => {
+describe('compaction', () => {
   it('removes retired entries and keeps the others byte-identical', () => {
     const text = `# M\n\n${entry('a', 'keep me')}${entry('r', 'gone', { status: 'retired' })}${entry('b', 'another different learning')}`;
     const { text: out, report } = compact(text);

@@ -3,7 +3,7 @@ import { findSection, listItems, parseNote, replaceSection, sectionBody, setNote
 
 const NOTE = `---
 title: EPISODE-s1
-type: episode # seed 002
+type: episode # a typed note
 tags: [episodic]
 outcome: success
 ---
@@ -65,7 +65,7 @@ describe('byte-stable changes', () => {
     expect(out).toBe(crlf.replace('Fixing the build.', 'Fixing the CI build.'));
     const out2 = setNoteFields(parseNote(out), { outcome: 'failure' });
     expect(out2).toBe(out.replace('outcome: success', 'outcome: failure'));
-    expect(out2.includes('type: episode # seed 002')).toBe(true);
+    expect(out2.includes('type: episode # a typed note')).toBe(true);
   });
 
   it('appends a missing section at the end', () => {

@@ -18,7 +18,7 @@ describe('prominence policy', () => {
     expect(score({ last_reinforced: daysAgo(90) }).decay).toBeCloseTo(0.5, 10);
     expect(recencyDecay(10_000)).toBe(0.1);
   });
-  it('orders as seed 001 says', () => {
+  it('orders by importance, recency and reinforcement', () => {
     expect(score({ importance: 0.9 }).score).toBeGreaterThan(score({ importance: 0.8 }).score);
     expect(score({ importance: 0.2, last_reinforced: daysAgo(180) }).score).toBeLessThan(score({ importance: 0.1 }).score);
     expect(score({ reinforcement_count: 5 }).score / score({ reinforcement_count: 0 }).score).toBeCloseTo(6, 10);

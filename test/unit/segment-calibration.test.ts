@@ -16,7 +16,7 @@ function conv(texts: string[]): ConversationMessage[] {
 }
 
 describe('calibrated surprise', () => {
-  it('maps the session\'s own spread onto seed 000\'s scale, whatever the channel\'s range of distances', () => {
+  it('maps the session\'s own spread onto the thresholds\' scale (0.22 / 0.7 / 0.85), whatever the channel\'s range of distances', () => {
     const scale = { median: 0.6, spread: 0.1 };
     expect(calibratedSurprise(0.6, scale)).toBeCloseTo(0.22, 2); // ordinary: minor
     expect(calibratedSurprise(0.85, scale)).toBeCloseTo(0.7, 2); // 2.5 deviations: key moment

@@ -296,7 +296,8 @@ async function contextHookCommand(ctx: Ctx, agentName: string): Promise<void> {
         const built = buildContext(db, {
           task: task ?? project, filter: { kinds: [...NOT_EPISODES] }, rank, now, scopeMultipliers: vault.config.scopeMultipliers, candidates: vault.config.search.candidates,
           ...budget, taskChars: task ? budget.taskChars : 0, proxyChars: task ? budget.proxyChars : 0,
-          // seed 002's bootstrap: recent failed episodes as warnings, whatever the task.
+          // Recent failed episodes as warnings, whatever the task: a new session learns what broke
+          // lately.
           failureChars: HOOK_SESSION_BUDGET.failureChars,
         });
         // No prompt yet (a new session): the project's most prominent learnings instead.

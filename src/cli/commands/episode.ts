@@ -1,5 +1,5 @@
-// `mem episode add|list|decisions`: seed 002's store_episode, query_episodes and
-// get_decision_sequence over the vault's episode notes (.mem/episodes/EPISODE-<session>.md).
+// `mem episode add|list|decisions`: store_episode, query_episodes and get_decision_sequence
+// (as the MCP tools) over the vault's episode notes (.mem/episodes/EPISODE-<session>.md).
 
 import type { Command } from 'commander';
 import { MemError, usageError } from '../../errors.js';
@@ -30,7 +30,7 @@ interface ListOptions {
 export function registerEpisode(program: Command): void {
   const ep = program
     .command('episode')
-    .description('episode notes (seed 002): one note per session with its outcome, decisions, events and lessons')
+    .description('episode notes: one note per session with its outcome, decisions, events and lessons')
     .addHelpText('after', `
 Episode notes live in .mem/episodes/EPISODE-<session>.md; mem search and mem context find them
 (--kind episode, --outcome failure). mem extract writes one per session.

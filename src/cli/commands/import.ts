@@ -1,5 +1,5 @@
-// `mem import ai-agents DIR`: the seed-002 predecessor's memory (episode-*.json → episode notes,
-// causal-graph.json → pattern notes) → notes in this vault.
+// `mem import ai-agents DIR`: the memory of the ai-agents project (rjmurillo/ai-agents:
+// episode-*.json → episode notes, causal-graph.json → pattern notes) → notes in this vault.
 
 import path from 'node:path';
 import type { Command } from 'commander';
@@ -24,12 +24,12 @@ Examples:
   $ mem import ai-agents ../ai-agents/.agents/memory
   $ mem import ai-agents ./old-memory --dry-run --json`);
   imp.command('ai-agents')
-    .description('the ai-agents (seed 002 predecessor) memory: episode-*.json as episode notes, causal-graph.json as pattern notes')
+    .description('the ai-agents memory (.agents/memory): episode-*.json as episode notes, causal-graph.json as pattern notes')
     .argument('<dir>', 'a folder holding episode-*.json and/or causal-graph.json files (searched up to 4 levels down), or a causal-graph JSON file')
     .option('--dry-run', 'list what would be written, write nothing')
     .addHelpText('after', `
-Each episode-<session>.json becomes .mem/episodes/EPISODE-<session>.md (seed 002's migration:
-decisions and events also as observations, "migrated_from [[ai-agents episodic memory]]").
+Each episode-<session>.json becomes .mem/episodes/EPISODE-<session>.md (decisions and events
+also as observations, "migrated_from [[ai-agents episodic memory]]").
 Each causal-graph.json's patterns become .mem/patterns/PATTERN-<name>.md (trigger, action,
 success rate, occurrences, last_used as last_validated; edges to other patterns as Causal
 Relationships, edges to other nodes as observations); a pattern note that exists keeps its text

@@ -1,5 +1,5 @@
 // `mem pattern add|list|path|antipatterns`: pattern and anti-pattern notes and the causal graph
-// over them (seed 002 add_pattern, query_patterns, get_causal_path, get_antipatterns).
+// over them (add_pattern, query_patterns, get_causal_path, get_antipatterns, as the MCP tools).
 
 import type { Command } from 'commander';
 import { MemError, usageError } from '../../errors.js';
@@ -37,7 +37,7 @@ Examples:
   pattern
     .command('add')
     .description('add a pattern, or record one more occurrence of an existing one (upsert by name)')
-    .argument('[input]', '"-": read the seed\'s add_pattern JSON from stdin (also read when no --name is given and stdin is not a terminal)')
+    .argument('[input]', '"-": read the add_pattern JSON (as the MCP tool takes it) from stdin (also read when no --name is given and stdin is not a terminal)')
     .option('--name <name>', 'pattern name (kebab-case; the note is PATTERN-<name>.md)')
     .option('--trigger <text>', 'the condition that calls for the pattern (needed for a new pattern)')
     .option('--action <text>', 'what to do (needed for a new pattern)')
@@ -164,13 +164,13 @@ function parseRelation(s: string): CausalRelation {
   return { type: m[1].toLowerCase() as CausalRelation['type'], target: m[2].trim() };
 }
 
-/** The seed's add_pattern input, read from JSON, checked field by field (nulls count as absent). */
+/** The add_pattern input, read from JSON, checked field by field (nulls count as absent). */
 async function inputFromJson(raw: string): Promise<AddPatternInput> {
   let data: unknown;
   try {
     data = JSON.parse(raw.replace(/^\ufeff/, ''));
   } catch (err) {
-    throw new MemError(`stdin is not JSON: ${(err as Error).message}`, { hint: 'give the seed\'s add_pattern object: {"name", "trigger", "action", ...}' });
+    throw new MemError(`stdin is not JSON: ${(err as Error).message}`, { hint: 'give an add_pattern object: {"name", "trigger", "action", ...}' });
   }
   const { parseAddPatternArgs } = await import('../../notes/pattern-input.js');
   return parseAddPatternArgs(data, 'stdin');

@@ -1,5 +1,5 @@
-// Renderers for ranked hits: the human view, the stable JSON shape (design §6.7) and the
-// markdown context block for prompts. Pure string building; the command prints.
+// Renderers for ranked hits: the human view, the stable JSON shape and the markdown context block
+// for prompts. Pure string building; the command prints.
 
 import type { Components, RankedHit } from '../../retrieve/search.js';
 import { KEY_MOMENT_LABEL, messagesOfBody, showsDetail, type DetailLevel } from '../../episodes/detail.js';
@@ -76,8 +76,9 @@ export function renderHuman(hits: RankedHit[], terms: string[], style: Style, ex
 }
 
 /**
- * The public JSON shape of one hit: the fields of design §6.7; an episode adds `kind`, `surprise`
- * and `key_moment`, and `messages` when the detail level (at this 0-based rank) shows them.
+ * The public JSON shape of one hit, which scripts depend on: the entry's fields and its score
+ * (`components` with --explain); an episode adds `kind`, `surprise` and `key_moment`, and
+ * `messages` when the detail level (at this 0-based rank) shows them.
  */
 export function hitJson(h: RankedHit, explain: boolean, show?: { rank: number; detail: DetailLevel }): Record<string, unknown> {
   const o: Record<string, unknown> = {
