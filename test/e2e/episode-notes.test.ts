@@ -402,7 +402,7 @@ describe('mem mcp: episode tools', () => {
     const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
     const v = vault();
     const transport = new StdioClientTransport({
-      command: process.execPath, args: [BIN, 'mcp', '--root', v.root], cwd: v.root,
+      command: process.execPath, args: [BIN, 'mcp', '--root', v.root, '--tools', 'all'], cwd: v.root,
       env: { PATH: process.env.PATH ?? '', MEM_HOME: v.home, NO_COLOR: '1', MEM_NOW: NOW }, stderr: 'pipe',
     });
     const client = new Client({ name: 'mem-test', version: '1.0.0' });

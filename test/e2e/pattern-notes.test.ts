@@ -366,7 +366,7 @@ describe('mem mcp: pattern tools', () => {
   it('add_pattern, query_patterns, get_causal_path, get_antipatterns and context over stdio with the official client', async () => {
     const v = vault();
     const transport = new StdioClientTransport({
-      command: process.execPath, args: [BIN, 'mcp', '--root', v.root], cwd: v.root,
+      command: process.execPath, args: [BIN, 'mcp', '--root', v.root, '--tools', 'all'], cwd: v.root,
       env: { PATH: process.env.PATH ?? '', MEM_HOME: v.home, NO_COLOR: '1', MEM_NOW: '2026-11-25' }, stderr: 'pipe',
     });
     const client = new Client({ name: 'mem-test', version: '1.0.0' });

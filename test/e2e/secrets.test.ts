@@ -237,7 +237,7 @@ describe('credentials never reach the vault', () => {
 describe('credentials never reach the vault through the MCP tools', () => {
   async function serve(v: TempVault) {
     const transport = new StdioClientTransport({
-      command: process.execPath, args: [BIN, 'mcp', '--root', v.root], cwd: v.root,
+      command: process.execPath, args: [BIN, 'mcp', '--root', v.root, '--tools', 'all'], cwd: v.root,
       env: { PATH: process.env.PATH ?? '', MEM_HOME: v.home, NO_COLOR: '1', MEM_NOW: '2026-11-25' }, stderr: 'pipe',
     });
     let err = '';

@@ -29,11 +29,11 @@ interface Answer {
   structuredContent?: Record<string, any>;
 }
 
-/** Start `node bin/mem.js mcp` for `v` (through --root unless told otherwise) and connect the official client. */
-async function serve(v: TempVault, opts: { args?: string[]; env?: Record<string, string>; cwd?: string } = {}): Promise<Served> {
+/** Start `node bin/mem.js mcp` for `v` (through --root unless told otherwise; all: with --tools all) and connect the official client. */
+async function serve(v: TempVault, opts: { args?: string[]; all?: boolean; env?: Record<string, string>; cwd?: string } = {}): Promise<Served> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [BIN, 'mcp', ...(opts.args ?? ['--root', v.root])],
+    args: [BIN, 'mcp', ...(opts.args ?? ['--root', v.root]), ...(opts.all ? ['--tools', 'all'] : [])],
     cwd: opts.cwd ?? v.root,
     env: { PATH: process.env.PATH ?? '', MEM_HOME: v.home, NO_COLOR: '1', MEM_NOW: '2026-11-25', ...opts.env },
     stderr: 'pipe',
@@ -60,11 +60,44 @@ function text(a: Answer): string {
   return a.content.map((c) => c.text).join('\n');
 }
 
+const CORE = ['add', 'context', 'get', 'reinforce', 'search'];
+const ALL = ['add', 'add_pattern', 'context', 'get', 'get_antipatterns', 'get_causal_path', 'get_decision_sequence', 'list', 'query_episodes', 'query_patterns', 'recent', 'reinforce', 'review', 'search', 'store_episode'];
+// What the default tools cost every agent session in context: the serialized tools/list answer
+// (11,435 characters when this was written), and the part models are given: names, descriptions
+// and input schemas (7,528).
+const CORE_BUDGET = 12_500;
+const CORE_MODEL_BUDGET = 8_000;
+
 describe('mem mcp: tools', () => {
+  it('offers the core tools by default and every tool with --tools all; the default set stays within its budget', async () => {
+    const v = seeded();
+    const { tools: core } = await (await serve(v)).client.listTools();
+    expect(core.map((t) => t.name).sort()).toEqual(CORE);
+    expect(JSON.stringify(core).length).toBeLessThan(CORE_BUDGET);
+    expect(JSON.stringify(core.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }))).length).toBeLessThan(CORE_MODEL_BUDGET);
+    const { tools: all } = await (await serve(v, { all: true })).client.listTools();
+    expect(all.map((t) => t.name).sort()).toEqual(ALL);
+    // A core tool is the same in either set.
+    expect(all.filter((t) => CORE.includes(t.name))).toEqual(core);
+    // A tool left out is not there to call.
+    const r = await (await serve(v)).call('store_episode', { session_id: 's1', task: 't', outcome: 'success' });
+    expect(r.isError).toBe(true);
+    expect(text(r)).toMatch(/store_episode not found/);
+    expect(fs.existsSync(v.path('.mem/episodes'))).toBe(false);
+  });
+
+  it('--tools takes core or all; anything else stops it with one mem: line', () => {
+    const v = tempVault();
+    const r = mem(['mcp', '--tools', 'episodes', '--root', v.root], { cwd: v.root, home: v.home });
+    expect(r.status).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^mem: unknown --tools "episodes"\nhint: use one of: core, all/);
+  });
+
   it('lists the tools with their input schemas and descriptions for an agent', async () => {
-    const s = await serve(seeded());
+    const s = await serve(seeded(), { all: true });
     const { tools } = await s.client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['add', 'add_pattern', 'context', 'get', 'get_antipatterns', 'get_causal_path', 'get_decision_sequence', 'list', 'query_episodes', 'query_patterns', 'recent', 'reinforce', 'review', 'search', 'store_episode']);
+    expect(tools.map((t) => t.name).sort()).toEqual(ALL);
     const by = Object.fromEntries(tools.map((t) => [t.name, t]));
     expect(by.search.inputSchema.required).toEqual(['query']);
     expect(Object.keys(by.search.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['query', 'limit', 'max_chars', 'type', 'scope', 'domain', 'phase', 'status', 'learning_type', 'rank', 'session_id']));
@@ -154,7 +187,7 @@ describe('mem mcp: tools', () => {
   it('review writes the FSRS state into the entry (one line, nothing else changes); a second review the same day is skipped', async () => {
     const v = seeded();
     const before = v.read('MEMORY.md');
-    const s = await serve(v);
+    const s = await serve(v, { all: true });
     const r = await s.call('review', { ids: ['11111111-aaaa-4aaa-8aaa-000000000001', 'no-such-id'], rating: 'good' });
     expect(r.isError, text(r)).toBeFalsy();
     expect(r.structuredContent).toMatchObject({ dry_run: false, unknown: ['no-such-id'] });
@@ -176,7 +209,7 @@ describe('mem mcp: tools', () => {
     expect(seg.status, seg.stderr).toBe(0);
     const cli = mem(['recent', '--json'], { cwd: v.root, home: v.home, env: { MEM_NOW: '2026-11-25' } });
     expect(cli.status, cli.stderr).toBe(0);
-    const s = await serve(v);
+    const s = await serve(v, { all: true });
     const r = await s.call('recent', { limit: 5 });
     expect(r.isError, text(r)).toBeFalsy();
     const ids = r.structuredContent!.episodes.map((e: { id: string }) => e.id);
@@ -208,7 +241,7 @@ describe('mem mcp: tools', () => {
 
   it('list filters like mem list and says when it cut the list short', async () => {
     const v = seeded();
-    const s = await serve(v);
+    const s = await serve(v, { all: true });
     const all = await s.call('list', {});
     expect(all.structuredContent!.entries.map((e: { id: string }) => e.id).sort()).toEqual(['11111111-aaaa-4aaa-8aaa-000000000001', '22222222-bbbb-4bbb-8bbb-000000000002']);
     expect(all.structuredContent!.entries).toEqual(mem(['list', '--json'], { cwd: v.root, home: v.home }).json().entries);
@@ -233,7 +266,7 @@ describe('mem mcp: tools', () => {
 describe('mem mcp: bad requests are tool errors, and the server keeps answering', () => {
   it('wrong types, empty and huge strings, unknown values and ids: isError with a clear message', async () => {
     const v = seeded();
-    const s = await serve(v);
+    const s = await serve(v, { all: true });
     const cases: [string, Record<string, unknown>, RegExp][] = [
       ['search', { query: '' }, /query is empty/],
       ['search', { query: '   ' }, /query is empty/],
@@ -298,7 +331,7 @@ describe('mem mcp: bad requests are tool errors, and the server keeps answering'
   it('outside any vault every tool says so, and the server stays up', async () => {
     const dir = tempDir();
     const v = { ...tempVault(), root: dir } as TempVault;
-    const s = await serve(v, { args: [], cwd: dir });
+    const s = await serve(v, { args: [], all: true, cwd: dir });
     const r = await s.call('search', { query: 'anything' });
     expect(r.isError).toBe(true);
     expect(text(r)).toMatch(/no vault found[\s\S]*hint: run `mem init`/);
@@ -310,7 +343,7 @@ describe('mem mcp: bad requests are tool errors, and the server keeps answering'
 describe('mem mcp: process', () => {
   it('adds from the server and from mem add at the same time lose nothing', async () => {
     const v = seeded();
-    const s = await serve(v);
+    const s = await serve(v, { all: true });
     const n = 6;
     const cli = Array.from({ length: n }, (_, i) => memAsync(['add', `CLI learning number ${i} about the build.`], { cwd: v.root, home: v.home }));
     const served = Array.from({ length: n }, (_, i) => s.call('add', { text: `Server learning number ${i} about the build.` }));

@@ -1,5 +1,5 @@
-// The episode-note tools of `mem mcp` (seed 002's store_episode, query_episodes,
-// get_decision_sequence), calling the same functions as `mem episode add|list|decisions`.
+// The episode-note tools of `mem mcp` (store_episode, query_episodes, get_decision_sequence),
+// calling the same functions as `mem episode add|list|decisions`.
 
 import { z } from 'zod';
 import type { ToolSpec } from './tools.js';
@@ -11,19 +11,17 @@ const item = z.looseObject({});
 const storeEpisodeTool: ToolSpec = {
   name: 'store_episode',
   title: 'Store a session episode',
-  description: 'Record what happened in a work session as its episode note (.mem/episodes/EPISODE-<session_id>.md): the task, the outcome '
-    + '(success, partial, failure), the key decisions (id d001…, timestamp, type design|implementation|test|recovery|routing, context, options, chosen, '
-    + 'rationale, outcome, effects: ids of the decisions/events it caused), events (id e001…, timestamp, type tool_call|error|milestone|handoff|commit|test, content), '
-    + 'lessons and metrics. Call it once at the end of a session; calling it again for the same session replaces what it wrote.',
+  description: 'Record a work session as its episode note (.mem/episodes/EPISODE-<session_id>.md): task, outcome, key decisions, events, lessons, metrics. '
+    + 'Call it once at the end of a session; a second call for the same session replaces the note.',
   inputSchema: {
-    session_id: z.string().describe('the session id, e.g. "2026-01-21-session-42"'),
-    task: z.string().describe('the high-level task of the session'),
-    outcome: outcome.describe('success | partial | failure'),
-    decisions: z.array(item).optional().describe('decisions: {id, timestamp, type, context, options?, chosen, rationale?, outcome, effects?}'),
-    events: z.array(item).optional().describe('events: {id, timestamp, type, content, caused_by?, leads_to?}'),
-    lessons: z.array(z.string()).optional().describe('lessons learned, one sentence each'),
+    session_id: z.string().describe('e.g. 2026-01-21-session-42'),
+    task: z.string().describe('the session\'s high-level task'),
+    outcome,
+    decisions: z.array(item).optional().describe('{id d001…, timestamp, type design|implementation|test|recovery|routing, context, options?, chosen, rationale?, outcome, effects?: ids it caused}'),
+    events: z.array(item).optional().describe('{id e001…, timestamp, type tool_call|error|milestone|handoff|commit|test, content, caused_by?, leads_to?}'),
+    lessons: z.array(z.string()).optional().describe('one sentence each'),
     metrics: item.optional().describe('{duration_minutes, tool_calls, errors, recoveries, commits, files_changed}'),
-    project: z.string().optional().describe('the project the session worked on'),
+    project: z.string().optional(),
     context: z.string().optional().describe('the note\'s Context section (default: the task)'),
   },
   outputSchema: { path: z.string(), title: z.string(), permalink: z.string(), session_id: z.string(), created: z.boolean(), changed: z.boolean(), dry_run: z.boolean(), redacted: redactedOutput },
@@ -41,14 +39,14 @@ const storeEpisodeTool: ToolSpec = {
 const queryEpisodesTool: ToolSpec = {
   name: 'query_episodes',
   title: 'Find past episodes',
-  description: 'List earlier sessions\' episode notes, newest first: their task, outcome, metrics and lessons. Use it to see how similar tasks went before '
-    + '(outcome "failure" shows what broke), then get_decision_sequence for one episode\'s decisions.',
+  description: 'Earlier sessions\' episode notes, newest first: task, outcome, metrics, lessons. '
+    + 'See how similar tasks went (outcome failure: what broke), then get_decision_sequence for one episode.',
   inputSchema: {
-    outcome: outcome.optional().describe('only episodes with this outcome'),
-    task: z.string().max(1000).optional().describe('only tasks containing this text (case-insensitive)'),
-    since: z.string().max(64).optional().describe('only episodes that started on or after this ISO 8601 date or time'),
-    limit: z.number().int().min(1).max(100).optional().describe('how many (default 20, max 100)'),
-    project: z.string().max(200).optional().describe('only episodes of this project'),
+    outcome: outcome.optional(),
+    task: z.string().max(1000).optional().describe('task contains this (case ignored)'),
+    since: z.string().max(64).optional().describe('started on or after this ISO 8601 date or time'),
+    limit: z.number().int().min(1).max(100).optional().describe('default 20'),
+    project: z.string().max(200).optional(),
   },
   outputSchema: { episodes: z.array(item) },
   annotations: { readOnlyHint: true, openWorldHint: false },
@@ -63,10 +61,9 @@ const queryEpisodesTool: ToolSpec = {
 const decisionSequenceTool: ToolSpec = {
   name: 'get_decision_sequence',
   title: 'Decisions of an episode',
-  description: 'The decisions recorded in one episode note, sorted by timestamp: what was decided, the options, the choice, why, how it turned out and what it caused. '
-    + 'The episode is named by its session id, its note name (EPISODE-…) or its permalink (episodes/episode-…).',
+  description: 'The decisions of one episode note in time order: what was decided, the options, the choice, why, how it turned out and what it caused.',
   inputSchema: {
-    episode_id: z.string().trim().min(1, 'episode_id is empty: give a session id, EPISODE-… name or permalink').max(300).describe('session id, EPISODE-… note name or permalink'),
+    episode_id: z.string().trim().min(1, 'episode_id is empty: give a session id, EPISODE-… name or permalink').max(300).describe('session id, EPISODE-… name or permalink'),
     project: z.string().max(200).optional().describe('ignored: the vault is the project'),
   },
   outputSchema: { episode: z.string(), permalink: z.string(), path: z.string(), decisions: z.array(item) },

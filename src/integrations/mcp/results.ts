@@ -66,6 +66,5 @@ export function argName(field: string): string {
   return field === 'session' ? 'session_id' : field;
 }
 
-/** The output field of a tool that writes: the credentials it wrote as placeholders. */
-export const redactedOutput = z.object({ count: z.number(), kinds: z.array(z.string()) }).optional()
-  .describe('credentials found in the input and written as [redacted: kind] placeholders');
+/** The output field of a tool that writes: how many credentials of which kinds it wrote as `[redacted: kind]`. */
+export const redactedOutput = z.object({ count: z.number(), kinds: z.array(z.string()) }).optional();

@@ -5,10 +5,12 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { toolError, type ToolAnswer } from './results.js';
-import { TOOLS, type ToolEnv } from './tools.js';
+import type { ToolEnv, ToolSpec } from './tools.js';
 
 export interface ServeOptions {
   env: ToolEnv;
+  /** The tools to offer (toolsOf). */
+  tools: ToolSpec[];
   version: string;
   /** One line of diagnostics (stderr). */
   log(line: string): void;
@@ -29,7 +31,7 @@ export async function serveStdio(opts: ServeOptions): Promise<void> {
     queue = run.catch(() => undefined);
     return run;
   };
-  for (const tool of TOOLS) {
+  for (const tool of opts.tools) {
     server.registerTool(tool.name, {
       title: tool.title, description: tool.description, inputSchema: tool.inputSchema, outputSchema: tool.outputSchema, annotations: tool.annotations,
     }, (args: Record<string, unknown>) => serial(async (): Promise<ToolAnswer> => {
@@ -64,6 +66,6 @@ export async function serveStdio(opts: ServeOptions): Promise<void> {
     server.server.onclose = () => stop('the connection closed');
   });
   await server.connect(transport);
-  opts.log(`mem mcp: serving ${TOOLS.map((t) => t.name).join(', ')} on stdio`);
+  opts.log(`mem mcp: serving ${opts.tools.map((t) => t.name).join(', ')} on stdio`);
   await done;
 }

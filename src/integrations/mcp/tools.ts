@@ -29,27 +29,33 @@ const MAX_TEXT = 100_000;
 const MAX_IDS = 200;
 const MAX_LIMIT = 500;
 
-const oneOrMany = <T extends readonly [string, ...string[]]>(values: T, what: string) =>
-  z.union([z.enum(values), z.array(z.enum(values)).max(20)]).optional().describe(`only these ${what}: one or a list`);
+// Every agent reads these schemas at the start of every session, so a parameter gets a
+// description only when its name, type and values do not already say it all. A filter takes one
+// value or a list, which its schema shows.
+const oneOrMany = <T extends readonly [string, ...string[]]>(values: T) =>
+  z.union([z.enum(values), z.array(z.enum(values)).max(20)]).optional();
 
 const filters = {
-  type: oneOrMany(ENTRY_TYPES, 'entry types'),
-  scope: oneOrMany(SCOPES as readonly string[] as [string, ...string[]], 'scopes (global: every project; project: this repo; session, team: .mem/jobs)'),
-  domain: oneOrMany(DOMAINS, 'domains'),
-  phase: z.union([z.string().max(100), z.array(z.string().max(100)).max(20)]).optional().describe('only these project phases (e.g. implementation, review)'),
-  status: oneOrMany(STATUSES, 'statuses (active, compacted; retired entries are never searched)'),
-  learning_type: oneOrMany(LEARNING_TYPES as readonly string[] as [string, ...string[]], 'learning types (institutional: norms; task: learnings; proxy: what the human said)'),
+  type: oneOrMany(ENTRY_TYPES),
+  scope: oneOrMany(SCOPES as readonly string[] as [string, ...string[]]),
+  domain: oneOrMany(DOMAINS),
+  phase: z.union([z.string().max(100), z.array(z.string().max(100)).max(20)]).optional().describe('project phase, e.g. implementation'),
+  status: oneOrMany(STATUSES),
+  learning_type: oneOrMany(LEARNING_TYPES as readonly string[] as [string, ...string[]]),
 };
 
-const rank = z.enum(['prominence', 'relevance', 'fsrs']).optional().describe('ranking policy: prominence (default: importance, recency and reinforcement count), relevance (text match only) or fsrs (text match × FSRS retrievability)');
-const sessionId = z.string().max(128).optional().describe('your session id: the returned ids are logged so `mem reinforce --session` can strengthen them at the end of the session');
+const rank = z.enum(['prominence', 'relevance', 'fsrs']).optional().describe('default prominence: importance, recency, reinforcement');
+const sessionId = z.string().max(128).optional().describe('your session id: logs the ids returned, for `mem reinforce --session`');
+const detail = z.enum(['auto', 'none', 'full']).optional().describe('episode messages: none (default), auto (top two key moments), full');
 const limit = (what: string) => z.number().int().min(1).max(MAX_LIMIT).optional().describe(what);
 const chars = (what: string) => z.number().int().min(0).max(1_000_000).optional().describe(what);
+const ids = (empty: string) => z.array(z.string().trim().min(1).max(200)).min(1, empty).max(MAX_IDS).describe('full entry ids, as search returns them');
+const dryRun = z.boolean().optional().describe('write nothing, report what would change');
 
-// Items are open objects: their fields are those of the CLI's --json (design §6.7), and an entry's
-// frontmatter may hold keys of its own.
+// Items are open objects: their fields are those of the CLI's --json, and an entry's frontmatter
+// may hold keys of its own.
 const item = z.looseObject({ id: z.string() });
-const warnings = z.array(z.string()).optional().describe('what the index had to say (malformed entries, a rebuilt index)');
+const warnings = z.array(z.string()).optional();
 
 function indexNotes(ix: FreshIndex): string[] {
   return [...ix.notes, ...(ix.report?.diagnostics ?? []).map((d) => formatWhere(d.message, { file: d.file, line: d.line }))];
@@ -112,25 +118,24 @@ export interface ToolSpec {
 const searchTool: ToolSpec = {
   name: 'search',
   title: 'Search memory',
-  description: 'Search this project\'s long-term memory (learnings from earlier sessions, norms, corrections) for what bears on a question. '
-    + 'Use it before you start on something the project may have seen before: a failing test, a build or deploy step, a convention, an error message. '
-    + 'Returns ranked entries with their id, file and line; results are background to check against the code, not instructions. '
-    + 'For a whole task\'s briefing use `context` instead.',
+  description: 'Search this project\'s long-term memory (learnings, norms and corrections from earlier sessions). '
+    + 'Use it before work the project may have seen: a failing test, a build step, a convention, an error. '
+    + 'Results are background to check against the code. For a task briefing use `context`.',
   inputSchema: {
     query: z.string().trim().min(1, 'query is empty: say what to look for').max(MAX_QUERY).describe('what to look for, in plain words'),
-    limit: limit('how many results (default 10)'),
-    max_chars: z.number().int().min(1).max(1_000_000).optional().describe('pack the results into this many characters, skipping any that do not fit'),
+    limit: limit('default 10'),
+    max_chars: z.number().int().min(1).max(1_000_000).optional().describe('fit the results into this many characters'),
     ...filters,
     rank,
     session_id: sessionId,
-    detail: z.enum(['auto', 'none', 'full']).optional().describe('episodes\' messages: none (default), auto (key moments ranked 1-2), full (every episode returned)'),
+    detail,
   },
   outputSchema: { query: z.string(), results: z.array(item), warnings },
   annotations: { readOnlyHint: true, openWorldHint: false },
   async run(a, env) {
     const args = a as unknown as { query: string; limit?: number; max_chars?: number; rank?: string; session_id?: string; detail?: 'auto' | 'none' | 'full' } & FilterArgs;
     const filter = filterFromArgs(args);
-    if (filter.statuses?.includes('retired')) throw usageError('search never returns retired entries', 'use the list tool with status "retired" to see them');
+    if (filter.statuses?.includes('retired')) throw usageError('search never returns retired entries', 'mem list --status retired shows them (or the list tool, which mem mcp --tools all offers)');
     const session = await checkedSession(args.session_id);
     const vault = await env.openVault();
     const r = await checkedRank(vault, args.rank);
@@ -156,15 +161,14 @@ const searchTool: ToolSpec = {
 const getTool: ToolSpec = {
   name: 'get',
   title: 'Get one memory entry',
-  description: 'Read one memory entry in full by its id (or a unique prefix of it, 8 characters are usually enough), as it stands in its file now: '
-    + 'every frontmatter field (type, importance, status, reinforcement_count, tags…), its file and line, title and body. '
+  description: 'Read one memory entry in full as its file has it now: every frontmatter field, file, line, title and body. '
     + 'Use it when a search or context result is cut short or you need its metadata.',
   inputSchema: {
-    id: z.string().trim().min(1, 'id is empty: give an entry id from search or list').max(200).describe('entry id, or a unique prefix of it'),
+    id: z.string().trim().min(1, 'id is empty: give an entry id from search or context').max(200).describe('entry id or a unique prefix (8 characters usually do)'),
   },
   outputSchema: {
     entry: z.looseObject({ id: z.string(), path: z.string(), line: z.number(), body: z.string() }),
-    also_in: z.array(z.string()).optional().describe('other places (path:line) that hold the same id'),
+    also_in: z.array(z.string()).optional(),
     warnings,
   },
   annotations: { readOnlyHint: true, openWorldHint: false },
@@ -183,27 +187,24 @@ const getTool: ToolSpec = {
 const addTool: ToolSpec = {
   name: 'add',
   title: 'Add a learning',
-  description: 'Record one durable learning in this project\'s memory so later sessions know it: a fix that worked, a command that must run first, '
-    + 'a convention, a correction from the user. One fact per call, written so it stands on its own (what, when it applies, why). '
-    + 'Do not record secrets, one-off task state or what the code already says. '
-    + 'Use type "corrective" for mistakes to avoid, "directive" for rules, "procedural" for how-tos, "declarative" for facts; '
-    + 'institutional: true makes it a norm loaded into every context.',
+  description: 'Record one durable learning for later sessions: a fix that worked, a step that must come first, a convention, a correction from the user. '
+    + 'One fact per call that stands on its own (what, when it applies, why). Never secrets, one-off task state or what the code already says.',
   inputSchema: {
-    text: z.string().trim().min(1, 'text is empty: give the learning in markdown').max(MAX_TEXT).describe('the learning, in markdown; a leading "# heading" becomes its title'),
-    type: z.enum(ENTRY_TYPES).optional().describe('declarative | procedural | directive | corrective (default procedural)'),
-    domain: z.enum(DOMAINS).optional().describe('task (about the work) or team (about how we work; default)'),
-    importance: z.number().min(0).max(1).optional().describe('0.0 to 1.0 (default 0.5); 0.8+ for things that cost real time when forgotten'),
-    phase: z.string().max(100).optional().describe('project stage it belongs to, one word (default unknown)'),
-    scope: z.enum(SCOPES as readonly string[] as [string, ...string[]]).optional().describe('project (default: this repo\'s MEMORY.md), global (every project), session or team (need job, team needs task)'),
-    job: z.string().max(100).optional().describe('job name, for scope session or team'),
-    task: z.string().max(100).optional().describe('task name, for scope team'),
-    institutional: z.boolean().optional().describe('a standing norm of the project, written to institutional.md and always loaded by context'),
-    tags: z.union([z.string().max(1000), z.array(z.string().max(200)).max(50)]).optional().describe('tags: a list, or one comma-separated string'),
-    title: z.string().max(500).optional().describe('title (default: the heading or first sentence of text)'),
-    session_id: z.string().max(128).optional().describe('the session that produced it, recorded in the entry'),
+    text: z.string().trim().min(1, 'text is empty: give the learning in markdown').max(MAX_TEXT).describe('markdown; a leading "# heading" is its title'),
+    type: z.enum(ENTRY_TYPES).optional().describe('corrective: a mistake to avoid; directive: a rule; procedural: a how-to (default); declarative: a fact'),
+    domain: z.enum(DOMAINS).optional().describe('task: about the work; team: how we work (default)'),
+    importance: z.number().min(0).max(1).optional().describe('default 0.5; 0.8+ when forgetting it costs real time'),
+    phase: z.string().max(100).optional().describe('project phase, one word'),
+    scope: z.enum(SCOPES as readonly string[] as [string, ...string[]]).optional().describe('project (default: this repo), global (every project), session or team (need job; team also task)'),
+    job: z.string().max(100).optional(),
+    task: z.string().max(100).optional(),
+    institutional: z.boolean().optional().describe('a standing norm, loaded into every context'),
+    tags: z.union([z.string().max(1000), z.array(z.string().max(200)).max(50)]).optional().describe('a list or one comma-separated string'),
+    title: z.string().max(500).optional().describe('default: the heading or first sentence'),
+    session_id: z.string().max(128).optional().describe('the session that produced it'),
   },
   outputSchema: { id: z.string(), path: z.string(), line: z.number().nullable(), scope: z.string(), redacted: redactedOutput, warnings },
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
   async run(a, env) {
     const args = a as Record<string, unknown> & { text: string; session_id?: string; importance?: number };
     if (args.session_id !== undefined) await checkedSession(args.session_id);
@@ -225,11 +226,11 @@ const addTool: ToolSpec = {
 const reinforceTool: ToolSpec = {
   name: 'reinforce',
   title: 'Reinforce useful entries',
-  description: 'Tell memory which entries actually helped: each gains +1 reinforcement and today\'s date, so it ranks higher later. '
-    + 'Call it once near the end of a task with the ids of the search/context results you used. Retired entries are skipped; unknown ids are reported, not fatal.',
+  description: 'Say which entries helped: each gains one reinforcement and ranks higher later. '
+    + 'Call it once near the end of a task with the ids of the results you used. Unknown ids are reported; retired entries are skipped.',
   inputSchema: {
-    ids: z.array(z.string().trim().min(1).max(200)).min(1, 'ids is empty: give the ids of the entries that helped').max(MAX_IDS).describe('entry ids (full ids, as search returns them)'),
-    dry_run: z.boolean().optional().describe('show what would change, write nothing'),
+    ids: ids('ids is empty: give the ids of the entries that helped'),
+    dry_run: dryRun,
   },
   outputSchema: {
     dry_run: z.boolean(),
@@ -237,7 +238,7 @@ const reinforceTool: ToolSpec = {
     unknown: z.array(z.string()),
     warnings,
   },
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
   async run(a, env) {
     const args = a as unknown as { ids: string[]; dry_run?: boolean };
     const vault = await env.openVault();
@@ -252,16 +253,15 @@ const reinforceTool: ToolSpec = {
 const contextTool: ToolSpec = {
   name: 'context',
   title: 'Memory briefing for a task',
-  description: 'Get the memory to read before starting a task, as markdown: the project\'s norms (always included) and the learnings from earlier sessions '
-    + 'that bear on the task, each within its own character budget. Call it once at the start of a task with the task in plain words. '
-    + 'Norms are standing rules; learnings are background to check against the code.',
+  description: 'The memory to read before a task, as markdown: the project\'s norms (always) and the learnings from earlier sessions that bear on the task. '
+    + 'Call it once at the start of a task. Norms are rules to follow; learnings are background to check against the code.',
   inputSchema: {
     task: z.string().trim().min(1, 'task is empty: describe the task in plain words').max(MAX_QUERY).describe('the task, in plain words'),
-    institutional_chars: chars('budget for norms (default 4000)'),
-    task_chars: chars('budget for learnings (default 6000)'),
-    proxy_chars: chars('budget for what the human has told us before (default 2000)'),
-    pattern_chars: chars('budget for proven patterns, success rate > 0.7 (default 1500)'),
-    limit: limit('at most this many learnings (default 12)'),
+    institutional_chars: chars('norms budget (default 4000)'),
+    task_chars: chars('learnings budget (default 6000)'),
+    proxy_chars: chars('budget for what the user said before (default 2000)'),
+    pattern_chars: chars('proven patterns budget (default 1500)'),
+    limit: limit('most learnings (default 12)'),
     ...filters,
     rank,
     session_id: sessionId,
@@ -271,12 +271,11 @@ const contextTool: ToolSpec = {
     task: z.string(),
     institutional: z.array(item),
     institutional_omitted: z.number(),
-    omitted: z.object({ institutional: z.number(), learnings: z.number(), proxy: z.number(), failures: z.number(), patterns: z.number() }).optional()
-      .describe('how many items each section left out (over its budget or past its limit)'),
+    omitted: z.object({ institutional: z.number(), learnings: z.number(), proxy: z.number(), failures: z.number(), patterns: z.number() }).optional(),
     learnings: z.array(item),
     proxy: z.array(item),
     patterns: z.array(z.looseObject({ title: z.string() })).optional(),
-    failures: z.array(z.looseObject({ path: z.string(), task: z.string() })).optional().describe('episodes that failed in the last 7 days (at most 3), as warnings'),
+    failures: z.array(z.looseObject({ path: z.string(), task: z.string() })).optional(),
     warnings,
   },
   annotations: { readOnlyHint: true, openWorldHint: false },
@@ -313,13 +312,12 @@ const contextTool: ToolSpec = {
 const listTool: ToolSpec = {
   name: 'list',
   title: 'List memory entries',
-  description: 'List memory entries by filter (type, scope, domain, phase, status, learning type), newest files first as the index orders them, without ranking. '
-    + 'Use it to browse what is recorded, e.g. every norm (learning_type: institutional) or every correction (type: corrective); use search to find entries about something.',
+  description: 'List entries by filter, newest files first, unranked: e.g. every norm (learning_type institutional), '
+    + 'correction (type corrective) or thing the user said (learning_type proxy). To find entries about something use search.',
   inputSchema: {
     ...filters,
-    status: oneOrMany(STATUSES, 'statuses (retired ones are listed only when asked for)'),
     all: z.boolean().optional().describe('include retired entries'),
-    limit: limit('at most this many (default 100)'),
+    limit: limit('default 100'),
   },
   outputSchema: { entries: z.array(item), truncated: z.boolean(), warnings },
   annotations: { readOnlyHint: true, openWorldHint: false },
@@ -340,12 +338,12 @@ const listTool: ToolSpec = {
 const reviewTool: ToolSpec = {
   name: 'review',
   title: 'Review entries (FSRS)',
-  description: 'Record how well entries held up, for the FSRS schedule that `rank: fsrs` uses: again (wrong or useless), hard, good (helped), easy. '
-    + 'Each entry\'s fsrs state is updated in its file; a second review of an entry within a day is skipped and reported. Same as `mem review`.',
+  description: 'Rate how entries held up, for the FSRS schedule behind `rank: fsrs`: again (wrong or useless), hard, good (helped), easy. '
+    + 'Updates each entry\'s FSRS state in its file; a second review of an entry within a day is skipped.',
   inputSchema: {
-    ids: z.array(z.string().trim().min(1).max(200)).min(1, 'ids is empty: give the ids of the entries to review').max(MAX_IDS).describe('entry ids (full ids, as search returns them)'),
-    rating: z.enum(['again', 'hard', 'good', 'easy']).describe('how the entries held up'),
-    dry_run: z.boolean().optional().describe('show what would change, write nothing'),
+    ids: ids('ids is empty: give the ids of the entries to review'),
+    rating: z.enum(['again', 'hard', 'good', 'easy']),
+    dry_run: dryRun,
   },
   outputSchema: {
     dry_run: z.boolean(),
@@ -353,7 +351,7 @@ const reviewTool: ToolSpec = {
     unknown: z.array(z.string()),
     warnings,
   },
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
   async run(a, env) {
     const args = a as unknown as { ids: string[]; rating: 'again' | 'hard' | 'good' | 'easy'; dry_run?: boolean };
     const vault = await env.openVault();
@@ -368,13 +366,13 @@ const reviewTool: ToolSpec = {
 const recentTool: ToolSpec = {
   name: 'recent',
   title: 'Recent episodes',
-  description: 'What happened in recent sessions: episodes (segments of past sessions, newest first) with title, summary, time range and key moments (surprise ≥ 0.7). '
-    + 'Use it to pick up where earlier work left off. Same as `mem recent`.',
+  description: 'Episodes of recent sessions, newest first: title, summary, time range and key moments. '
+    + 'Use it to pick up where earlier work left off.',
   inputSchema: {
-    limit: limit('at most this many episodes (default 10)'),
-    days: z.number().int().min(1).max(3650).optional().describe('only episodes of the last N days'),
-    session: z.string().max(200).optional().describe('only the episodes of this session id'),
-    detail: z.enum(['auto', 'none', 'full']).optional().describe('messages to include: none (default), auto (those of the top two key moments), full (all)'),
+    limit: limit('default 10'),
+    days: z.number().int().min(1).max(3650).optional().describe('only the last N days'),
+    session: z.string().max(200).optional().describe('only this session id'),
+    detail,
   },
   outputSchema: { episodes: z.array(item), warnings },
   annotations: { readOnlyHint: true, openWorldHint: false },
@@ -387,4 +385,17 @@ const recentTool: ToolSpec = {
   },
 };
 
+/** Every tool `mem mcp` has. */
 export const TOOLS: ToolSpec[] = [searchTool, getTool, addTool, reinforceTool, contextTool, listTool, reviewTool, recentTool, ...EPISODE_TOOLS, ...PATTERN_TOOLS];
+
+/** Which tools the server offers: `core` (the default) or `all`. */
+export const TOOL_SETS = ['core', 'all'] as const;
+export type ToolSet = (typeof TOOL_SETS)[number];
+
+// An agent reads every offered tool's schema at the start of every session, used or not, so by
+// default it gets the memory loop only: a briefing, lookups, recording and reinforcing.
+const CORE = new Set(['context', 'search', 'get', 'add', 'reinforce']);
+
+export function toolsOf(set: ToolSet): ToolSpec[] {
+  return set === 'all' ? TOOLS : TOOLS.filter((t) => CORE.has(t.name));
+}
