@@ -1,7 +1,7 @@
 // Episode notes where a real process is the point: the SessionStart hook run as Claude Code runs it
 // (the payload on standard input) and the MCP episode tools over stdio with the official client.
 
-import { describe, expect, it, afterEach } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, cleanup, mem, tempVault, type TempVault } from '../helpers.js';
 
 afterEach(cleanup);
