@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeServers, fakeServer, openaiCompletion } from '../fake-llm.js';
-import { cleanup, mem, memAsync, tempDir, tempVault } from '../helpers.js';
+import { cleanup, tempDir, tempVault, type RunResult } from '../helpers.js';
+import { run } from '../run.js';
 
 afterEach(async () => {
   await closeServers();
@@ -15,7 +16,7 @@ const RULE = 'Never run the deploy script with sudo, it breaks file ownership in
 
 function vault() {
   const v = tempVault();
-  mem(['init', '-q'], { cwd: v.root, home: v.home });
+  v.write('MEMORY.md', '# Project memory\n');
   return v;
 }
 
@@ -37,10 +38,10 @@ function transcript(dir: string, session: string, rule = RULE): string {
 
 const HEUR = ['--provider', 'heuristic'];
 
-function segmentAll(v: ReturnType<typeof vault>, sessions: string[], rule?: string) {
+async function segmentAll(v: ReturnType<typeof vault>, sessions: string[], rule?: string) {
   const dir = tempDir();
   for (const s of sessions) {
-    const r = mem(['segment', transcript(dir, s, rule)], { cwd: v.root, home: v.home });
+    const r = await run(['segment', transcript(dir, s, rule)], { cwd: v.root, home: v.home });
     expect(r.status, r.stderr).toBe(0);
   }
 }
@@ -48,15 +49,15 @@ function segmentAll(v: ReturnType<typeof vault>, sessions: string[], rule?: stri
 const epFile = (s: string) => `.mem/episodes/${s}.md`;
 
 describe('mem consolidate --episodes', () => {
-  it('turns three episodes into a learning linked to them, marks only their consolidated_at lines, and a second run does nothing', () => {
+  it('turns three episodes into a learning linked to them, marks only their consolidated_at lines, and a second run does nothing', async () => {
     const v = vault();
     const sessions = ['s-one', 's-two', 's-three'];
-    segmentAll(v, sessions);
+    await segmentAll(v, sessions);
     const before = new Map(sessions.map((s) => [s, fs.readFileSync(v.path(epFile(s)))]));
     const memBefore = fs.readFileSync(v.path('MEMORY.md'));
 
     // A dry run says what it would do and writes nothing.
-    const dry = mem(['consolidate', '--episodes', '--dry-run', '--json', ...HEUR], { cwd: v.root, home: v.home });
+    const dry = await run(['consolidate', '--episodes', '--dry-run', '--json', ...HEUR], { cwd: v.root, home: v.home });
     expect(dry.status, dry.stderr).toBe(0);
     const d = dry.json();
     expect(d.dry_run).toBe(true);
@@ -65,7 +66,7 @@ describe('mem consolidate --episodes', () => {
     expect(fs.readFileSync(v.path('MEMORY.md')).equals(memBefore)).toBe(true);
     for (const s of sessions) expect(fs.readFileSync(v.path(epFile(s))).equals(before.get(s)!)).toBe(true);
 
-    const r = mem(['consolidate', '--episodes', '--json', ...HEUR], { cwd: v.root, home: v.home });
+    const r = await run(['consolidate', '--episodes', '--json', ...HEUR], { cwd: v.root, home: v.home });
     expect(r.status, r.stderr).toBe(0);
     const out = r.json();
     expect(out.due).toBe(true);
@@ -88,15 +89,15 @@ describe('mem consolidate --episodes', () => {
       const changed = a.map((line, i) => (line === b[i] ? null : [line, b[i]])).filter((x) => x !== null);
       expect(changed).toEqual([['consolidated_at: null', expect.stringMatching(/^consolidated_at: '\d{4}-\d\d-\d\dT[\d:.]+Z'$/)]]);
     }
-    expect(mem(['lint'], { cwd: v.root, home: v.home }).status).toBe(0);
+    expect((await run(['lint'], { cwd: v.root, home: v.home })).status).toBe(0);
     // The learning is indexed and searchable as a learning.
-    const hits = mem(['search', 'deploy script sudo', '--kind', 'learning', '--json'], { cwd: v.root, home: v.home }).json();
+    const hits = (await run(['search', 'deploy script sudo', '--kind', 'learning', '--json'], { cwd: v.root, home: v.home })).json();
     expect(hits.results.map((h: any) => h.id)).toContain(out.written[0].id);
 
     // Again: nothing left, nothing written.
     const memAfter = fs.readFileSync(v.path('MEMORY.md'));
     const eps = sessions.map((s) => fs.readFileSync(v.path(epFile(s))));
-    const again = mem(['consolidate', '--episodes', ...HEUR], { cwd: v.root, home: v.home });
+    const again = await run(['consolidate', '--episodes', ...HEUR], { cwd: v.root, home: v.home });
     expect(again.status, again.stderr).toBe(0);
     expect(again.stdout).toBe('');
     expect(again.stderr).toMatch(/nothing to consolidate: fewer than 3 unconsolidated episodes and none with surprise >= 0\.85 \(0 waiting of 3\)/);
@@ -104,12 +105,12 @@ describe('mem consolidate --episodes', () => {
     sessions.forEach((s, i) => expect(fs.readFileSync(v.path(epFile(s))).equals(eps[i])).toBe(true));
   });
 
-  it('the same rule in a later batch is a duplicate: no second learning, the episodes are still marked', () => {
+  it('the same rule in a later batch is a duplicate: no second learning, the episodes are still marked', async () => {
     const v = vault();
-    segmentAll(v, ['a-1', 'a-2', 'a-3']);
-    expect(mem(['consolidate', '--episodes', ...HEUR], { cwd: v.root, home: v.home }).status).toBe(0);
-    segmentAll(v, ['b-1', 'b-2', 'b-3']);
-    const r = mem(['consolidate', '--episodes', '--json', ...HEUR], { cwd: v.root, home: v.home });
+    await segmentAll(v, ['a-1', 'a-2', 'a-3']);
+    expect((await run(['consolidate', '--episodes', ...HEUR], { cwd: v.root, home: v.home })).status).toBe(0);
+    await segmentAll(v, ['b-1', 'b-2', 'b-3']);
+    const r = await run(['consolidate', '--episodes', '--json', ...HEUR], { cwd: v.root, home: v.home });
     expect(r.status, r.stderr).toBe(0);
     const out = r.json();
     expect(out.written).toEqual([]);
@@ -118,21 +119,21 @@ describe('mem consolidate --episodes', () => {
     expect(v.read('MEMORY.md').match(/^## .*Never run the deploy script/gm)?.length).toBe(1);
   });
 
-  it('a single flashbulb episode (surprise >= 0.85) is consolidated on its own', () => {
+  it('a single flashbulb episode (surprise >= 0.85) is consolidated on its own', async () => {
     const v = vault();
-    segmentAll(v, ['flash'], 'Never push to the main branch without running the integration tests first.');
+    await segmentAll(v, ['flash'], 'Never push to the main branch without running the integration tests first.');
     // Below the threshold first: the episode with an ordinary surprise (set by hand; a short
     // session's lexical surprise is whatever its words make it).
     const text = v.read(epFile('flash')).replace(/^surprise: [\d.]+$/m, 'surprise: 0.5');
     v.write(epFile('flash'), text);
-    const below = mem(['consolidate', '--episodes', ...HEUR], { cwd: v.root, home: v.home });
+    const below = await run(['consolidate', '--episodes', ...HEUR], { cwd: v.root, home: v.home });
     expect(below.status).toBe(0);
     expect(below.stderr).toContain('nothing to consolidate');
     expect(below.stderr).toContain('(1 waiting of 1)');
     expect(v.read(epFile('flash'))).toBe(text);
     // The same episode, as a surprise the segmenter rated 0.9.
     v.write(epFile('flash'), text.replace(/^surprise: [\d.]+$/m, 'surprise: 0.9'));
-    const r = mem(['consolidate', '--episodes', '--json', ...HEUR], { cwd: v.root, home: v.home });
+    const r = await run(['consolidate', '--episodes', '--json', ...HEUR], { cwd: v.root, home: v.home });
     expect(r.status, r.stderr).toBe(0);
     const out = r.json();
     expect(out.why).toBe('flashbulb');
@@ -141,27 +142,27 @@ describe('mem consolidate --episodes', () => {
     expect(v.read(epFile('flash'))).toMatch(/^consolidated_at: '/m);
   });
 
-  it('below the threshold: one line, exit 0, nothing written; with --json, due: false', () => {
+  it('below the threshold: one line, exit 0, nothing written; with --json, due: false', async () => {
     const v = vault();
-    segmentAll(v, ['x-1', 'x-2']);
+    await segmentAll(v, ['x-1', 'x-2']);
     const files = ['MEMORY.md', epFile('x-1'), epFile('x-2')].map((f) => fs.readFileSync(v.path(f)));
-    const r = mem(['consolidate', '--episodes', ...HEUR], { cwd: v.root, home: v.home });
+    const r = await run(['consolidate', '--episodes', ...HEUR], { cwd: v.root, home: v.home });
     expect(r.status).toBe(0);
     expect(r.stdout).toBe('');
     expect(r.stderr.trim().split('\n')).toEqual(['nothing to consolidate: fewer than 3 unconsolidated episodes and none with surprise >= 0.85 (2 waiting of 2)']);
     ['MEMORY.md', epFile('x-1'), epFile('x-2')].forEach((f, i) => expect(fs.readFileSync(v.path(f)).equals(files[i])).toBe(true));
-    const j = mem(['consolidate', '--episodes', '--json', ...HEUR], { cwd: v.root, home: v.home }).json();
+    const j = (await run(['consolidate', '--episodes', '--json', ...HEUR], { cwd: v.root, home: v.home })).json();
     expect(j).toMatchObject({ due: false, waiting: 2, episodes_total: 2, written: [], marked: [] });
     // No episodes at all: the same line.
     const empty = vault();
-    const e = mem(['consolidate', '--episodes', ...HEUR], { cwd: empty.root, home: empty.home });
+    const e = await run(['consolidate', '--episodes', ...HEUR], { cwd: empty.root, home: empty.home });
     expect(e.status).toBe(0);
     expect(e.stderr).toContain('(0 waiting of 0)');
   });
 
   it('with a model: one request over the episodes\' messages, its learnings gated and linked to every episode', async () => {
     const v = vault();
-    segmentAll(v, ['m-1', 'm-2', 'm-3']);
+    await segmentAll(v, ['m-1', 'm-2', 'm-3']);
     const answer = {
       learnings: [
         { scope: 'project', type: 'directive', title: 'Run the deploy script as the deploy user, never with sudo', body: 'Running it with sudo leaves root-owned files in the release folder, which breaks the next deploy.', importance: 0.8, phase: 'implementation' },
@@ -169,7 +170,7 @@ describe('mem consolidate --episodes', () => {
       ],
     };
     const srv = await fakeServer([{ body: openaiCompletion(JSON.stringify(answer)) }]);
-    const r = await memAsync(['consolidate', '--episodes', '--json', '--model', 'llama3.1'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, OPENAI_BASE_URL: `${srv.url}/v1` } });
+    const r = await run(['consolidate', '--episodes', '--json', '--model', 'llama3.1'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, OPENAI_BASE_URL: `${srv.url}/v1` } });
     expect(r.status, r.stderr).toBe(0);
     expect(srv.seen).toHaveLength(1);
     expect(srv.seen[0].path).toBe('/v1/chat/completions');
@@ -188,29 +189,31 @@ describe('mem consolidate --episodes', () => {
     expect(out.marked).toHaveLength(3);
   });
 
-  it('--check is refused with --episodes; plain mem consolidate is unchanged', () => {
+  it('--check is refused with --episodes; plain mem consolidate is unchanged', async () => {
     const v = vault();
-    const r = mem(['consolidate', '--episodes', '--check'], { cwd: v.root, home: v.home });
+    const r = await run(['consolidate', '--episodes', '--check'], { cwd: v.root, home: v.home });
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/^mem: --check does not apply to --episodes/);
-    const plain = mem(['consolidate'], { cwd: v.root, home: v.home });
+    const plain = await run(['consolidate'], { cwd: v.root, home: v.home });
     expect(plain.status).toBe(0);
     expect(plain.stderr).toContain('no contradicting learnings found');
   });
 
-  it('mem extract consolidates after segmenting when extract.consolidate is true and the threshold is met; off by default', () => {
+  it('mem extract consolidates after segmenting when extract.consolidate is true and the threshold is met; off by default', async () => {
     const OFFLINE = { ...NO_KEYS, MEM_NOW: '2026-11-20' };
     const dir = tempDir();
     // Off (the default): episodes are written, none consolidated.
     const off = vault();
-    for (const s of ['o-1', 'o-2', 'o-3']) expect(mem(['extract', transcript(dir, s)], { cwd: off.root, home: off.home, env: OFFLINE }).status).toBe(0);
+    for (const s of ['o-1', 'o-2', 'o-3']) expect((await run(['extract', transcript(dir, s)], { cwd: off.root, home: off.home, env: OFFLINE })).status).toBe(0);
     for (const s of ['o-1', 'o-2', 'o-3']) expect(off.read(epFile(s))).toMatch(/^consolidated_at: null$/m);
 
     const v = vault();
+    await run(['init', '-q'], { cwd: v.root, home: v.home });
     const cfg = v.read('.mem/config.yaml');
     expect(cfg).toMatch(/^ {2}budget_chars: .*$/m);
     v.write('.mem/config.yaml', cfg.replace(/^( {2}budget_chars: .*)$/m, '$1\n  consolidate: true'));
-    const runs = ['e-1', 'e-2', 'e-3'].map((s) => mem(['extract', transcript(dir, s), '--json'], { cwd: v.root, home: v.home, env: OFFLINE }));
+    const runs: RunResult[] = [];
+    for (const s of ['e-1', 'e-2', 'e-3']) runs.push(await run(['extract', transcript(dir, s), '--json'], { cwd: v.root, home: v.home, env: OFFLINE }));
     for (const r of runs) expect(r.status, r.stderr).toBe(0);
     // Below the threshold for the first two; the third consolidates all three.
     expect(runs[0].json().consolidation).toBeUndefined();
@@ -221,15 +224,15 @@ describe('mem consolidate --episodes', () => {
     expect(third.consolidation.written).toEqual([]);
     expect(v.read('MEMORY.md').match(/^## .*Never run the deploy script/gm)?.length).toBe(1);
     for (const s of ['e-1', 'e-2', 'e-3']) expect(v.read(epFile(s))).toMatch(/^consolidated_at: '/m);
-    expect(mem(['lint'], { cwd: v.root, home: v.home }).status).toBe(0);
+    expect((await run(['lint'], { cwd: v.root, home: v.home })).status).toBe(0);
   });
 
-  it('an episode file with a BOM and CRLF line endings keeps both; only its consolidated_at line changes', () => {
+  it('an episode file with a BOM and CRLF line endings keeps both; only its consolidated_at line changes', async () => {
     const v = vault();
-    segmentAll(v, ['w-1', 'w-2', 'w-3']);
+    await segmentAll(v, ['w-1', 'w-2', 'w-3']);
     const crlf = `\ufeff${v.read(epFile('w-2')).replace(/\n/g, '\r\n')}`;
     v.write(epFile('w-2'), crlf);
-    const r = mem(['consolidate', '--episodes', '--json', ...HEUR], { cwd: v.root, home: v.home });
+    const r = await run(['consolidate', '--episodes', '--json', ...HEUR], { cwd: v.root, home: v.home });
     expect(r.status, r.stderr).toBe(0);
     expect(r.json().written[0].episodes).toEqual(['ep-w-1-001', 'ep-w-2-001', 'ep-w-3-001']);
     const after = v.read(epFile('w-2'));
@@ -238,15 +241,15 @@ describe('mem consolidate --episodes', () => {
     expect(after).not.toMatch(/[^\r]\n/);
   });
 
-  it('an episode file that is a symlink out of the vault is neither read nor written', () => {
+  it('an episode file that is a symlink out of the vault is neither read nor written', async () => {
     const v = vault();
-    segmentAll(v, ['l-1', 'l-2', 'l-3']);
+    await segmentAll(v, ['l-1', 'l-2', 'l-3']);
     const outside = path.join(tempDir(), 'outside.md');
     fs.copyFileSync(v.path(epFile('l-3')), outside);
     fs.rmSync(v.path(epFile('l-3')));
     fs.symlinkSync(outside, v.path(epFile('l-3')));
     const before = fs.readFileSync(outside);
-    const r = mem(['consolidate', '--episodes', '--json', ...HEUR], { cwd: v.root, home: v.home });
+    const r = await run(['consolidate', '--episodes', '--json', ...HEUR], { cwd: v.root, home: v.home });
     expect(r.status, r.stderr).toBe(0);
     expect(r.json()).toMatchObject({ due: false, waiting: 2, episodes_total: 2 });
     expect(fs.readFileSync(outside).equals(before)).toBe(true);

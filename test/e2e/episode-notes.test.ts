@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { anthropicMessage, closeServers, fakeServer } from '../fake-llm.js';
-import { BIN, cleanup, mem, memAsync, REPO, tempVault, type TempVault } from '../helpers.js';
+import { cleanup, entry, REPO, tempVault, type TempVault } from '../helpers.js';
+import { run as runMem } from '../run.js';
 
 afterEach(async () => {
   await closeServers();
@@ -10,15 +11,13 @@ afterEach(async () => {
 });
 
 function vault(): TempVault {
-  const v = tempVault();
-  mem(['init', '-q'], { cwd: v.root, home: v.home });
-  return v;
+  return tempVault();
 }
 
 const NOW = '2026-01-25T12:00:00Z';
 
 function run(v: TempVault, args: string[], input?: string, env: Record<string, string> = {}) {
-  return mem(args, { cwd: v.root, home: v.home, input, env: { MEM_NOW: NOW, ...env } });
+  return runMem(args, { cwd: v.root, home: v.home, input, env: { MEM_NOW: NOW, ...env } });
 }
 
 const LOGIN = {
@@ -40,9 +39,9 @@ const LOGIN = {
 const NOTE = '.mem/episodes/EPISODE-2026-01-21-session-42.md';
 
 describe('mem episode add', () => {
-  it('writes the episode note from store_episode JSON on stdin, and again changes nothing', () => {
+  it('writes the episode note from store_episode JSON on stdin, and again changes nothing', async () => {
     const v = vault();
-    const r = run(v, ['episode', 'add', '--json'], JSON.stringify(LOGIN));
+    const r = await run(v, ['episode', 'add', '--json'], JSON.stringify(LOGIN));
     expect(r.status, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ path: NOTE, title: 'EPISODE-2026-01-21-session-42', permalink: 'episodes/episode-2026-01-21-session-42', created: true, changed: true });
     const md = fs.readFileSync(path.join(v.root, NOTE), 'utf8');
@@ -53,21 +52,21 @@ describe('mem episode add', () => {
     expect(md).toContain('- **Effects**: [[d002]], [[e002]]\n');
     expect(md).toContain('## Events Timeline\n1. [2026-01-21T10:01:00Z] npm test failed: TimeoutError in login.spec.ts #error\n2. [2026-01-21T10:10:00Z] npm test passed ← [[d001]] #test\n');
     expect(md).toContain('## Lessons Learned\n- Retry network calls in tests with backoff instead of sleeping\n');
-    const again = run(v, ['episode', 'add'], JSON.stringify(LOGIN));
+    const again = await run(v, ['episode', 'add'], JSON.stringify(LOGIN));
     expect(again.stdout).toMatch(/^unchanged: /);
     expect(fs.readFileSync(path.join(v.root, NOTE), 'utf8')).toBe(md);
   });
 
-  it('takes flags, and a re-add replaces mem\'s sections but keeps a section and a key a person added', () => {
+  it('takes flags, and a re-add replaces mem\'s sections but keeps a section and a key a person added', async () => {
     const v = vault();
     const d = JSON.stringify({ id: 'd001', timestamp: '2026-01-21T10:05:00Z', type: 'test', context: 'dates drift', chosen: 'fake timers', outcome: 'success' });
-    const r = run(v, ['episode', 'add', '--session', 's42', '--task', 'fix the login test', '--outcome', 'success', '--lesson', 'a fake clock', '--lesson', 'second lesson', '--decision', d, '--metrics', '{"tool_calls":3}']);
+    const r = await run(v, ['episode', 'add', '--session', 's42', '--task', 'fix the login test', '--outcome', 'success', '--lesson', 'a fake clock', '--lesson', 'second lesson', '--decision', d, '--metrics', '{"tool_calls":3}']);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toBe('created .mem/episodes/EPISODE-s42.md (episodes/episode-s42)\n');
     const file = path.join(v.root, '.mem/episodes/EPISODE-s42.md');
     const md = fs.readFileSync(file, 'utf8');
     fs.writeFileSync(file, md.replace('type: episode\n', 'type: episode\nreviewed_by: ana # by hand\n').replace('## Relations\n', '## My notes\nKeep this.\n\n## Relations\n'));
-    const r2 = run(v, ['episode', 'add', '--session', 's42', '--task', 'fix the login test', '--outcome', 'failure', '--lesson', 'only this lesson now']);
+    const r2 = await run(v, ['episode', 'add', '--session', 's42', '--task', 'fix the login test', '--outcome', 'failure', '--lesson', 'only this lesson now']);
     expect(r2.stdout).toMatch(/^updated /);
     const after = fs.readFileSync(file, 'utf8');
     expect(after).toContain('reviewed_by: ana # by hand\n');
@@ -81,7 +80,7 @@ describe('mem episode add', () => {
     expect(after).toContain("created_at: '2026-01-21T10:05:00Z'");
   });
 
-  it('rejects bad input with one line naming the field, exit 1, nothing written', () => {
+  it('rejects bad input with one line naming the field, exit 1, nothing written', async () => {
     const v = vault();
     const cases: [unknown, RegExp][] = [
       [{ ...LOGIN, outcome: 'won' }, /^mem: invalid episode: outcome: must be one of success, partial, failure$/m],
@@ -95,64 +94,64 @@ describe('mem episode add', () => {
       ['{not json', /^mem: invalid episode: stdin is not valid JSON/m],
     ];
     for (const [input, want] of cases) {
-      const r = run(v, ['episode', 'add'], typeof input === 'string' ? input : JSON.stringify(input));
+      const r = await run(v, ['episode', 'add'], typeof input === 'string' ? input : JSON.stringify(input));
       expect(r.status, r.stderr).toBe(1);
       expect(r.stderr).toMatch(want);
       expect(r.stderr).not.toMatch(/at .*\.js:\d+/);
     }
     expect(fs.existsSync(path.join(v.root, '.mem/episodes'))).toBe(false);
-    const usage = run(v, ['episode', 'add', '--session', 'x', '--task', 't']);
+    const usage = await run(v, ['episode', 'add', '--session', 'x', '--task', 't']);
     expect(usage.status).toBe(2);
     expect(usage.stderr).toMatch(/^mem: missing --outcome/);
-    expect(run(v, ['episode', 'add', '--session', 'x', '--task', 't', '--outcome', 'ok', '--decision', '{']).stderr).toMatch(/^mem: --decision is not valid JSON/);
+    expect((await run(v, ['episode', 'add', '--session', 'x', '--task', 't', '--outcome', 'ok', '--decision', '{'])).stderr).toMatch(/^mem: --decision is not valid JSON/);
   });
 
-  it('--dry-run writes nothing', () => {
+  it('--dry-run writes nothing', async () => {
     const v = vault();
-    const r = run(v, ['episode', 'add', '--dry-run', '--json'], JSON.stringify(LOGIN));
+    const r = await run(v, ['episode', 'add', '--dry-run', '--json'], JSON.stringify(LOGIN));
     expect(JSON.parse(r.stdout)).toMatchObject({ dry_run: true, created: true, changed: true });
     expect(fs.existsSync(path.join(v.root, NOTE))).toBe(false);
   });
 });
 
 describe('mem episode list / decisions', () => {
-  function three(v: TempVault) {
-    run(v, ['episode', 'add'], JSON.stringify(LOGIN));
-    run(v, ['episode', 'add'], JSON.stringify({ session_id: 'old-one', task: 'Upgrade Node to 22', outcome: 'failure', created_at: '2025-12-01T09:00:00Z', lessons: ['pin npm'] }));
-    run(v, ['episode', 'add'], JSON.stringify({ session_id: 'new-one', task: 'Add pagination to the users API', outcome: 'success', created_at: '2026-01-24T09:00:00Z' }));
+  async function three(v: TempVault) {
+    await run(v, ['episode', 'add'], JSON.stringify(LOGIN));
+    await run(v, ['episode', 'add'], JSON.stringify({ session_id: 'old-one', task: 'Upgrade Node to 22', outcome: 'failure', created_at: '2025-12-01T09:00:00Z', lessons: ['pin npm'] }));
+    await run(v, ['episode', 'add'], JSON.stringify({ session_id: 'new-one', task: 'Add pagination to the users API', outcome: 'success', created_at: '2026-01-24T09:00:00Z' }));
   }
 
-  it('lists newest first with --outcome, --task, --since and --limit', () => {
+  it('lists newest first with --outcome, --task, --since and --limit', async () => {
     const v = vault();
-    three(v);
-    const all = JSON.parse(run(v, ['episode', 'list', '--json']).stdout).episodes;
+    await three(v);
+    const all = JSON.parse((await run(v, ['episode', 'list', '--json'])).stdout).episodes;
     expect(all.map((e: { session_id: string }) => e.session_id)).toEqual(['new-one', '2026-01-21-session-42', 'old-one']);
     expect(all[1]).toMatchObject({ outcome: 'partial', task: 'Fix the flaky login test', decisions: 2, events: 2, duration_minutes: 35, path: NOTE, metrics: { tool_calls: 12 } });
-    const ids = (args: string[]) => JSON.parse(run(v, ['episode', 'list', '--json', ...args]).stdout).episodes.map((e: { session_id: string }) => e.session_id);
-    expect(ids(['--outcome', 'failure'])).toEqual(['old-one']);
-    expect(ids(['--task', 'LOGIN'])).toEqual(['2026-01-21-session-42']);
-    expect(ids(['--since', '2026-01-01'])).toEqual(['new-one', '2026-01-21-session-42']);
-    expect(ids(['--limit', '1'])).toEqual(['new-one']);
-    const human = run(v, ['episode', 'list']).stdout.split('\n');
+    const ids = async (args: string[]) => JSON.parse((await run(v, ['episode', 'list', '--json', ...args])).stdout).episodes.map((e: { session_id: string }) => e.session_id);
+    expect(await ids(['--outcome', 'failure'])).toEqual(['old-one']);
+    expect(await ids(['--task', 'LOGIN'])).toEqual(['2026-01-21-session-42']);
+    expect(await ids(['--since', '2026-01-01'])).toEqual(['new-one', '2026-01-21-session-42']);
+    expect(await ids(['--limit', '1'])).toEqual(['new-one']);
+    const human = (await run(v, ['episode', 'list'])).stdout.split('\n');
     expect(human[0]).toMatch(/^2026-01-24T09:00 {2}success {2}Add pagination to the users API {2}EPISODE-new-one$/);
-    expect(run(v, ['episode', 'list', '--limit', '101']).status).toBe(2);
-    expect(run(v, ['episode', 'list', '--outcome', 'meh']).status).toBe(2);
-    expect(run(v, ['episode', 'list', '--since', 'last week']).stderr).toMatch(/^mem: --since must be an ISO 8601 date/);
+    expect((await run(v, ['episode', 'list', '--limit', '101'])).status).toBe(2);
+    expect((await run(v, ['episode', 'list', '--outcome', 'meh'])).status).toBe(2);
+    expect((await run(v, ['episode', 'list', '--since', 'last week'])).stderr).toMatch(/^mem: --since must be an ISO 8601 date/);
   });
 
-  it('prints an episode\'s decisions sorted by time, found by session id, note name or permalink', () => {
+  it('prints an episode\'s decisions sorted by time, found by session id, note name or permalink', async () => {
     const v = vault();
-    three(v);
+    await three(v);
     for (const id of ['2026-01-21-session-42', 'EPISODE-2026-01-21-session-42', 'episodes/episode-2026-01-21-session-42', 'EPISODE-2026-01-21-session-42.md']) {
-      const r = run(v, ['episode', 'decisions', id, '--json']);
+      const r = await run(v, ['episode', 'decisions', id, '--json']);
       expect(r.status, r.stderr).toBe(0);
       const j = JSON.parse(r.stdout);
       expect(j.decisions.map((d: { id: string }) => d.id)).toEqual(['d001', 'd002']);
       expect(j.decisions[0]).toEqual({ id: 'd001', title: 'retry with backoff', timestamp: '2026-01-21T10:05:00Z', type: 'implementation', context: 'Timeout under load', options: ['sleep 2s', 'retry with backoff'], chosen: 'retry with backoff', rationale: 'sleeping hides the race', outcome: 'success', effects: ['d002', 'e002'] });
     }
-    const human = run(v, ['episode', 'decisions', 'EPISODE-2026-01-21-session-42']).stdout;
+    const human = (await run(v, ['episode', 'decisions', 'EPISODE-2026-01-21-session-42'])).stdout;
     expect(human.indexOf('d001')).toBeLessThan(human.indexOf('d002'));
-    const missing = run(v, ['episode', 'decisions', 'nope']);
+    const missing = await run(v, ['episode', 'decisions', 'nope']);
     expect(missing.status).toBe(1);
     expect(missing.stderr).toMatch(/^mem: no episode note "nope"\nhint: /);
   });
@@ -179,48 +178,48 @@ Flaky network tests in CI.
 Retry the call with exponential backoff.
 `;
 
-  function seeded() {
+  async function seeded() {
     const v = vault();
-    run(v, ['episode', 'add'], JSON.stringify(LOGIN));
-    run(v, ['episode', 'add'], JSON.stringify({ session_id: 'node-up', task: 'Upgrade Node to 22', outcome: 'failure', created_at: '2026-01-24T09:00:00Z', lessons: ['Pin the npm version before upgrading Node'] }));
+    await run(v, ['episode', 'add'], JSON.stringify(LOGIN));
+    await run(v, ['episode', 'add'], JSON.stringify({ session_id: 'node-up', task: 'Upgrade Node to 22', outcome: 'failure', created_at: '2026-01-24T09:00:00Z', lessons: ['Pin the npm version before upgrading Node'] }));
     fs.mkdirSync(path.join(v.root, '.mem/patterns'), { recursive: true });
     fs.writeFileSync(path.join(v.root, '.mem/patterns/PATTERN-retry-network-calls.md'), PATTERN);
-    run(v, ['add', 'Backoff settings live in config/retry.yaml', '--type', 'declarative']);
+    v.write('MEMORY.md', entry('7c3e9a10-2f4b-4d8e-a1c6-9b0d5e7f3a21', '## Backoff settings live in config/retry.yaml', { type: 'declarative' }));
     return v;
   }
 
-  it('search finds them; --kind episode|pattern|learning and --outcome filter', () => {
-    const v = seeded();
-    const hits = (args: string[]) => {
-      const r = run(v, ['search', ...args, '--json']);
+  it('search finds them; --kind episode|pattern|learning and --outcome filter', async () => {
+    const v = await seeded();
+    const hits = async (args: string[]) => {
+      const r = await run(v, ['search', ...args, '--json']);
       expect(r.status, r.stderr).toBe(0);
       return JSON.parse(r.stdout).results as { id: string; path: string; title: string }[];
     };
-    const all = hits(['retry backoff']);
+    const all = await hits(['retry backoff']);
     expect(all.some((h) => h.path === NOTE)).toBe(true);
     expect(all.some((h) => h.path === '.mem/patterns/PATTERN-retry-network-calls.md')).toBe(true);
     expect(all.some((h) => h.path === 'MEMORY.md')).toBe(true);
-    expect(new Set(hits(['retry backoff', '--kind', 'episode']).map((h) => h.path))).toEqual(new Set([NOTE]));
-    expect(new Set(hits(['retry backoff', '--kind', 'pattern']).map((h) => h.path))).toEqual(new Set(['.mem/patterns/PATTERN-retry-network-calls.md']));
-    expect(new Set(hits(['retry backoff', '--kind', 'learning']).map((h) => h.path))).toEqual(new Set(['MEMORY.md']));
+    expect(new Set((await hits(['retry backoff', '--kind', 'episode'])).map((h) => h.path))).toEqual(new Set([NOTE]));
+    expect(new Set((await hits(['retry backoff', '--kind', 'pattern'])).map((h) => h.path))).toEqual(new Set(['.mem/patterns/PATTERN-retry-network-calls.md']));
+    expect(new Set((await hits(['retry backoff', '--kind', 'learning'])).map((h) => h.path))).toEqual(new Set(['MEMORY.md']));
     // A note is one result, not one per section.
     // Titled with the task / the trigger, so their words find it too.
-    expect(hits(['retry backoff', '--kind', 'episode']).map((h) => h.title)).toEqual([expect.stringMatching(/^EPISODE-2026-01-21-session-42 — \S/)]);
-    expect(hits(['retry backoff', '--kind', 'pattern']).map((h) => h.title)).toEqual([expect.stringMatching(/^PATTERN-retry-network-calls — \S/)]);
-    expect(hits(['npm', '--outcome', 'failure']).map((h) => h.path)).toEqual(['.mem/episodes/EPISODE-node-up.md']);
-    expect(hits(['npm', '--outcome', 'success'])).toEqual([]);
-    expect(hits(['retry', '--outcome', 'partial', '--kind', 'episode']).every((h) => h.path === NOTE)).toBe(true);
-    expect(run(v, ['search', 'x', '--outcome', 'won']).status).toBe(2);
-    expect(run(v, ['search', 'x', '--kind', 'patterns']).status).toBe(2);
+    expect((await hits(['retry backoff', '--kind', 'episode'])).map((h) => h.title)).toEqual([expect.stringMatching(/^EPISODE-2026-01-21-session-42 — \S/)]);
+    expect((await hits(['retry backoff', '--kind', 'pattern'])).map((h) => h.title)).toEqual([expect.stringMatching(/^PATTERN-retry-network-calls — \S/)]);
+    expect((await hits(['npm', '--outcome', 'failure'])).map((h) => h.path)).toEqual(['.mem/episodes/EPISODE-node-up.md']);
+    expect(await hits(['npm', '--outcome', 'success'])).toEqual([]);
+    expect((await hits(['retry', '--outcome', 'partial', '--kind', 'episode'])).every((h) => h.path === NOTE)).toBe(true);
+    expect((await run(v, ['search', 'x', '--outcome', 'won'])).status).toBe(2);
+    expect((await run(v, ['search', 'x', '--kind', 'patterns'])).status).toBe(2);
   });
 
-  it('list leaves episodes out by default but keeps patterns; --kind episode --outcome lists them; recent shows only segments', () => {
-    const v = seeded();
-    const paths = (args: string[]) => new Set((JSON.parse(run(v, ['list', '--json', ...args]).stdout).entries as { path: string }[]).map((e) => e.path));
-    expect(paths([])).toEqual(new Set(['MEMORY.md', '.mem/patterns/PATTERN-retry-network-calls.md']));
-    expect(paths(['--kind', 'episode'])).toEqual(new Set([NOTE, '.mem/episodes/EPISODE-node-up.md']));
-    expect(paths(['--kind', 'episode', '--outcome', 'failure'])).toEqual(new Set(['.mem/episodes/EPISODE-node-up.md']));
-    const recent = run(v, ['recent', '--json']);
+  it('list leaves episodes out by default but keeps patterns; --kind episode --outcome lists them; recent shows only segments', async () => {
+    const v = await seeded();
+    const paths = async (args: string[]) => new Set((JSON.parse((await run(v, ['list', '--json', ...args])).stdout).entries as { path: string }[]).map((e) => e.path));
+    expect(await paths([])).toEqual(new Set(['MEMORY.md', '.mem/patterns/PATTERN-retry-network-calls.md']));
+    expect(await paths(['--kind', 'episode'])).toEqual(new Set([NOTE, '.mem/episodes/EPISODE-node-up.md']));
+    expect(await paths(['--kind', 'episode', '--outcome', 'failure'])).toEqual(new Set(['.mem/episodes/EPISODE-node-up.md']));
+    const recent = await run(v, ['recent', '--json']);
     expect(JSON.parse(recent.stdout).episodes).toEqual([]);
   });
 });
@@ -229,12 +228,12 @@ describe('mem extract writes the episode note', () => {
   const SNIFFLY = path.join(REPO, 'test', 'fixtures', 'transcripts', 'claude', 'claude-v1.0.17-short-push-interrupt.sniffly.jsonl');
   const NO_KEYS = { ANTHROPIC_API_KEY: undefined, ANTHROPIC_BASE_URL: undefined, OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined, MEM_PROVIDER: undefined, MEM_MODEL: undefined };
 
-  it('offline: task, metrics counted from the transcript, outcome, linked to its segments; again: same bytes', () => {
+  it('offline: task, metrics counted from the transcript, outcome, linked to its segments; again: same bytes', async () => {
     const v = vault();
-    const dry = JSON.parse(mem(['extract', SNIFFLY, '--session', 'push-1', '--json', '--dry-run'], { cwd: v.root, home: v.home, env: NO_KEYS }).stdout);
+    const dry = JSON.parse((await runMem(['extract', SNIFFLY, '--session', 'push-1', '--json', '--dry-run'], { cwd: v.root, home: v.home, env: NO_KEYS })).stdout);
     expect(dry.episode_note).toMatchObject({ path: '.mem/episodes/EPISODE-push-1.md', outcome: 'success', written: false });
     expect(fs.existsSync(path.join(v.root, '.mem/episodes'))).toBe(false);
-    const r = mem(['extract', SNIFFLY, '--session', 'push-1', '--json'], { cwd: v.root, home: v.home, env: NO_KEYS });
+    const r = await runMem(['extract', SNIFFLY, '--session', 'push-1', '--json'], { cwd: v.root, home: v.home, env: NO_KEYS });
     expect(r.status, r.stderr).toBe(0);
     const j = JSON.parse(r.stdout);
     // Hand-counted: 7 Bash calls; the commit and the push were rejected once each, then ran.
@@ -246,26 +245,26 @@ describe('mem extract writes the episode note', () => {
     expect(md).toMatch(/^\d+\. \[2025-06-10T12:3\d:[\d.]+Z\] git commit .* #commit$/m);
     expect(md).toContain('- has_segment [[ep-push-1-001]]');
     expect(v.read('.mem/episodes/push-1.md')).toContain('episode_note: EPISODE-push-1');
-    const again = mem(['extract', SNIFFLY, '--session', 'push-1', '--force', '--json'], { cwd: v.root, home: v.home, env: NO_KEYS });
+    const again = await runMem(['extract', SNIFFLY, '--session', 'push-1', '--force', '--json'], { cwd: v.root, home: v.home, env: NO_KEYS });
     expect(JSON.parse(again.stdout).episode_note.written).toBe(false);
     expect(v.read('.mem/episodes/EPISODE-push-1.md')).toBe(md);
     // Both listings point at each other.
-    const list = JSON.parse(mem(['episode', 'list', '--json'], { cwd: v.root, home: v.home }).stdout).episodes;
+    const list = JSON.parse((await runMem(['episode', 'list', '--json'], { cwd: v.root, home: v.home })).stdout).episodes;
     expect(list[0]).toMatchObject({ session_id: 'push-1', segments: ['ep-push-1-001'] });
-    const recent = JSON.parse(mem(['recent', '--json'], { cwd: v.root, home: v.home }).stdout).episodes;
+    const recent = JSON.parse((await runMem(['recent', '--json'], { cwd: v.root, home: v.home })).stdout).episodes;
     expect(recent.map((e: { id: string; episode_note?: string }) => [e.id, e.episode_note])).toEqual([['ep-push-1-001', 'EPISODE-push-1']]);
-    expect(mem(['episode', 'decisions', 'ep-push-1-001', '--json'], { cwd: v.root, home: v.home }).status).toBe(0);
+    expect((await runMem(['episode', 'decisions', 'ep-push-1-001', '--json'], { cwd: v.root, home: v.home })).status).toBe(0);
   });
 
-  it('extract.episode_note: false writes none', () => {
+  it('extract.episode_note: false writes none', async () => {
     const v = vault();
     v.write('.mem/config.yaml', 'extract:\n  episode_note: false\n');
-    const r = mem(['extract', SNIFFLY, '--session', 'push-2', '--json'], { cwd: v.root, home: v.home, env: NO_KEYS });
+    const r = await runMem(['extract', SNIFFLY, '--session', 'push-2', '--json'], { cwd: v.root, home: v.home, env: NO_KEYS });
     expect(r.status, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).episode_note).toBeUndefined();
     expect(fs.existsSync(path.join(v.root, '.mem/episodes/EPISODE-push-2.md'))).toBe(false);
     v.write('.mem/config.yaml', 'extract:\n  episode_note: maybe\n');
-    expect(mem(['extract', SNIFFLY, '--force'], { cwd: v.root, home: v.home, env: NO_KEYS }).stderr).toMatch(/^mem: extract\.episode_note must be true or false/m);
+    expect((await runMem(['extract', SNIFFLY, '--force'], { cwd: v.root, home: v.home, env: NO_KEYS })).stderr).toMatch(/^mem: extract\.episode_note must be true or false/m);
   });
 
   it('with a model: the same request asks for the outcome and decisions; complete ones are written, timed from their evidence', async () => {
@@ -281,7 +280,7 @@ describe('mem extract writes the episode note', () => {
     };
     const srv = await fakeServer([{ body: anthropicMessage(answer) }]);
     const v = vault();
-    const r = await memAsync(['extract', SNIFFLY, '--session', 'push-3', '--json'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: srv.url } });
+    const r = await runMem(['extract', SNIFFLY, '--session', 'push-3', '--json'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: srv.url } });
     expect(r.status, r.stderr).toBe(0);
     expect(srv.seen).toHaveLength(1);
     const schema = srv.seen[0].body.tools[0].input_schema;
@@ -291,7 +290,7 @@ describe('mem extract writes the episode note', () => {
     const j = JSON.parse(r.stdout);
     expect(j.episode_note).toMatchObject({ outcome: 'partial', decisions: 1, written: true });
     expect(j.episode_note_warning).toMatch(/1 decision\(s\) from the model were incomplete/);
-    const dec = JSON.parse(mem(['episode', 'decisions', 'push-3', '--json'], { cwd: v.root, home: v.home }).stdout).decisions;
+    const dec = JSON.parse((await runMem(['episode', 'decisions', 'push-3', '--json'], { cwd: v.root, home: v.home })).stdout).decisions;
     expect(dec).toHaveLength(1);
     expect(dec[0]).toMatchObject({ id: 'd001', title: 'Commit everything in one commit', chosen: 'one commit', options: ['one commit', 'several commits'], type: 'implementation' });
     expect(dec[0].timestamp).toMatch(/^2025-06-10T12:3\d/);
@@ -304,9 +303,9 @@ describe('mem import ai-agents (episodes)', () => {
   const S07 = '.mem/episodes/EPISODE-2026-01-20-session-07.md';
   const S08 = '.mem/episodes/EPISODE-2026-01-21-session-08.md';
 
-  it('turns episode-*.json into notes (decisions and events also as observations), quirks tolerated; again: same bytes', () => {
+  it('turns episode-*.json into notes (decisions and events also as observations), quirks tolerated; again: same bytes', async () => {
     const v = vault();
-    const r = run(v, ['import', 'ai-agents', FIX, '--json']);
+    const r = await run(v, ['import', 'ai-agents', FIX, '--json']);
     expect(r.status, r.stderr).toBe(0);
     const j = JSON.parse(r.stdout);
     expect(j.episodes.map((e: { file: string; action: string; path: string }) => [e.file, e.action, e.path])).toEqual([
@@ -331,19 +330,19 @@ describe('mem import ai-agents (episodes)', () => {
     expect(b).toContain('- **Timestamp**: 2026-01-21T09:40:03.9876543Z\n');
     expect(b).toContain('## Lessons Learned\n- Log files may start with a BOM\n\n');
     expect(b).not.toContain('null');
-    const dec = JSON.parse(run(v, ['episode', 'decisions', '2026-01-21-session-08', '--json']).stdout).decisions;
+    const dec = JSON.parse((await run(v, ['episode', 'decisions', '2026-01-21-session-08', '--json'])).stdout).decisions;
     expect(dec.map((d: { id: string }) => d.id)).toEqual(['d001', 'd002']);
-    const again = run(v, ['import', 'ai-agents', FIX]);
+    const again = await run(v, ['import', 'ai-agents', FIX]);
     expect(again.status).toBe(0);
     expect(again.stderr).toMatch(/2 episode files: 0 created, 0 updated, 2 unchanged, 0 failed/);
     expect(v.read(S07)).toBe(a);
     expect(v.read(S08)).toBe(b);
-    expect(JSON.parse(run(v, ['episode', 'list', '--outcome', 'failure', '--json']).stdout).episodes[0].session_id).toBe('2026-01-21-session-08');
+    expect(JSON.parse((await run(v, ['episode', 'list', '--outcome', 'failure', '--json'])).stdout).episodes[0].session_id).toBe('2026-01-21-session-08');
   });
 
-  it('--dry-run lists and writes nothing; a broken file is reported, the rest imported, exit 1', () => {
+  it('--dry-run lists and writes nothing; a broken file is reported, the rest imported, exit 1', async () => {
     const v = vault();
-    const dry = run(v, ['import', 'ai-agents', FIX, '--dry-run']);
+    const dry = await run(v, ['import', 'ai-agents', FIX, '--dry-run']);
     expect(dry.status, dry.stderr).toBe(0);
     expect(dry.stdout).toContain(`would create ${S07}  (from episodes/episode-2026-01-20-session-07.json)`);
     expect(fs.existsSync(path.join(v.root, '.mem/episodes'))).toBe(false);
@@ -352,140 +351,56 @@ describe('mem import ai-agents (episodes)', () => {
     fs.copyFileSync(path.join(FIX, 'episodes', 'episode-2026-01-20-session-07.json'), path.join(dir, 'episode-a.json'));
     fs.writeFileSync(path.join(dir, 'episode-b.json'), '{"session": "x", "outcome": "won"}');
     fs.writeFileSync(path.join(dir, 'episode-c.json'), '{not json');
-    const r = run(v, ['import', 'ai-agents', 'export']);
+    const r = await run(v, ['import', 'ai-agents', 'export']);
     expect(r.status).toBe(1);
     expect(r.stdout).toContain(`created ${S07}`);
     expect(r.stderr).toMatch(/^mem: warning: episode-b\.json: "outcome" must be success, partial or failure \(got "won"\); skipped$/m);
     expect(r.stderr).toMatch(/^mem: warning: episode-c\.json: not valid JSON/m);
-    expect(run(v, ['import', 'ai-agents', 'nowhere']).stderr).toMatch(/^mem: .*nowhere: no such folder/);
-  });
-});
-
-describe('mem context warns of recent failures', () => {
-  it('at most 3 failed episodes of the last 7 days, newest first, in their own budget; --json too', () => {
-    const v = vault();
-    const add = (id: string, outcome: string, day: string, lessons: string[] = []) =>
-      expect(run(v, ['episode', 'add'], JSON.stringify({ session_id: id, task: `Task of ${id}`, outcome, created_at: `2026-01-${day}T09:00:00Z`, lessons })).status).toBe(0);
-    add('f1', 'failure', '19', ['Lesson one']);
-    add('f2', 'failure', '21');
-    add('f3', 'failure', '23', ['Pin the npm version']);
-    add('f4', 'failure', '24');
-    add('old', 'failure', '10');
-    add('ok', 'success', '24');
-    run(v, ['add', 'Run npm ci before the tests', '--type', 'procedural']);
-    const j = JSON.parse(run(v, ['context', 'npm tests', '--json']).stdout);
-    expect(j.failures.map((f: { session_id: string }) => f.session_id)).toEqual(['f4', 'f3', 'f2']);
-    expect(j.failures[1]).toMatchObject({ title: 'EPISODE-f3', task: 'Task of f3', path: '.mem/episodes/EPISODE-f3.md', lessons: '- Pin the npm version' });
-    // Its own budget: the learnings are all there.
-    expect(j.learnings.map((h: { title: string }) => h.title)).toEqual(['Procedural: Run npm ci before the tests']);
-    const md = run(v, ['context', 'npm tests']).stdout;
-    expect(md).toContain('### Recent failures (episodes of the last 7 days)\n\n- **Task of f4** failed _(EPISODE-f4, 2026-01-24T09:00:00Z, .mem/episodes/EPISODE-f4.md:');
-    expect(md).toContain('  > Lessons:\n  > - Pin the npm version');
-    expect(md).not.toContain('Task of old');
-    expect(md).not.toContain('Task of ok');
-    expect(JSON.parse(run(v, ['context', 'npm tests', '--json', '--failure-chars', '0']).stdout).failures).toEqual([]);
-    // A budget that fits one warning.
-    expect(JSON.parse(run(v, ['context', 'npm tests', '--json', '--failure-chars', '40']).stdout).failures.map((f: { session_id: string }) => f.session_id)).toEqual(['f4']);
-    // The agent's SessionStart hook carries the warnings too, whatever the task.
-    const hook = run(v, ['context', '--hook', 'claude'], JSON.stringify({ hook_event_name: 'SessionStart', cwd: v.root, session_id: 's9', source: 'startup' }));
-    expect(hook.status).toBe(0);
-    const said = JSON.parse(hook.stdout).hookSpecificOutput.additionalContext as string;
-    expect(said).toContain('### Recent failures (episodes of the last 7 days)');
-    expect(said).toContain('**Task of f4** failed');
-    expect(said).not.toContain('Task of old');
-  });
-});
-
-describe('mem mcp: episode tools', () => {
-  it('store_episode, query_episodes and get_decision_sequence over stdio with the official client', async () => {
-    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
-    const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
-    const v = vault();
-    const transport = new StdioClientTransport({
-      command: process.execPath, args: [BIN, 'mcp', '--root', v.root, '--tools', 'all'], cwd: v.root,
-      env: { PATH: process.env.PATH ?? '', MEM_HOME: v.home, NO_COLOR: '1', MEM_NOW: NOW }, stderr: 'pipe',
-    });
-    const client = new Client({ name: 'mem-test', version: '1.0.0' });
-    await client.connect(transport);
-    try {
-      type Answer = { isError?: boolean; content: { text: string }[]; structuredContent?: Record<string, any> };
-      const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as Answer;
-      const { tools } = await client.listTools();
-      const by = Object.fromEntries(tools.map((t) => [t.name, t]));
-      expect(by.store_episode.inputSchema.required).toEqual(['session_id', 'task', 'outcome']);
-      const stored = await call('store_episode', LOGIN);
-      expect(stored.isError, stored.content[0]?.text).toBeFalsy();
-      expect(stored.structuredContent).toMatchObject({ path: NOTE, permalink: 'episodes/episode-2026-01-21-session-42', created: true, changed: true });
-      // The same note the CLI writes.
-      const viaCli = vault();
-      run(viaCli, ['episode', 'add'], JSON.stringify(LOGIN));
-      expect(v.read(NOTE)).toBe(viaCli.read(NOTE));
-      const again = await call('store_episode', LOGIN);
-      expect(again.structuredContent).toMatchObject({ changed: false });
-      const bad = await call('store_episode', { ...LOGIN, decisions: [{ id: 'd1', timestamp: 'soon' }] });
-      expect(bad.isError).toBe(true);
-      expect(bad.content[0].text).toMatch(/invalid episode: decisions\[0\]\.timestamp: must be an ISO 8601 time/);
-      await call('store_episode', { session_id: 'other', task: 'Upgrade Node', outcome: 'failure', created_at: '2026-01-24T08:00:00Z' });
-      const q = await call('query_episodes', { outcome: 'partial' });
-      expect(q.structuredContent?.episodes.map((e: { session_id: string }) => e.session_id)).toEqual(['2026-01-21-session-42']);
-      const all = await call('query_episodes', {});
-      expect(all.structuredContent?.episodes.map((e: { session_id: string }) => e.session_id)).toEqual(['other', '2026-01-21-session-42']);
-      const seq = await call('get_decision_sequence', { episode_id: 'episodes/episode-2026-01-21-session-42' });
-      expect(seq.structuredContent?.decisions.map((d: { id: string }) => d.id)).toEqual(['d001', 'd002']);
-      // The context tool warns of the recent failure, as mem context does.
-      const ctx = await call('context', { task: 'upgrade node' });
-      expect(ctx.structuredContent?.failures.map((f: { task: string }) => f.task)).toEqual(['Upgrade Node']);
-      expect(ctx.structuredContent?.markdown).toContain('### Recent failures (episodes of the last 7 days)');
-      const missing = await call('get_decision_sequence', { episode_id: 'nope' });
-      expect(missing.isError).toBe(true);
-      expect(missing.content[0].text).toMatch(/no episode note "nope"/);
-    } finally {
-      await client.close();
-    }
+    expect((await run(v, ['import', 'ai-agents', 'nowhere'])).stderr).toMatch(/^mem: .*nowhere: no such folder/);
   });
 });
 
 describe('episode notes: hostile input', () => {
-  it('keeps a note\'s BOM and CRLF on a re-add, only the changed line differs', () => {
+  it('keeps a note\'s BOM and CRLF on a re-add, only the changed line differs', async () => {
     const v = vault();
-    run(v, ['episode', 'add'], JSON.stringify(LOGIN));
+    await run(v, ['episode', 'add'], JSON.stringify(LOGIN));
     const file = path.join(v.root, NOTE);
     const crlf = `\ufeff${fs.readFileSync(file, 'utf8').replace(/\n/g, '\r\n')}`;
     fs.writeFileSync(file, crlf);
-    expect(run(v, ['episode', 'add'], JSON.stringify(LOGIN)).stdout).toMatch(/^unchanged: /);
+    expect((await run(v, ['episode', 'add'], JSON.stringify(LOGIN))).stdout).toMatch(/^unchanged: /);
     expect(fs.readFileSync(file, 'utf8')).toBe(crlf);
-    run(v, ['episode', 'add'], JSON.stringify({ ...LOGIN, outcome: 'success' }));
+    await run(v, ['episode', 'add'], JSON.stringify({ ...LOGIN, outcome: 'success' }));
     expect(fs.readFileSync(file, 'utf8')).toBe(crlf.replace('outcome: partial\r\n', 'outcome: success\r\n'));
   });
 
-  it('text fields cannot add sections, links or control characters; the note stays valid', () => {
+  it('text fields cannot add sections, links or control characters; the note stays valid', async () => {
     const v = vault();
     const evil = 'x\n## Decisions\n### d999: injected\n- **Effects**: [[PATTERN-evil]]\n```\n\u0000\u001b[31m';
-    const r = run(v, ['episode', 'add'], JSON.stringify({ ...LOGIN, task: evil, lessons: [evil], context: evil, decisions: [{ ...LOGIN.decisions[1], context: evil, chosen: evil, effects: [] }], events: [{ ...LOGIN.events[0], content: evil }] }));
+    const r = await run(v, ['episode', 'add'], JSON.stringify({ ...LOGIN, task: evil, lessons: [evil], context: evil, decisions: [{ ...LOGIN.decisions[1], context: evil, chosen: evil, effects: [] }], events: [{ ...LOGIN.events[0], content: evil }] }));
     expect(r.status, r.stderr).toBe(0);
     const md = v.read(NOTE);
     expect(md.match(/^## /gm)).toHaveLength(6);
     expect(md).not.toMatch(/^### d999/m);
     expect(md).not.toContain('[[PATTERN-evil]]');
     expect(md).not.toMatch(/[\u0000-\u0008\u000b-\u001f]/);
-    const dec = JSON.parse(run(v, ['episode', 'decisions', '2026-01-21-session-42', '--json']).stdout).decisions;
+    const dec = JSON.parse((await run(v, ['episode', 'decisions', '2026-01-21-session-42', '--json'])).stdout).decisions;
     expect(dec.map((d: { id: string }) => d.id)).toEqual(['d001']);
   });
 
-  it('never writes through a link out of the vault, nor lists notes there; two sessions never share a note', () => {
+  it('never writes through a link out of the vault, nor lists notes there; two sessions never share a note', async () => {
     const v = vault();
     const outside = fs.mkdtempSync(path.join(path.dirname(v.root), 'outside-'));
     fs.mkdirSync(path.join(v.root, '.mem'), { recursive: true });
     fs.symlinkSync(outside, path.join(v.root, '.mem/episodes'));
-    const r = run(v, ['episode', 'add'], JSON.stringify(LOGIN));
+    const r = await run(v, ['episode', 'add'], JSON.stringify(LOGIN));
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/^mem: refusing to write .*EPISODE-2026-01-21-session-42\.md: it leads out of the vault through a symlink/m);
     expect(fs.readdirSync(outside)).toEqual([]);
     fs.writeFileSync(path.join(outside, 'EPISODE-x.md'), '---\ntitle: EPISODE-x\ntype: episode\ntags: [episodic]\noutcome: failure\ntask: secret\n---\n');
-    expect(JSON.parse(run(v, ['episode', 'list', '--json']).stdout).episodes).toEqual([]);
+    expect(JSON.parse((await run(v, ['episode', 'list', '--json'])).stdout).episodes).toEqual([]);
     fs.rmSync(path.join(v.root, '.mem/episodes'));
-    run(v, ['episode', 'add'], JSON.stringify({ session_id: 'a-b', task: 't', outcome: 'success' }));
-    const clash = run(v, ['episode', 'add'], JSON.stringify({ session_id: 'a/b', task: 't', outcome: 'failure' }));
+    await run(v, ['episode', 'add'], JSON.stringify({ session_id: 'a-b', task: 't', outcome: 'success' }));
+    const clash = await run(v, ['episode', 'add'], JSON.stringify({ session_id: 'a/b', task: 't', outcome: 'failure' }));
     expect(clash.status).toBe(1);
     expect(clash.stderr).toMatch(/^mem: \.mem\/episodes\/EPISODE-a-b\.md is the episode note of session "a-b", not "a\/b"; not rewriting it/);
   });

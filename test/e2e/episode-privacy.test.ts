@@ -6,7 +6,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanup, git, mem, tempVault, type TempVault } from '../helpers.js';
+import { cleanup, git, tempVault, type TempVault } from '../helpers.js';
+import { run as runMem } from '../run.js';
 import { CSS_TURNS, DB_TURNS } from '../topics.js';
 
 afterEach(cleanup);
@@ -30,8 +31,7 @@ function transcript(v: TempVault): string {
 
 function setup(config = '') {
   const v = tempVault({ git: true });
-  const run = (args: string[]) => mem(args, { cwd: v.root, home: v.home });
-  expect(run(['init', '-q']).status).toBe(0);
+  const run = (args: string[]) => runMem(args, { cwd: v.root, home: v.home });
   if (config) fs.writeFileSync(v.path('.mem/config.yaml'), config);
   return { v, run, file: transcript(v) };
 }
@@ -43,11 +43,11 @@ function tracked(v: TempVault): string[] {
 }
 
 describe('episode messages', () => {
-  it('stay out of git by default, even when the project .gitignore lacks mem\'s line; every reader finds them', () => {
+  it('stay out of git by default, even when the project .gitignore lacks mem\'s line; every reader finds them', async () => {
     const { v, run, file } = setup();
     // A .gitignore written by hand (or an older mem): no .mem/local/ line.
     fs.writeFileSync(v.path('.gitignore'), '.memory.db*\n');
-    const seg = run(['segment', file]);
+    const seg = await run(['segment', file]);
     expect(seg.status, seg.stderr).toBe(0);
     const committed = v.read(COMMITTED);
     expect(committed).not.toMatch(/^<details>/m);
@@ -59,56 +59,56 @@ describe('episode messages', () => {
     expect(files).toContain(COMMITTED);
     expect(files.filter((f) => f.startsWith('.mem/local/'))).toEqual([]);
 
-    const recent = run(['recent', '--detail', 'full', '--json']).json().episodes;
+    const recent = (await run(['recent', '--detail', 'full', '--json'])).json().episodes;
     expect(recent.length).toBeGreaterThan(1);
     for (const e of recent) expect(e.messages).toMatch(/^\*\*user\*\* · 2026-02-03T/);
-    const hits = run(['search', 'navbar dropdown banner', '--kind', 'episode', '--detail', 'full', '--json']).json().results;
+    const hits = (await run(['search', 'navbar dropdown banner', '--kind', 'episode', '--detail', 'full', '--json'])).json().results;
     expect(hits.length).toBeGreaterThan(0);
     for (const h of hits) expect(h.messages).toMatch(/^\*\*user\*\* · 2026-02-03T/);
-    const human = run(['search', 'navbar dropdown banner', '--kind', 'episode', '--detail', 'full']).stdout;
+    const human = (await run(['search', 'navbar dropdown banner', '--kind', 'episode', '--detail', 'full'])).stdout;
     expect(human).toMatch(/^ {4}\*\*user\*\* · 2026-02-03T/m);
-    const md = run(['context', 'navbar dropdown banner', '--kind', 'episode', '--detail', 'full']).stdout;
+    const md = (await run(['context', 'navbar dropdown banner', '--kind', 'episode', '--detail', 'full'])).stdout;
     expect(md).toMatch(/^> \*\*user\*\* · 2026-02-03T/m);
-    expect(run(['recent', '--detail', 'none', '--json']).json().episodes.every((e: any) => e.messages === undefined)).toBe(true);
-    const doc = run(['doctor', '--json']).json().checks.find((c: any) => c.name === 'episodes');
+    expect((await run(['recent', '--detail', 'none', '--json'])).json().episodes.every((e: any) => e.messages === undefined)).toBe(true);
+    const doc = (await run(['doctor', '--json'])).json().checks.find((c: any) => c.name === 'episodes');
     expect(doc).toMatchObject({ status: 'ok' });
   });
 
-  it('episodes.share_messages: true keeps them in the committed file (and writes no local copy)', () => {
+  it('episodes.share_messages: true keeps them in the committed file (and writes no local copy)', async () => {
     const { v, run, file } = setup('\nepisodes:\n  share_messages: true\n');
-    expect(run(['segment', file]).status).toBe(0);
+    expect((await run(['segment', file])).status).toBe(0);
     expect(v.read(COMMITTED)).toMatch(/^<details>$/m);
     expect(fs.existsSync(v.path(LOCAL))).toBe(false);
     expect(tracked(v)).toContain(COMMITTED);
-    const recent = run(['recent', '--detail', 'full', '--json']).json().episodes;
+    const recent = (await run(['recent', '--detail', 'full', '--json'])).json().episodes;
     for (const e of recent) expect(e.messages).toMatch(/^\*\*user\*\*/);
-    expect(run(['doctor', '--json']).json().checks.find((c: any) => c.name === 'episodes').status).toBe('ok');
+    expect((await run(['doctor', '--json'])).json().checks.find((c: any) => c.name === 'episodes').status).toBe('ok');
     fs.writeFileSync(v.path('.mem/config.yaml'), 'episodes:\n  share_messages: yes please\n');
-    const r = run(['recent']);
+    const r = await run(['recent']);
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/episodes\.share_messages must be true or false/);
   });
 
-  it('an older vault (messages committed): read as it is, reported by doctor, moved by doctor --fix with every other byte kept', () => {
+  it('an older vault (messages committed): read as it is, reported by doctor, moved by doctor --fix with every other byte kept', async () => {
     const { v, run, file } = setup('\nepisodes:\n  share_messages: true\n');
-    expect(run(['segment', file]).status).toBe(0);
+    expect((await run(['segment', file])).status).toBe(0);
     // The file as an older mem left it: messages inline, with CRLF line endings and a BOM.
     const old = `\ufeff${v.read(COMMITTED).replace(/\n/g, '\r\n')}`;
     fs.writeFileSync(v.path(COMMITTED), old);
     fs.writeFileSync(v.path('.mem/config.yaml'), '');
-    const before = run(['recent', '--detail', 'full', '--json']).json().episodes;
+    const before = (await run(['recent', '--detail', 'full', '--json'])).json().episodes;
     expect(before.every((e: any) => /^\*\*user\*\*/.test(e.messages))).toBe(true);
 
-    const warn = run(['doctor']);
+    const warn = await run(['doctor']);
     expect(warn.stdout).toMatch(/^warn {2}episodes {5}1 committed episode file\(s\) hold the messages of \d+ episodes \([\d.]+ KB of transcript\): \.mem\/episodes\/sess-privacy\.md$/m);
     expect(warn.stdout).toMatch(/hint: run mem doctor --fix to move them to \.mem\/local\/episodes\//);
-    const json = run(['doctor', '--json']).json().checks.find((c: any) => c.name === 'episodes');
+    const json = (await run(['doctor', '--json'])).json().checks.find((c: any) => c.name === 'episodes');
     expect(json.status).toBe('warn');
     // Reporting changes nothing.
     expect(fs.readFileSync(v.path(COMMITTED), 'utf8')).toBe(old);
     expect(fs.existsSync(v.path(LOCAL))).toBe(false);
 
-    const fix = run(['doctor', '--fix']);
+    const fix = await run(['doctor', '--fix']);
     expect(fix.stdout).toMatch(/^ok {4}episodes {5}moved the messages of \d+ episodes \([\d.]+ KB\) from \.mem\/episodes\/sess-privacy\.md to \.mem\/local\/episodes\//m);
     const after = fs.readFileSync(v.path(COMMITTED), 'utf8');
     // Exactly the <details> blocks (and the blank line after each) are gone; BOM and CRLF kept.
@@ -120,30 +120,30 @@ describe('episode messages', () => {
     expect(tracked(v).filter((f) => f.startsWith('.mem/local/'))).toEqual([]);
     // Nothing lost: the same messages, from the local store now.
     const noLine = (eps: any[]) => eps.map(({ line: _l, ...e }) => e);
-    expect(noLine(run(['recent', '--detail', 'full', '--json']).json().episodes)).toEqual(noLine(before));
-    expect(run(['lint']).status).toBe(0);
+    expect(noLine((await run(['recent', '--detail', 'full', '--json'])).json().episodes)).toEqual(noLine(before));
+    expect((await run(['lint'])).status).toBe(0);
     // Twice: nothing left to move.
-    expect(run(['doctor', '--fix']).stdout).toMatch(/^ok {4}episodes {5}messages kept in \.mem\/local\/episodes\/ \(not committed\)$/m);
+    expect((await run(['doctor', '--fix'])).stdout).toMatch(/^ok {4}episodes {5}messages kept in \.mem\/local\/episodes\/ \(not committed\)$/m);
     expect(fs.readFileSync(v.path(COMMITTED), 'utf8')).toBe(after);
   });
 
-  it('segmenting a session again whose file holds messages moves them to the local store, and says so', () => {
+  it('segmenting a session again whose file holds messages moves them to the local store, and says so', async () => {
     const { v, run, file } = setup('\nepisodes:\n  share_messages: true\n');
-    expect(run(['segment', file]).status).toBe(0);
+    expect((await run(['segment', file])).status).toBe(0);
     fs.writeFileSync(v.path('.mem/config.yaml'), '');
-    const again = run(['segment', file]);
+    const again = await run(['segment', file]);
     expect(again.status).toBe(0);
     expect(again.stderr).toMatch(/\.mem\/episodes\/sess-privacy\.md held the session's messages; they now live in \.mem\/local\/episodes\/sess-privacy\.md only/);
     expect(v.read(COMMITTED)).not.toMatch(/^<details>/m);
     expect(v.read(LOCAL)).toMatch(/^<details>$/m);
   });
 
-  it('never writes the local store through a link out of the vault: nothing is written', () => {
+  it('never writes the local store through a link out of the vault: nothing is written', async () => {
     const { v, run, file } = setup();
     const outside = path.join(v.root, '..', 'outside');
     fs.mkdirSync(outside);
     fs.symlinkSync(outside, v.path('.mem/local'));
-    const r = run(['segment', file]);
+    const r = await run(['segment', file]);
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/^mem: refusing to write .*symlink/m);
     expect(fs.readdirSync(outside)).toEqual([]);

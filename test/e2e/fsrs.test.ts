@@ -5,7 +5,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cleanup, entry, git, mem, tempDir, tempVault } from '../helpers.js';
+import { cleanup, entry, git, tempDir, tempVault } from '../helpers.js';
+import { run } from '../run.js';
 
 afterAll(cleanup);
 
@@ -30,9 +31,9 @@ function reviewVault() {
 const at = (now: string) => ({ MEM_NOW: now });
 
 describe('mem review', () => {
-  it('writes the fsrs state as one added header line; every other byte of the file stays', () => {
+  it('writes the fsrs state as one added header line; every other byte of the file stays', async () => {
     const v = reviewVault();
-    const r = mem(['review', A, '--rating', 'good', '--json'], { cwd: v.root, home: v.home, env: at('2026-11-26T10:00:00Z') });
+    const r = await run(['review', A, '--rating', 'good', '--json'], { cwd: v.root, home: v.home, env: at('2026-11-26T10:00:00Z') });
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     const out = r.json();
@@ -51,22 +52,22 @@ describe('mem review', () => {
     expect(text).toBe(ORIGINAL.replace('created_at: "2026-11-01"\r\n', `created_at: "2026-11-01"\r\n${line}\r\n`));
 
     // mem show reads the state back; lint finds nothing wrong with it.
-    const shown = mem(['show', A, '--json'], { cwd: v.root, home: v.home }).json();
+    const shown = (await run(['show', A, '--json'], { cwd: v.root, home: v.home })).json();
     expect(shown.fsrs).toMatchObject({ reps: 1, state: 'review' });
-    expect(mem(['lint'], { cwd: v.root, home: v.home }).status).toBe(0);
+    expect((await run(['lint'], { cwd: v.root, home: v.home })).status).toBe(0);
   });
 
-  it('a second review less than a day later is skipped and reported; a day later it updates the same line', () => {
+  it('a second review less than a day later is skipped and reported; a day later it updates the same line', async () => {
     const v = reviewVault();
-    expect(mem(['review', A, '--rating', 'good'], { cwd: v.root, home: v.home, env: at('2026-11-26T10:00:00Z') }).status).toBe(0);
+    expect((await run(['review', A, '--rating', 'good'], { cwd: v.root, home: v.home, env: at('2026-11-26T10:00:00Z') })).status).toBe(0);
     const after1 = fs.readFileSync(v.path('MEMORY.md'));
 
-    const soon = mem(['review', A, '--rating', 'again'], { cwd: v.root, home: v.home, env: at('2026-11-27T09:00:00Z') });
+    const soon = await run(['review', A, '--rating', 'again'], { cwd: v.root, home: v.home, env: at('2026-11-27T09:00:00Z') });
     expect(soon.status).toBe(0);
     expect(soon.stdout).toMatch(/skipped \(recent\)\s+aaaaaaaa-.* last review 23 h ago \(less than a day\)/);
     expect(fs.readFileSync(v.path('MEMORY.md')).equals(after1)).toBe(true);
 
-    const later = mem(['review', A, '--rating', 'again', '--json'], { cwd: v.root, home: v.home, env: at('2026-11-27T10:00:01Z') }).json();
+    const later = (await run(['review', A, '--rating', 'again', '--json'], { cwd: v.root, home: v.home, env: at('2026-11-27T10:00:01Z') })).json();
     expect(later.decisions[0]).toMatchObject({ action: 'reviewed', after: { reps: 2, lapses: 1 } });
     expect(later.decisions[0].after.stability).toBeLessThan(later.decisions[0].before.stability);
     // Still one line added against the committed file: the state line was rewritten in place.
@@ -74,23 +75,23 @@ describe('mem review', () => {
     expect(v.read('MEMORY.md')).toContain("last_review: '2026-11-27T10:00:01Z', reps: 2, lapses: 1");
   });
 
-  it('reports retired and unknown ids, writes nothing for them; --dry-run writes nothing', () => {
+  it('reports retired and unknown ids, writes nothing for them; --dry-run writes nothing', async () => {
     const v = reviewVault();
-    const r = mem(['review', R, 'no-such-id', '--rating', 'easy', '--json'], { cwd: v.root, home: v.home });
+    const r = await run(['review', R, 'no-such-id', '--rating', 'easy', '--json'], { cwd: v.root, home: v.home });
     expect(r.status).toBe(0);
     expect(r.json()).toMatchObject({ decisions: [{ id: R, action: 'skipped-retired' }], unknown: ['no-such-id'] });
-    const dry = mem(['review', A, '--rating', 'easy', '--dry-run'], { cwd: v.root, home: v.home });
+    const dry = await run(['review', A, '--rating', 'easy', '--dry-run'], { cwd: v.root, home: v.home });
     expect(dry.status).toBe(0);
     expect(dry.stdout).toMatch(/reviewed \(easy\)/);
     expect(fs.readFileSync(v.path('MEMORY.md'), 'utf8')).toBe(ORIGINAL);
   });
 
-  it('usage errors exit 2 with one line', () => {
+  it('usage errors exit 2 with one line', async () => {
     const v = reviewVault();
-    const none = mem(['review', A], { cwd: v.root, home: v.home });
+    const none = await run(['review', A], { cwd: v.root, home: v.home });
     expect(none.status).toBe(2);
     expect(none.stderr).toMatch(/^mem: missing --rating/);
-    const bad = mem(['review', A, '--rating', 'meh'], { cwd: v.root, home: v.home });
+    const bad = await run(['review', A, '--rating', 'meh'], { cwd: v.root, home: v.home });
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/^mem: unknown rating "meh"/);
     expect(fs.readFileSync(v.path('MEMORY.md'), 'utf8')).toBe(ORIGINAL);
@@ -109,52 +110,40 @@ function rankVault() {
 describe('--rank fsrs', () => {
   const ids = (out: string) => out.trim().split('\n');
 
-  it('orders equally relevant entries by retrievability; prominence does not', () => {
+  it('orders equally relevant entries by retrievability; prominence does not', async () => {
     const v = rankVault();
     const opts = { cwd: v.root, home: v.home, env: at('2026-11-26T12:00:00Z') };
-    expect(ids(mem(['search', 'signing keys', '--ids'], opts).stdout)).toEqual(['11111111-0000-4000-8000-00000000000a', '22222222-0000-4000-8000-00000000000b']);
-    expect(ids(mem(['search', 'signing keys', '--ids', '--rank', 'fsrs'], opts).stdout)).toEqual(['22222222-0000-4000-8000-00000000000b', '11111111-0000-4000-8000-00000000000a']);
-    const ex = mem(['search', 'signing keys', '--json', '--explain', '--rank', 'fsrs'], opts).json();
+    expect(ids((await run(['search', 'signing keys', '--ids'], opts)).stdout)).toEqual(['11111111-0000-4000-8000-00000000000a', '22222222-0000-4000-8000-00000000000b']);
+    expect(ids((await run(['search', 'signing keys', '--ids', '--rank', 'fsrs'], opts)).stdout)).toEqual(['22222222-0000-4000-8000-00000000000b', '11111111-0000-4000-8000-00000000000a']);
+    const ex = (await run(['search', 'signing keys', '--json', '--explain', '--rank', 'fsrs'], opts)).json();
     const [first, second] = ex.results;
     // R = (1 + f·t/S)^(−0.1542), f = 0.9^(−1/0.1542) − 1, S = 5: t = 1 and t = 60 days.
     const f = 0.9 ** (-1 / 0.1542) - 1;
     expect(first.components.retrievability).toBeCloseTo((1 + f / 5) ** -0.1542, 6);
     expect(second.components.retrievability).toBeCloseTo((1 + (f * 60) / 5) ** -0.1542, 6);
     expect(first.score / second.score).toBeCloseTo(first.components.retrievability / second.components.retrievability, 6);
-    expect(mem(['search', 'signing keys', '--explain', '--rank', 'fsrs'], opts).stdout).toMatch(/retrievability 0\.9\d\d/);
+    expect((await run(['search', 'signing keys', '--explain', '--rank', 'fsrs'], opts)).stdout).toMatch(/retrievability 0\.9\d\d/);
     // Prominence's --explain has no retrievability.
-    expect(mem(['search', 'signing keys', '--json', '--explain'], opts).json().results[0].components.retrievability).toBeNull();
+    expect((await run(['search', 'signing keys', '--json', '--explain'], opts)).json().results[0].components.retrievability).toBeNull();
   });
 
-  it('search.rank: fsrs in the config selects it for search and context; --rank overrides', () => {
+  it('search.rank: fsrs in the config selects it for search and context; --rank overrides', async () => {
     const v = rankVault();
     v.write('.mem/config.yaml', 'search:\n  rank: fsrs\n');
     const opts = { cwd: v.root, home: v.home, env: at('2026-11-26T12:00:00Z') };
-    expect(ids(mem(['search', 'signing keys', '--ids'], opts).stdout)[0]).toBe('22222222-0000-4000-8000-00000000000b');
-    expect(ids(mem(['search', 'signing keys', '--ids', '--rank', 'prominence'], opts).stdout)[0]).toBe('11111111-0000-4000-8000-00000000000a');
-    const ctx = mem(['context', 'rotate signing keys', '--json'], opts);
+    expect(ids((await run(['search', 'signing keys', '--ids'], opts)).stdout)[0]).toBe('22222222-0000-4000-8000-00000000000b');
+    expect(ids((await run(['search', 'signing keys', '--ids', '--rank', 'prominence'], opts)).stdout)[0]).toBe('11111111-0000-4000-8000-00000000000a');
+    const ctx = await run(['context', 'rotate signing keys', '--json'], opts);
     expect(ctx.status).toBe(0);
     expect(ctx.stdout.indexOf('22222222-0000-4000-8000-00000000000b')).toBeLessThan(ctx.stdout.indexOf('11111111-0000-4000-8000-00000000000a'));
     expect(ctx.stdout.indexOf('11111111-0000-4000-8000-00000000000a')).toBeGreaterThan(0);
   });
 
-  it('a review changes the order: reviewing the stale entry today lifts it above the other', () => {
+  it('a review changes the order: reviewing the stale entry today lifts it above the other', async () => {
     const v = rankVault();
     const opts = { cwd: v.root, home: v.home, env: at('2026-11-26T12:00:00Z') };
-    expect(mem(['review', '11111111-0000-4000-8000-00000000000a', '--rating', 'good'], opts).status).toBe(0);
-    expect(ids(mem(['search', 'signing keys', '--ids', '--rank', 'fsrs'], opts).stdout)[0]).toBe('11111111-0000-4000-8000-00000000000a');
-  });
-
-  it('a plain mem search does not load ts-fsrs; --rank fsrs does', () => {
-    const v = rankVault();
-    const probe = path.join(tempDir(), 'probe.cjs');
-    fs.writeFileSync(probe, `process.on('exit', () => { const hits = Object.keys(require.cache).filter((k) => /[\\\\/]ts-fsrs[\\\\/]/.test(k)); process.stderr.write('LOADED:' + JSON.stringify(hits) + '\\n'); });\n`);
-    const env = { NODE_OPTIONS: `--require ${probe}` };
-    const plain = mem(['search', 'signing keys'], { cwd: v.root, home: v.home, env });
-    expect(plain.status).toBe(0);
-    expect(plain.stderr).toContain('LOADED:[]');
-    const ranked = mem(['search', 'signing keys', '--rank', 'fsrs'], { cwd: v.root, home: v.home, env });
-    expect(ranked.stderr).toMatch(/LOADED:\[".*ts-fsrs/);
+    expect((await run(['review', '11111111-0000-4000-8000-00000000000a', '--rating', 'good'], opts)).status).toBe(0);
+    expect(ids((await run(['search', 'signing keys', '--ids', '--rank', 'fsrs'], opts)).stdout)[0]).toBe('11111111-0000-4000-8000-00000000000a');
   });
 });
 
@@ -165,42 +154,42 @@ describe('mem reinforce records reviews', () => {
       + `${entry(B, '## Warm the cache after deploys\nThe first request after a deploy stays slow until caches warm.', { created_at: '2026-11-01' })}`);
     return v;
   }
-  const fsrsOf = (v: ReturnType<typeof tempVault>, id: string) => mem(['show', id, '--json'], { cwd: v.root, home: v.home }).json().fsrs;
+  const fsrsOf = async (v: ReturnType<typeof tempVault>, id: string) => (await run(['show', id, '--json'], { cwd: v.root, home: v.home })).json().fsrs;
 
-  it('--session: every retrieved entry gets a good review with its +1; a second run the same day skips the review', () => {
+  it('--session: every retrieved entry gets a good review with its +1; a second run the same day skips the review', async () => {
     const v = sessionVault();
     const opts = { cwd: v.root, home: v.home, env: at('2026-11-26T12:00:00Z') };
-    expect(mem(['search', 'migrations database', '--session', 's1', '--limit', '1'], opts).status).toBe(0);
-    const r = mem(['reinforce', '--session', 's1', '--json'], opts);
+    expect((await run(['search', 'migrations database', '--session', 's1', '--limit', '1'], opts)).status).toBe(0);
+    const r = await run(['reinforce', '--session', 's1', '--json'], opts);
     expect(r.status).toBe(0);
     expect(r.json().decisions).toEqual([expect.objectContaining({ id: A, action: 'reinforced', review: expect.objectContaining({ rating: 'good', action: 'reviewed' }) })]);
-    expect(fsrsOf(v, A)).toMatchObject({ reps: 1, lapses: 0, last_review: '2026-11-26T12:00:00Z' });
-    expect(fsrsOf(v, B)).toBeUndefined();
-    const again = mem(['reinforce', '--session', 's1'], { ...opts, env: at('2026-11-26T18:00:00Z') });
+    expect(await fsrsOf(v, A)).toMatchObject({ reps: 1, lapses: 0, last_review: '2026-11-26T12:00:00Z' });
+    expect(await fsrsOf(v, B)).toBeUndefined();
+    const again = await run(['reinforce', '--session', 's1'], { ...opts, env: at('2026-11-26T18:00:00Z') });
     expect(again.stdout).toMatch(/reinforced .* 1 → 2 · review skipped \(less than a day\)/);
-    expect(fsrsOf(v, A)).toMatchObject({ reps: 1 });
+    expect(await fsrsOf(v, A)).toMatchObject({ reps: 1 });
   });
 
-  it('--transcript: a used entry gets good, an ignored one again (a lapse); plain ids record no review', () => {
+  it('--transcript: a used entry gets good, an ignored one again (a lapse); plain ids record no review', async () => {
     const v = sessionVault();
     const opts = { cwd: v.root, home: v.home, env: at('2026-11-26T12:00:00Z') };
-    mem(['search', 'migrations database', '--session', 's2'], opts);
-    mem(['search', 'cache deploys', '--session', 's2'], opts);
+    await run(['search', 'migrations database', '--session', 's2'], opts);
+    await run(['search', 'cache deploys', '--session', 's2'], opts);
     const t = path.join(tempDir(), 't.json');
     fs.writeFileSync(t, JSON.stringify([
       { role: 'user', content: 'the API tests fail' },
       { role: 'assistant', content: 'The API tests need the migrations: I ran npm run db:migrate on the fresh database first.' },
     ]));
-    const r = mem(['reinforce', '--session', 's2', '--transcript', t, '--json'], opts);
+    const r = await run(['reinforce', '--session', 's2', '--transcript', t, '--json'], opts);
     expect(r.status).toBe(0);
     const byId = Object.fromEntries(r.json().decisions.map((d: { id: string }) => [d.id, d]));
     expect(byId[A]).toMatchObject({ action: 'reinforced', review: { rating: 'good', action: 'reviewed' } });
     expect(byId[B]).toMatchObject({ action: 'unchanged', review: { rating: 'again', action: 'reviewed' } });
-    expect(fsrsOf(v, B)).toMatchObject({ reps: 1, lapses: 1 });
-    expect(fsrsOf(v, A).stability).toBeGreaterThan(fsrsOf(v, B).stability);
+    expect(await fsrsOf(v, B)).toMatchObject({ reps: 1, lapses: 1 });
+    expect((await fsrsOf(v, A)).stability).toBeGreaterThan((await fsrsOf(v, B)).stability);
 
     const w = sessionVault();
-    expect(mem(['reinforce', A], { cwd: w.root, home: w.home }).status).toBe(0);
+    expect((await run(['reinforce', A], { cwd: w.root, home: w.home })).status).toBe(0);
     expect(w.read('MEMORY.md')).not.toContain('fsrs');
   });
 });

@@ -4,17 +4,12 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BIN, cleanup, mem, tempVault } from '../helpers.js';
+import { cleanup, entry, tempVault } from '../helpers.js';
+import { run as runMem } from '../run.js';
 import { CSS_TURNS, DB_TURNS } from '../topics.js';
 
-const clients: Client[] = [];
-afterEach(async () => {
-  for (const c of clients.splice(0)) await c.close().catch(() => undefined);
-  cleanup();
-});
+afterEach(cleanup);
 
 const DB = DB_TURNS.slice(0, 6);
 const CSS = CSS_TURNS;
@@ -35,21 +30,20 @@ function transcript(dir: string, session: string, texts: string[], start: string
  * A vault with a learning and two sessions: `switch` (the database, then the navbar: its second
  * episode is a key moment) and `calm` (one subject: no key moment).
  */
-function setup() {
+async function setup() {
   const v = tempVault();
-  const run = (args: string[]) => mem(args, { cwd: v.root, home: v.home });
-  run(['init', '-q']);
-  run(['add', 'The navbar dropdown needs a z-index above the hero banner', '--type', 'directive']);
-  expect(run(['segment', transcript(v.root, 'switch', [...DB, ...CSS], '2026-02-03T10:00:00Z')]).status).toBe(0);
-  expect(run(['segment', transcript(v.root, 'calm', [...CSS, ...CSS.slice(0, 2).map((t) => t.replace('Now something else: ', ''))], '2026-02-04T10:00:00Z')]).status).toBe(0);
+  const run = (args: string[]) => runMem(args, { cwd: v.root, home: v.home });
+  v.write('MEMORY.md', entry('5d1e7c2a-3b4f-4a6e-8c9d-0e1f2a3b4c5d', '## The navbar dropdown needs a z-index above the hero banner', { type: 'directive' }));
+  expect((await run(['segment', transcript(v.root, 'switch', [...DB, ...CSS], '2026-02-03T10:00:00Z')])).status).toBe(0);
+  expect((await run(['segment', transcript(v.root, 'calm', [...CSS, ...CSS.slice(0, 2).map((t) => t.replace('Now something else: ', ''))], '2026-02-04T10:00:00Z')])).status).toBe(0);
   return { v, run };
 }
 
 describe('key moments', () => {
-  it('mem search: marked in the human view, key_moment in --json, messages by --detail', () => {
-    const { run } = setup();
-    const json = (args: string[]) => run(['search', 'navbar dropdown banner', '--json', ...args]).json().results;
-    const plain = json([]);
+  it('mem search: marked in the human view, key_moment in --json, messages by --detail', async () => {
+    const { run } = await setup();
+    const json = async (args: string[]) => (await run(['search', 'navbar dropdown banner', '--json', ...args])).json().results;
+    const plain = await json([]);
     const key = plain.filter((h: any) => h.key_moment === true);
     const calm = plain.filter((h: any) => h.kind === 'episode' && h.key_moment === false);
     const learning = plain.find((h: any) => h.path === 'MEMORY.md');
@@ -63,55 +57,55 @@ describe('key moments', () => {
     expect(plain.every((h: any) => h.messages === undefined)).toBe(true);
 
     // auto: the messages of key moments ranked 1-2 only.
-    const auto = json(['--detail', 'auto']);
+    const auto = await json(['--detail', 'auto']);
     auto.forEach((h: any, i: number) => expect(h.messages !== undefined, `rank ${i + 1}`).toBe(i < 2 && h.key_moment === true));
-    const full = json(['--detail', 'full']);
+    const full = await json(['--detail', 'full']);
     for (const h of full) {
       if (h.kind === 'episode') expect(h.messages).toMatch(/^\*\*user\*\* · 2026-02-0[34]T/);
       else expect(h.messages).toBeUndefined();
     }
-    expect(json(['--detail', 'none']).every((h: any) => h.messages === undefined)).toBe(true);
+    expect((await json(['--detail', 'none'])).every((h: any) => h.messages === undefined)).toBe(true);
 
-    const human = run(['search', 'navbar dropdown banner']).stdout;
+    const human = (await run(['search', 'navbar dropdown banner'])).stdout;
     const titleLines = human.split('\n').filter((l) => /^ ?\d+ {2}/.test(l));
     const keyRank = plain.findIndex((h: any) => h.key_moment);
     titleLines.forEach((l, i) => expect(l.includes('★ key moment'), l).toBe(i === keyRank));
     expect(human).toMatch(/ · episode \(surprise 0\.\d\d\) · \.mem\/episodes\/switch\.md:/);
     expect(human).not.toMatch(/\*\*user\*\*/);
-    const humanFull = run(['search', 'navbar dropdown banner', '--detail', 'full']).stdout;
+    const humanFull = (await run(['search', 'navbar dropdown banner', '--detail', 'full'])).stdout;
     expect(humanFull).toMatch(/\n {4}\*\*user\*\* · 2026-02-03T10:06/);
     expect(humanFull).toMatch(/\n {4}> Now something else/);
-    const md = run(['search', 'navbar dropdown banner', '--md']).stdout;
+    const md = (await run(['search', 'navbar dropdown banner', '--md'])).stdout;
     expect(md).toMatch(/^_declarative · project · episode · ★ key moment · \.mem\/episodes\/switch\.md:\d+ · id ep-switch-002_$/m);
     expect(md).toMatch(/^_declarative · project · episode · \.mem\/episodes\/calm\.md:/m);
-    const bad = run(['search', 'navbar', '--detail', 'most']);
+    const bad = await run(['search', 'navbar', '--detail', 'most']);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/unknown --detail "most"/);
   });
 
-  it('mem list --kind episode and mem recent: marked; key_moment in --json', () => {
-    const { run } = setup();
-    const listed = run(['list', '--kind', 'episode', '--json']).json().entries;
+  it('mem list --kind episode and mem recent: marked; key_moment in --json', async () => {
+    const { run } = await setup();
+    const listed = (await run(['list', '--kind', 'episode', '--json'])).json().entries;
     expect(listed.map((e: any) => [e.id, e.kind, e.key_moment])).toEqual([
       ['ep-calm-001', 'episode', false], ['ep-switch-001', 'episode', false], ['ep-switch-002', 'episode', true],
     ].sort((a, b) => listed.findIndex((e: any) => e.id === a[0]) - listed.findIndex((e: any) => e.id === b[0])));
-    expect(run(['list', '--json']).json().entries.every((e: any) => !('key_moment' in e))).toBe(true);
-    const human = run(['list', '--kind', 'episode']).stdout.trim().split('\n');
+    expect((await run(['list', '--json'])).json().entries.every((e: any) => !('key_moment' in e))).toBe(true);
+    const human = (await run(['list', '--kind', 'episode'])).stdout.trim().split('\n');
     expect(human).toHaveLength(3);
     for (const l of human) expect(l.endsWith('★ key moment'), l).toBe(l.startsWith('ep-switch-002'));
 
-    const recent = run(['recent']).stdout.trim().split('\n');
+    const recent = (await run(['recent'])).stdout.trim().split('\n');
     expect(recent).toHaveLength(3);
     for (const l of recent) expect(l.startsWith('★ '), l).toBe(l.endsWith('ep-switch-002'));
-    expect(run(['recent', '--json']).json().episodes.map((e: any) => e.key_moment)).toEqual([false, true, false]);
+    expect((await run(['recent', '--json'])).json().episodes.map((e: any) => e.key_moment)).toEqual([false, true, false]);
   });
 
-  it('mem context --kind episode: marked; the key moment\'s messages by default (auto), none with --detail none', () => {
-    const { run } = setup();
-    const md = run(['context', 'navbar dropdown banner', '--kind', 'episode']).stdout;
+  it('mem context --kind episode: marked; the key moment\'s messages by default (auto), none with --detail none', async () => {
+    const { run } = await setup();
+    const md = (await run(['context', 'navbar dropdown banner', '--kind', 'episode'])).stdout;
     expect(md).toMatch(/^_declarative · project · episode · ★ key moment · \.mem\/episodes\/switch\.md:\d+_$/m);
     expect(md).toMatch(/^_declarative · project · episode · \.mem\/episodes\/calm\.md:\d+_$/m);
-    const json = run(['context', 'navbar dropdown banner', '--kind', 'episode', '--json']).json().learnings;
+    const json = (await run(['context', 'navbar dropdown banner', '--kind', 'episode', '--json'])).json().learnings;
     const keyRank = json.findIndex((h: any) => h.key_moment);
     expect(keyRank).toBeGreaterThanOrEqual(0);
     expect(keyRank).toBeLessThan(2);
@@ -120,35 +114,13 @@ describe('key moments', () => {
     expect(md).toMatch(/^> \*\*user\*\* · 2026-02-03T10:06:00\.000Z$/m);
     expect(md).not.toMatch(/2026-02-04T/);
     expect(md).not.toMatch(/details>/);
-    const none = run(['context', 'navbar dropdown banner', '--kind', 'episode', '--detail', 'none']).stdout;
+    const none = (await run(['context', 'navbar dropdown banner', '--kind', 'episode', '--detail', 'none'])).stdout;
     expect(none).not.toMatch(/\*\*user\*\*/);
     expect(none).toMatch(/★ key moment/);
-    const full = run(['context', 'navbar dropdown banner', '--kind', 'episode', '--detail', 'full']).stdout;
+    const full = (await run(['context', 'navbar dropdown banner', '--kind', 'episode', '--detail', 'full'])).stdout;
     expect(full).toMatch(/^> \*\*user\*\* · 2026-02-04T10:00:00\.000Z$/m);
     expect(full).toMatch(/^> \*\*user\*\* · 2026-02-03T10:06:00\.000Z$/m);
     // Without --kind episode, a prompt's context has no episodes (and so no marks).
-    expect(run(['context', 'navbar dropdown banner']).stdout).not.toMatch(/key moment|episode/);
+    expect((await run(['context', 'navbar dropdown banner'])).stdout).not.toMatch(/key moment|episode/);
   });
 });
-
-describe('key moments over MCP', () => {
-  it('the search tool gives key_moment on episodes as mem search --json does, and messages by detail', async () => {
-    const { v, run } = setup();
-    const transport = new StdioClientTransport({
-      command: process.execPath, args: [BIN, 'mcp', '--root', v.root], cwd: v.root,
-      env: { PATH: process.env.PATH ?? '', MEM_HOME: v.home, NO_COLOR: '1' }, stderr: 'pipe',
-    });
-    const client = new Client({ name: 'mem-test', version: '1.0.0' });
-    await client.connect(transport);
-    clients.push(client);
-    const call = async (args: Record<string, unknown>) => ((await client.callTool({ name: 'search', arguments: { query: 'navbar dropdown banner', ...args } })) as any).structuredContent.results;
-    const cli = run(['search', 'navbar dropdown banner', '--json']).json().results;
-    const plain = await call({});
-    expect(plain.map((h: any) => [h.id, h.key_moment])).toEqual(cli.map((h: any) => [h.id, h.key_moment]));
-    expect(plain.some((h: any) => h.key_moment === true)).toBe(true);
-    expect(plain.every((h: any) => h.messages === undefined)).toBe(true);
-    const auto = await call({ detail: 'auto' });
-    auto.forEach((h: any, i: number) => expect(h.messages !== undefined).toBe(i < 2 && h.key_moment === true));
-  }, 30_000);
-});
-

@@ -4,7 +4,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanup, mem, tempVault } from '../helpers.js';
+import { cleanup, tempVault } from '../helpers.js';
+import { run as runMem } from '../run.js';
 import { DB_TURNS } from '../topics.js';
 
 afterEach(cleanup);
@@ -12,19 +13,18 @@ afterEach(cleanup);
 const TEXTS = DB_TURNS.slice(0, 6);
 
 describe('mem lint: FSRS state and surprise', () => {
-  it('what mem segment and mem review write passes; a bad value fails with file:line; nothing is written', () => {
+  it('what mem segment and mem review write passes; a bad value fails with file:line; nothing is written', async () => {
     const v = tempVault();
-    const run = (args: string[], env: Record<string, string> = {}) => mem(args, { cwd: v.root, home: v.home, env: { MEM_NOW: '2026-11-20T12:00:00Z', ...env } });
-    run(['init', '-q']);
+    const run = (args: string[], env: Record<string, string> = {}) => runMem(args, { cwd: v.root, home: v.home, env: { MEM_NOW: '2026-11-20T12:00:00Z', ...env } });
     const t0 = Date.parse('2026-11-02T09:00:00Z');
     fs.writeFileSync(path.join(v.root, 's1.jsonl'), `${TEXTS.map((text, i) => JSON.stringify(i % 2 === 0
       ? { type: 'user', sessionId: 's1', timestamp: new Date(t0 + i * 60_000).toISOString(), uuid: `u${i}`, message: { role: 'user', content: text } }
       : { type: 'assistant', sessionId: 's1', timestamp: new Date(t0 + i * 60_000).toISOString(), uuid: `a${i}`, message: { id: `m${i}`, role: 'assistant', content: [{ type: 'text', text }] } })).join('\n')}\n`);
-    expect(run(['segment', 's1.jsonl']).status).toBe(0);
-    const id = run(['add', 'Run migrations before the API tests', '--type', 'procedural', '--json']).json().id;
-    expect(run(['review', id, '--rating', 'good']).status).toBe(0);
-    expect(run(['review', 'ep-s1-001', '--rating', 'hard']).status).toBe(0);
-    const clean = run(['lint']);
+    expect((await run(['segment', 's1.jsonl'])).status).toBe(0);
+    const id = (await run(['add', 'Run migrations before the API tests', '--type', 'procedural', '--json'])).json().id;
+    expect((await run(['review', id, '--rating', 'good'])).status).toBe(0);
+    expect((await run(['review', 'ep-s1-001', '--rating', 'hard'])).status).toBe(0);
+    const clean = await run(['lint']);
     expect(clean.status, clean.stdout + clean.stderr).toBe(0);
 
     const file = '.mem/episodes/s1.md';
@@ -38,7 +38,7 @@ describe('mem lint: FSRS state and surprise', () => {
     v.write(file, bad);
     const memory = v.read('MEMORY.md');
     v.write('MEMORY.md', memory.replace(/last_review: '?[0-9T:.Z-]+'?/, "last_review: '2027-03-01T00:00:00Z'").replace(/state: \w+/, 'state: Forgotten'));
-    const r = run(['lint']);
+    const r = await run(['lint']);
     expect(r.status).toBe(1);
     const out = r.stdout.trim().split('\n');
     expect(out).toContain(`${file}:${fsrsLine}: fsrs.stability must be a number of days > 0 (got 0)`);
@@ -47,10 +47,10 @@ describe('mem lint: FSRS state and surprise', () => {
     expect(out.some((l) => /^MEMORY\.md:\d+: fsrs\.last_review must be a date that is not in the future \(got "2027-03-01T00:00:00Z"\)$/.test(l))).toBe(true);
     expect(out.some((l) => /^MEMORY\.md:\d+: fsrs\.state must be one of New, Learning, Review, Relearning \(got "Forgotten"\)$/.test(l))).toBe(true);
     expect(v.read(file)).toBe(bad);
-    const json = run(['lint', '--json']).json();
+    const json = (await run(['lint', '--json'])).json();
     expect(json.problems.filter((p: any) => /^(fsrs\.|surprise)/.test(p.message))).toHaveLength(5);
     // The future is relative to the clock: a year on, that review date is in the past.
-    const later = run(['lint', 'MEMORY.md'], { MEM_NOW: '2027-06-01T00:00:00Z' });
+    const later = await run(['lint', 'MEMORY.md'], { MEM_NOW: '2027-06-01T00:00:00Z' });
     expect(later.stdout).not.toMatch(/last_review/);
     expect(later.stdout).toMatch(/fsrs\.state/);
   });

@@ -1,40 +1,32 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BIN, cleanup, entry, mem, memAsync, REPO, tempDir, tempVault, type TempVault } from '../helpers.js';
+import { cleanup, entry, REPO, tempDir, tempVault, type TempVault } from '../helpers.js';
+import { run as runMem } from '../run.js';
 
-const clients: Client[] = [];
-
-afterEach(async () => {
-  for (const c of clients.splice(0)) await c.close().catch(() => undefined);
-  cleanup();
-});
+afterEach(cleanup);
 
 const NOW = { MEM_NOW: '2026-11-20' };
 
 function vault(): TempVault {
-  const v = tempVault();
-  mem(['init', '-q'], { cwd: v.root, home: v.home });
-  return v;
+  return tempVault();
 }
 
 function run(v: TempVault, args: string[], input?: string) {
-  return mem(args, { cwd: v.root, home: v.home, env: NOW, input });
+  return runMem(args, { cwd: v.root, home: v.home, env: NOW, input });
 }
 
-function addChain(v: TempVault): void {
-  expect(run(v, ['pattern', 'add', '--name', 'run-migrations-first', '--trigger', 'API tests fail on a fresh database', '--action', 'run npm run db:migrate first',
-    '--description', 'The test database starts empty.', '--relation', 'prevents:flaky-api-tests', '--evidence-episode', '2026-11-01-session-1']).status).toBe(0);
-  expect(run(v, ['pattern', 'add', '--name', 'flaky-api-tests', '--trigger', 'tests fail at random', '--action', 'quarantine the test', '--relation', 'causes:ANTIPATTERN-retry-until-green', '--success-rate', '0.8']).status).toBe(0);
-  expect(run(v, ['pattern', 'add', '--name', 'retry-until-green', '--antipattern', '--trigger', 'CI is red', '--action', 're-run CI until it passes', '--success-rate', '0.2']).status).toBe(0);
+async function addChain(v: TempVault): Promise<void> {
+  expect((await run(v, ['pattern', 'add', '--name', 'run-migrations-first', '--trigger', 'API tests fail on a fresh database', '--action', 'run npm run db:migrate first',
+    '--description', 'The test database starts empty.', '--relation', 'prevents:flaky-api-tests', '--evidence-episode', '2026-11-01-session-1'])).status).toBe(0);
+  expect((await run(v, ['pattern', 'add', '--name', 'flaky-api-tests', '--trigger', 'tests fail at random', '--action', 'quarantine the test', '--relation', 'causes:ANTIPATTERN-retry-until-green', '--success-rate', '0.8'])).status).toBe(0);
+  expect((await run(v, ['pattern', 'add', '--name', 'retry-until-green', '--antipattern', '--trigger', 'CI is red', '--action', 're-run CI until it passes', '--success-rate', '0.2'])).status).toBe(0);
 }
 
 describe('mem pattern add', () => {
-  it('creates a note with the pattern frontmatter and sections, then upserts it byte-stably', () => {
+  it('creates a note with the pattern frontmatter and sections, then upserts it byte-stably', async () => {
     const v = vault();
-    addChain(v);
+    await addChain(v);
     const rel = '.mem/patterns/PATTERN-run-migrations-first.md';
     const created = v.read(rel);
     expect(created).toBe(`---
@@ -73,7 +65,7 @@ run npm run db:migrate first
     // A hand edit, CRLF and a BOM: kept through the update.
     const hand = `\ufeff${created.replace('The test database starts empty.\n', 'The test database starts empty.\nHand-written note, kept.  \n')}`.replace(/\n/g, '\r\n');
     v.write(rel, hand);
-    const r = mem(['pattern', 'add', '--name', 'Run Migrations First', '--success-rate', '0', '--evidence-episode', 'episode-2026-11-02-session-2', '--relation', 'enables:fast-ci', '--json'], { cwd: v.root, home: v.home, env: { MEM_NOW: '2026-11-21' } });
+    const r = await runMem(['pattern', 'add', '--name', 'Run Migrations First', '--success-rate', '0', '--evidence-episode', 'episode-2026-11-02-session-2', '--relation', 'enables:fast-ci', '--json'], { cwd: v.root, home: v.home, env: { MEM_NOW: '2026-11-21' } });
     expect(r.status).toBe(0);
     expect(r.json()).toMatchObject({ action: 'updated', occurrences: 2, success_rate: 0.5, last_validated: '2026-11-21', added_evidence: ['EPISODE-2026-11-02-session-2'], added_relations: [{ type: 'enables', target: 'fast-ci' }] });
     const after = v.read(rel);
@@ -83,15 +75,15 @@ run npm run db:migrate first
       .replace('- prevents [[flaky-api-tests]]\r\n', '- prevents [[flaky-api-tests]]\r\n- enables [[fast-ci]]\r\n')
       .replace('- [[EPISODE-2026-11-01-session-1]]\r\n', '- [[EPISODE-2026-11-01-session-1]]\r\n- [[EPISODE-2026-11-02-session-2]]\r\n'));
     // The same evidence and relation again: counted, but no second link.
-    const again = run(v, ['pattern', 'add', '--name', 'run-migrations-first', '--success-rate', '1', '--evidence-episode', 'EPISODE-2026-11-02-session-2', '--relation', 'enables:FAST-CI', '--json']).json();
+    const again = (await run(v, ['pattern', 'add', '--name', 'run-migrations-first', '--success-rate', '1', '--evidence-episode', 'EPISODE-2026-11-02-session-2', '--relation', 'enables:FAST-CI', '--json'])).json();
     expect(again).toMatchObject({ occurrences: 3, added_evidence: [], added_relations: [] });
     expect(again.success_rate).toBeCloseTo(2 / 3, 5);
     expect(v.read(rel).match(/EPISODE-2026-11-02-session-2/g)).toHaveLength(1);
   });
 
-  it('reads the add_pattern JSON on stdin, and refuses bad input without writing', () => {
+  it('reads the add_pattern JSON on stdin, and refuses bad input without writing', async () => {
     const v = vault();
-    const ok = run(v, ['pattern', 'add', '-', '--json'], JSON.stringify({ name: 'retry-once', trigger: 'network flake', action: 'retry once', success_rate: 0.9, causal_relationships: [{ type: 'prevents', target: 'red-ci' }], is_antipattern: null, project: 'x' }));
+    const ok = await run(v, ['pattern', 'add', '-', '--json'], JSON.stringify({ name: 'retry-once', trigger: 'network flake', action: 'retry once', success_rate: 0.9, causal_relationships: [{ type: 'prevents', target: 'red-ci' }], is_antipattern: null, project: 'x' }));
     expect(ok.status).toBe(0);
     expect(ok.json()).toMatchObject({ action: 'created', title: 'PATTERN-retry-once', permalink: 'patterns/pattern-retry-once' });
     for (const [args, input, msg] of [
@@ -103,7 +95,7 @@ run npm run db:migrate first
       [['pattern', 'add', '--name', '!!!', '--trigger', 't', '--action', 'a'], '', /no letters or digits/],
       [['pattern', 'add', '--name', 'x', '--trigger', 't', '--action', 'a', '--success-rate', '1.5'], '', /--success-rate must be a number from 0 to 1/],
     ] as [string[], string, RegExp][]) {
-      const r = run(v, args, input);
+      const r = await run(v, args, input);
       expect(r.status, args.join(' ')).not.toBe(0);
       expect(r.stderr).toMatch(msg);
       expect(r.stderr.split('\n')[0]).toMatch(/^mem: /);
@@ -111,87 +103,87 @@ run npm run db:migrate first
     expect(fs.readdirSync(v.path('.mem/patterns'))).toEqual(['PATTERN-retry-once.md']);
   });
 
-  it('--dry-run says what would happen and writes nothing', () => {
+  it('--dry-run says what would happen and writes nothing', async () => {
     const v = vault();
-    const d = run(v, ['pattern', 'add', '--name', 'p', '--trigger', 't', '--action', 'a', '--dry-run']);
+    const d = await run(v, ['pattern', 'add', '--name', 'p', '--trigger', 't', '--action', 'a', '--dry-run']);
     expect(d.status).toBe(0);
     expect(d.stdout).toBe('would be created: PATTERN-p (.mem/patterns/PATTERN-p.md): success rate 1.00 over 1 occurrence\n');
     expect(fs.existsSync(v.path('.mem/patterns'))).toBe(false);
-    run(v, ['pattern', 'add', '--name', 'p', '--trigger', 't', '--action', 'a']);
+    await run(v, ['pattern', 'add', '--name', 'p', '--trigger', 't', '--action', 'a']);
     const before = v.read('.mem/patterns/PATTERN-p.md');
-    expect(run(v, ['pattern', 'add', '--name', 'p', '--success-rate', '0', '--dry-run', '--json']).json()).toMatchObject({ dry_run: true, action: 'updated', occurrences: 2, success_rate: 0.5 });
+    expect((await run(v, ['pattern', 'add', '--name', 'p', '--success-rate', '0', '--dry-run', '--json'])).json()).toMatchObject({ dry_run: true, action: 'updated', occurrences: 2, success_rate: 0.5 });
     expect(v.read('.mem/patterns/PATTERN-p.md')).toBe(before);
   });
 
-  it('keeps hostile names and text inside the note\'s structure', () => {
+  it('keeps hostile names and text inside the note\'s structure', async () => {
     const v = vault();
-    const r = run(v, ['pattern', 'add', '--name', '../../evil\nname', '--trigger', 'x: y\n---\n# z', '--action', '## Relations\n- causes [[Injected]]', '--description', '```\n## Trigger']);
+    const r = await run(v, ['pattern', 'add', '--name', '../../evil\nname', '--trigger', 'x: y\n---\n# z', '--action', '## Relations\n- causes [[Injected]]', '--description', '```\n## Trigger']);
     expect(r.status).toBe(0);
     expect(fs.readdirSync(v.path('.mem/patterns'))).toEqual(['PATTERN-evil-name.md']);
     // The injected text stays text: a link in the Action section (which validate reports as
     // broken), never a causal edge or a section of its own.
-    const v2 = run(v, ['validate']);
+    const v2 = await run(v, ['validate']);
     expect(v2.stdout.trim().split('\n')).toEqual([expect.stringMatching(/^\.mem\/patterns\/PATTERN-evil-name\.md:\d+: broken link \[\[Injected\]\]/)]);
-    expect(run(v, ['pattern', 'list', '--json']).json().patterns[0]).toMatchObject({ trigger: 'x: y --- # z', causal: [] });
+    expect((await run(v, ['pattern', 'list', '--json'])).json().patterns[0]).toMatchObject({ trigger: 'x: y --- # z', causal: [] });
   });
 });
 
 describe('mem pattern list / path / antipatterns', () => {
-  it('lists with filters, best first', () => {
+  it('lists with filters, best first', async () => {
     const v = vault();
-    addChain(v);
-    run(v, ['pattern', 'add', '--name', 'retry-until-green', '--antipattern', '--success-rate', '0']);
-    const all = run(v, ['pattern', 'list', '--json']).json();
+    await addChain(v);
+    await run(v, ['pattern', 'add', '--name', 'retry-until-green', '--antipattern', '--success-rate', '0']);
+    const all = (await run(v, ['pattern', 'list', '--json'])).json();
     expect(all.patterns.map((p: { title: string }) => p.title)).toEqual(['PATTERN-run-migrations-first', 'PATTERN-flaky-api-tests', 'ANTIPATTERN-retry-until-green']);
     expect(all.patterns[2]).toMatchObject({ kind: 'antipattern', success_rate: 0.1, occurrences: 2 });
-    expect(run(v, ['pattern', 'list', '--trigger', 'DATABASE', '--json']).json().patterns.map((p: { name: string }) => p.name)).toEqual(['run-migrations-first']);
-    expect(run(v, ['pattern', 'list', '--min-success-rate', '0.8', '--json']).json().total).toBe(2);
-    expect(run(v, ['pattern', 'list', '--min-occurrences', '2', '--json']).json().patterns).toHaveLength(1);
-    expect(run(v, ['pattern', 'list', '--limit', '1', '--json']).json()).toMatchObject({ total: 3, patterns: [{ name: 'run-migrations-first' }] });
-    const human = run(v, ['pattern', 'list']);
+    expect((await run(v, ['pattern', 'list', '--trigger', 'DATABASE', '--json'])).json().patterns.map((p: { name: string }) => p.name)).toEqual(['run-migrations-first']);
+    expect((await run(v, ['pattern', 'list', '--min-success-rate', '0.8', '--json'])).json().total).toBe(2);
+    expect((await run(v, ['pattern', 'list', '--min-occurrences', '2', '--json'])).json().patterns).toHaveLength(1);
+    expect((await run(v, ['pattern', 'list', '--limit', '1', '--json'])).json()).toMatchObject({ total: 3, patterns: [{ name: 'run-migrations-first' }] });
+    const human = await run(v, ['pattern', 'list']);
     expect(human.stdout.split('\n')[0]).toBe('1.00  ×1   PATTERN-run-migrations-first  — API tests fail on a fresh database');
-    expect(run(v, ['pattern', 'list', '--limit', '0']).status).toBe(2);
+    expect((await run(v, ['pattern', 'list', '--limit', '0'])).status).toBe(2);
   });
 
-  it('finds causal paths with edge types, or says why none (exit 1)', () => {
+  it('finds causal paths with edge types, or says why none (exit 1)', async () => {
     const v = vault();
-    addChain(v);
-    const p = run(v, ['pattern', 'path', 'run-migrations-first', 'retry']);
+    await addChain(v);
+    const p = await run(v, ['pattern', 'path', 'run-migrations-first', 'retry']);
     expect(p.status).toBe(0);
     expect(p.stdout.trim()).toBe('PATTERN-run-migrations-first —prevents→ PATTERN-flaky-api-tests —causes→ ANTIPATTERN-retry-until-green');
-    const j = run(v, ['pattern', 'path', 'migrations', 'ANTIPATTERN-retry-until-green', '--json']).json();
+    const j = (await run(v, ['pattern', 'path', 'migrations', 'ANTIPATTERN-retry-until-green', '--json'])).json();
     expect(j).toMatchObject({ found: true, depth: 2, max_depth: 5, path: [{ label: 'PATTERN-run-migrations-first' }, { via: 'prevents' }, { via: 'causes', type: 'antipattern' }] });
-    const depth = run(v, ['pattern', 'path', 'migrations', 'retry', '--max-depth', '1', '--json']);
+    const depth = await run(v, ['pattern', 'path', 'migrations', 'retry', '--max-depth', '1', '--json']);
     expect(depth.status).toBe(1);
     expect(depth.json()).toMatchObject({ found: false, depth: null, reason: expect.stringMatching(/more than 1 step/) });
-    const back = run(v, ['pattern', 'path', 'retry', 'migrations']);
+    const back = await run(v, ['pattern', 'path', 'retry', 'migrations']);
     expect(back.status).toBe(1);
     expect(back.stdout).toMatch(/^no path: no chain of causal relationships leads from ANTIPATTERN-retry-until-green to PATTERN-run-migrations-first/);
-    const amb = run(v, ['pattern', 'path', 'r', 'flaky']);
+    const amb = await run(v, ['pattern', 'path', 'r', 'flaky']);
     expect(amb.status).toBe(1);
     expect(amb.stderr).toMatch(/"r" matches 3 patterns: /);
-    expect(run(v, ['pattern', 'path', 'nope', 'flaky']).stderr).toMatch(/no pattern matches "nope"/);
-    expect(run(v, ['pattern', 'path', 'a', 'b', '--max-depth', '11']).status).toBe(2);
+    expect((await run(v, ['pattern', 'path', 'nope', 'flaky'])).stderr).toMatch(/no pattern matches "nope"/);
+    expect((await run(v, ['pattern', 'path', 'a', 'b', '--max-depth', '11'])).status).toBe(2);
   });
 
-  it('lists anti-patterns: low success over several occurrences, worst first', () => {
+  it('lists anti-patterns: low success over several occurrences, worst first', async () => {
     const v = vault();
-    addChain(v);
-    expect(run(v, ['pattern', 'antipatterns', '--json']).json().patterns).toEqual([]);
-    run(v, ['pattern', 'add', '--name', 'retry-until-green', '--antipattern', '--success-rate', '0.2']);
-    run(v, ['pattern', 'add', '--name', 'skip-flaky', '--trigger', 'a test flakes', '--action', 'skip it', '--success-rate', '0']);
-    run(v, ['pattern', 'add', '--name', 'skip-flaky', '--success-rate', '0']);
-    const res = run(v, ['pattern', 'antipatterns', '--json']).json();
+    await addChain(v);
+    expect((await run(v, ['pattern', 'antipatterns', '--json'])).json().patterns).toEqual([]);
+    await run(v, ['pattern', 'add', '--name', 'retry-until-green', '--antipattern', '--success-rate', '0.2']);
+    await run(v, ['pattern', 'add', '--name', 'skip-flaky', '--trigger', 'a test flakes', '--action', 'skip it', '--success-rate', '0']);
+    await run(v, ['pattern', 'add', '--name', 'skip-flaky', '--success-rate', '0']);
+    const res = (await run(v, ['pattern', 'antipatterns', '--json'])).json();
     expect(res.patterns.map((p: { title: string; success_rate: number }) => [p.title, p.success_rate])).toEqual([['PATTERN-skip-flaky', 0], ['ANTIPATTERN-retry-until-green', 0.2]]);
-    expect(run(v, ['pattern', 'antipatterns', '--max-success-rate', '0.1', '--json']).json().patterns).toHaveLength(1);
-    expect(run(v, ['pattern', 'antipatterns', '--min-occurrences', '3', '--json']).json().patterns).toHaveLength(0);
-    expect(run(v, ['pattern', 'antipatterns']).stdout).toMatch(/^0\.00  ×2   PATTERN-skip-flaky/);
+    expect((await run(v, ['pattern', 'antipatterns', '--max-success-rate', '0.1', '--json'])).json().patterns).toHaveLength(1);
+    expect((await run(v, ['pattern', 'antipatterns', '--min-occurrences', '3', '--json'])).json().patterns).toHaveLength(0);
+    expect((await run(v, ['pattern', 'antipatterns'])).stdout).toMatch(/^0\.00  ×2   PATTERN-skip-flaky/);
   });
 
-  it('has --help with examples on every subcommand', () => {
+  it('has --help with examples on every subcommand', async () => {
     const v = vault();
     for (const sub of ['add', 'list', 'path', 'antipatterns']) {
-      const h = run(v, ['pattern', sub, '--help']);
+      const h = await run(v, ['pattern', sub, '--help']);
       expect(h.status).toBe(0);
       expect(h.stdout).toMatch(new RegExp(`\\$ mem pattern ${sub}`));
     }
@@ -234,15 +226,15 @@ The API tests failed on a fresh database.
 `;
 
 describe('mem validate and mem lint', () => {
-  it('passes a vault mem wrote, then reports schema errors, broken links and dangling causal edges at file:line', () => {
+  it('passes a vault mem wrote, then reports schema errors, broken links and dangling causal edges at file:line', async () => {
     const v = vault();
-    addChain(v);
+    await addChain(v);
     v.write('.mem/episodes/EPISODE-2026-11-01-session-1.md', EPISODE.replace('- see [[nowhere-at-all]]\n', '').replace('[[d002]], ', '').replace(', [[e009]]', ''));
     v.write('MEMORY.md', entry('3f0c2a4e-8d7b-4c1e-9a55-0b7e3c2d9f10', 'Run migrations before the API tests.'));
-    const ok = run(v, ['validate']);
+    const ok = await run(v, ['validate']);
     expect(ok.stderr + ok.stdout).toMatch(/4 notes checked, no problems/);
     expect(ok.status).toBe(0);
-    expect(run(v, ['lint']).status).toBe(0);
+    expect((await run(v, ['lint'])).status).toBe(0);
 
     v.write('.mem/episodes/EPISODE-2026-11-01-session-1.md', EPISODE);
     const rel = '.mem/patterns/PATTERN-flaky-api-tests.md';
@@ -252,7 +244,7 @@ describe('mem validate and mem lint', () => {
     v.write('.mem/patterns/PATTERN-untyped.md', '# PATTERN-untyped\n\n## Context\nx\n');
     // Not a typed note: a `mem segment` episode file and a stray file are left alone.
     v.write('.mem/episodes/3f0c.md', '---\nid: x\n---\n[[whatever]]\n');
-    const bad = run(v, ['validate']);
+    const bad = await run(v, ['validate']);
     expect(bad.status).toBe(1);
     expect(bad.stdout.trim().split('\n')).toEqual([
       '.mem/episodes/EPISODE-2026-11-01-session-1.md:16: decision d001: effect [[d002]] is not a decision or event of this note',
@@ -264,16 +256,16 @@ describe('mem validate and mem lint', () => {
       expect.stringMatching(/^\.mem\/patterns\/PATTERN-flaky-api-tests\.md:27: causal relationship not understood: "leads to \[\[nothing-here\]\]"/),
       '.mem/patterns/PATTERN-untyped.md:1: a pattern note needs a YAML frontmatter (title, type: pattern, tags, permalink, trigger, success_rate, occurrences, last_validated)',
     ]);
-    const j = run(v, ['validate', '--json']);
+    const j = await run(v, ['validate', '--json']);
     expect(j.status).toBe(1);
     expect(j.json()).toMatchObject({ notes: 5, problems: expect.arrayContaining([{ file: '.mem/patterns/PATTERN-flaky-api-tests.md', line: 7, severity: 'error', message: 'success_rate must be a number from 0 to 1 (got 1.8)' }]) });
     expect(j.json().problems).toHaveLength(8);
     // mem lint reports the same problems, and fails.
-    const lint = run(v, ['lint']);
+    const lint = await run(v, ['lint']);
     expect(lint.status).toBe(1);
     for (const line of bad.stdout.trim().split('\n')) expect(lint.stdout).toContain(line);
     // Linting one memory file checks that file only.
-    expect(run(v, ['lint', 'MEMORY.md']).status).toBe(0);
+    expect((await run(v, ['lint', 'MEMORY.md'])).status).toBe(0);
   });
 });
 
@@ -284,13 +276,13 @@ function snapshot(dir: string): Record<string, string> {
 }
 
 describe('import of the ai-agents causal graph', () => {
-  it('writes pattern notes with their causal relationships; re-import changes no byte; BOM and nulls tolerated', () => {
+  it('writes pattern notes with their causal relationships; re-import changes no byte; BOM and nulls tolerated', async () => {
     const v = vault();
-    const dry = run(v, ['import', 'ai-agents', FIX, '--dry-run', '--json']);
+    const dry = await run(v, ['import', 'ai-agents', FIX, '--dry-run', '--json']);
     expect(dry.status).toBe(0);
     expect(dry.json().graphs[0]).toMatchObject({ dry_run: true, notes: [{ action: 'created' }, { action: 'created' }, { action: 'created' }, { action: 'created' }] });
     expect(fs.existsSync(v.path('.mem/patterns'))).toBe(false);
-    const r = run(v, ['import', 'ai-agents', FIX, '--json']);
+    const r = await run(v, ['import', 'ai-agents', FIX, '--json']);
     expect(r.status).toBe(0);
     const rep = r.json().graphs[0];
     expect(rep.notes).toEqual([
@@ -308,133 +300,51 @@ describe('import of the ai-agents causal graph', () => {
     expect(v.read('.mem/patterns/PATTERN-retry-until-green.md')).toContain("last_validated: '2026-01-05'");
     // last_used null: the graph's "updated" date.
     expect(v.read('.mem/patterns/PATTERN-flaky-api-tests.md')).toContain("last_validated: '2026-01-08'");
-    expect(run(v, ['validate']).status).toBe(0);
-    expect(run(v, ['pattern', 'path', 'migrations', 'retry']).stdout.trim()).toBe('PATTERN-run-migrations-first —prevents→ PATTERN-flaky-api-tests —causes→ PATTERN-retry-until-green');
+    expect((await run(v, ['validate'])).status).toBe(0);
+    expect((await run(v, ['pattern', 'path', 'migrations', 'retry'])).stdout.trim()).toBe('PATTERN-run-migrations-first —prevents→ PATTERN-flaky-api-tests —causes→ PATTERN-retry-until-green');
     const before = snapshot(v.path('.mem/patterns'));
     // Again, and from the BOM + CRLF copy: nothing changes.
-    expect(run(v, ['import', 'ai-agents', FIX, '--json']).json().graphs[0].notes.map((n: { action: string }) => n.action)).toEqual(['unchanged', 'unchanged', 'unchanged', 'unchanged']);
-    expect(run(v, ['import', 'ai-agents', path.join(FIX, 'causal-graph-bom.json')]).status).toBe(0);
+    expect((await run(v, ['import', 'ai-agents', FIX, '--json'])).json().graphs[0].notes.map((n: { action: string }) => n.action)).toEqual(['unchanged', 'unchanged', 'unchanged', 'unchanged']);
+    expect((await run(v, ['import', 'ai-agents', path.join(FIX, 'causal-graph-bom.json')])).status).toBe(0);
     expect(snapshot(v.path('.mem/patterns'))).toEqual(before);
   });
 
-  it('keeps a note the user changed, adding only missing relationships; bad input is one mem: line', () => {
+  it('keeps a note the user changed, adding only missing relationships; bad input is one mem: line', async () => {
     const v = vault();
-    run(v, ['pattern', 'add', '--name', 'flaky-api-tests', '--trigger', 'my own trigger', '--action', 'my own action', '--success-rate', '0.3']);
+    await run(v, ['pattern', 'add', '--name', 'flaky-api-tests', '--trigger', 'my own trigger', '--action', 'my own action', '--success-rate', '0.3']);
     const mine = v.read('.mem/patterns/PATTERN-flaky-api-tests.md');
-    const r = run(v, ['import', 'ai-agents', path.join(FIX, 'causal-graph.json'), '--json']);
+    const r = await run(v, ['import', 'ai-agents', path.join(FIX, 'causal-graph.json'), '--json']);
     expect(r.json().graphs[0].notes[1]).toMatchObject({ title: 'PATTERN-flaky-api-tests', action: 'updated' });
     expect(v.read('.mem/patterns/PATTERN-flaky-api-tests.md')).toBe(mine.replace('## Causal Relationships\n', '## Causal Relationships\n- causes [[PATTERN-retry-until-green]]\n'));
     const d = v.path('bad');
     fs.mkdirSync(d);
     fs.writeFileSync(path.join(d, 'causal-graph.json'), '{"patterns": 3');
-    const bad = run(v, ['import', 'ai-agents', d]);
+    const bad = await run(v, ['import', 'ai-agents', d]);
     expect(bad.status).toBe(1);
     expect(bad.stderr).toMatch(/^mem: warning: bad\/causal-graph\.json is not JSON.*; skipped$/m);
     fs.writeFileSync(path.join(d, 'causal-graph.json'), '{"patterns": {"a": 1}}');
-    expect(run(v, ['import', 'ai-agents', d]).stderr).toMatch(/"patterns" must be a list/);
-    const none = run(v, ['import', 'ai-agents', v.path('.mem')]);
+    expect((await run(v, ['import', 'ai-agents', d])).stderr).toMatch(/"patterns" must be a list/);
+    const none = await run(v, ['import', 'ai-agents', v.path('.mem')]);
     expect([none.status, none.stderr]).toEqual([0, expect.stringMatching(/no episode-\*\.json or causal-graph\.json files in/)]);
   });
 });
 
-describe('mem context: proven patterns', () => {
-  it('shows at most 5 patterns with success rate > 0.7, best first (ties: more occurrences), in their own budget', () => {
-    const v = vault();
-    const add = (name: string, rate: number, times = 1) => {
-      for (let i = 0; i < times; i++) expect(run(v, ['pattern', 'add', '--name', name, '--trigger', `when ${name}`, '--action', `do ${name}`, '--success-rate', String(rate)]).status).toBe(0);
-    };
-    add('a-095', 0.95); add('b-090-x3', 0.9, 3); add('c-090-x5', 0.9, 5); add('d-080', 0.8); add('e-075', 0.75); add('f-072', 0.72); add('g-070', 0.7); add('h-020', 0.2);
-    const j = run(v, ['context', 'run the tests', '--json']);
-    expect(j.status).toBe(0);
-    expect(j.json().patterns.map((p: { name: string }) => p.name)).toEqual(['a-095', 'c-090-x5', 'b-090-x3', 'd-080', 'e-075']);
-    const md = run(v, ['context', 'run the tests']).stdout;
-    expect(md).toContain('### Patterns that have worked here\n\n- **PATTERN-a-095** _(success 0.95 over 1 · .mem/patterns/PATTERN-a-095.md)_\n  > When: when a-095\n  > Do: do a-095\n');
-    expect(md).not.toContain('f-072');
-    // The budget counts title, trigger and action: 40 characters hold one pattern here.
-    expect(run(v, ['context', 'x', '--json', '--pattern-chars', '40']).json().patterns.map((p: { name: string }) => p.name)).toEqual(['a-095']);
-    expect(run(v, ['context', 'x', '--pattern-chars', '0']).stdout).not.toContain('Patterns that have worked');
-    // The SessionStart hook carries them too.
-    const hook = mem(['context', '--hook', 'claude'], { cwd: v.root, home: v.home, env: NOW, input: JSON.stringify({ hook_event_name: 'SessionStart', cwd: v.root, session_id: 's1', source: 'startup' }) });
-    expect(hook.status).toBe(0);
-    expect(JSON.parse(hook.stdout).hookSpecificOutput.additionalContext).toContain('**PATTERN-a-095**');
-  });
-});
-
-describe('mem mcp: pattern tools', () => {
-  interface Answer { isError?: boolean; content: { type: string; text: string }[]; structuredContent?: Record<string, any> }
-
-  it('add_pattern, query_patterns, get_causal_path, get_antipatterns and context over stdio with the official client', async () => {
-    const v = vault();
-    const transport = new StdioClientTransport({
-      command: process.execPath, args: [BIN, 'mcp', '--root', v.root, '--tools', 'all'], cwd: v.root,
-      env: { PATH: process.env.PATH ?? '', MEM_HOME: v.home, NO_COLOR: '1', MEM_NOW: '2026-11-25' }, stderr: 'pipe',
-    });
-    const client = new Client({ name: 'mem-test', version: '1.0.0' });
-    await client.connect(transport);
-    clients.push(client);
-    const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as Answer;
-    const { tools } = await client.listTools();
-    const by = Object.fromEntries(tools.map((t) => [t.name, t]));
-    expect(by.add_pattern.inputSchema.required).toEqual(['name']);
-    expect(Object.keys(by.get_causal_path.inputSchema.properties ?? {})).toEqual(['from_pattern', 'to_pattern', 'max_depth', 'project']);
-
-    const a = await call('add_pattern', { name: 'run-migrations-first', trigger: 'fresh database', action: 'migrate first', success_rate: 0.9, evidence_episode: 's1', causal_relationships: [{ type: 'prevents', target: 'PATTERN-flaky-tests' }] });
-    expect(a.isError).toBeFalsy();
-    expect(a.structuredContent).toMatchObject({ action: 'created', title: 'PATTERN-run-migrations-first', occurrences: 1, last_validated: '2026-11-25' });
-    await call('add_pattern', { name: 'flaky-tests', trigger: 'tests fail at random', action: 'retry', success_rate: 0.2, is_antipattern: true });
-    const up = await call('add_pattern', { name: 'ANTIPATTERN-flaky-tests', success_rate: 0 });
-    expect(up.structuredContent).toMatchObject({ action: 'updated', occurrences: 2, success_rate: 0.1 });
-    // The note on disk is the one mem pattern reads.
-    expect(v.read('.mem/patterns/ANTIPATTERN-flaky-tests.md')).toContain('occurrences: 2\n');
-
-    const q = await call('query_patterns', { min_success_rate: 0.5 });
-    expect(q.structuredContent).toMatchObject({ total: 1, patterns: [{ title: 'PATTERN-run-migrations-first', success_rate: 0.9 }] });
-    const p = await call('get_causal_path', { from_pattern: 'migrations', to_pattern: 'flaky' });
-    expect(p.structuredContent).toMatchObject({ found: true, depth: 1, path: [{ label: 'PATTERN-run-migrations-first' }, { label: 'ANTIPATTERN-flaky-tests', via: 'prevents' }] });
-    const none = await call('get_causal_path', { from_pattern: 'flaky', to_pattern: 'migrations' });
-    expect(none.structuredContent).toMatchObject({ found: false, reason: expect.stringMatching(/no chain/) });
-    const amb = await call('get_causal_path', { from_pattern: 't', to_pattern: 'flaky' });
-    expect(amb.isError).toBe(true);
-    expect(amb.content[0].text).toMatch(/^mem: "t" matches 2 patterns/);
-    const anti = await call('get_antipatterns', {});
-    expect(anti.structuredContent).toMatchObject({ total: 1, patterns: [{ title: 'ANTIPATTERN-flaky-tests' }] });
-    const bad = await call('add_pattern', { name: 'x', trigger: 't', action: 'a', success_rate: 2 });
-    expect(bad.isError).toBe(true);
-    expect(fs.existsSync(v.path('.mem/patterns/PATTERN-x.md'))).toBe(false);
-    const ctx = await call('context', { task: 'run the tests' });
-    expect(ctx.structuredContent?.patterns.map((x: { title: string }) => x.title)).toEqual(['PATTERN-run-migrations-first']);
-    expect(ctx.structuredContent?.markdown).toContain('### Patterns that have worked here');
-  });
-});
-
 describe('mem pattern add: writes are locked, confined and never half-done', () => {
-  it('counts every one of concurrent upserts of one pattern (the file lock)', async () => {
-    const v = vault();
-    expect(run(v, ['pattern', 'add', '--name', 'p', '--trigger', 't', '--action', 'a', '--success-rate', '1']).status).toBe(0);
-    const runs = await Promise.all(Array.from({ length: 6 }, (_, i) => memAsync(['pattern', 'add', '--name', 'p', '--success-rate', i % 2 ? '1' : '0', '--evidence-episode', `s${i}`], { cwd: v.root, home: v.home, env: NOW })));
-    for (const r of runs) expect(r.status, r.stderr).toBe(0);
-    const note = v.read('.mem/patterns/PATTERN-p.md');
-    expect(note).toContain('occurrences: 7\n');
-    for (let i = 0; i < 6; i++) expect(note).toContain(`- [[EPISODE-s${i}]]\n`);
-    // Every order of the same six rates averages to 4/7 (up to the 6-place rounding of each step).
-    expect(Number(/success_rate: ([\d.]+)/.exec(note)![1])).toBeCloseTo(4 / 7, 4);
-  });
-
-  it('refuses to write through a symlink out of the vault, or into a note whose header does not parse', () => {
+  it('refuses to write through a symlink out of the vault, or into a note whose header does not parse', async () => {
     const v = vault();
     const outside = tempDir();
     fs.symlinkSync(outside, v.path('.mem/patterns'));
-    const r = run(v, ['pattern', 'add', '--name', 'x', '--trigger', 't', '--action', 'a']);
+    const r = await run(v, ['pattern', 'add', '--name', 'x', '--trigger', 't', '--action', 'a']);
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/^mem: refusing to write \.mem\/patterns\/PATTERN-x\.md: it leads out of the vault through a symlink/);
     expect(fs.readdirSync(outside)).toEqual([]);
     // And what lies out there is not read either.
     fs.writeFileSync(path.join(outside, 'PATTERN-y.md'), '---\ntitle: PATTERN-y\ntype: pattern\ntrigger: t\nsuccess_rate: 1\noccurrences: 1\n---\n');
-    expect(run(v, ['pattern', 'list', '--json']).json().patterns).toEqual([]);
+    expect((await run(v, ['pattern', 'list', '--json'])).json().patterns).toEqual([]);
     fs.unlinkSync(v.path('.mem/patterns'));
     const broken = '---\ntitle: [PATTERN-z\ntype: pattern\n---\n# PATTERN-z\n';
     v.write('.mem/patterns/PATTERN-z.md', broken);
-    const z = run(v, ['pattern', 'add', '--name', 'z', '--success-rate', '0']);
+    const z = await run(v, ['pattern', 'add', '--name', 'z', '--success-rate', '0']);
     expect(z.status).toBe(1);
     expect(z.stderr).toMatch(/^mem: \.mem\/patterns\/PATTERN-z\.md: the frontmatter does not parse; not updating it/);
     expect(v.read('.mem/patterns/PATTERN-z.md')).toBe(broken);

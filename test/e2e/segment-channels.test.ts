@@ -8,7 +8,8 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { anthropicMessage, closeServers, fakeServer, openaiCompletion } from '../fake-llm.js';
-import { cleanup, mem, memAsync, tempVault } from '../helpers.js';
+import { cleanup, tempVault } from '../helpers.js';
+import { run } from '../run.js';
 import { CSS_TURNS, DB_TURNS } from '../topics.js';
 
 const NO_KEYS = {
@@ -77,9 +78,7 @@ function transcript(dir: string, name: string, texts: string[]): string {
 }
 
 function vault() {
-  const v = tempVault();
-  mem(['init', '-q'], { cwd: v.root, home: v.home });
-  return v;
+  return tempVault();
 }
 
 const starts = (r: { json(): any }) => r.json().episodes.map((e: any) => [e.message_start, e.boundary]);
@@ -90,7 +89,7 @@ describe('surprise channel over embeddings', () => {
     const srv = await embeddings();
     const file = transcript(v.root, 'switch.jsonl', [...DB, ...CSS]);
     const env = { ...NO_KEYS, MEM_EMBED_MODEL: 'nomic-embed-text', MEM_EMBED_BASE_URL: srv.url };
-    const r = await memAsync(['segment', file, '--json'], { cwd: v.root, home: v.home, env });
+    const r = await run(['segment', file, '--json'], { cwd: v.root, home: v.home, env });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toBe('');
     const out = JSON.parse(r.stdout);
@@ -99,7 +98,7 @@ describe('surprise channel over embeddings', () => {
     expect(out.episodes.map((e: any) => [e.message_start, e.boundary])).toEqual([[1, 'start'], [DB.length + 1, 'surprise']]);
     expect(out.episodes[1].key_moment).toBe(true);
     expect(out.episodes[0].surprise).toBeLessThan(0.3);
-    const human = await memAsync(['segment', file, '--dry-run'], { cwd: v.root, home: v.home, env });
+    const human = await run(['segment', file, '--dry-run'], { cwd: v.root, home: v.home, env });
     expect(human.stdout).toMatch(/^★ 2026-03-02 09:08–09:11 {2}[01]\.\d\d {2}Now something else/m);
     expect(human.stderr).toMatch(/2 episodes from 12 messages \(surprise over embeddings\); dry run/);
   });
@@ -108,14 +107,14 @@ describe('surprise channel over embeddings', () => {
     const v = vault();
     const srv = await embeddings('flat');
     const file = transcript(v.root, 'switch.jsonl', [...DB, ...CSS]);
-    const offline = mem(['segment', file, '--json', '--dry-run'], { cwd: v.root, home: v.home, env: NO_KEYS });
+    const offline = await run(['segment', file, '--json', '--dry-run'], { cwd: v.root, home: v.home, env: NO_KEYS });
     expect(starts(offline)).toEqual([[1, 'start'], [DB.length + 1, 'surprise']]);
-    const r = await memAsync(['segment', file, '--json'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, MEM_EMBED_MODEL: 'm', MEM_EMBED_BASE_URL: srv.url } });
+    const r = await run(['segment', file, '--json'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, MEM_EMBED_MODEL: 'm', MEM_EMBED_BASE_URL: srv.url } });
     expect(r.status, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).episodes.map((e: any) => e.boundary)).toEqual(['start']);
     // episodes.embeddings: false keeps the word channel though embeddings are configured.
     v.write('.mem/config.yaml', 'episodes:\n  embeddings: false\n');
-    const off = await memAsync(['segment', file, '--json', '--dry-run'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, MEM_EMBED_MODEL: 'm', MEM_EMBED_BASE_URL: srv.url } });
+    const off = await run(['segment', file, '--json', '--dry-run'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, MEM_EMBED_MODEL: 'm', MEM_EMBED_BASE_URL: srv.url } });
     expect(JSON.parse(off.stdout).channels.surprise).toBe('lexical');
     expect(srv.requests).toHaveLength(1);
   });
@@ -125,8 +124,8 @@ describe('surprise channel over embeddings', () => {
     const srv = await embeddings();
     const dead = srv.url.replace(/:\d+\//, ':9/');
     const file = transcript(v.root, 'switch.jsonl', [...DB, ...CSS]);
-    const offline = mem(['segment', file, '--json', '--dry-run'], { cwd: v.root, home: v.home, env: NO_KEYS }).json();
-    const r = await memAsync(['segment', file, '--json'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, MEM_EMBED_MODEL: 'm', MEM_EMBED_BASE_URL: dead } });
+    const offline = (await run(['segment', file, '--json', '--dry-run'], { cwd: v.root, home: v.home, env: NO_KEYS })).json();
+    const r = await run(['segment', file, '--json'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, MEM_EMBED_MODEL: 'm', MEM_EMBED_BASE_URL: dead } });
     expect(r.status, r.stderr).toBe(0);
     const warnings = r.stderr.trim().split('\n');
     expect(warnings).toHaveLength(1);
@@ -142,10 +141,10 @@ describe('topic channel through the language model', () => {
   it('one request; the model\'s boundary among the candidates cuts a session the other channels keep whole', async () => {
     const v = vault();
     const file = transcript(v.root, 'mono.jsonl', [...DB, ...DB.slice(0, 4)]);
-    const offline = mem(['segment', file, '--json', '--dry-run'], { cwd: v.root, home: v.home, env: NO_KEYS });
+    const offline = await run(['segment', file, '--json', '--dry-run'], { cwd: v.root, home: v.home, env: NO_KEYS });
     expect(starts(offline)).toEqual([[1, 'start']]);
     const srv = await fakeServer([{ body: openaiCompletion(JSON.stringify({ boundaries: [6] })) }]);
-    const r = await memAsync(['segment', file, '--json', '--provider', 'openai', '--base-url', `${srv.url}/v1`, '--model', 'llama3.1'], { cwd: v.root, home: v.home, env: NO_KEYS });
+    const r = await run(['segment', file, '--json', '--provider', 'openai', '--base-url', `${srv.url}/v1`, '--model', 'llama3.1'], { cwd: v.root, home: v.home, env: NO_KEYS });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toBe('');
     const out = JSON.parse(r.stdout);
@@ -170,9 +169,9 @@ describe('topic channel through the language model', () => {
     it(`an answer with ${what}: one warning, the offline episodes`, async () => {
       const v = vault();
       const file = transcript(v.root, 'mono.jsonl', [...DB, ...DB.slice(0, 4)]);
-      const offline = mem(['segment', file, '--json', '--dry-run'], { cwd: v.root, home: v.home, env: NO_KEYS }).json();
+      const offline = (await run(['segment', file, '--json', '--dry-run'], { cwd: v.root, home: v.home, env: NO_KEYS })).json();
       const srv = await fakeServer([{ body: openaiCompletion(body) }]);
-      const r = await memAsync(['segment', file, '--json', '--provider', 'openai', '--base-url', `${srv.url}/v1`], { cwd: v.root, home: v.home, env: NO_KEYS });
+      const r = await run(['segment', file, '--json', '--provider', 'openai', '--base-url', `${srv.url}/v1`], { cwd: v.root, home: v.home, env: NO_KEYS });
       expect(r.status, r.stderr).toBe(0);
       const warnings = r.stderr.trim().split('\n');
       expect(warnings).toHaveLength(1);
@@ -187,7 +186,7 @@ describe('topic channel through the language model', () => {
     const v = vault();
     const file = transcript(v.root, 'mono.jsonl', [...DB, ...DB.slice(0, 4)]);
     const srv = await fakeServer([{ body: anthropicMessage({ boundaries: [8] }) }]);
-    const r = await memAsync(['segment', file, '--json'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: srv.url } });
+    const r = await run(['segment', file, '--json'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: srv.url } });
     expect(r.status, r.stderr).toBe(0);
     expect(srv.seen).toHaveLength(1);
     expect(srv.seen[0].path).toBe('/v1/messages');
@@ -200,7 +199,7 @@ describe('topic channel through the language model', () => {
     const v = vault();
     const srv = await fakeServer([{ body: openaiCompletion(JSON.stringify({ boundaries: [2] })) }]);
     const file = transcript(v.root, 'short.jsonl', [DB[0], DB[1], CSS[0], CSS[1]]);
-    const r = await memAsync(['segment', file, '--json', '--provider', 'openai', '--base-url', `${srv.url}/v1`], { cwd: v.root, home: v.home, env: NO_KEYS });
+    const r = await run(['segment', file, '--json', '--provider', 'openai', '--base-url', `${srv.url}/v1`], { cwd: v.root, home: v.home, env: NO_KEYS });
     expect(r.status, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).episodes).toHaveLength(1);
     expect(JSON.parse(r.stdout).channels.topic).toBe(false);
@@ -212,19 +211,19 @@ describe('topic channel through the language model', () => {
     v.write('.mem/config.yaml', 'llm:\n  max_retries: 0\n');
     const file = transcript(v.root, 'mono.jsonl', [...DB, ...DB.slice(0, 4)]);
     const srv = await fakeServer([{ status: 500, body: { error: { message: 'boom' } } }]);
-    const r = await memAsync(['segment', file, '--json', '--provider', 'openai', '--base-url', `${srv.url}/v1`], { cwd: v.root, home: v.home, env: NO_KEYS });
+    const r = await run(['segment', file, '--json', '--provider', 'openai', '--base-url', `${srv.url}/v1`], { cwd: v.root, home: v.home, env: NO_KEYS });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/topic channel failed .*500/);
     expect(JSON.parse(r.stdout).episodes.map((e: any) => e.boundary)).toEqual(['start']);
     const asked = srv.seen.length;
     v.write('.mem/config.yaml', 'episodes:\n  topic: false\n');
-    const off = await memAsync(['segment', file, '--json', '--provider', 'openai', '--base-url', `${srv.url}/v1`], { cwd: v.root, home: v.home, env: NO_KEYS });
+    const off = await run(['segment', file, '--json', '--provider', 'openai', '--base-url', `${srv.url}/v1`], { cwd: v.root, home: v.home, env: NO_KEYS });
     expect(off.stderr).toBe('');
     expect(JSON.parse(off.stdout).channels.topic).toBe(false);
     expect(srv.seen.length).toBe(asked);
     v.write('.mem/config.yaml', 'episodes:\n  topic: sometimes\n');
-    const bad = mem(['segment', file], { cwd: v.root, home: v.home, env: NO_KEYS });
+    const bad = await run(['segment', file], { cwd: v.root, home: v.home, env: NO_KEYS });
     expect(bad.status).toBe(1);
     expect(bad.stderr).toMatch(/episodes\.topic must be true or false/);
   });
@@ -234,7 +233,7 @@ describe('topic channel through the language model', () => {
     const emb = await embeddings();
     const llm = await fakeServer([{ body: openaiCompletion(JSON.stringify({ boundaries: [4, 8] })) }]);
     const file = transcript(v.root, 'both.jsonl', [...DB, ...CSS, ...DB.slice(0, 4)]);
-    const r = await memAsync(['segment', file, '--json', '--provider', 'openai', '--base-url', `${llm.url}/v1`], { cwd: v.root, home: v.home, env: { ...NO_KEYS, MEM_EMBED_MODEL: 'm', MEM_EMBED_BASE_URL: emb.url } });
+    const r = await run(['segment', file, '--json', '--provider', 'openai', '--base-url', `${llm.url}/v1`], { cwd: v.root, home: v.home, env: { ...NO_KEYS, MEM_EMBED_MODEL: 'm', MEM_EMBED_BASE_URL: emb.url } });
     expect(r.status, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out.channels).toEqual({ surprise: 'embeddings', topic: true });
@@ -255,7 +254,7 @@ describe('mem extract segments with the channels', () => {
     const file = transcript(v.root, 'ex.jsonl', [...DB, ...DB.slice(0, 4)]);
     const env = { ...NO_KEYS, MEM_EMBED_MODEL: 'm', MEM_EMBED_BASE_URL: emb.url, MEM_NOW: '2026-03-03' };
     const once = await fakeServer([{ body: openaiCompletion(JSON.stringify(LEARNING)) }]);
-    const r = await memAsync(['extract', file, '--json', '--provider', 'openai', '--base-url', `${once.url}/v1`], { cwd: v.root, home: v.home, env });
+    const r = await run(['extract', file, '--json', '--provider', 'openai', '--base-url', `${once.url}/v1`], { cwd: v.root, home: v.home, env });
     expect(r.status, r.stderr).toBe(0);
     expect(once.seen).toHaveLength(1);
     expect(emb.requests).toHaveLength(1);
@@ -265,7 +264,7 @@ describe('mem extract segments with the channels', () => {
     w.write('.mem/config.yaml', 'extract:\n  episodes_topic: true\n');
     const file2 = transcript(w.root, 'ex.jsonl', [...DB, ...DB.slice(0, 4)]);
     const twice = await fakeServer([{ body: openaiCompletion(JSON.stringify(LEARNING)) }, { body: openaiCompletion(JSON.stringify({ boundaries: [6] })) }]);
-    const r2 = await memAsync(['extract', file2, '--json', '--provider', 'openai', '--base-url', `${twice.url}/v1`], { cwd: w.root, home: w.home, env });
+    const r2 = await run(['extract', file2, '--json', '--provider', 'openai', '--base-url', `${twice.url}/v1`], { cwd: w.root, home: w.home, env });
     expect(r2.status, r2.stderr).toBe(0);
     expect(twice.seen).toHaveLength(2);
     expect(twice.seen[1].body.messages[1].content).toContain('Candidates (messages that may begin a new subject)');
@@ -274,7 +273,7 @@ describe('mem extract segments with the channels', () => {
     expect(out.episodes_warning ?? null).toBeNull();
     expect(w.read('.mem/episodes/ex.md')).toMatch(/^message_start: 7$/m);
     w.write('.mem/config.yaml', 'extract:\n  episodes_topic: often\n');
-    const bad = mem(['extract', file2, '--provider', 'heuristic'], { cwd: w.root, home: w.home, env });
+    const bad = await run(['extract', file2, '--provider', 'heuristic'], { cwd: w.root, home: w.home, env });
     expect(bad.status).toBe(1);
     expect(bad.stderr).toMatch(/extract\.episodes_topic must be true or false/);
   });
