@@ -1,13 +1,14 @@
-// The vault's edges, end to end on real files: links out of the vault are never read nor written
-// through (notes, MEMORY.md, folders, include globs, chains, dangling links, .mem/ paths), links
-// inside keep working, entry bodies cannot forge the structure of `mem context`, and a folder mem
-// cannot list is reported rather than silently dropped.
+// The vault's edges, the CLI in this process on real files: links out of the vault are never read
+// nor written through (notes, MEMORY.md, folders, include globs, chains, dangling links, .mem/
+// paths), links inside keep working, and entry bodies cannot forge the structure of `mem context`.
+// The agent's hook with .mem/logs linked out, and a folder mem cannot list (mem run as another
+// user), are in test/process/hostile-boundary.test.ts.
 import Database from 'better-sqlite3';
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanup, entry, mem, REPO, tempDir, tempVault, type TempVault } from '../helpers.js';
+import { cleanup, entry, REPO, tempDir, tempVault, type TempVault } from '../helpers.js';
+import { run as runIn } from '../run.js';
 
 afterEach(cleanup);
 
@@ -24,15 +25,15 @@ function setup() {
   fs.writeFileSync(path.join(outside, 'notes', 'MEMORY.md'), entry('leak2', `## Deploy notes\n${SECRET} deploy`));
   fs.writeFileSync(path.join(outside, 'notes', 'deploy.md'), `# Deploy secret\n\n${SECRET} deploy\n`);
   v.write('memory/fine.md', entry('fine1', '## Deploy process\nDeploy through the CI pipeline.'));
-  const run = (args: string[], opts: { input?: string; env?: Record<string, string> } = {}) => mem(args, { cwd: v.root, home: v.home, ...opts });
+  const run = (args: string[], opts: { input?: string; env?: Record<string, string> } = {}) => runIn(args, { cwd: v.root, home: v.home, ...opts });
   return { v, outside, run };
 }
 
 /** Every way mem prints the vault: none may show the secret. */
-function expectNoLeak(run: ReturnType<typeof setup>['run']) {
+async function expectNoLeak(run: ReturnType<typeof setup>['run']) {
   const outputs = [
-    run(['search', 'deploy']), run(['search', 'deploy', '--json']), run(['search', SECRET]), run(['search', 'deploy', '--md']),
-    run(['context', 'deploy']), run(['context', 'deploy', '--json']), run(['list', '--json']),
+    await run(['search', 'deploy']), await run(['search', 'deploy', '--json']), await run(['search', SECRET]), await run(['search', 'deploy', '--md']),
+    await run(['context', 'deploy']), await run(['context', 'deploy', '--json']), await run(['list', '--json']),
   ];
   for (const r of outputs) {
     expect(r.status, r.stderr).toBe(0);
@@ -50,30 +51,30 @@ function link(v: TempVault, rel: string, target: string): void {
 }
 
 describe('symlinks out of the vault are never read', () => {
-  it('a note linked to a file outside (absolute, relative, to a non-markdown file) is skipped, said once', () => {
+  it('a note linked to a file outside (absolute, relative, to a non-markdown file) is skipped, said once', async () => {
     const { v, outside, run } = setup();
     link(v, 'memory/aws.md', path.join(outside, 'credentials'));
     link(v, 'memory/creds.md', path.relative(v.path('memory'), path.join(outside, 'creds.md')));
     link(v, 'memory/team/notes.md', path.join(outside, 'notes', 'deploy.md'));
-    const first = run(['search', 'deploy']);
+    const first = await run(['search', 'deploy']);
     expect(first.stderr).toMatch(/mem: warning: skipped memory\/aws\.md: a symlink out of the vault/);
     expect(first.stderr).toContain('memory/creds.md');
-    expectNoLeak(run);
-    const doc = run(['doctor']);
+    await expectNoLeak(run);
+    const doc = await run(['doctor']);
     expect(doc.stdout).toMatch(/skipped .*memory\/aws\.md.*memory\/creds\.md|skipped .*memory\/creds\.md.*memory\/aws\.md/);
     expect(doc.stdout.match(/memory\/aws\.md/g)).toHaveLength(1);
   });
 
-  it('MEMORY.md, institutional.md and a job MEMORY.md linked out of the vault are skipped', () => {
+  it('MEMORY.md, institutional.md and a job MEMORY.md linked out of the vault are skipped', async () => {
     const { v, outside, run } = setup();
     link(v, 'MEMORY.md', path.join(outside, 'creds.md'));
     link(v, 'institutional.md', '../outside/notes/MEMORY.md');
     link(v, '.mem/jobs/j1/MEMORY.md', path.join(outside, 'notes', 'MEMORY.md'));
-    expectNoLeak(run);
-    expect(run(['doctor']).stdout).toMatch(/skipped.*MEMORY\.md/);
+    await expectNoLeak(run);
+    expect((await run(['doctor'])).stdout).toMatch(/skipped.*MEMORY\.md/);
   });
 
-  it('a linked folder (memory/ext -> outside, memory -> outside, .mem/jobs -> outside) is not walked', () => {
+  it('a linked folder (memory/ext -> outside, memory -> outside, .mem/jobs -> outside) is not walked', async () => {
     const { v, outside, run } = setup();
     link(v, 'memory/ext', path.join(outside, 'notes'));
     link(v, 'memory/root', '/');
@@ -82,8 +83,8 @@ describe('symlinks out of the vault are never read', () => {
     fs.writeFileSync(path.join(outside, 'ts1', 'MEMORY.md'), entry('leak5', `## Deploy session\n${SECRET} deploy`));
     link(v, 'projects/p/.sessions', outside);
     link(v, 'memory/tool', '/bin/sh');
-    expectNoLeak(run);
-    const doc = run(['doctor']).stdout;
+    await expectNoLeak(run);
+    const doc = (await run(['doctor'])).stdout;
     expect(doc).toMatch(/skipped .*memory\/ext: a symlink out of the vault/);
     expect(doc).toMatch(/skipped .*memory\/root: a symlink out of the vault \(to \/\)/);
     expect(doc).toMatch(/skipped .*projects\/p\/\.sessions: a symlink out of the vault/);
@@ -94,11 +95,11 @@ describe('symlinks out of the vault are never read', () => {
     link(v, '.mem/jobs', outside);
     fs.mkdirSync(path.join(outside, 'j1'));
     fs.writeFileSync(path.join(outside, 'j1', 'MEMORY.md'), entry('leak3', `## Deploy job\n${SECRET} deploy`));
-    for (const r of [run(['search', 'deploy', '--json']), run(['context', 'deploy']), run(['search', 'deploy', '--md'])]) {
+    for (const r of [await run(['search', 'deploy', '--json']), await run(['context', 'deploy']), await run(['search', 'deploy', '--md'])]) {
       expect(r.stdout).not.toContain(SECRET);
     }
-    expect(run(['search', SECRET, '--ids']).stdout.trim()).toBe('');
-    expect(run(['doctor']).stdout).toMatch(/skipped.*memory: a symlink out/);
+    expect((await run(['search', SECRET, '--ids'])).stdout.trim()).toBe('');
+    expect((await run(['doctor'])).stdout).toMatch(/skipped.*memory: a symlink out/);
   });
 
   it('a chain of links (inside, then out) is skipped, also when the chain changes after a memoised walk', async () => {
@@ -107,15 +108,15 @@ describe('symlinks out of the vault are never read', () => {
     link(v, 'memory/linked.md', '../docs/shared.md');
     link(v, 'memory/chain.md', '../docs/hop.md');
     link(v, 'docs/hop.md', path.join(outside, 'creds.md'));
-    expectNoLeak(run);
+    await expectNoLeak(run);
     // The kept link is found; wait until its folders are old enough for the walk to be memoised.
     await new Promise((r) => setTimeout(r, 2200));
-    expect(run(['search', 'deploy', '--ids']).stdout.split('\n')).toContain('shared1');
-    expect(run(['search', 'deploy', '--ids']).stdout.split('\n')).toContain('shared1');
+    expect((await run(['search', 'deploy', '--ids'])).stdout.split('\n')).toContain('shared1');
+    expect((await run(['search', 'deploy', '--ids'])).stdout.split('\n')).toContain('shared1');
     // Retarget the link further down the chain: memory/ does not change, the memo must not hold.
     fs.rmSync(v.path('docs/shared.md'));
     fs.symlinkSync(path.join(outside, 'creds.md'), v.path('docs/shared.md'));
-    expectNoLeak(run);
+    await expectNoLeak(run);
   });
 
   it('an index built by an older mem (whose walk kept links out) is not trusted after the upgrade', async () => {
@@ -123,7 +124,7 @@ describe('symlinks out of the vault are never read', () => {
     link(v, 'memory/aws.md', path.join(outside, 'creds.md'));
     // Folders old enough for the walk to be memoised.
     await new Promise((r) => setTimeout(r, 2200));
-    expectNoLeak(run);
+    await expectNoLeak(run);
     // What an older mem left: a walk memo (rules version 1) listing the link, trusted as is.
     const db = new Database(v.path('.memory.db'));
     const get = db.prepare('SELECT value FROM meta WHERE key = ?').pluck();
@@ -134,43 +135,43 @@ describe('symlinks out of the vault are never read', () => {
     db.prepare("UPDATE meta SET value = ? WHERE key = 'walk_memo'").run(JSON.stringify(memo));
     db.prepare("DELETE FROM meta WHERE key = 'stat_digest'").run();
     db.close();
-    expectNoLeak(run);
+    await expectNoLeak(run);
   });
 
-  it('a dangling link is skipped quietly when inside, reported when it points out', () => {
+  it('a dangling link is skipped quietly when inside, reported when it points out', async () => {
     const { v, outside, run } = setup();
     link(v, 'memory/gone.md', '../docs/nothing-here.md');
     link(v, 'memory/out.md', path.join(outside, 'not-yet.md'));
     link(v, 'memory/loop.md', 'loop.md');
-    const r = run(['search', 'deploy']);
+    const r = await run(['search', 'deploy']);
     expect(r.status).toBe(0);
     expect(r.stderr).toContain('memory/out.md');
     expect(r.stderr).not.toContain('memory/gone.md');
     // The outside target appears later: still never read.
     fs.writeFileSync(path.join(outside, 'not-yet.md'), entry('leak4', `## Deploy later\n${SECRET} deploy`));
-    expectNoLeak(run);
+    await expectNoLeak(run);
   });
 
-  it('a global MEMORY.md may link inside the global folder, not out of it', () => {
+  it('a global MEMORY.md may link inside the global folder, not out of it', async () => {
     const { v, outside, run } = setup();
     fs.mkdirSync(path.join(v.home, 'dotfiles'));
     fs.writeFileSync(path.join(v.home, 'dotfiles', 'mem.md'), entry('g1', '## Deploy global\nGlobal deploy habit.'));
     fs.symlinkSync('dotfiles/mem.md', path.join(v.home, 'MEMORY.md'));
     fs.symlinkSync(path.join(outside, 'creds.md'), path.join(v.home, 'institutional.md'));
-    expect(run(['search', 'deploy', '--ids']).stdout.split('\n')).toContain('g1');
-    expectNoLeak(run);
+    expect((await run(['search', 'deploy', '--ids'])).stdout.split('\n')).toContain('g1');
+    await expectNoLeak(run);
   });
 
-  it('a file named on the command line that links out is refused (lint, add --file, compact, retire-stage)', () => {
+  it('a file named on the command line that links out is refused (lint, add --file, compact, retire-stage)', async () => {
     const { v, outside, run } = setup();
     link(v, 'memory/aws.md', path.join(outside, 'creds.md'));
-    const lint = run(['lint', 'memory/aws.md']);
+    const lint = await run(['lint', 'memory/aws.md']);
     expect(lint.status).not.toBe(0);
     expect(lint.stderr).toMatch(/^mem: refusing memory\/aws\.md: it is a symlink out of the vault/m);
     expect(lint.stdout + lint.stderr).not.toContain(SECRET);
     const before = fs.readFileSync(path.join(outside, 'creds.md'), 'utf8');
     for (const args of [['add', 'A deploy rule.', '--file', 'memory/aws.md'], ['compact', 'memory/aws.md'], ['retire-stage', 'review', '--files', 'memory/aws.md']]) {
-      const r = run(args);
+      const r = await run(args);
       expect(r.status, args.join(' ')).not.toBe(0);
       expect(r.stderr).toMatch(/^mem: (refusing memory\/aws\.md|not a memory file of this vault)/m);
       expect(r.stdout + r.stderr).not.toContain(SECRET);
@@ -180,7 +181,7 @@ describe('symlinks out of the vault are never read', () => {
 });
 
 describe('links inside the vault keep working, each file read once', () => {
-  it('a note linked to another note, and MEMORY.md linked to an included file: one copy of each entry; rewrites work', () => {
+  it('a note linked to another note, and MEMORY.md linked to an included file: one copy of each entry; rewrites work', async () => {
     const { v, run } = setup();
     v.write('memory/real.md', entry('r1', '## Deploy real\nThe real deploy note.'));
     link(v, 'memory/alias.md', 'real.md');
@@ -188,15 +189,15 @@ describe('links inside the vault keep working, each file read once', () => {
     v.write('docs/memory.md', `# Memory\n\n${entry('m1', '## Deploy main\nMain deploy memory.')}`);
     link(v, 'MEMORY.md', 'docs/memory.md');
     v.write('.mem/config.yaml', 'include:\n  - "docs/*.md"\n');
-    const ids = run(['search', 'deploy', '--ids', '--limit', '50']).stdout.split('\n').filter(Boolean);
+    const ids = (await run(['search', 'deploy', '--ids', '--limit', '50'])).stdout.split('\n').filter(Boolean);
     expect(ids.filter((id) => id === 'r1')).toHaveLength(1);
     expect(ids.filter((id) => id === 'm1')).toHaveLength(1);
-    const hit = run(['search', 'main deploy memory', '--json']).json().results.find((h: { id: string }) => h.id === 'm1');
+    const hit = (await run(['search', 'main deploy memory', '--json'])).json().results.find((h: { id: string }) => h.id === 'm1');
     expect(hit.path).toBe('MEMORY.md');
     // A rewrite of every file (lock each once, replace through the link) neither hangs nor unlinks.
-    const r = run(['compact'], { env: { MEM_LOCK_TIMEOUT_MS: '2000' } });
+    const r = await run(['compact'], { env: { MEM_LOCK_TIMEOUT_MS: '2000' } });
     expect(r.status, r.stderr).toBe(0);
-    expect(run(['reinforce', 'm1']).status).toBe(0);
+    expect((await run(['reinforce', 'm1'])).status).toBe(0);
     expect(fs.lstatSync(v.path('MEMORY.md')).isSymbolicLink()).toBe(true);
     expect(fs.lstatSync(v.path('memory/alias.md')).isSymbolicLink()).toBe(true);
     expect(v.read('docs/memory.md')).toContain('reinforcement_count: 1');
@@ -205,38 +206,38 @@ describe('links inside the vault keep working, each file read once', () => {
 
 describe('include: globs stay inside the root', () => {
   for (const glob of ['../outside/*.md', '../outside/**/*.md', 'docs/../../outside/creds.md', '/etc/*.conf', '~/secrets/*.md', '..\\\\outside\\\\creds.md']) {
-    it(`refuses ${glob} with a clear error naming include:`, () => {
+    it(`refuses ${glob} with a clear error naming include:`, async () => {
       const { v, run } = setup();
       v.write('.mem/config.yaml', `include:\n  - "${glob}"\n`);
       for (const args of [['search', 'deploy'], ['context', 'deploy'], ['doctor']]) {
-        const r = run(args);
+        const r = await run(args);
         expect(r.status, args.join(' ')).not.toBe(0);
         expect(r.stdout).not.toContain(SECRET);
       }
-      const r = run(['search', 'deploy']);
+      const r = await run(['search', 'deploy']);
       expect(r.stderr).toMatch(/^mem: include: ".*" (is an absolute path|starts at a home folder|climbs out with "\.\."); include globs must stay inside the vault root \(\.mem\/config\.yaml\)/m);
     });
   }
 
-  it('an include glob whose base folder links out finds nothing there; one inside works', () => {
+  it('an include glob whose base folder links out finds nothing there; one inside works', async () => {
     const { v, outside, run } = setup();
     link(v, 'ext', path.join(outside, 'notes'));
     link(v, 'docs/plain.md', path.join(outside, 'creds.md'));
     v.write('handbook/deploy.md', '# Deploy handbook\n\nDeploy handbook text.\n');
     v.write('.mem/config.yaml', 'include:\n  - "ext/**/*.md"\n  - "docs/plain.md"\n  - "handbook/*.md"\n');
-    expectNoLeak(run);
-    expect(run(['search', 'handbook']).stdout).toContain('Deploy handbook');
-    expect(run(['doctor']).stdout).toMatch(/skipped.*ext: a symlink out/);
+    await expectNoLeak(run);
+    expect((await run(['search', 'handbook'])).stdout).toContain('Deploy handbook');
+    expect((await run(['doctor'])).stdout).toMatch(/skipped.*ext: a symlink out/);
   });
 });
 
 describe('writes never go through a link out of the vault', () => {
-  it('a write through MEMORY.md -> docs/memory.md (inside) keeps the link and writes its target', () => {
+  it('a write through MEMORY.md -> docs/memory.md (inside) keeps the link and writes its target', async () => {
     const { v, run } = setup();
     v.write('docs/memory.md', '# Memory\n');
     link(v, 'MEMORY.md', 'docs/memory.md');
     for (const text of ['Use blue-green deploys for the API.', 'Roll back with the previous image tag.']) {
-      const r = run(['add', text]);
+      const r = await run(['add', text]);
       expect(r.status, r.stderr).toBe(0);
     }
     expect(fs.lstatSync(v.path('MEMORY.md')).isSymbolicLink()).toBe(true);
@@ -246,10 +247,10 @@ describe('writes never go through a link out of the vault', () => {
     expect(text).toContain('previous image tag');
     expect(fs.readdirSync(v.path('docs')).filter((n) => n !== 'memory.md')).toEqual([]);
     expect(fs.readdirSync(v.root).filter((n) => n.startsWith('.MEMORY'))).toEqual([]);
-    expect(run(['search', 'blue-green', '--json']).json().results[0].path).toBe('MEMORY.md');
+    expect((await run(['search', 'blue-green', '--json'])).json().results[0].path).toBe('MEMORY.md');
   });
 
-  it('a write through MEMORY.md linked out (file, dangling, chain) is refused; the outside is untouched', () => {
+  it('a write through MEMORY.md linked out (file, dangling, chain) is refused; the outside is untouched', async () => {
     for (const shape of ['file', 'dangling', 'chain'] as const) {
       const { v, outside, run } = setup();
       const target = path.join(outside, shape === 'dangling' ? 'new.md' : 'creds.md');
@@ -258,7 +259,7 @@ describe('writes never go through a link out of the vault', () => {
         link(v, 'MEMORY.md', 'docs/hop.md');
       } else link(v, 'MEMORY.md', target);
       const before = fs.existsSync(target) ? fs.readFileSync(target, 'utf8') : null;
-      const r = run(['add', 'A new deploy rule.']);
+      const r = await run(['add', 'A new deploy rule.']);
       expect(r.status, shape).not.toBe(0);
       expect(r.stderr).toMatch(/^mem: refusing/m);
       expect(fs.existsSync(target) ? fs.readFileSync(target, 'utf8') : null).toBe(before);
@@ -267,14 +268,14 @@ describe('writes never go through a link out of the vault', () => {
     }
   });
 
-  it('.mem/sessions (or .mem itself) linked out: search/context --session write nothing outside', () => {
+  it('.mem/sessions (or .mem itself) linked out: search/context --session write nothing outside', async () => {
     const { v, run } = setup();
     const elsewhere = tempDir('mem-elsewhere-');
     fs.rmSync(v.path('.mem'), { recursive: true, force: true });
     fs.mkdirSync(v.path('.mem'));
     fs.symlinkSync(elsewhere, v.path('.mem/sessions'));
-    const s = run(['search', 'deploy', '--session', 'S1']);
-    const c = run(['context', 'deploy', '--session', 'S2']);
+    const s = await run(['search', 'deploy', '--session', 'S1']);
+    const c = await run(['context', 'deploy', '--session', 'S2']);
     expect(fs.readdirSync(elsewhere)).toEqual([]);
     for (const r of [s, c]) {
       expect(r.status).not.toBe(0);
@@ -283,23 +284,23 @@ describe('writes never go through a link out of the vault', () => {
     // The whole .mem folder linked out.
     fs.rmSync(v.path('.mem'), { recursive: true });
     fs.symlinkSync(elsewhere, v.path('.mem'));
-    expect(run(['search', 'deploy', '--session', 'S3']).status).not.toBe(0);
+    expect((await run(['search', 'deploy', '--session', 'S3'])).status).not.toBe(0);
     expect(fs.readdirSync(elsewhere)).toEqual([]);
     // Inside the vault, a linked sessions folder is fine.
     fs.rmSync(v.path('.mem'));
     fs.mkdirSync(v.path('.mem'));
     fs.mkdirSync(v.path('logs-here'));
     fs.symlinkSync('../logs-here', v.path('.mem/sessions'));
-    expect(run(['search', 'deploy', '--session', 'S4']).status).toBe(0);
+    expect((await run(['search', 'deploy', '--session', 'S4'])).status).toBe(0);
     expect(fs.existsSync(v.path('logs-here/S4/retrieved.jsonl'))).toBe(true);
   });
 
-  it('mem init with .gitignore (or MEMORY.md) linked out copies nothing into or out of the vault', () => {
+  it('mem init with .gitignore (or MEMORY.md) linked out copies nothing into or out of the vault', async () => {
     const { v, outside } = setup();
     const gi = path.join(outside, 'credentials');
     const before = fs.readFileSync(gi, 'utf8');
     link(v, '.gitignore', gi);
-    const r = mem(['init'], { cwd: v.root, home: v.home });
+    const r = await runIn(['init'], { cwd: v.root, home: v.home });
     expect(r.status).not.toBe(0);
     expect(r.stderr).toMatch(/^mem: refusing to write \.gitignore/m);
     expect(fs.readFileSync(gi, 'utf8')).toBe(before);
@@ -307,18 +308,18 @@ describe('writes never go through a link out of the vault', () => {
     fs.rmSync(v.path('.gitignore'));
     fs.rmSync(v.path('MEMORY.md'), { force: true });
     link(v, 'MEMORY.md', path.join(outside, 'fresh.md'));
-    expect(mem(['init'], { cwd: v.root, home: v.home }).status).not.toBe(0);
+    expect((await runIn(['init'], { cwd: v.root, home: v.home })).status).not.toBe(0);
     expect(fs.existsSync(path.join(outside, 'fresh.md'))).toBe(false);
   });
 
-  it('mem extract: a target or the ledger linked out is refused before anything is written', () => {
+  it('mem extract: a target or the ledger linked out is refused before anything is written', async () => {
     const sample = path.join(REPO, 'examples', 'sessions', 'fix-checkout-tests.jsonl');
     const offline = { ANTHROPIC_API_KEY: undefined, OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined, MEM_PROVIDER: undefined };
     {
       const { v, outside } = setup();
       link(v, 'MEMORY.md', path.join(outside, 'creds.md'));
       const before = fs.readFileSync(path.join(outside, 'creds.md'), 'utf8');
-      const r = mem(['extract', sample, '--json'], { cwd: v.root, home: v.home, env: offline });
+      const r = await runIn(['extract', sample, '--json'], { cwd: v.root, home: v.home, env: offline });
       expect(r.status).not.toBe(0);
       expect(r.stderr).toMatch(/^mem: refusing MEMORY\.md: it is a symlink out of the vault/m);
       expect(fs.readFileSync(path.join(outside, 'creds.md'), 'utf8')).toBe(before);
@@ -327,7 +328,7 @@ describe('writes never go through a link out of the vault', () => {
     {
       const { v, outside } = setup();
       link(v, '.mem/extracted.jsonl', path.join(outside, 'ledger.jsonl'));
-      const r = mem(['extract', sample, '--json'], { cwd: v.root, home: v.home, env: offline });
+      const r = await runIn(['extract', sample, '--json'], { cwd: v.root, home: v.home, env: offline });
       expect(r.stderr).toMatch(/^mem: refusing to write \.mem\/extracted\.jsonl/m);
       expect(fs.existsSync(path.join(outside, 'ledger.jsonl'))).toBe(false);
       expect(r.status).not.toBe(0);
@@ -335,35 +336,23 @@ describe('writes never go through a link out of the vault', () => {
     }
   });
 
-  it('mem extract --hook with .mem/logs linked out: exit 0 for the agent, no log written outside', () => {
-    const { v } = setup();
-    const elsewhere = tempDir('mem-elsewhere-');
-    fs.symlinkSync(elsewhere, v.path('.mem/logs'));
-    const sample = path.join(REPO, 'examples', 'sessions', 'fix-checkout-tests.jsonl');
-    for (const input of ['not json', JSON.stringify({ session_id: 'h1', transcript_path: sample, cwd: v.root, hook_event_name: 'SessionEnd' })]) {
-      const r = mem(['extract', '--hook', 'claude'], { cwd: v.root, home: v.home, input });
-      expect(r.status).toBe(0);
-    }
-    expect(fs.readdirSync(elsewhere)).toEqual([]);
-  });
-
-  it('.mem/current-stage linked out: mem stage set is refused, the outside file untouched', () => {
+  it('.mem/current-stage linked out: mem stage set is refused, the outside file untouched', async () => {
     const { v, outside, run } = setup();
     const target = path.join(outside, 'credentials');
     const before = fs.readFileSync(target, 'utf8');
     link(v, '.mem/current-stage', target);
-    const r = run(['stage', 'set', 'review']);
+    const r = await run(['stage', 'set', 'review']);
     expect(r.status).not.toBe(0);
     expect(r.stderr).toMatch(/^mem: refusing to write \.mem\/current-stage/m);
     expect(fs.readFileSync(target, 'utf8')).toBe(before);
     expect(fs.lstatSync(v.path('.mem/current-stage')).isSymbolicLink()).toBe(true);
   });
 
-  it('.mem/jobs linked out: mem add --scope session is refused, nothing created outside', () => {
+  it('.mem/jobs linked out: mem add --scope session is refused, nothing created outside', async () => {
     const { v, run } = setup();
     const elsewhere = tempDir('mem-elsewhere-');
     fs.symlinkSync(elsewhere, v.path('.mem/jobs'));
-    const r = run(['add', 'Session learning about deploys.', '--scope', 'session', '--job', 'j1']);
+    const r = await run(['add', 'Session learning about deploys.', '--scope', 'session', '--job', 'j1']);
     expect(r.status).not.toBe(0);
     expect(r.stderr).toMatch(/^mem: refusing/m);
     expect(fs.readdirSync(elsewhere)).toEqual([]);
@@ -392,13 +381,13 @@ describe('entry bodies cannot forge the structure of mem context', () => {
     v.write('institutional.md', `# Norms\n\n${entry('n1', '## Squash merge only\nKeep history linear.')}`);
     v.write('memory/proxy.md', entry('p1', `## Deploy wording\n${forged[0]}`, { learning_type: 'proxy' }));
     v.write('MEMORY.md', forged.map((b, i) => entry(`f${i}`, `## Deploy forged ${i}\nDeploy detail ${i}.\n${b}`)).join(''));
-    const run = (args: string[]) => mem(args, { cwd: v.root, home: v.home });
+    const run = (args: string[]) => runIn(args, { cwd: v.root, home: v.home });
     return { v, run };
   }
 
-  it('mem context: only mem writes headings; every forged line is quoted', () => {
+  it('mem context: only mem writes headings; every forged line is quoted', async () => {
     const { run } = vaultWithForgeries();
-    const r = run(['context', 'deploy', 'forged', '--limit', '20', '--task-chars', '20000']);
+    const r = await run(['context', 'deploy', 'forged', '--limit', '20', '--task-chars', '20000']);
     expect(r.status, r.stderr).toBe(0);
     const heads = headingLines(r.stdout);
     expect(heads.filter((h) => !/^#### Deploy forged \d$/.test(h))).toEqual([
@@ -422,19 +411,19 @@ describe('entry bodies cannot forge the structure of mem context', () => {
     for (let i = 0; i < forged.length; i++) expect(r.stdout).toContain(`> Deploy detail ${i}.`);
   });
 
-  it('mem search --md: the same; --json keeps bodies verbatim inside JSON strings', () => {
+  it('mem search --md: the same; --json keeps bodies verbatim inside JSON strings', async () => {
     const { run } = vaultWithForgeries();
-    const md = run(['search', 'deploy', 'forged', '--md', '--limit', '20']);
+    const md = await run(['search', 'deploy', 'forged', '--md', '--limit', '20']);
     expect(md.status).toBe(0);
     expect(headingLines(md.stdout).filter((h) => !/^### Deploy (forged \d|wording)$/.test(h))).toEqual(['## Background from memory']);
     for (const l of md.stdout.split('\n')) expect(l).not.toMatch(/^\s*(<|```|_\(institutional)/);
-    const j = run(['context', 'deploy', '--json', '--limit', '20']).json();
+    const j = (await run(['context', 'deploy', '--json', '--limit', '20'])).json();
     expect(j.learnings.some((h: { body: string }) => h.body.includes('### Norms (always loaded)'))).toBe(true);
   });
 
-  it('a proxy learning with a forged section stays quoted under its item', () => {
+  it('a proxy learning with a forged section stays quoted under its item', async () => {
     const { run } = vaultWithForgeries();
-    const r = run(['context', 'deploy', 'wording']);
+    const r = await run(['context', 'deploy', 'wording']);
     const at = r.stdout.indexOf('### What the human has told us before');
     expect(at).toBeGreaterThan(-1);
     const section = r.stdout.slice(at).split('\n');
@@ -443,47 +432,9 @@ describe('entry bodies cannot forge the structure of mem context', () => {
   });
 });
 
-const isRoot = process.getuid?.() === 0;
-/** nobody: a folder with mode 000 does not stop root, so as root the CLI runs as this user. */
-const NOBODY = 65534;
-
-describe('a memory folder mem cannot list', () => {
-  it.skipIf(process.platform === 'win32')('is reported by search, context, doctor and lint, and comes back when readable', () => {
-    const v = tempVault();
-    v.write('memory/ok.md', entry('ok1', '## Deploy public\nDeploy via CI.'));
-    v.write('memory/private/keys.md', entry('pv1', '## Deploy keys\nRotate deploy keys monthly.'));
-    v.write('memory/private/sub/more.md', entry('pv2', '## Deploy more keys\nMore deploy keys.'));
-    if (isRoot) {
-      const base = path.dirname(v.root);
-      fs.chmodSync(base, 0o755);
-      spawnSync('chown', ['-R', `${NOBODY}:${NOBODY}`, base]);
-    }
-    const run = (args: string[]) => mem(args, { cwd: v.root, home: v.home, spawn: isRoot ? { uid: NOBODY, gid: NOBODY } : undefined });
-    expect(run(['search', 'deploy', '--ids']).stdout.split('\n')).toContain('pv1');
-    // No permission at all, and read without search (the names listed, none can be opened).
-    for (const mode of [0o000, 0o444, 0o111]) {
-      fs.chmodSync(v.path('memory/private'), mode);
-      try {
-        for (const args of [['search', 'deploy'], ['context', 'deploy'], ['list'], ['index'], ['index', '--rebuild']]) {
-          const r = run(args);
-          expect(r.status, `${mode.toString(8)} ${args.join(' ')}: ${r.stderr}`).toBe(0);
-          expect(r.stderr.match(/mem: warning: cannot list memory\/private(\/sub)?\/ \(permission denied\)/g), mode.toString(8)).toHaveLength(1);
-        }
-        expect(run(['doctor']).stdout).toMatch(/cannot list memory\/private(\/sub)?\//);
-        expect(run(['lint']).stderr).toMatch(/cannot list memory\/private(\/sub)?\//);
-      } finally {
-        fs.chmodSync(v.path('memory/private'), 0o755);
-      }
-    }
-    const back = run(['search', 'deploy', '--ids']);
-    expect(back.stdout.split('\n')).toEqual(expect.arrayContaining(['pv1', 'pv2']));
-    expect(back.stderr).not.toContain('cannot list');
-  });
-});
-
 describe('the index never writes through a link out of the vault', () => {
   for (const suffix of ['', '-wal', '-journal']) {
-    it(`.memory.db${suffix} -> a database outside: reads answer from the markdown, the outside file is untouched, mem index refuses`, () => {
+    it(`.memory.db${suffix} -> a database outside: reads answer from the markdown, the outside file is untouched, mem index refuses`, async () => {
       const { v, outside, run } = setup();
       v.write('MEMORY.md', entry('kept-1', 'Restart the queue worker after changing the payment settings.'));
       const other = path.join(outside, 'other.db');
@@ -492,11 +443,11 @@ describe('the index never writes through a link out of the vault', () => {
       db.close();
       const before = fs.readFileSync(other);
       fs.symlinkSync(other, v.path(`.memory.db${suffix}`));
-      const s = run(['search', 'queue worker payment', '--ids']);
+      const s = await run(['search', 'queue worker payment', '--ids']);
       expect(s.status, s.stderr).toBe(0);
       expect(s.stdout).toContain('kept-1');
       expect(s.stderr).toMatch(/leads out of the vault through a symlink/);
-      const ix = run(['index']);
+      const ix = await run(['index']);
       expect(ix.status).toBe(1);
       expect(ix.stderr.split('\n')[0]).toMatch(/^mem: .*leads out of the vault through a symlink/);
       expect(fs.readFileSync(other).equals(before)).toBe(true);

@@ -1,10 +1,11 @@
-// Near-duplicates that state different facts, through the built CLI on real files: `mem compact`
+// Near-duplicates that state different facts, through the CLI on real files: `mem compact`
 // never merges two learnings that differ in a number, a version, a name or a negation (the newer
 // fact was silently lost), and `mem consolidate` reports such pairs with the reason, same-day pairs
 // included. True duplicates (case, punctuation, whitespace, a reworded or added clause) still
 // merge.
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanup, entry, mem, tempVault } from '../helpers.js';
+import { cleanup, entry, tempVault } from '../helpers.js';
+import { run as runIn } from '../run.js';
 
 afterEach(cleanup);
 
@@ -12,13 +13,13 @@ const TODAY = '2026-11-25';
 
 function vault() {
   const v = tempVault();
-  const run = (args: string[], env: Record<string, string> = {}) => mem(args, { cwd: v.root, home: v.home, env: { MEM_NOW: TODAY, ...env } });
-  const add = (text: string, env: Record<string, string> = {}) => {
-    const r = run(['add', text], env);
+  const run = (args: string[], env: Record<string, string> = {}) => runIn(args, { cwd: v.root, home: v.home, env: { MEM_NOW: TODAY, ...env } });
+  const add = async (text: string, env: Record<string, string> = {}) => {
+    const r = await run(['add', text], env);
     expect(r.status, r.stderr).toBe(0);
     return r.stdout.trim();
   };
-  const ids = () => (run(['list', '--json']).json().entries as { id: string }[]).map((e) => e.id).sort();
+  const ids = async () => ((await run(['list', '--json'])).json().entries as { id: string }[]).map((e) => e.id).sort();
   return { v, run, add, ids };
 }
 
@@ -57,50 +58,52 @@ const DIFFERENT: [string, string, string, RegExp][] = [
 ];
 
 describe('mem compact keeps learnings that state different facts', () => {
-  it.each(DIFFERENT)('%s: both stay after mem add + mem compact, and compact --json says why', (_, a, b, why) => {
+  it.each(DIFFERENT)('%s: both stay after mem add + mem compact, and compact --json says why', async (_, a, b, why) => {
     const { run, add, ids } = vault();
-    const ia = add(a);
-    const ib = add(b);
-    const r = run(['compact', '--json']);
+    const ia = await add(a);
+    const ib = await add(b);
+    const r = await run(['compact', '--json']);
     expect(r.status, r.stderr).toBe(0);
     const rep = r.json();
     expect(rep.merges).toEqual([]);
-    expect(ids()).toEqual([ia, ib].sort());
+    expect(await ids()).toEqual([ia, ib].sort());
     expect(rep.kept).toHaveLength(1);
     expect([rep.kept[0].a.id, rep.kept[0].b.id].sort()).toEqual([ia, ib].sort());
     expect(rep.kept[0].jaccard).toBeGreaterThan(0.8);
     expect(rep.kept[0].reason).toMatch(why);
     // A second run changes nothing either, and says in words which pair it kept apart.
-    expect(run(['compact', '--json']).json().written).toEqual([]);
-    const human = run(['compact']);
+    expect((await run(['compact', '--json'])).json().written).toEqual([]);
+    const human = await run(['compact']);
     expect(human.stdout).toMatch(new RegExp(`^keep apart +(${ia}|${ib}) MEMORY\\.md:\\d+ / (${ia}|${ib}) MEMORY\\.md:\\d+ \\(J=[01]\\.\\d\\d, ${why.source}`, 'm'));
   });
 
-  it('same body, the number only in the heading titles: both stay', () => {
+  it('same body, the number only in the heading titles: both stay', async () => {
     const { v, run, ids } = vault();
     const body = 'Pinned for the build, the tests and the release scripts of this repository after the upgrade review.';
     v.write('MEMORY.md', `# Memory\n\n${entry('n18', `## Use Node 18\n\n${body}`)}${entry('n20', `## Use Node 20\n\n${body}`)}`);
-    expect(run(['compact', '--json']).json().merges).toEqual([]);
-    expect(ids()).toEqual(['n18', 'n20']);
+    expect((await run(['compact', '--json'])).json().merges).toEqual([]);
+    expect(await ids()).toEqual(['n18', 'n20']);
   });
 
-  it('a vaguer third entry close to both does not join two conflicting ones, now or on a second run', () => {
+  it('a vaguer third entry close to both does not join two conflicting ones, now or on a second run', async () => {
     for (const vague of ['Use it', 'Always use the package manager named in the README']) {
       const { v, run, ids } = vault();
       const tail = 'to install packages for the web app, the docs site, the CLI tools and the shared component library.';
       v.write('MEMORY.md', `# Memory\n\n${entry('yarn', `Use yarn ${tail}`, { importance: 0.7 })}${entry('npm', `Use npm ${tail}`, { importance: 0.6 })}`
         + entry('vague', `${vague} ${tail}`, { importance: 0.5 }));
-      run(['compact', '--json']);
-      run(['compact', '--json']);
-      const left = ids();
+      await run(['compact', '--json']);
+      await run(['compact', '--json']);
+      const left = await ids();
       expect(left).toEqual(expect.arrayContaining(['npm', 'yarn']));
-      const bodies = left.map((id) => run(['show', id, '--json']).json().body as string).join('\n');
+      const shown: string[] = [];
+      for (const id of left) shown.push((await run(['show', id, '--json'])).json().body as string);
+      const bodies = shown.join('\n');
       expect(bodies).toMatch(/Use yarn/);
       expect(bodies).toMatch(/Use npm/);
     }
   });
 
-  it('true near-duplicates still merge (case, punctuation, whitespace, an added or reworded clause); a changed number beside them stays', () => {
+  it('true near-duplicates still merge (case, punctuation, whitespace, an added or reworded clause); a changed number beside them stays', async () => {
     const { v, run, ids } = vault();
     const base = 'Run the integration tests against a fresh database before every release of the billing service and the invoicing worker';
     const variants = [
@@ -115,8 +118,8 @@ describe('mem compact keeps learnings that state different facts', () => {
       + entry('r1', 'Keep the test fixtures small so the whole suite stays under a minute on a laptop, in the CI runners and in the nightly release job of the monorepo.', { importance: 0.9 })
       + entry('r2', 'Keep the test fixtures small, which keeps the whole suite under a minute on a laptop, in the CI runners and in the nightly release job of the monorepo.')
       + entry('x2', `${base.replace('fresh', '2nd fresh')}.`));
-    const rep = run(['compact', '--json']).json();
-    expect(ids()).toEqual(['r1', 'v0', 'x2']);
+    const rep = (await run(['compact', '--json'])).json();
+    expect(await ids()).toEqual(['r1', 'v0', 'x2']);
     expect(rep.kept.length).toBeGreaterThan(0);
     for (const k of rep.kept) expect([k.a.id, k.b.id]).toContain('x2');
     expect(rep.kept[0].reason).toBe('differ in a number: (none) vs 2nd');
@@ -124,13 +127,13 @@ describe('mem compact keeps learnings that state different facts', () => {
 });
 
 describe('mem consolidate flags the pairs compact keeps apart', () => {
-  it('same day (both added today): flagged with the reason, nothing written', () => {
+  it('same day (both added today): flagged with the reason, nothing written', async () => {
     for (const [, a, b, why] of [DIFFERENT[0], DIFFERENT[4], DIFFERENT[7]]) {
       const { v, run, add } = vault();
-      const ia = add(a);
-      const ib = add(b);
+      const ia = await add(a);
+      const ib = await add(b);
       const before = v.read('MEMORY.md');
-      const r = run(['consolidate', '--json']);
+      const r = await run(['consolidate', '--json']);
       expect(r.status, r.stderr).toBe(0);
       const out = r.json();
       expect(out.decisions).toEqual([]);
@@ -141,22 +144,22 @@ describe('mem consolidate flags the pairs compact keeps apart', () => {
       expect(c.reason).toMatch(why);
       expect(v.read('MEMORY.md')).toBe(before);
       // Human output names both entries and the reason; --check fails CI.
-      const human = run(['consolidate']);
+      const human = await run(['consolidate']);
       expect(human.stdout).toContain(ia);
       expect(human.stdout).toContain(ib);
       expect(human.stdout).toMatch(why);
-      expect(run(['consolidate', '--check']).status).toBe(1);
+      expect((await run(['consolidate', '--check'])).status).toBe(1);
       expect(v.read('MEMORY.md')).toBe(before);
     }
   });
 
-  it('different days, a name changed: flagged older first, nothing written', () => {
+  it('different days, a name changed: flagged older first, nothing written', async () => {
     for (const [, a, b, why] of [DIFFERENT[8], DIFFERENT[7]]) {
       const { v, run, add } = vault();
-      const older = add(a, { MEM_NOW: '2026-11-02' });
-      const newer = add(b, { MEM_NOW: '2026-11-20' });
+      const older = await add(a, { MEM_NOW: '2026-11-02' });
+      const newer = await add(b, { MEM_NOW: '2026-11-20' });
       const before = v.read('MEMORY.md');
-      const out = run(['consolidate', '--json']).json();
+      const out = (await run(['consolidate', '--json'])).json();
       expect(out.decisions).toEqual([]);
       expect(out.conflicts).toMatchObject([{ action: 'flag', kind: 'name', a: { id: older }, b: { id: newer } }]);
       expect(out.conflicts[0].reason).toMatch(why);
@@ -164,30 +167,30 @@ describe('mem consolidate flags the pairs compact keeps apart', () => {
     }
   });
 
-  it('different days, a number or a negation changed: the older decays, superseded by the newer, with the reason', () => {
+  it('different days, a number or a negation changed: the older decays, superseded by the newer, with the reason', async () => {
     for (const [, a, b, why] of [DIFFERENT[2], DIFFERENT[0], DIFFERENT[5]]) {
       const { v, run, add } = vault();
-      const older = add(a, { MEM_NOW: '2026-11-02' });
-      const newer = add(b, { MEM_NOW: '2026-11-20' });
-      const r = run(['consolidate', '--json']);
+      const older = await add(a, { MEM_NOW: '2026-11-02' });
+      const newer = await add(b, { MEM_NOW: '2026-11-20' });
+      const r = await run(['consolidate', '--json']);
       expect(r.status, r.stderr).toBe(0);
       const out = r.json();
       expect(out.decisions).toHaveLength(1);
       expect(out.decisions[0]).toMatchObject({ action: 'decay', id: older, by: newer, importance_after: 0.35 });
       expect(out.decisions[0].reason).toMatch(why);
       expect(pairOf(out.conflicts[0])).toEqual([older, newer].sort());
-      expect(run(['show', older, '--json']).json()).toMatchObject({ importance: 0.35, superseded_by: newer });
+      expect((await run(['show', older, '--json'])).json()).toMatchObject({ importance: 0.35, superseded_by: newer });
       expect(v.read('.mem/consolidation-log.jsonl')).toContain(newer);
     }
   });
 
-  it('true duplicates are not reported as conflicts, a changed name beside them is', () => {
+  it('true duplicates are not reported as conflicts, a changed name beside them is', async () => {
     const { run, add } = vault();
-    add('Run the integration tests against a fresh database before every release of the billing service and its nightly jobs.');
-    add('run the integration tests against a fresh database, before every release of the billing service and its nightly jobs!');
-    expect(run(['consolidate', '--check']).status).toBe(0);
-    const x = add('Run the integration tests against a fresh database before every release of the invoicing service and its nightly jobs.');
-    const out = run(['consolidate', '--json']).json();
+    await add('Run the integration tests against a fresh database before every release of the billing service and its nightly jobs.');
+    await add('run the integration tests against a fresh database, before every release of the billing service and its nightly jobs!');
+    expect((await run(['consolidate', '--check'])).status).toBe(0);
+    const x = await add('Run the integration tests against a fresh database before every release of the invoicing service and its nightly jobs.');
+    const out = (await run(['consolidate', '--json'])).json();
     expect(out.conflicts.map((c: Flag) => c.reason)).toEqual(['differ in a name: billing vs invoicing; same date, newer unknown: review by hand',
       'differ in a name: billing vs invoicing; same date, newer unknown: review by hand']);
     expect(out.conflicts.every((c: Flag) => c.b.id === x)).toBe(true);
@@ -195,21 +198,21 @@ describe('mem consolidate flags the pairs compact keeps apart', () => {
 });
 
 describe('promote: facts that differ are not one recurring lesson', () => {
-  it('three jobs that each name another version promote nothing; the same lesson in three jobs still promotes', () => {
+  it('three jobs that each name another version promote nothing; the same lesson in three jobs still promotes', async () => {
     const v = tempVault({ git: true });
-    const run = (args: string[]) => mem(args, { cwd: v.root, home: v.home, env: { MEM_NOW: '2026-11-25' } });
+    const run = (args: string[]) => runIn(args, { cwd: v.root, home: v.home, env: { MEM_NOW: '2026-11-25' } });
     const lesson = (n: string) => `Use Node ${n} for the release build of the billing service and its nightly jobs.`;
     v.write('.mem/jobs/j1/MEMORY.md', entry('j1-a', lesson('18')));
     v.write('.mem/jobs/j2/MEMORY.md', entry('j2-a', lesson('20')));
     v.write('.mem/jobs/j3/MEMORY.md', entry('j3-a', lesson('22')));
-    const none = run(['promote', '--json']);
+    const none = await run(['promote', '--json']);
     expect(none.status, none.stderr).toBe(0);
     expect(none.json().promoted).toEqual([]);
     // Two agree, one differs: still only two sources for "Node 20", below the three needed.
     v.write('.mem/jobs/j1/MEMORY.md', entry('j1-a', lesson('20')));
-    expect(run(['promote', '--json']).json().promoted).toEqual([]);
+    expect((await run(['promote', '--json'])).json().promoted).toEqual([]);
     v.write('.mem/jobs/j3/MEMORY.md', entry('j3-a', lesson('20')));
-    const one = run(['promote', '--json']).json().promoted;
+    const one = (await run(['promote', '--json'])).json().promoted;
     expect(one).toHaveLength(1);
     expect([...one[0].from].sort()).toEqual(['j1-a', 'j2-a', 'j3-a']);
   });
