@@ -1,14 +1,15 @@
-// A broken or hostile embeddings endpoint, and hostile FSRS state, end to end: the built CLI and
-// the real `openai` SDK against a loopback server that answers garbage (test/fake-embeddings.ts
+// A broken or hostile embeddings endpoint, and hostile FSRS state, end to end: the CLI and the
+// real `openai` SDK against a loopback server that answers garbage (test/fake-embeddings.ts
 // `hostile`). Search falls back to lexical with one warning; `mem index --embed` fails with one
-// `mem: …` line and stores nothing; nothing waits longer than the configured timeout.
+// `mem: …` line and stores nothing; a dripping answer ends at the configured timeout.
 
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CAR_GARDEN_DB, embedServer, type EmbedServer, type Hostile } from '../fake-embeddings.js';
 import { anthropicMessage, closeServers, fakeServer, openaiCompletion } from '../fake-llm.js';
-import { cleanup, entry, mem, memAsync, tempVault } from '../helpers.js';
+import { cleanup, entry, tempVault } from '../helpers.js';
+import { run } from '../run.js';
 
 const servers: EmbedServer[] = [];
 afterEach(async () => {
@@ -42,6 +43,14 @@ type Data = { data: { index: number; embedding: unknown[] }[] };
 /** The honest answer with each vector passed through `f`. */
 const mapVectors = (f: (v: number[]) => unknown[]): Hostile => (_i, h) => ({ body: JSON.stringify({ data: h.data.map((d) => ({ ...d, embedding: f(d.embedding) })) }) });
 const raw = (f: (h: Data) => unknown): Hostile => (_i, h) => ({ body: JSON.stringify(f(h)) });
+/**
+ * The honest answer with every vector replaced by the JSON text `vector`, spliced in: the bytes
+ * mapVectors would send, without the server serialising a huge array for each request (in the
+ * same process as the CLI, that work would eat the client's timeout).
+ */
+const spliceVectors = (vector: string): Hostile => (_i, h) => ({ body: JSON.stringify({ data: h.data.map((d) => ({ ...d, embedding: '\u0000' })) }).replaceAll('"\\u0000"', () => vector) });
+/** A vector of a million numbers (0.5) as JSON.stringify writes it. */
+const MILLION = `[${'0.5,'.repeat(999_999)}0.5]`;
 
 const HOSTILE: [string, Hostile, RegExp][] = [
   ['a null in a vector', mapVectors((v) => [null, ...v.slice(1)]), /answered a vector with null in it/],
@@ -53,7 +62,7 @@ const HOSTILE: [string, Hostile, RegExp][] = [
   ['a fractional index', raw((h) => ({ data: h.data.map((d) => ({ ...d, index: d.index + 0.5 })) })), /vector indexes that are not 0 to/],
   ['a negative index', raw((h) => ({ data: h.data.map((d) => ({ ...d, index: -1 })) })), /vector indexes that are not 0 to/],
   ['more vectors than texts', raw((h) => ({ data: [...h.data, { ...h.data[0], index: h.data.length }] })), /answered \d+ vectors for \d+ texts/],
-  ['a million numbers in a vector', mapVectors(() => new Array(1_000_000).fill(0.5)), /answered (more than \d+ MB|vectors of 1000000 dimensions)/],
+  ['a million numbers in a vector', spliceVectors(MILLION), /answered (more than \d+ MB|vectors of 1000000 dimensions)/],
   ['HTTP 200 with HTML', () => ({ type: 'text/html', body: '<html><body>Welcome to the captive portal</body></html>' }), /(other than JSON|answered 0 vectors)/],
   ['a redirect to another host', () => ({ status: 307, headers: { location: 'http://127.0.0.2:9/v1/embeddings' }, body: '' }), /answered with an error \(307\)/],
   ['a 30 MB body', () => ({ body: Buffer.alloc(30 * 1_048_576, 32) }), /answered more than \d+ MB/],
@@ -64,9 +73,9 @@ describe('mem search against a hostile embeddings endpoint', () => {
     const { s, mode } = await server();
     const v = vault();
     const env = envFor(s);
-    expect((await memAsync(['index', '--embed'], { cwd: v.root, home: v.home, env })).status).toBe(0);
+    expect((await run(['index', '--embed'], { cwd: v.root, home: v.home, env })).status).toBe(0);
     mode.hostile = hostile;
-    const r = await memAsync(['search', 'automobile upkeep', '--json'], { cwd: v.root, home: v.home, env });
+    const r = await run(['search', 'automobile upkeep', '--json'], { cwd: v.root, home: v.home, env });
     expect(r.status, r.stderr).toBe(0);
     const lines = r.stderr.trim().split('\n');
     expect(lines, r.stderr).toHaveLength(1);
@@ -79,14 +88,13 @@ describe('mem search against a hostile embeddings endpoint', () => {
     const { s, mode } = await server();
     const v = vault();
     const env = envFor(s);
-    expect((await memAsync(['index', '--embed'], { cwd: v.root, home: v.home, env })).status).toBe(0);
+    expect((await run(['index', '--embed'], { cwd: v.root, home: v.home, env })).status).toBe(0);
+    // Over a kilobyte at 200 ms a byte: minutes, past this test's timeout. The answer can only
+    // come from mem's own deadline, which the warning names.
     mode.hostile = (_i, h) => ({ body: JSON.stringify(h), dripMs: 200 });
-    const t0 = Date.now();
-    const r = await memAsync(['search', 'automobile upkeep', '--json'], { cwd: v.root, home: v.home, env });
-    const ms = Date.now() - t0;
+    const r = await run(['search', 'automobile upkeep', '--json'], { cwd: v.root, home: v.home, env });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/^mem: warning: embeddings unavailable: the embeddings endpoint \(fake-embed\) did not answer within 1500 ms; lexical results only\n$/);
-    expect(ms).toBeLessThan(8000);
     expect(r.json().results.map((h: { id: string }) => h.id)).toEqual(['upk-1']);
   });
 });
@@ -97,14 +105,14 @@ describe('mem index --embed against a hostile embeddings endpoint', () => {
     const v = vault();
     const env = envFor(s);
     mode.hostile = hostile;
-    const r = await memAsync(['index', '--embed'], { cwd: v.root, home: v.home, env });
+    const r = await run(['index', '--embed'], { cwd: v.root, home: v.home, env });
     expect(r.status, r.stderr).toBe(1);
     expect(r.stderr).toMatch(/^mem: /);
     expect(r.stderr).toMatch(why);
     expect(r.stderr).not.toMatch(/\n\s+at /);
     // Nothing of the garbage was kept: an honest run embeds every entry.
     mode.hostile = null;
-    const again = await memAsync(['index', '--embed', '--json'], { cwd: v.root, home: v.home, env });
+    const again = await run(['index', '--embed', '--json'], { cwd: v.root, home: v.home, env });
     expect(again.status, again.stderr).toBe(0);
     expect(again.json().embeddings).toMatchObject({ embedded: 3, vectors: 3 });
   });
@@ -112,10 +120,9 @@ describe('mem index --embed against a hostile embeddings endpoint', () => {
   it('a body dripped one byte every 200 ms: fails within timeout_ms (the SDK\'s own timeout stops at the headers)', async () => {
     const { s, mode } = await server();
     const v = vault();
+    // Kilobytes at 200 ms a byte: the end comes from mem's own deadline, which the error names.
     mode.hostile = (_i, h) => ({ body: JSON.stringify(h), dripMs: 200 });
-    const t0 = Date.now();
-    const r = await memAsync(['index', '--embed'], { cwd: v.root, home: v.home, env: envFor(s) });
-    expect(Date.now() - t0).toBeLessThan(8000);
+    const r = await run(['index', '--embed'], { cwd: v.root, home: v.home, env: envFor(s) });
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/^mem: the embeddings endpoint \(fake-embed\) did not answer within 1500 ms/);
   });
@@ -128,11 +135,11 @@ describe('hostile fsrs: state', () => {
   it.each([
     ['a stability below FSRS\'s minimum (1e-300)', '{stability: 1e-300, difficulty: 1, last_review: "2026-01-01T00:00:00Z", reps: 1, lapses: 0, state: review}'],
     ['a stability of 1e308 and reps of 1e308', '{stability: 1e308, difficulty: 5, last_review: "2026-01-01T00:00:00Z", reps: 1e308, lapses: 1e308, state: review}'],
-  ])('%s: mem review records a review (exit 0), search --rank fsrs and lint run', (_name, fsrs) => {
+  ])('%s: mem review records a review (exit 0), search --rank fsrs and lint run', async (_name, fsrs) => {
     const v = tempVault();
     v.write('MEMORY.md', withFsrs(fsrs));
     const env = { MEM_NOW: '2026-11-26T10:00:00Z' };
-    const r = mem(['review', ID, '--rating', 'good', '--json'], { cwd: v.root, home: v.home, env });
+    const r = await run(['review', ID, '--rating', 'good', '--json'], { cwd: v.root, home: v.home, env });
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     const after = r.json().decisions[0].after;
@@ -140,7 +147,7 @@ describe('hostile fsrs: state', () => {
     expect(after.stability).toBeLessThanOrEqual(36500);
     expect(after.reps).toBeLessThanOrEqual(1_000_000_001);
     expect(v.read('MEMORY.md')).toMatch(/^fsrs: \{stability: [\d.]+, difficulty: [\d.]+, last_review: '2026-11-26T10:00:00Z', reps: \d+, lapses: \d+, state: review\}$/m);
-    const s = mem(['search', 'migrations', '--rank', 'fsrs', '--ids'], { cwd: v.root, home: v.home, env });
+    const s = await run(['search', 'migrations', '--rank', 'fsrs', '--ids'], { cwd: v.root, home: v.home, env });
     expect(s.status, s.stderr).toBe(0);
     expect(s.stdout.trim()).toBe(ID);
   });
@@ -154,7 +161,7 @@ describe('a damaged vector table or sidecar in .memory.db', () => {
     v.write('MEMORY.md', [1, 2, 3, 4, 5].map((i) => entry(`car-${i}`, `# Car note ${i}\nServicing the car engine oil, note ${i}.`)).join('')
       + entry('upk-1', '# Garden upkeep\nMow the lawn on Saturdays.'));
     const env = envFor(s);
-    expect((await memAsync(['index', '--embed'], { cwd: v.root, home: v.home, env })).status).toBe(0);
+    expect((await run(['index', '--embed'], { cwd: v.root, home: v.home, env })).status).toBe(0);
     const db = new Database(v.path('.memory.db'));
     try {
       damage(db, v.path('.memory.db-vec'));
@@ -162,7 +169,7 @@ describe('a damaged vector table or sidecar in .memory.db', () => {
       db.close();
     }
     const before = v.read('MEMORY.md');
-    const r = await memAsync(['search', 'automobile servicing', '--json', '--explain'], { cwd: v.root, home: v.home, env });
+    const r = await run(['search', 'automobile servicing', '--json', '--explain'], { cwd: v.root, home: v.home, env });
     expect(v.read('MEMORY.md')).toBe(before);
     return { v, env, r };
   }
@@ -188,7 +195,7 @@ describe('a damaged vector table or sidecar in .memory.db', () => {
     for (const i of [2, 3, 4, 5]) expect(Number.isFinite(hits.find((h) => h.id === `car-${i}`)!.components.vector)).toBe(true);
     expect(hits[0].id).not.toBe('car-1');
     expect(hits.every((h) => Number.isFinite(h.components.fused))).toBe(true);
-    const again = await memAsync(['index', '--embed', '--json'], { cwd: v.root, home: v.home, env });
+    const again = await run(['index', '--embed', '--json'], { cwd: v.root, home: v.home, env });
     expect(again.status, again.stderr).toBe(0);
     expect(again.json().embeddings.embedded).toBe(repaired ? 1 : 0);
   });
@@ -243,7 +250,7 @@ describe('a damaged vector table or sidecar in .memory.db', () => {
 });
 
 describe('mem segment on a very long transcript', () => {
-  it('40,000 messages are segmented in seconds, not minutes (the surprise yardstick was a sort per message)', () => {
+  it('40,000 messages are segmented, every one counted (the time it takes: npm run bench)', async () => {
     const v = tempVault();
     const words = 'deploy database car garden coffee migration test build release schema index vector cache queue lambda'.split(' ');
     const t0 = Date.parse('2026-11-01T00:00:00Z');
@@ -254,13 +261,9 @@ describe('mem segment on a very long transcript', () => {
       lines.push(JSON.stringify({ type: role, sessionId: 'S', uuid: `u${i}`, timestamp: new Date(t0 + i * 60_000).toISOString(), message: role === 'user' ? { role, content: text } : { role, content: [{ type: 'text', text }] } }));
     }
     v.write('long.jsonl', lines.join('\n'));
-    const started = Date.now();
-    const r = mem(['segment', 'long.jsonl', '--session', 'long', '--dry-run', '--json', '--provider', 'heuristic'], { cwd: v.root, home: v.home });
-    const ms = Date.now() - started;
+    const r = await run(['segment', 'long.jsonl', '--session', 'long', '--dry-run', '--json', '--provider', 'heuristic'], { cwd: v.root, home: v.home });
     expect(r.status, r.stderr).toBe(0);
     expect(r.json().messages).toBe(40_000);
-    // Measured: 1.4 s with the fix, 49 s without (quadratic).
-    expect(ms).toBeLessThan(10_000);
   }, 60_000);
 });
 
@@ -275,34 +278,34 @@ describe('an episodes file with hostile surprise, dates and fsrs: maps', () => {
     + ep('005', { start_at: "'2026-11-02T00:00:00Z'", end_at: "'2026-11-02T00:00:00Z'", surprise: '0.9', fsrs: "{stability: 1e-300, difficulty: 0.5, last_review: '2026-11-01T00:00:00Z', state: relearning}" });
   const env = { MEM_NOW: '2026-11-26T10:00:00Z' };
 
-  it('recent, search and context read it without a crash or a false key moment; nothing is written', () => {
+  it('recent, search and context read it without a crash or a false key moment; nothing is written', async () => {
     const v = tempVault();
     v.write('.mem/episodes/x.md', FILE);
     for (const args of [['recent'], ['recent', '--detail', 'full'], ['recent', '--json'], ['search', 'deploy', '--rank', 'fsrs', '--json'], ['search', 'deploy', '--json'], ['context', 'deploy']]) {
-      const r = mem(args, { cwd: v.root, home: v.home, env });
+      const r = await run(args, { cwd: v.root, home: v.home, env });
       expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(0);
       expect(r.stderr).not.toMatch(/\n\s+at |looks like a bug/);
     }
-    const recent = mem(['recent', '--json'], { cwd: v.root, home: v.home, env }).json().episodes as { id: string; surprise: number | null; key_moment: boolean }[];
+    const recent = (await run(['recent', '--json'], { cwd: v.root, home: v.home, env })).json().episodes as { id: string; surprise: number | null; key_moment: boolean }[];
     // Only 0.9 is a surprise (and a key moment); 1e308, -3, NaN are none.
     expect(Object.fromEntries(recent.map((e) => [e.id, [e.surprise, e.key_moment]]))).toEqual({
       'ep-x-001': [null, false], 'ep-x-002': [null, false], 'ep-x-003': [null, false], 'ep-x-004': [null, false], 'ep-x-005': [0.9, true],
     });
-    const hits = mem(['search', 'deploy', '--json'], { cwd: v.root, home: v.home, env }).json().results as { id: string; key_moment?: boolean; episode?: { key_moment: boolean } }[];
+    const hits = (await run(['search', 'deploy', '--json'], { cwd: v.root, home: v.home, env })).json().results as { id: string; key_moment?: boolean; episode?: { key_moment: boolean } }[];
     const marked = hits.filter((h) => (h.episode?.key_moment ?? h.key_moment) === true).map((h) => h.id);
     expect(marked).toEqual(['ep-x-005']);
     expect(v.read('.mem/episodes/x.md')).toBe(FILE);
   });
 
-  it('mem lint names each bad value (exit 1); mem review of each records a review and changes only its fsrs line', () => {
+  it('mem lint names each bad value (exit 1); mem review of each records a review and changes only its fsrs line', async () => {
     const v = tempVault();
     v.write('.mem/episodes/x.md', FILE);
-    const lint = mem(['lint'], { cwd: v.root, home: v.home, env });
+    const lint = await run(['lint'], { cwd: v.root, home: v.home, env });
     expect(lint.status).toBe(1);
     expect(lint.stdout + lint.stderr).toMatch(/surprise must be a number from 0 to 1 \(got 1e\+308\)/);
     for (const n of ['001', '002', '003', '004', '005']) {
       const before = v.read('.mem/episodes/x.md');
-      const r = mem(['review', `ep-x-${n}`, '--rating', 'again', '--json'], { cwd: v.root, home: v.home, env });
+      const r = await run(['review', `ep-x-${n}`, '--rating', 'again', '--json'], { cwd: v.root, home: v.home, env });
       expect(r.status, `${n}: ${r.stderr}`).toBe(0);
       const after = v.read('.mem/episodes/x.md');
       const changed = after.split('\n').filter((l, i) => l !== before.split('\n')[i]);
@@ -319,29 +322,29 @@ describe('a language model that drips its answer (the SDKs\' timeout stops at th
     message: i % 2 ? { role: 'assistant', content: [{ type: 'text', text: `answer ${i} about the deploy pipeline` }] } : { role: 'user', content: `question ${i} about the deploy pipeline and its cache` },
   })).join('\n');
 
+  // Padded, so that the whole answer would take minutes to drip, past the test's timeout: an end
+  // at all is mem's own deadline, which its message names.
+  const padded = (answer: unknown) => `${JSON.stringify(answer)}${' '.repeat(2000)}`;
+
   it('mem segment (topic channel, openai wire): one warning within llm.timeout_ms, the offline episodes', async () => {
-    const srv = await fakeServer([{ body: openaiCompletion(JSON.stringify({ boundaries: [] })), dripMs: 200 }]);
+    const srv = await fakeServer([{ body: padded(openaiCompletion(JSON.stringify({ boundaries: [] }))), dripMs: 200 }]);
     const v = tempVault();
     v.write('.mem/config.yaml', 'llm:\n  timeout_ms: 1500\n  max_retries: 0\nepisodes:\n  topic: true\n');
     v.write('t.jsonl', transcript());
-    const t0 = Date.now();
-    const r = await memAsync(['segment', 't.jsonl', '--json', '--dry-run', '--provider', 'openai', '--base-url', `${srv.url}/v1`, '--model', 'm'], { cwd: v.root, home: v.home, env: LLM_ENV });
-    expect(Date.now() - t0).toBeLessThan(8000);
+    const r = await run(['segment', 't.jsonl', '--json', '--dry-run', '--provider', 'openai', '--base-url', `${srv.url}/v1`, '--model', 'm'], { cwd: v.root, home: v.home, env: LLM_ENV });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/^mem: warning: topic channel failed \(openai \(m\) did not answer within 1500 ms\); episodes cut by the rules and surprise only\n$/);
     expect(r.json().channels.topic).toBe(false);
   });
 
   it('mem extract (anthropic wire): fails within --timeout with one line, nothing written', async () => {
-    const srv = await fakeServer([{ body: anthropicMessage({ learnings: [] }), dripMs: 200 }]);
+    const srv = await fakeServer([{ body: padded(anthropicMessage({ learnings: [] })), dripMs: 200 }]);
     const v = tempVault();
     v.write('.mem/config.yaml', 'llm:\n  max_retries: 0\n');
     v.write('t.jsonl', transcript());
     v.write('MEMORY.md', '# Project memory\n');
     const before = v.read('MEMORY.md');
-    const t0 = Date.now();
-    const r = await memAsync(['extract', 't.jsonl', '--no-fallback', '--timeout', '1500'], { cwd: v.root, home: v.home, env: { ...LLM_ENV, ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: srv.url } });
-    expect(Date.now() - t0).toBeLessThan(8000);
+    const r = await run(['extract', 't.jsonl', '--no-fallback', '--timeout', '1500'], { cwd: v.root, home: v.home, env: { ...LLM_ENV, ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: srv.url } });
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/^mem: anthropic \(claude-haiku-4-5\) did not answer within 1500 ms$/m);
     expect(v.read('MEMORY.md')).toBe(before);
@@ -354,10 +357,10 @@ describe('consolidation of an episode with a hostile surprise', () => {
     + '## [2026-11-01] the deploy broke\n\nthe deploy broke because the cache was stale\n\n<details>\n<summary>Messages 1–2 (2)</summary>\n\n'
     + '**user** · 2026-11-01T00:00:00Z\n\n> the deploy keeps failing, always clear the CDN cache before deploying\n\n**assistant** · 2026-11-01T00:01:00Z\n\n> Cleared the cache; the deploy now passes.\n\n</details>\n';
 
-  it.each([['1e308', false, null], ['-1', false, null], ['0.9', true, 'flashbulb']])('surprise %s: due %s (a flashbulb only from 0.85 to 1)', (surprise, due, why) => {
+  it.each([['1e308', false, null], ['-1', false, null], ['0.9', true, 'flashbulb']])('surprise %s: due %s (a flashbulb only from 0.85 to 1)', async (surprise, due, why) => {
     const v = tempVault();
     v.write('.mem/episodes/y.md', file(surprise));
-    const r = mem(['consolidate', '--episodes', '--dry-run', '--json', '--provider', 'heuristic'], { cwd: v.root, home: v.home });
+    const r = await run(['consolidate', '--episodes', '--dry-run', '--json', '--provider', 'heuristic'], { cwd: v.root, home: v.home });
     expect(r.status, r.stderr).toBe(0);
     expect(r.json()).toMatchObject({ due, why, waiting: 1 });
     expect(v.read('.mem/episodes/y.md')).toBe(file(surprise));

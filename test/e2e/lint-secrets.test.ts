@@ -1,14 +1,14 @@
-// `mem lint` and secrets, with the built CLI and real git: a credential in a memory file or a note
-// is an error shown by file, line, column and kind, never by value (also not in --json); --fix
-// redacts it in place (BOM, CRLF and every other byte kept; YAML headers still YAML); --staged and
-// the real pre-commit hook check the staged text and block the commit.
+// `mem lint` and secrets, with real git: a credential in a memory file or a note is an error shown
+// by file, line, column and kind, never by value (also not in --json); --fix redacts it in place
+// (BOM, CRLF and every other byte kept; YAML headers still YAML); --staged checks the staged text.
+// The real pre-commit hook is in test/process/lint-secrets.test.ts.
 // Tokens are made up in the vendors' formats (none works anywhere).
 
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import YAML from 'yaml';
-import { cleanup, entry, git, mem, tempVault, type TempVault } from '../helpers.js';
+import { cleanup, entry, git, tempVault, type TempVault } from '../helpers.js';
+import { run } from '../run.js';
 
 afterEach(cleanup);
 
@@ -30,10 +30,10 @@ function vaultWithSecrets(v: TempVault): void {
 }
 
 describe('mem lint: secrets', () => {
-  it('reports each secret once with file:line, column and kind, never the value (text and --json), exit 1', () => {
+  it('reports each secret once with file:line, column and kind, never the value (text and --json), exit 1', async () => {
     const v = tempVault();
     vaultWithSecrets(v);
-    const r = mem(['lint'], { cwd: v.root, home: v.home });
+    const r = await run(['lint'], { cwd: v.root, home: v.home });
     expect(r.status).toBe(1);
     const lines = r.stdout.split('\n').filter((l) => /: secret \(/.test(l));
     expect(lines).toEqual([
@@ -46,7 +46,7 @@ describe('mem lint: secrets', () => {
     ]);
     noValue(r.stdout, r.stderr);
 
-    const j = mem(['lint', '--json'], { cwd: v.root, home: v.home });
+    const j = await run(['lint', '--json'], { cwd: v.root, home: v.home });
     expect(j.status).toBe(1);
     noValue(j.stdout, j.stderr);
     const secrets = (j.json().problems as Array<Record<string, unknown>>).filter((p) => p.kind);
@@ -56,17 +56,17 @@ describe('mem lint: secrets', () => {
       message: 'secret (github-token) at column 8; mem lint --fix replaces it with [redacted: github-token]',
     });
     // Naming one file lints that file only.
-    const one = mem(['lint', 'memory/team/deploy.md'], { cwd: v.root, home: v.home });
+    const one = await run(['lint', 'memory/team/deploy.md'], { cwd: v.root, home: v.home });
     expect(one.status).toBe(1);
     expect(one.stdout.trim()).toBe('memory/team/deploy.md:11: secret (stripe-key) at column 31; mem lint --fix replaces it with [redacted: stripe-key]');
   });
 
-  it('--fix replaces only the secrets\' bytes (BOM and CRLF kept), keeps headers valid YAML, and then lint passes', () => {
+  it('--fix replaces only the secrets\' bytes (BOM and CRLF kept), keeps headers valid YAML, and then lint passes', async () => {
     const v = tempVault();
     const crlf = `\ufeff# Memory\r\n\r\n---\r\nid: with-token\r\ntype: procedural\r\ntoken: ${GH}\r\nnote: it's ${GH} again\r\ntags: [deploy, ${GH}]\r\n---\r\n## Title\r\nPush with ${GH}  and  keep   spacing.\r\n`;
     v.write('MEMORY.md', crlf);
     v.write('memory/team/deploy.md', `# Deploy\n\n${entry('stripe', `Billing tests need STRIPE_KEY=${STRIPE} in the env.`)}`);
-    const r = mem(['lint', '--fix'], { cwd: v.root, home: v.home });
+    const r = await run(['lint', '--fix'], { cwd: v.root, home: v.home });
     expect(r.stderr).toContain('redacted 5 secrets in 2 files');
     expect(r.status, r.stdout + r.stderr).toBe(0);
     noValue(r.stdout, r.stderr);
@@ -80,22 +80,22 @@ describe('mem lint: secrets', () => {
     expect(v.read('memory/team/deploy.md')).toBe(`# Deploy\n\n${entry('stripe', 'Billing tests need STRIPE_KEY=[redacted: stripe-key] in the env.')}`);
     // Nothing left over: no lock or temp files, and a second run has nothing to do.
     expect(fs.readdirSync(v.root).sort()).toEqual(['.mem', 'MEMORY.md', 'memory']);
-    const again = mem(['lint', '--fix'], { cwd: v.root, home: v.home });
+    const again = await run(['lint', '--fix'], { cwd: v.root, home: v.home });
     expect(again.status).toBe(0);
     expect(again.stderr).not.toContain('redacted');
     expect(fs.readFileSync(v.path('MEMORY.md'), 'utf8')).toBe(want);
     // The entry is still an entry, with its redacted value.
-    const shown = mem(['list', '--json'], { cwd: v.root, home: v.home });
+    const shown = await run(['list', '--json'], { cwd: v.root, home: v.home });
     expect(shown.status).toBe(0);
     expect((shown.json().entries as { id: string }[]).map((e) => e.id).sort()).toEqual(['stripe', 'with-token']);
   });
 
-  it('--fix leaves a file it cannot redact safely as it is, says why, and lint still fails', () => {
+  it('--fix leaves a file it cannot redact safely as it is, says why, and lint still fails', async () => {
     const v = tempVault();
     // A token as the entry's id: its redaction would change which entry this is.
     const text = `# Memory\n\n---\nid: ${GH}\ntype: procedural\n---\nBody.\n`;
     v.write('MEMORY.md', text);
-    const r = mem(['lint', '--fix'], { cwd: v.root, home: v.home });
+    const r = await run(['lint', '--fix'], { cwd: v.root, home: v.home });
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/cannot redact the secret \(github-token\) at line 4 .*by hand \(MEMORY\.md:4\)/);
     expect(r.stdout).toContain('MEMORY.md:4: secret (github-token)');
@@ -103,64 +103,20 @@ describe('mem lint: secrets', () => {
     expect(v.read('MEMORY.md')).toBe(text);
   });
 
-  it('--staged checks the staged text, not the working copy', () => {
+  it('--staged checks the staged text, not the working copy', async () => {
     const v = tempVault({ git: true });
     const clean = `# Memory\n\n${entry('e1', 'Run the migrations first.')}`;
     const dirty = `# Memory\n\n${entry('e1', `Run the migrations first with ${GH}.`)}`;
     v.write('MEMORY.md', dirty);
     git(v.root, ['add', 'MEMORY.md']);
     v.write('MEMORY.md', clean);
-    let r = mem(['lint', '--staged'], { cwd: v.root, home: v.home });
+    let r = await run(['lint', '--staged'], { cwd: v.root, home: v.home });
     expect(r.status).toBe(1);
     expect(r.stdout).toContain('MEMORY.md:11: secret (github-token) at column 31');
     noValue(r.stdout, r.stderr);
     git(v.root, ['add', 'MEMORY.md']);
     v.write('MEMORY.md', dirty);
-    r = mem(['lint', '--staged'], { cwd: v.root, home: v.home });
+    r = await run(['lint', '--staged'], { cwd: v.root, home: v.home });
     expect(r.status, r.stdout).toBe(0);
   });
-});
-
-/** git as a user runs it, hooks and all. */
-function userGit(cwd: string, args: string[]) {
-  const r = spawnSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', ...args], {
-    cwd, encoding: 'utf8', env: { ...process.env, MEM_ROOT: '', NO_COLOR: '1' },
-  });
-  return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
-}
-
-describe('pre-commit hook: secrets', () => {
-  it('blocks a commit of a staged secret without printing it; after mem lint --fix and git add the commit goes through', () => {
-    const v = tempVault({ git: true });
-    v.write('MEMORY.md', `# Memory\n\n${entry('base', 'Run the migrations before the API tests.')}`);
-    v.write('.gitignore', '.memory.db*\n');
-    git(v.root, ['add', '-A']);
-    git(v.root, ['commit', '-qm', 'base']);
-    expect(mem(['hooks', 'install', '--git'], { cwd: v.root, home: v.home }).status).toBe(0);
-    const head = git(v.root, ['rev-parse', 'HEAD']);
-
-    fs.appendFileSync(v.path('MEMORY.md'), entry('leak', `Deploy with STRIPE_KEY=${STRIPE}.`, { token: GH }));
-    v.write('.mem/episodes/EPISODE-s1.md', `---\ntitle: EPISODE-s1\ntype: episode\ntags: [episodic]\nsession_id: s1\noutcome: success\ntask: deploy\n---\n\n# EPISODE-s1\n\n## Summary\nexport DB_PASSWORD=${PW}\n`);
-    git(v.root, ['add', '-A']);
-    const blocked = userGit(v.root, ['commit', '-qm', 'leak']);
-    expect(blocked.status).not.toBe(0);
-    expect(blocked.stderr).toContain('MEMORY.md:20: secret (github-token) at column 8');
-    expect(blocked.stderr).toContain('MEMORY.md:22: secret (stripe-key) at column 24');
-    expect(blocked.stderr).toContain('.mem/episodes/EPISODE-s1.md:13: secret (password) at column 20');
-    expect(blocked.stderr).toMatch(/--no-verify/);
-    noValue(blocked.stdout, blocked.stderr);
-    expect(git(v.root, ['rev-parse', 'HEAD'])).toBe(head);
-
-    const fixed = mem(['lint', '--fix'], { cwd: v.root, home: v.home });
-    expect(fixed.stderr).toContain('redacted 3 secrets in 2 files');
-    // Fixed on disk only: the staged text still holds the secrets.
-    expect(userGit(v.root, ['commit', '-qm', 'leak']).status).not.toBe(0);
-    git(v.root, ['add', '-A']);
-    const ok = userGit(v.root, ['commit', '-qm', 'redacted']);
-    expect(ok.status, ok.stderr).toBe(0);
-    expect(git(v.root, ['rev-parse', 'HEAD'])).not.toBe(head);
-    const committed = git(v.root, ['show', 'HEAD:MEMORY.md']) + git(v.root, ['show', 'HEAD:.mem/episodes/EPISODE-s1.md']);
-    noValue(committed);
-    expect(committed).toContain("token: '[redacted: github-token]'");
-  }, 60_000);
 });

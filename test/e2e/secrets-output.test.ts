@@ -2,13 +2,15 @@
 // 400/500 with a body echoing the request's Authorization / x-api-key header, run through the
 // real SDKs against a loopback server, never gets the key onto stdout, stderr (plain, --json,
 // --debug) or into .mem/logs; a base URL with a user and password in it is never shown whole.
+// The background run of an agent's extract hook is in test/process/secrets-output.test.ts.
 
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeServers, fakeServer, type Seen } from '../fake-llm.js';
 import { embedServer } from '../fake-embeddings.js';
-import { cleanup, mem, memAsync, REPO, tempVault, type RunResult } from '../helpers.js';
+import { cleanup, entry, REPO, tempVault, type RunResult } from '../helpers.js';
+import { run } from '../run.js';
 
 const embedServers: { close(): Promise<void> }[] = [];
 afterEach(async () => {
@@ -39,10 +41,9 @@ const echoText = (req: Seen) => `Internal error for ${String(req.headers.authori
 
 function vault() {
   const v = tempVault();
-  mem(['init', '-q'], { cwd: v.root, home: v.home });
   // No retries: a 500 is answered at once (the SDKs' back-off is not what is tested here).
   v.write('.mem/config.yaml', 'llm:\n  max_retries: 0\nembeddings:\n  max_retries: 0\n');
-  mem(['add', 'Run the database migrations before the API tests', '--type', 'procedural'], { cwd: v.root, home: v.home });
+  v.write('MEMORY.md', `# Memory\n\n${entry('migrations-first', 'Run the database migrations before the API tests')}`);
   return v;
 }
 
@@ -74,7 +75,7 @@ describe('a server that echoes the key in its error', () => {
         // Falling back to the heuristics (a warning), and failing (the error printer).
         for (const fallback of [[], ['--no-fallback']]) {
           const asked = srv.seen.length;
-          const r = await memAsync([...mode, 'extract', SAMPLE, '--force', ...fallback], { cwd: v.root, home: v.home, env });
+          const r = await run([...mode, 'extract', SAMPLE, '--force', ...fallback], { cwd: v.root, home: v.home, env });
           expect(srv.seen.length).toBeGreaterThan(asked);
           expect(r.status).toBe(fallback.length > 0 ? 1 : 0);
           if (mode[0] !== '--json' || fallback.length > 0) expect(r.stderr).toMatch(new RegExp(`${provider} \\(.*\\) answered with an error \\(${status}\\)`));
@@ -86,49 +87,22 @@ describe('a server that echoes the key in its error', () => {
     });
   }
 
-  it('mem extract --hook: the background run\'s log (.mem/logs/extract.log) never holds the key or a URL password', async () => {
-    const srv = await fakeServer([{ status: 400, body: echo }]);
-    const v = vault();
-    const log = () => (fs.existsSync(v.path('.mem/logs/extract.log')) ? v.read('.mem/logs/extract.log') : '');
-    const hook = async (session: string, baseUrl: string) => {
-      const env = { ...CLEAN, OPENAI_API_KEY: KEY, OPENAI_BASE_URL: baseUrl, MEM_PROVIDER: 'openai' };
-      // A transcript of its own for each run: the ledger would call a second run of one up to date.
-      const transcript = path.join(v.root, '..', `${session}.jsonl`);
-      fs.copyFileSync(SAMPLE, transcript);
-      const payload = JSON.stringify({ session_id: session, transcript_path: transcript, cwd: v.root, hook_event_name: 'SessionEnd' });
-      const r = await memAsync(['extract', '--hook', 'claude'], { cwd: v.root, home: v.home, env, input: payload });
-      expect(r.status).toBe(0);
-      const done = new RegExp(`wrote \\d+ learnings from \\d+ messages of .*${session}\\.jsonl`);
-      const t0 = Date.now();
-      while (!done.test(log())) {
-        if (Date.now() - t0 > 60_000) throw new Error(`timed out waiting for the background extract: ${log()}`);
-        await new Promise((res) => setTimeout(res, 100));
-      }
-      expectClean(r, v.root, [KEY, PASS, `${USER}:`]);
-    };
-    await hook('hook-key', `${srv.url}/v1`);
-    expect(srv.seen.length).toBeGreaterThan(0);
-    expect(log()).toMatch(/openai \(gpt-4o-mini\) answered with an error \(400\)/);
-    await hook('hook-url', `${cred(srv.url)}/v1`);
-    expect(log()).toMatch(/cannot reach openai \(gpt-4o-mini\) at http:\/\/\*\*\*@127\.0\.0\.1:/);
-  }, 150_000);
-
   it('mem search with embeddings (a warning) and mem index --embed (an error): the key is never printed', async () => {
     const srv = await fakeServer([{ status: 400, body: echo }, { status: 500, body: echoText }]);
     const good = await embedServer();
     embedServers.push(good);
     const v = vault();
     // Vectors stored first (a working endpoint), so that search asks the endpoint for the query's.
-    const ok = await memAsync(['index', '--embed'], { cwd: v.root, home: v.home, env: { ...CLEAN, MEM_EMBED_MODEL: 'fake-embed', MEM_EMBED_BASE_URL: good.url } });
+    const ok = await run(['index', '--embed'], { cwd: v.root, home: v.home, env: { ...CLEAN, MEM_EMBED_MODEL: 'fake-embed', MEM_EMBED_BASE_URL: good.url } });
     expect(ok.status, ok.stderr).toBe(0);
-    mem(['add', 'Another learning to embed later', '--type', 'procedural'], { cwd: v.root, home: v.home });
+    fs.appendFileSync(v.path('MEMORY.md'), entry('embed-later', 'Another learning to embed later'));
     const env = { ...CLEAN, MEM_EMBED_MODEL: 'fake-embed', MEM_EMBED_BASE_URL: `${srv.url}/v1`, MEM_EMBED_API_KEY: KEY };
     for (const mode of MODES) {
-      const s = await memAsync([...mode, 'search', 'migrations'], { cwd: v.root, home: v.home, env });
+      const s = await run([...mode, 'search', 'migrations'], { cwd: v.root, home: v.home, env });
       expect(s.status, s.stderr).toBe(0);
       expect(s.stderr).toMatch(/embeddings unavailable: the embeddings endpoint \(fake-embed\) answered with an error/);
       expectClean(s, v.root);
-      const i = await memAsync([...mode, 'index', '--embed'], { cwd: v.root, home: v.home, env });
+      const i = await run([...mode, 'index', '--embed'], { cwd: v.root, home: v.home, env });
       expect(i.status).toBe(1);
       expect(i.stderr).toMatch(/^mem: the embeddings endpoint \(fake-embed\) answered with an error \((400|500)\)/m);
       expectClean(i, v.root);
@@ -141,7 +115,7 @@ describe('a server that echoes the key in its error', () => {
     const v = vault();
     const env = { ...CLEAN, OPENAI_API_KEY: KEY, OPENAI_BASE_URL: `${srv.url}/v1`, MEM_PROVIDER: 'openai', MEM_EMBED_MODEL: 'fake-embed', MEM_EMBED_BASE_URL: `${srv.url}/v1`, MEM_EMBED_API_KEY: KEY };
     for (const mode of MODES) {
-      const r = await memAsync([...mode, 'segment', SAMPLE], { cwd: v.root, home: v.home, env });
+      const r = await run([...mode, 'segment', SAMPLE], { cwd: v.root, home: v.home, env });
       expect(r.status, r.stderr).toBe(0);
       expectClean(r, v.root);
     }
@@ -153,12 +127,12 @@ describe('a base URL with a user and password', () => {
     const srv = await fakeServer([{ body: {} }]);
     const v = vault();
     for (const mode of [[], ['--json']]) {
-      const r = mem([...mode, 'doctor'], { cwd: v.root, home: v.home, env: { ...CLEAN, OPENAI_BASE_URL: `${cred(srv.url)}/v1` } });
+      const r = await run([...mode, 'doctor'], { cwd: v.root, home: v.home, env: { ...CLEAN, OPENAI_BASE_URL: `${cred(srv.url)}/v1` } });
       expect(r.stdout).toContain(`openai gpt-4o-mini at http://***@127.0.0.1:`);
       expectClean(r, v.root, [PASS, `${USER}:`]);
     }
     v.write('.mem/config.yaml', `llm:\n  provider: openai\n  base_url: ${cred(srv.url)}/v1\n`);
-    const r = mem(['doctor', '--json'], { cwd: v.root, home: v.home, env: CLEAN });
+    const r = await run(['doctor', '--json'], { cwd: v.root, home: v.home, env: CLEAN });
     expect(r.stdout).toContain('at http://***@127.0.0.1:');
     expectClean(r, v.root, [PASS, `${USER}:`]);
   });
@@ -169,13 +143,13 @@ describe('a base URL with a user and password', () => {
     const env = { ...CLEAN, OPENAI_BASE_URL: `${cred(srv.url)}/v1`, MEM_PROVIDER: 'openai', MEM_EMBED_MODEL: 'fake-embed', MEM_EMBED_BASE_URL: `${cred(srv.url)}/v1` };
     for (const mode of MODES) {
       for (const args of [['extract', SAMPLE, '--session', `c-${mode.join('')}`], ['search', 'migrations'], ['index', '--embed']]) {
-        const r = await memAsync([...mode, ...args], { cwd: v.root, home: v.home, env });
+        const r = await run([...mode, ...args], { cwd: v.root, home: v.home, env });
         expect(r.stdout + r.stderr).not.toBe('');
         expectClean(r, v.root, [PASS, `${USER}:`]);
       }
     }
     // Where a URL is shown, it is shown without them.
-    const r = await memAsync(['index', '--embed'], { cwd: v.root, home: v.home, env: { ...env, MEM_EMBED_BASE_URL: `http://${USER}:${PASS}@127.0.0.1:1/v1` } });
+    const r = await run(['index', '--embed'], { cwd: v.root, home: v.home, env: { ...env, MEM_EMBED_BASE_URL: `http://${USER}:${PASS}@127.0.0.1:1/v1` } });
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/cannot reach the embeddings endpoint \(fake-embed\) at http:\/\/\*\*\*@127\.0\.0\.1:1\/v1/);
     expectClean(r, v.root, [PASS, `${USER}:`]);

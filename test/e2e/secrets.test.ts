@@ -1,19 +1,17 @@
 // End to end: no credential typed into a session or handed to a command reaches the vault, the
 // terminal or a tool's answer. Each way in (mem add, extract offline and with a model, segment,
-// episode add, pattern add, import, the MCP tools) is run through the built CLI on input that
-// holds them. The tokens are made up in the vendors' formats (none works anywhere).
+// episode add, pattern add, import) is run through the CLI on input that holds them; the MCP
+// tools, over stdio, are in test/process/secrets.test.ts. The tokens are made up in the vendors'
+// formats (none works anywhere).
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { anthropicMessage, closeServers, fakeServer } from '../fake-llm.js';
-import { BIN, cleanup, mem, memAsync, tempDir, tempVault, type TempVault } from '../helpers.js';
+import { cleanup, tempDir, tempVault, type TempVault } from '../helpers.js';
+import { run } from '../run.js';
 
-const clients: Client[] = [];
 afterEach(async () => {
-  for (const c of clients.splice(0)) await c.close().catch(() => undefined);
   await closeServers();
   cleanup();
 });
@@ -31,12 +29,6 @@ const DB_URL = `postgres://admin:${DB_PASS}@db.example.com:5432/app`;
 const SECRETS = [GH, GH.slice(4), STRIPE, STRIPE.slice(8), AWS_ID, AWS_SECRET, JWT, JWT.split('.')[2], PEM_BODY, DB_PASS];
 
 const OFFLINE = { ANTHROPIC_API_KEY: undefined, ANTHROPIC_BASE_URL: undefined, OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined, MEM_PROVIDER: undefined, MEM_MODEL: undefined, MEM_NOW: '2026-11-20' };
-
-function vault(): TempVault {
-  const v = tempVault();
-  expect(mem(['init', '-q'], { cwd: v.root, home: v.home }).status).toBe(0);
-  return v;
-}
 
 /** Every file under `dir` (the vault, the home), as text. */
 function allText(dir: string): string {
@@ -80,10 +72,10 @@ function sessionFile(): string {
 }
 
 describe('credentials never reach the vault', () => {
-  it('mem add writes placeholders for every kind, in text, title and tags, and says so once', () => {
-    const v = vault();
+  it('mem add writes placeholders for every kind, in text, title and tags, and says so once', async () => {
+    const v = tempVault();
     const text = `Clone with git clone https://${GH}@github.com/acme/app.git; export STRIPE_API_KEY=${STRIPE}; AWS_ACCESS_KEY_ID=${AWS_ID} AWS_SECRET_ACCESS_KEY=${AWS_SECRET}; DATABASE_URL=${DB_URL}; Authorization: Bearer ${JWT}\n\n${PEM}`;
-    const r = mem(['add', text, '--tags', `deploy,${GH}`, '--json'], { cwd: v.root, home: v.home });
+    const r = await run(['add', text, '--tags', `deploy,${GH}`, '--json'], { cwd: v.root, home: v.home });
     expect(r.status, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out.redacted.count).toBeGreaterThanOrEqual(7);
@@ -95,24 +87,24 @@ describe('credentials never reach the vault', () => {
     expect(memory).toContain('postgres://admin:[redacted: ');
     expect(memory).toMatch(/tags: \[deploy, '\[redacted: github-token\]'\]/);
     // The file still reads as mem's: the entry lints and is found.
-    expect(mem(['lint'], { cwd: v.root, home: v.home }).status).toBe(0);
-    const found = mem(['search', 'clone acme app', '--json'], { cwd: v.root, home: v.home }).json();
+    expect((await run(['lint'], { cwd: v.root, home: v.home })).status).toBe(0);
+    const found = (await run(['search', 'clone acme app', '--json'], { cwd: v.root, home: v.home })).json();
     expect(found.results[0].id).toBe(out.id);
     expectClean(v, r.stdout, r.stderr);
     // A title given apart is redacted too; a learning with no secret says nothing.
-    const t = mem(['add', 'Rotate the staging key monthly', '--title', `Key ${GH}`], { cwd: v.root, home: v.home });
+    const t = await run(['add', 'Rotate the staging key monthly', '--title', `Key ${GH}`], { cwd: v.root, home: v.home });
     expect(t.status, t.stderr).toBe(0);
     expect(t.stderr).toMatch(/redacted 1 secret \(github-token\) before writing/);
-    const plain = mem(['add', 'Run the migrations before the API tests', '--json'], { cwd: v.root, home: v.home });
+    const plain = await run(['add', 'Run the migrations before the API tests', '--json'], { cwd: v.root, home: v.home });
     expect(plain.stderr).not.toMatch(/redacted/);
     expect(JSON.parse(plain.stdout).redacted).toBeUndefined();
     expectClean(v, t.stdout, t.stderr);
   });
 
-  it('mem extract offline: learnings, episodes, the episode note, stdout and stderr hold placeholders only', () => {
-    const v = vault();
+  it('mem extract offline: learnings, episodes, the episode note, stdout and stderr hold placeholders only', async () => {
+    const v = tempVault();
     const file = sessionFile();
-    const r = mem(['extract', file, '--scopes', 'project,corrective,interventions,observations', '--json'], { cwd: v.root, home: v.home, env: OFFLINE });
+    const r = await run(['extract', file, '--scopes', 'project,corrective,interventions,observations', '--json'], { cwd: v.root, home: v.home, env: OFFLINE });
     expect(r.status, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out.written.length).toBeGreaterThan(0);
@@ -128,13 +120,13 @@ describe('credentials never reach the vault', () => {
     expect(episodes.map((e) => v.read(e)).join('\n')).toContain('[redacted: github-token]');
     expectClean(v, r.stdout, r.stderr);
     // The human text output says it as well, once.
-    const again = mem(['extract', file, '--force', '--dry-run'], { cwd: v.root, home: v.home, env: OFFLINE });
+    const again = await run(['extract', file, '--force', '--dry-run'], { cwd: v.root, home: v.home, env: OFFLINE });
     expect(again.stderr.match(/redacted \d+ secrets/g)).toHaveLength(1);
     expectClean(v, again.stdout, again.stderr);
   });
 
-  it('mem extract: an API key mem is given is redacted whatever its shape', () => {
-    const v = vault();
+  it('mem extract: an API key mem is given is redacted whatever its shape', async () => {
+    const v = tempVault();
     const key = 'plainkey-0042-local';
     const sid = '7d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6';
     const rec = (n: number, text: string) => JSON.stringify({ type: 'user', sessionId: sid, uuid: `k-${n}`, timestamp: `2026-11-20T11:0${n}:00.000Z`, message: { role: 'user', content: text } });
@@ -143,14 +135,14 @@ describe('credentials never reach the vault', () => {
       rec(1, `Remember: the local embeddings server takes the key ${key} and nothing else.`),
       rec(2, `Always pass ${key} to the embeddings server before indexing.`),
     ].join('\n')}\n`);
-    const r = mem(['extract', file, '--json'], { cwd: v.root, home: v.home, env: { ...OFFLINE, MEM_EMBED_API_KEY: key } });
+    const r = await run(['extract', file, '--json'], { cwd: v.root, home: v.home, env: { ...OFFLINE, MEM_EMBED_API_KEY: key } });
     expect(r.status, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).redacted?.kinds).toContain('api-key');
     for (const text of [allText(v.root), r.stdout, r.stderr]) expect(text).not.toContain(key);
   });
 
   it('mem extract with a model: the model never sees a credential, and one it makes up is not written', async () => {
-    const v = vault();
+    const v = tempVault();
     const echoed = {
       learnings: [
         { scope: 'project', type: 'procedural', title: `Export STRIPE_API_KEY=${STRIPE} before the billing tests`, body: `The billing tests read the key; clone with https://${GH}@github.com/acme/billing.git first.`, importance: 0.8, evidence: `export STRIPE_API_KEY=${STRIPE}` },
@@ -159,7 +151,7 @@ describe('credentials never reach the vault', () => {
       episode: { outcome: 'success', decisions: [{ title: `Use the key ${AWS_ID}`, type: 'design', context: `AWS_SECRET_ACCESS_KEY=${AWS_SECRET} was needed`, options: [JWT], chosen: `the token ${GH}`, rationale: 'it worked', outcome: 'success', evidence: '' }] },
     };
     const srv = await fakeServer([{ body: anthropicMessage(echoed) }]);
-    const r = await memAsync(['extract', sessionFile(), '--json', '--session', 'model-run'], { cwd: v.root, home: v.home, env: { ...OFFLINE, ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: srv.url } });
+    const r = await run(['extract', sessionFile(), '--json', '--session', 'model-run'], { cwd: v.root, home: v.home, env: { ...OFFLINE, ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: srv.url } });
     expect(r.status, r.stderr).toBe(0);
     expect(srv.seen).toHaveLength(1);
     expectNoSecret('the prompt', JSON.stringify(srv.seen[0].body));
@@ -171,37 +163,37 @@ describe('credentials never reach the vault', () => {
     expectClean(v, r.stdout, r.stderr);
   });
 
-  it('mem segment writes the episodes redacted', () => {
-    const v = vault();
-    const r = mem(['segment', sessionFile(), '--session', 'seg-1', '--json'], { cwd: v.root, home: v.home, env: OFFLINE });
+  it('mem segment writes the episodes redacted', async () => {
+    const v = tempVault();
+    const r = await run(['segment', sessionFile(), '--session', 'seg-1', '--json'], { cwd: v.root, home: v.home, env: OFFLINE });
     expect(r.status, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).redacted.count).toBeGreaterThan(5);
     expect(v.read('.mem/episodes/seg-1.md')).toContain('[redacted: stripe-key]');
     expectClean(v, r.stdout, r.stderr);
   });
 
-  it('mem episode add redacts every field of the note: task, context, decisions, events, lessons', () => {
-    const v = vault();
+  it('mem episode add redacts every field of the note: task, context, decisions, events, lessons', async () => {
+    const v = tempVault();
     const input = {
       session_id: 'ep-secrets', task: `Deploy with ${GH}`, outcome: 'success', context: `The database is ${DB_URL}`,
       decisions: [{ id: 'd001', timestamp: '2026-11-20T10:00:00Z', type: 'design', context: `export STRIPE_API_KEY=${STRIPE}`, options: [`use ${JWT}`, 'ask ops'], chosen: `AWS_ACCESS_KEY_ID=${AWS_ID}`, rationale: `AWS_SECRET_ACCESS_KEY=${AWS_SECRET}`, outcome: 'success' }],
       events: [{ id: 'e001', timestamp: '2026-11-20T10:05:00Z', type: 'error', content: `auth failed for ${GH}` }],
       lessons: [`Never commit ${PEM}`],
     };
-    const r = mem(['episode', 'add', '--json'], { cwd: v.root, home: v.home, input: JSON.stringify(input) });
+    const r = await run(['episode', 'add', '--json'], { cwd: v.root, home: v.home, input: JSON.stringify(input) });
     expect(r.status, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out.redacted.count).toBeGreaterThanOrEqual(8);
     expect(r.stderr).toMatch(/redacted \d+ secrets \(.*\) before writing/);
     const note = v.read('.mem/episodes/EPISODE-ep-secrets.md');
     expect(note).toContain('Deploy with [redacted: github-token]');
-    expect(mem(['validate'], { cwd: v.root, home: v.home }).status).toBe(0);
+    expect((await run(['validate'], { cwd: v.root, home: v.home })).status).toBe(0);
     expectClean(v, r.stdout, r.stderr);
   });
 
-  it('mem pattern add redacts name, trigger, action and description', () => {
-    const v = vault();
-    const r = mem(['pattern', 'add', '--name', 'export-stripe-key', '--trigger', `billing tests need STRIPE_API_KEY=${STRIPE}`, '--action', `git clone https://${GH}@github.com/acme/billing.git`, '--description', `db at ${DB_URL}`, '--json'], { cwd: v.root, home: v.home });
+  it('mem pattern add redacts name, trigger, action and description', async () => {
+    const v = tempVault();
+    const r = await run(['pattern', 'add', '--name', 'export-stripe-key', '--trigger', `billing tests need STRIPE_API_KEY=${STRIPE}`, '--action', `git clone https://${GH}@github.com/acme/billing.git`, '--description', `db at ${DB_URL}`, '--json'], { cwd: v.root, home: v.home });
     expect(r.status, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out.redacted.count).toBe(3);
@@ -212,8 +204,8 @@ describe('credentials never reach the vault', () => {
     expectClean(v, r.stdout, r.stderr);
   });
 
-  it('mem import ai-agents redacts the episodes and the causal graph it brings in', () => {
-    const v = vault();
+  it('mem import ai-agents redacts the episodes and the causal graph it brings in', async () => {
+    const v = tempVault();
     const dir = tempDir();
     fs.writeFileSync(path.join(dir, 'episode-imp-1.json'), JSON.stringify({
       id: 'imp-1', session: 'imp-1', timestamp: '2026-01-02T10:00:00Z', outcome: 'success', task: `Rotate ${GH}`,
@@ -223,7 +215,7 @@ describe('credentials never reach the vault', () => {
       version: 1, nodes: [], edges: [],
       patterns: [{ id: 'p1', name: 'clone with token', trigger: `repo needs ${GH}`, action: `export STRIPE_API_KEY=${STRIPE}`, success_rate: 1, occurrences: 2 }],
     }));
-    const r = mem(['import', 'ai-agents', dir, '--json'], { cwd: v.root, home: v.home });
+    const r = await run(['import', 'ai-agents', dir, '--json'], { cwd: v.root, home: v.home });
     expect(r.status, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out.episodes[0].redacted.count).toBeGreaterThanOrEqual(4);
@@ -231,40 +223,5 @@ describe('credentials never reach the vault', () => {
     expect(r.stderr.match(/redacted \d+ secrets/g)).toHaveLength(1);
     expect(fs.readdirSync(v.path('.mem/patterns')).length).toBe(1);
     expectClean(v, r.stdout, r.stderr);
-  });
-});
-
-describe('credentials never reach the vault through the MCP tools', () => {
-  async function serve(v: TempVault) {
-    const transport = new StdioClientTransport({
-      command: process.execPath, args: [BIN, 'mcp', '--root', v.root, '--tools', 'all'], cwd: v.root,
-      env: { PATH: process.env.PATH ?? '', MEM_HOME: v.home, NO_COLOR: '1', MEM_NOW: '2026-11-25' }, stderr: 'pipe',
-    });
-    let err = '';
-    transport.stderr?.on('data', (d) => (err += d));
-    const client = new Client({ name: 'mem-test', version: '1.0.0' });
-    await client.connect(transport);
-    clients.push(client);
-    type Answer = { isError?: boolean; content: { text: string }[]; structuredContent?: Record<string, any> };
-    return { stderr: () => err, call: async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as Answer };
-  }
-
-  it('add, store_episode and add_pattern write placeholders and say what they redacted', async () => {
-    const v = vault();
-    const s = await serve(v);
-    const add = await s.call('add', { text: `Deploy with AWS_ACCESS_KEY_ID=${AWS_ID} AWS_SECRET_ACCESS_KEY=${AWS_SECRET}`, tags: [JWT] });
-    expect(add.isError, JSON.stringify(add)).toBeFalsy();
-    expect(add.structuredContent!.redacted.count).toBe(3);
-    expect(add.content[0].text).toContain('"redacted"');
-    const ep = await s.call('store_episode', { session_id: 'mcp-1', task: `Use ${GH}`, outcome: 'success', lessons: [`STRIPE_API_KEY=${STRIPE}`], context: DB_URL });
-    expect(ep.isError, JSON.stringify(ep)).toBeFalsy();
-    expect(ep.structuredContent!.redacted.count).toBe(3);
-    const pat = await s.call('add_pattern', { name: 'deploy-with-key', trigger: `needs ${GH}`, action: `run with ${PEM}` });
-    expect(pat.isError, JSON.stringify(pat)).toBeFalsy();
-    expect(pat.structuredContent!.redacted.kinds).toContain('github-token');
-    const plain = await s.call('add', { text: 'Warm the cache after each deploy' });
-    expect(plain.structuredContent!.redacted).toBeUndefined();
-    expect(v.read('MEMORY.md')).toContain('AWS_ACCESS_KEY_ID=[redacted: aws-access-key-id]');
-    expectClean(v, JSON.stringify([add, ep, pat]), s.stderr());
   });
 });
