@@ -143,22 +143,25 @@ export interface HooksPlace {
   kind: 'git' | 'hooksPath' | 'husky';
 }
 
-function git(cwd: string, args: string[]): string | null {
+function git(cwd: string, args: string[], env: NodeJS.ProcessEnv): string | null {
   try {
-    return execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+    return execFileSync('git', args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
   } catch {
     return null;
   }
 }
 
-/** Where the hooks of the repository holding `cwd` live, as git itself runs them. */
-export function hooksPlace(cwd: string, opts: { write?: boolean } = {}): HooksPlace {
-  const top = git(cwd, ['rev-parse', '--show-toplevel']);
+/**
+ * Where the hooks of the repository holding `cwd` live, as git itself runs them. `env` is the
+ * environment git is asked in: GIT_CONFIG_GLOBAL, GIT_DIR and the like change the answer.
+ */
+export function hooksPlace(cwd: string, env: NodeJS.ProcessEnv, opts: { write?: boolean } = {}): HooksPlace {
+  const top = git(cwd, ['rev-parse', '--show-toplevel'], env);
   if (!top) throw new MemError(`not in a git work tree: ${cwd}`, { hint: 'run mem hooks in a git repository (git init)' });
-  const hooks = git(top, ['rev-parse', '--git-path', 'hooks']);
-  const common = git(top, ['rev-parse', '--git-common-dir']);
+  const hooks = git(top, ['rev-parse', '--git-path', 'hooks'], env);
+  const common = git(top, ['rev-parse', '--git-common-dir'], env);
   if (hooks === null || common === null) throw new MemError(`git cannot tell where the hooks of ${top} are`);
-  const configured = git(top, ['config', '--show-scope', '--get', 'core.hooksPath']);
+  const configured = git(top, ['config', '--show-scope', '--get', 'core.hooksPath'], env);
   let dir = path.resolve(top, hooks);
   let kind: HooksPlace['kind'] = 'git';
   const gitDir = realRoot(path.resolve(top, common));
@@ -250,8 +253,8 @@ function bytes(text: string): string {
   return Buffer.from(text, 'utf8').toString('latin1');
 }
 
-export function hooksStatus(cwd: string, vaultRoot: string, launcher: Launcher): HooksReport {
-  const place = hooksPlace(cwd);
+export function hooksStatus(cwd: string, vaultRoot: string, launcher: Launcher, env: NodeJS.ProcessEnv): HooksReport {
+  const place = hooksPlace(cwd, env);
   const arg = rootArg(place, vaultRoot);
   const hooks = GIT_HOOKS.map((hook): HookReport => {
     const file = path.join(place.dir, hook);
@@ -284,8 +287,8 @@ export interface InstallReport {
  * Add mem's block to each git hook. Every hook is checked before any is written: one mem cannot
  * edit (not a shell script: a binary, a python script) stops the install with nothing changed.
  */
-export function installGitHooks(cwd: string, vaultRoot: string, launcher: Launcher): InstallReport {
-  const place = hooksPlace(cwd, { write: true });
+export function installGitHooks(cwd: string, vaultRoot: string, launcher: Launcher, env: NodeJS.ProcessEnv): InstallReport {
+  const place = hooksPlace(cwd, env, { write: true });
   const arg = rootArg(place, vaultRoot);
   const plan = GIT_HOOKS.map((hook) => {
     const file = path.join(place.dir, hook);
@@ -322,8 +325,8 @@ export function installGitHooks(cwd: string, vaultRoot: string, launcher: Launch
 
 export type UninstallAction = 'removed' | 'deleted' | 'absent';
 
-export function uninstallGitHooks(cwd: string): { repository: string; hooks_dir: string; hooks: { hook: GitHook; path: string; action: UninstallAction }[] } {
-  const place = hooksPlace(cwd, { write: true });
+export function uninstallGitHooks(cwd: string, env: NodeJS.ProcessEnv): { repository: string; hooks_dir: string; hooks: { hook: GitHook; path: string; action: UninstallAction }[] } {
+  const place = hooksPlace(cwd, env, { write: true });
   const hooks = GIT_HOOKS.map((hook) => {
     const file = path.join(place.dir, hook);
     const target = writeTarget(file, file, place.base);

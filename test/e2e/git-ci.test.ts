@@ -1,22 +1,22 @@
 // CI checks: `--check` on lint, compact, promote and consolidate — exit codes, nothing written
-// (bytes and mtimes of every file and folder), the JSON shape — and the CI kit in examples/ci/: the
-// real check.sh run on temporary git repositories, and the workflow's steps.
+// (bytes and mtimes of every file and folder), the JSON shape — and the CI workflow in examples/ci/
+// as a file. The real check.sh and the workflow's steps run the installed command:
+// test/process/git-ci.test.ts.
 
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import YAML from 'yaml';
-import { BIN, REPO, cleanup, entry, git, mem, tempDir, tempVault, type TempVault } from '../helpers.js';
+import { REPO, cleanup, entry, git, tempVault, type TempVault } from '../helpers.js';
+import { run as runIn } from '../run.js';
 
 afterEach(cleanup);
 
 const POSIX = process.platform !== 'win32';
-const CHECK_SH = path.join(REPO, 'examples', 'ci', 'check.sh');
 const WORKFLOW = path.join(REPO, 'examples', 'ci', 'mem.yml');
 const NOW = '2026-11-25';
 
-const run = (v: TempVault, args: string[], env: Record<string, string> = {}) => mem(args, { cwd: v.root, home: v.home, env: { MEM_NOW: NOW, ...env } });
+const run = (v: TempVault, args: string[], env: Record<string, string> = {}) => runIn(args, { cwd: v.root, home: v.home, env: { MEM_NOW: NOW, ...env } });
 
 /** Every file and folder under `dirs`: kind, mtime and, for files, the bytes. */
 function snapshot(...dirs: string[]): Map<string, string> {
@@ -67,53 +67,53 @@ const DIRTY: Dirty[] = [
 
 describe('--check on lint, compact, promote and consolidate', () => {
   for (const d of DIRTY) {
-    it(`${d.command} --check: ${d.name} → exit 1, the dry run's lines, nothing written`, () => {
+    it(`${d.command} --check: ${d.name} → exit 1, the dry run's lines, nothing written`, async () => {
       const v = tempVault();
       d.make(v);
       const before = snapshot(v.root, v.home);
-      const check = run(v, [d.command, '--check']);
+      const check = await run(v, [d.command, '--check']);
       expect(check.status, check.stderr).toBe(1);
       expectUnchanged(v, before);
       // The lines the command prints without --check (as a dry run where it has one).
       if (d.command !== 'lint') {
-        const dry = run(v, [d.command, '--dry-run']);
+        const dry = await run(v, [d.command, '--dry-run']);
         expect(dry.status, dry.stderr).toBe(0);
         expect(check.stdout).toBe(dry.stdout);
         expect(check.stdout.trim()).not.toBe('');
       } else {
-        expect(check.stdout).toContain(run(v, ['lint']).stdout);
+        expect(check.stdout).toContain((await run(v, ['lint'])).stdout);
       }
-      const json = run(v, [d.command, '--check', '--json']);
+      const json = await run(v, [d.command, '--check', '--json']);
       expect(json.status).toBe(1);
       expect(json.json()).toMatchObject({ dry_run: true, check: true, clean: false });
       expectUnchanged(v, before);
     });
   }
 
-  it('a clean vault passes all four, with the same JSON shape as the dry run plus check/clean', () => {
+  it('a clean vault passes all four, with the same JSON shape as the dry run plus check/clean', async () => {
     const v = tempVault();
     v.write('MEMORY.md', CLEAN);
     const before = snapshot(v.root, v.home);
     for (const c of ['compact', 'promote', 'consolidate']) {
-      const r = run(v, [c, '--check', '--json']);
+      const r = await run(v, [c, '--check', '--json']);
       expect(r.status, `${c}: ${r.stderr}`).toBe(0);
-      const dry = run(v, [c, '--dry-run', '--json']).json();
+      const dry = (await run(v, [c, '--dry-run', '--json'])).json();
       expect(r.json()).toEqual({ ...dry, check: true, clean: true });
-      expect(run(v, [c, '--check']).status).toBe(0);
+      expect((await run(v, [c, '--check'])).status).toBe(0);
     }
-    const lint = run(v, ['lint', '--check', '--json']);
+    const lint = await run(v, ['lint', '--check', '--json']);
     expect(lint.status, lint.stderr).toBe(0);
     expect(lint.json()).toEqual({ dry_run: true, check: true, clean: true, files: 1, problems: [], fixed: 0, removed: 0, would_fix: [] });
     expectUnchanged(v, before);
   });
 
-  it('a malformed entry never passes a check: compact --check and lint --check exit 1, nothing written', () => {
+  it('a malformed entry never passes a check: compact --check and lint --check exit 1, nothing written', async () => {
     for (const bad of ['---\nid: [broken\n---\n## x\n\nbody\n', '---\nid: x1\ntype: procedural\n  nested: oops\n---\nBody.\n']) {
       const v = tempVault();
       v.write('MEMORY.md', `# Memory\n\n${entry('g1', 'A good lesson.')}${bad}`);
       const before = snapshot(v.root, v.home);
       for (const c of ['compact', 'lint']) {
-        const r = run(v, [c, '--check']);
+        const r = await run(v, [c, '--check']);
         expect(r.status, `${c}: ${r.stderr}`).toBe(1);
         expect(r.stdout + r.stderr).toMatch(/MEMORY\.md:\d+/);
       }
@@ -121,157 +121,58 @@ describe('--check on lint, compact, promote and consolidate', () => {
     }
   });
 
-  it('consolidate --check counts a flagged same-day pair as not clean, and agrees with its --dry-run JSON', () => {
+  it('consolidate --check counts a flagged same-day pair as not clean, and agrees with its --dry-run JSON', async () => {
     const v = tempVault();
     v.write('MEMORY.md', entry('y1', 'Use yarn to install the packages of this repository.', { created_at: NOW }) + entry('p1', 'Use pnpm to install the packages of this repository.', { created_at: NOW }));
     const before = snapshot(v.root, v.home);
-    const r = run(v, ['consolidate', '--check', '--json']);
+    const r = await run(v, ['consolidate', '--check', '--json']);
     expect(r.status).toBe(1);
-    const dry = run(v, ['consolidate', '--dry-run', '--json']).json();
+    const dry = (await run(v, ['consolidate', '--dry-run', '--json'])).json();
     expect(dry.conflicts.length).toBeGreaterThan(0);
     expect(r.json()).toEqual({ ...dry, check: true, clean: false });
     expectUnchanged(v, before);
   });
 
-  it('lint --check also fails when only --fix --remove-empty would change a file; --check --fix is a usage error', () => {
+  it('lint --check also fails when only --fix --remove-empty would change a file; --check --fix is a usage error', async () => {
     const v = tempVault();
     v.write('MEMORY.md', `# Memory\n\n---\nid: e1\ntype: procedural\ndomain: team\nimportance: 0.5\nstatus: active\n---\n\n${entry('a1', 'A real lesson with text.')}`);
     const before = snapshot(v.root, v.home);
     // An empty entry is a warning: lint passes, and so does --check (--fix alone keeps it).
-    expect(run(v, ['lint']).status).toBe(0);
-    expect(run(v, ['lint', '--check']).status).toBe(0);
-    const r = run(v, ['lint', '--check', '--remove-empty']);
+    expect((await run(v, ['lint'])).status).toBe(0);
+    expect((await run(v, ['lint', '--check'])).status).toBe(0);
+    const r = await run(v, ['lint', '--check', '--remove-empty']);
     expect(r.status).toBe(1);
     expect(r.stdout).toContain('MEMORY.md: mem lint --fix would remove 1 empty entry');
-    const j = run(v, ['lint', '--check', '--remove-empty', '--json']).json();
+    const j = (await run(v, ['lint', '--check', '--remove-empty', '--json'])).json();
     expect(j).toMatchObject({ check: true, clean: false, fixed: 0, removed: 1, would_fix: [{ file: 'MEMORY.md', fixes: 0, removed: 1 }] });
-    expect(run(v, ['lint', '--check', '--fix']).status).toBe(2);
+    expect((await run(v, ['lint', '--check', '--fix'])).status).toBe(2);
     expectUnchanged(v, before);
     // What --check announced is what --fix does.
-    expect(run(v, ['lint', '--fix', '--remove-empty']).status).toBe(0);
-    expect(run(v, ['lint', '--check', '--remove-empty']).status).toBe(0);
+    expect((await run(v, ['lint', '--fix', '--remove-empty'])).status).toBe(0);
+    expect((await run(v, ['lint', '--check', '--remove-empty'])).status).toBe(0);
   });
 
-  it('lint --check reports a pending normalisation per file; after --fix it passes', () => {
+  it('lint --check reports a pending normalisation per file; after --fix it passes', async () => {
     const v = tempVault();
     v.write('MEMORY.md', entry('c1', 'Keep the changelog up to date.', { type: 'Procedural', domain: 'TEAM' }));
     v.write('institutional.md', entry('c2', 'Review every migration twice.', { last_reinforced: '2026/1/2' }));
-    const r = run(v, ['lint', '--check']);
+    const r = await run(v, ['lint', '--check']);
     expect(r.status).toBe(1);
     expect(r.stdout).toContain('MEMORY.md: mem lint --fix would fix 2 values');
     expect(r.stdout).toContain('institutional.md: mem lint --fix would fix 1 value');
-    expect(run(v, ['lint', '--fix']).status).toBe(0);
-    expect(run(v, ['lint', '--check']).status).toBe(0);
+    expect((await run(v, ['lint', '--fix'])).status).toBe(0);
+    expect((await run(v, ['lint', '--check'])).status).toBe(0);
   });
 
-  it.runIf(POSIX)('lint --check --staged looks at the staged text, not the file on disk', () => {
+  it.runIf(POSIX)('lint --check --staged looks at the staged text, not the file on disk', async () => {
     const v = tempVault({ git: true });
     v.write('MEMORY.md', entry('s1', 'Staged lesson.', { type: 'Procedural' }));
     git(v.root, ['add', 'MEMORY.md']);
     v.write('MEMORY.md', entry('s1', 'Staged lesson.'));
-    expect(run(v, ['lint', '--check']).status).toBe(0);
-    const r = run(v, ['lint', '--check', '--staged']);
+    expect((await run(v, ['lint', '--check'])).status).toBe(0);
+    const r = await run(v, ['lint', '--check', '--staged']);
     expect(r.status).toBe(1);
     expect(r.stdout).toContain('mem lint --fix would fix 1 value');
-  });
-
-  it.runIf(POSIX && process.getuid?.() === 0)('compact --check and --dry-run work on a vault the user cannot write (no lock file is taken)', () => {
-    const v = tempVault();
-    v.write('MEMORY.md', `# Memory\n\n${entry('d1', DUP_A)}${entry('d2', DUP_B)}`);
-    // Readable by everyone, writable by root alone; mem runs as nobody.
-    for (let d = v.root; d !== path.dirname(d) && d.startsWith(path.dirname(path.dirname(v.root))); d = path.dirname(d)) fs.chmodSync(d, 0o755);
-    const as = { uid: 65534, gid: 65534 };
-    const before = snapshot(v.root, v.home);
-    for (const args of [['compact', '--dry-run'], ['compact', '--check']]) {
-      const r = mem(args, { cwd: v.root, home: v.home, spawn: as });
-      expect(r.stderr).not.toMatch(/cannot lock|EACCES/);
-      expect(r.status, r.stderr).toBe(args[1] === '--check' ? 1 : 0);
-      expect(r.stdout).toMatch(/^merge +d\d/m);
-    }
-    expectUnchanged(v, before);
-  });
-});
-
-/** A git repository holding a memory vault, committed, with the index ignored (as mem init sets it up). */
-function repo(files: Record<string, string | Buffer>): TempVault {
-  const v = tempVault({ git: true });
-  v.write('.gitignore', '.memory.db*\n');
-  for (const [rel, text] of Object.entries(files)) v.write(rel, text);
-  git(v.root, ['add', '-A']);
-  git(v.root, ['commit', '-qm', 'memory']);
-  return v;
-}
-
-function checkSh(v: TempVault, env: Record<string, string> = {}) {
-  const r = spawnSync('sh', [CHECK_SH], {
-    cwd: v.root, encoding: 'utf8',
-    env: { ...process.env, MEM: `${process.execPath} ${BIN}`, MEM_HOME: v.home, MEM_NOW: NOW, NO_COLOR: '1', MEM_ROOT: '', ...env },
-  });
-  return { status: r.status, out: `${r.stdout}${r.stderr}`, stderr: r.stderr };
-}
-
-function failedSteps(stderr: string): string[] {
-  return [...stderr.matchAll(/^== FAILED: mem (.+)$/gm)].map((m) => m[1]);
-}
-
-describe.runIf(POSIX)('examples/ci/check.sh on a git repository', () => {
-  it('clean → exit 0 and the checkout stays clean; a near-duplicate fails compact --check by name; after mem compact it passes', () => {
-    const v = repo({ 'MEMORY.md': CLEAN });
-    const ok = checkSh(v);
-    expect(ok.status, ok.out).toBe(0);
-    expect(ok.stderr).toContain('check.sh: memory is clean');
-    expect(ok.out).toMatch(/mem search ".+": [1-9]\d* result/);
-    expect(git(v.root, ['status', '--porcelain'])).toBe('');
-
-    v.write('MEMORY.md', `${CLEAN}${entry('d1', DUP_A)}${entry('d2', DUP_B, { importance: 0.6 })}`);
-    git(v.root, ['commit', '-qam', 'near-duplicates']);
-    const bad = checkSh(v);
-    expect(bad.status, bad.out).toBe(1);
-    expect(failedSteps(bad.stderr)).toEqual(['compact --check']);
-    expect(bad.stderr).toMatch(/failed:\n  mem compact --check/);
-    expect(bad.out).toMatch(/^merge +d1 .*→ d2/m);
-    expect(git(v.root, ['status', '--porcelain'])).toBe('');
-
-    expect(run(v, ['compact']).status).toBe(0);
-    const fixed = checkSh(v);
-    expect(fixed.status, fixed.out).toBe(0);
-  });
-
-  it('a lint problem fails lint --check; every other step still runs and each failure is named', () => {
-    const v = repo({ 'MEMORY.md': CLEAN.replace('type: procedural', 'type: Procedural'), 'institutional.md': entry('r1', 'Old.', { status: 'retired' }) });
-    const r = checkSh(v);
-    expect(r.status, r.out).toBe(1);
-    expect(failedSteps(r.stderr)).toEqual(['lint --check', 'compact --check']);
-    expect(r.out).toContain('type must be one of');
-    expect(r.stderr).toContain('== ok: mem consolidate --check');
-    expect(git(v.root, ['status', '--porcelain'])).toBe('');
-  });
-
-  it('promote and consolidate work pending fail their steps', () => {
-    const v = repo({ 'MEMORY.md': entry('old', 'Use npm to install packages in this repository.', { created_at: '2026-10-01' }) + entry('new', 'Never use npm to install packages in this repository; use pnpm.', { created_at: '2026-11-20' }) });
-    for (const j of ['j1', 'j2', 'j3']) v.write(`.mem/jobs/${j}/MEMORY.md`, entry(`${j}-l`, 'Always run the linter before committing changes to avoid failing builds.'));
-    const r = checkSh(v);
-    expect(r.status, r.out).toBe(1);
-    expect(failedSteps(r.stderr)).toEqual(['promote --check', 'consolidate --check']);
-  });
-
-  it('the smoke search fails on no hit for MEM_SMOKE_QUERY, and on a vault with no entries', () => {
-    const v = repo({ 'MEMORY.md': CLEAN });
-    expect(checkSh(v, { MEM_SMOKE_QUERY: 'payment fixtures' }).status).toBe(0);
-    const miss = checkSh(v, { MEM_SMOKE_QUERY: 'kubernetes helm chart' });
-    expect(miss.status).toBe(1);
-    expect(failedSteps(miss.stderr)).toEqual(['search (smoke query)']);
-    const empty = repo({ 'MEMORY.md': '# Project memory\n' });
-    const e = checkSh(empty);
-    expect(e.status).toBe(1);
-    expect(failedSteps(e.stderr)).toEqual(['search (smoke query)']);
-  });
-
-  it('a mem that cannot run fails every step, never passes', () => {
-    const v = repo({ 'MEMORY.md': CLEAN });
-    const r = checkSh(v, { MEM: `${process.execPath} ${path.join(tempDir(), 'missing.js')}` });
-    expect(r.status).toBe(1);
-    expect(failedSteps(r.stderr)).toHaveLength(5);
   });
 });
 
@@ -287,28 +188,5 @@ describe.runIf(POSIX)('examples/ci/mem.yml', () => {
     expect(Object.keys(job.env)).toEqual(expect.arrayContaining(['MEM_REPO', 'MEM_REF']));
     expect(step('Install mem').run).toMatch(/npm ci/);
     expect(step('Check memory').run).toContain('examples/ci/check.sh');
-  });
-
-  it("the install step's fetch takes a pinned commit of a mem repository; the check step runs the real script", () => {
-    // The install step without its npm ci (no network here), against this repository at HEAD.
-    const temp = tempDir();
-    const head = git(REPO, ['rev-parse', 'HEAD']).trim();
-    const fetchLines = (step('Install mem').run as string).split('\n').filter((l) => !/npm ci/.test(l)).join('\n');
-    const inst = spawnSync('sh', ['-ec', fetchLines], { encoding: 'utf8', env: { ...process.env, RUNNER_TEMP: temp, MEM_REPO: REPO, MEM_REF: head } });
-    expect(inst.status, inst.stderr).toBe(0);
-    expect(git(path.join(temp, 'mem'), ['rev-parse', 'HEAD']).trim()).toBe(head);
-    expect(fs.existsSync(path.join(temp, 'mem', 'bin', 'mem.js'))).toBe(true);
-
-    // The check step, with RUNNER_TEMP/mem this (built) checkout, in a clean and a dirty project.
-    const runner = tempDir();
-    fs.symlinkSync(REPO, path.join(runner, 'mem'));
-    const checkStep = (v: TempVault) => spawnSync('sh', ['-ec', step('Check memory').run], {
-      cwd: v.root, encoding: 'utf8', env: { ...process.env, ...job.env, RUNNER_TEMP: runner, MEM_HOME: v.home, MEM_NOW: NOW, NO_COLOR: '1' },
-    });
-    const clean = checkStep(repo({ 'MEMORY.md': CLEAN }));
-    expect(clean.status, clean.stderr).toBe(0);
-    const dirty = checkStep(repo({ 'MEMORY.md': `${entry('d1', DUP_A)}${entry('d2', DUP_B)}` }));
-    expect(dirty.status).toBe(1);
-    expect(dirty.stderr).toContain('== FAILED: mem compact --check');
   });
 });

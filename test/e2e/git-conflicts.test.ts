@@ -1,10 +1,11 @@
 // Conflict safety without mem's merge driver: real git merges leave real conflict markers in
-// MEMORY.md; the built CLI must fail lint on them, keep the entries of both sides visible, warn on
+// MEMORY.md; the CLI must fail lint on them, keep the entries of both sides visible, warn on
 // every read, refuse every write, and be normal again once the markers are resolved by hand.
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { cleanup, entry, git, mem, tempVault, type TempVault } from '../helpers.js';
+import { cleanup, entry, git, tempVault, type TempVault } from '../helpers.js';
+import { run as runIn } from '../run.js';
 
 afterEach(cleanup);
 
@@ -24,12 +25,12 @@ function repo(text: string, opts: { crlf?: boolean } = {}): TempVault {
 }
 
 /** Commit `change` on a branch `other` and `ours` on main, then merge other into main: a real conflict. */
-function conflict(v: TempVault, ours: () => void, theirs: () => void, style?: 'diff3' | 'zdiff3'): string {
+async function conflict(v: TempVault, ours: () => void | Promise<void>, theirs: () => void | Promise<void>, style?: 'diff3' | 'zdiff3'): Promise<string> {
   git(v.root, ['checkout', '-qb', 'other']);
-  theirs();
+  await theirs();
   git(v.root, ['commit', '-qam', 'theirs']);
   git(v.root, ['checkout', '-q', 'main']);
-  ours();
+  await ours();
   git(v.root, ['commit', '-qam', 'ours']);
   const r = spawnSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', ...(style ? ['-c', `merge.conflictStyle=${style}`] : []), 'merge', 'other'], { cwd: v.root, encoding: 'utf8' });
   expect(r.status).not.toBe(0);
@@ -40,8 +41,8 @@ function conflict(v: TempVault, ours: () => void, theirs: () => void, style?: 'd
 }
 
 const markerLines = (text: string) => text.split('\n').flatMap((l, i) => (MARKER.test(l) ? [i + 1] : []));
-const run = (v: TempVault, args: string[]) => mem(args, { cwd: v.root, home: v.home });
-const listedIds = (v: TempVault) => (run(v, ['list', '--json']).json().entries as { id: string }[]).map((e) => e.id);
+const run = (v: TempVault, args: string[]) => runIn(args, { cwd: v.root, home: v.home });
+const listedIds = async (v: TempVault) => ((await run(v, ['list', '--json'])).json().entries as { id: string }[]).map((e) => e.id);
 const edit = (v: TempVault, from: string | RegExp, to: string) => () => {
   const t = v.read('MEMORY.md');
   const next = t.replace(from, to);
@@ -51,13 +52,13 @@ const edit = (v: TempVault, from: string | RegExp, to: string) => () => {
 const append = (v: TempVault, text: string) => () => fs.appendFileSync(v.path('MEMORY.md'), text);
 
 /** What every conflicted vault must show: lint fails at each marker, reads warn once per file, writes are refused. */
-function expectConflictHandled(v: TempVault, text: string, visible: { id: string; query: string }[]): void {
+async function expectConflictHandled(v: TempVault, text: string, visible: { id: string; query: string }[]): Promise<void> {
   const lines = markerLines(text);
   expect(lines.length).toBeGreaterThanOrEqual(3);
-  const lint = run(v, ['lint']);
+  const lint = await run(v, ['lint']);
   expect(lint.status).toBe(1);
   for (const l of lines) expect(lint.stdout).toMatch(new RegExp(`^MEMORY\\.md:${l}: git conflict marker`, 'm'));
-  const lintJson = run(v, ['lint', '--json']);
+  const lintJson = await run(v, ['lint', '--json']);
   expect(lintJson.status).toBe(1);
   expect(lintJson.json().problems.filter((p: { message: string }) => /conflict marker/.test(p.message)).map((p: { line: number }) => p.line)).toEqual(lines);
 
@@ -65,19 +66,19 @@ function expectConflictHandled(v: TempVault, text: string, visible: { id: string
   // Twice: the first read indexes the file, the second finds the index fresh and must still warn.
   for (let k = 0; k < 2; k++) {
     for (const args of [['list'], ['search', visible[0].query], ['stats'], ['context', 'anything'], ['index']]) {
-      const r = run(v, args);
+      const r = await run(v, args);
       expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(0);
       expect(r.stderr.match(new RegExp(warning.source, 'g')) ?? [], `${args.join(' ')} warns once`).toHaveLength(1);
     }
   }
-  const ids = listedIds(v);
+  const ids = await listedIds(v);
   for (const { id, query } of visible) {
     expect(ids).toContain(id);
-    const hits = run(v, ['search', query, '--json']).json().results as { id: string; title: string; body: string }[];
+    const hits = (await run(v, ['search', query, '--json'])).json().results as { id: string; title: string; body: string }[];
     expect(hits.map((h) => h.id), `search ${query}`).toContain(id);
     for (const h of hits) expect(`${h.title}\n${h.body}`).not.toMatch(/^(<{7}|={7}|>{7}|\|{7})/m);
   }
-  const show = run(v, ['show', visible[visible.length - 1].id]);
+  const show = await run(v, ['show', visible[visible.length - 1].id]);
   expect(show.status).toBe(0);
   expect(show.stdout).not.toMatch(/^(<{7}|={7}|>{7})/m);
 
@@ -85,7 +86,7 @@ function expectConflictHandled(v: TempVault, text: string, visible: { id: string
   const refusal = new RegExp(`^mem: MEMORY\\.md has unresolved git conflict markers \\(MEMORY\\.md:${lines[0]}\\)$`, 'm');
   // (mem lint --fix resolves the markers by entry id, as mem resolve does: git-merge.test.ts.)
   for (const args of [['add', 'Never build on a conflicted file'], ['reinforce', visible[0].id], ['compact']]) {
-    const r = run(v, args);
+    const r = await run(v, args);
     expect(r.status, args.join(' ')).not.toBe(0);
     expect(r.stderr + r.stdout, args.join(' ')).toMatch(refusal);
     expect(r.stderr).toMatch(/hint: resolve the conflict first \(git mergetool, or mem resolve\)/);
@@ -122,138 +123,138 @@ function resolveFromStages(v: TempVault): void {
   fs.writeFileSync(v.path('MEMORY.md'), `${ours.endsWith(`${nl}${nl}`) ? ours : `${ours}${nl}`}${extra.join('')}`);
 }
 
-function expectNormalAfterResolving(v: TempVault, ids: string[]): void {
-  const lint = run(v, ['lint']);
+async function expectNormalAfterResolving(v: TempVault, ids: string[]): Promise<void> {
+  const lint = await run(v, ['lint']);
   expect(lint.stdout).not.toMatch(/conflict marker/);
-  const list = run(v, ['list', '--json']);
+  const list = await run(v, ['list', '--json']);
   expect(list.stderr).not.toMatch(/conflict markers/);
-  for (const id of ids) expect(listedIds(v)).toContain(id);
-  const add = run(v, ['add', 'After the merge the memory is writable again']);
+  for (const id of ids) expect(await listedIds(v)).toContain(id);
+  const add = await run(v, ['add', 'After the merge the memory is writable again']);
   expect(add.status, add.stderr).toBe(0);
-  expect(run(v, ['search', 'writable']).stderr).not.toMatch(/conflict/);
+  expect((await run(v, ['search', 'writable'])).stderr).not.toMatch(/conflict/);
 }
 
 const BASE = `# Project memory\n\n${entry('base-entry', '## Base: the build uses esbuild\n\nRun npm run build first.')}`;
 
 describe('git merges without the driver leave conflict markers', () => {
-  it('both branches `mem add` an entry (the hunk cuts through the new headers)', () => {
+  it('both branches `mem add` an entry (the hunk cuts through the new headers)', async () => {
     const v = repo(BASE);
     let oursId = '';
     let theirsId = '';
-    const text = conflict(v, () => {
-      const r = run(v, ['add', 'Deploys go through the blue cluster on Fridays']);
+    const text = await conflict(v, async () => {
+      const r = await run(v, ['add', 'Deploys go through the blue cluster on Fridays']);
       expect(r.status, r.stderr).toBe(0);
       oursId = r.stdout.trim();
-    }, () => {
-      const r = run(v, ['add', 'Staging certificates rotate every ninety days']);
+    }, async () => {
+      const r = await run(v, ['add', 'Staging certificates rotate every ninety days']);
       expect(r.status, r.stderr).toBe(0);
       theirsId = r.stdout.trim();
     });
     expect(oursId).not.toBe('');
-    expectConflictHandled(v, text, [{ id: 'base-entry', query: 'esbuild' }, { id: oursId, query: 'blue cluster' }, { id: theirsId, query: 'certificates rotate' }]);
+    await expectConflictHandled(v, text, [{ id: 'base-entry', query: 'esbuild' }, { id: oursId, query: 'blue cluster' }, { id: theirsId, query: 'certificates rotate' }]);
     // The lifecycle commands that plan over the whole vault leave the file out, and say so.
     const before = fs.readFileSync(v.path('MEMORY.md'));
     for (const args of [['consolidate'], ['promote']]) {
-      const r = run(v, args);
+      const r = await run(v, args);
       expect(r.stderr, args[0]).toMatch(new RegExp(`MEMORY\\.md has unresolved git conflict markers.*\\(MEMORY\\.md:${markerLines(text)[0]}\\)`));
       expect(fs.readFileSync(v.path('MEMORY.md')).equals(before), args[0]).toBe(true);
     }
     resolveFromStages(v);
-    expectNormalAfterResolving(v, ['base-entry', oursId, theirsId]);
-    expect(run(v, ['lint']).status).toBe(0);
+    await expectNormalAfterResolving(v, ['base-entry', oursId, theirsId]);
+    expect((await run(v, ['lint'])).status).toBe(0);
   });
 
-  it('both sides edit one entry body: both versions stay searchable, lint reports the id twice', () => {
+  it('both sides edit one entry body: both versions stay searchable, lint reports the id twice', async () => {
     const v = repo(`${BASE}${entry('pkg', '## Package manager\n\nUse npm for installs.')}${entry('tail', '## Tail entry\n\nUnrelated text.')}`);
-    const text = conflict(v, edit(v, 'Use npm for installs.', 'Use pnpm for installs.'), edit(v, 'Use npm for installs.', 'Use yarn berry for installs.'));
-    expectConflictHandled(v, text, [{ id: 'tail', query: 'unrelated' }, { id: 'pkg', query: 'pnpm' }, { id: 'pkg', query: 'yarn berry' }]);
-    const hits = run(v, ['search', 'installs', '--json']).json().results as { id: string; body: string }[];
+    const text = await conflict(v, edit(v, 'Use npm for installs.', 'Use pnpm for installs.'), edit(v, 'Use npm for installs.', 'Use yarn berry for installs.'));
+    await expectConflictHandled(v, text, [{ id: 'tail', query: 'unrelated' }, { id: 'pkg', query: 'pnpm' }, { id: 'pkg', query: 'yarn berry' }]);
+    const hits = (await run(v, ['search', 'installs', '--json'])).json().results as { id: string; body: string }[];
     expect(hits.filter((h) => h.id === 'pkg').map((h) => h.body).sort()).toEqual(['Use pnpm for installs.', 'Use yarn berry for installs.']);
-    expect(run(v, ['lint']).stdout).toMatch(/duplicate id "pkg"/);
+    expect((await run(v, ['lint'])).stdout).toMatch(/duplicate id "pkg"/);
     // show names both places
-    expect(run(v, ['show', 'pkg']).stderr).toMatch(/id pkg appears 2 times/);
+    expect((await run(v, ['show', 'pkg'])).stderr).toMatch(/id pkg appears 2 times/);
     // Resolved by choosing one version: one entry, no duplicate.
     const resolved = v.read('MEMORY.md').replace(/<<<<<<< [^\n]*\n(Use pnpm for installs\.\n)=======\nUse yarn berry for installs\.\n>>>>>>> [^\n]*\n/, '$1');
     fs.writeFileSync(v.path('MEMORY.md'), resolved);
-    expect(run(v, ['lint']).status).toBe(0);
-    expect(listedIds(v).filter((id) => id === 'pkg')).toHaveLength(1);
+    expect((await run(v, ['lint'])).status).toBe(0);
+    expect((await listedIds(v)).filter((id) => id === 'pkg')).toHaveLength(1);
   });
 
-  it('one side edits a header key and the body end of the last entry, the other appends after it', () => {
+  it('one side edits a header key and the body end of the last entry, the other appends after it', async () => {
     const v = repo(`${BASE}${entry('last', '## Last entry\n\nThe tests need Docker.', { importance: 0.4 })}`);
     // Ours changes the key and the last body line (and drops the blank line after it), theirs
     // appends there: the changes touch, so git cannot merge them.
-    const text = conflict(v, edit(v, /importance: 0\.4\n([\s\S]*)The tests need Docker\.\n\n$/, 'importance: 0.9\n$1The tests need Docker and a VPN.\n'),
+    const text = await conflict(v, edit(v, /importance: 0\.4\n([\s\S]*)The tests need Docker\.\n\n$/, 'importance: 0.9\n$1The tests need Docker and a VPN.\n'),
       append(v, `---\nid: appended\ntype: procedural\ndomain: team\nimportance: 0.5\n---\n## Appended by theirs\n\nCache the node_modules folder in CI.\n`));
-    expectConflictHandled(v, text, [{ id: 'last', query: 'docker' }, { id: 'appended', query: 'node_modules' }, { id: 'last', query: 'vpn' }]);
-    const last = (run(v, ['list', '--json']).json().entries as { id: string; importance: number }[]).filter((e) => e.id === 'last');
+    await expectConflictHandled(v, text, [{ id: 'last', query: 'docker' }, { id: 'appended', query: 'node_modules' }, { id: 'last', query: 'vpn' }]);
+    const last = ((await run(v, ['list', '--json'])).json().entries as { id: string; importance: number }[]).filter((e) => e.id === 'last');
     expect(last.map((e) => e.importance)).toContain(0.9);
     resolveFromStages(v);
-    expectNormalAfterResolving(v, ['last', 'appended']);
+    await expectNormalAfterResolving(v, ['last', 'appended']);
   });
 
-  it.each(['diff3', 'zdiff3'] as const)('%s style: the base section is neither side', (style) => {
+  it.each(['diff3', 'zdiff3'] as const)('%s style: the base section is neither side', async (style) => {
     const v = repo(`${BASE}${entry('shared', '## Shared\n\nOld wording of the rule.')}`);
-    const text = conflict(v,
+    const text = await conflict(v,
       () => { edit(v, 'Old wording of the rule.', 'Ours: lint before pushing.')(); append(v, `\n${entry('ours-new', '## Ours new\n\nFeature flags live in LaunchDarkly.')}`)(); },
       () => { edit(v, 'Old wording of the rule.', 'Theirs: format before pushing.')(); append(v, `\n${entry('theirs-new', '## Theirs new\n\nThe staging database resets nightly.')}`)(); },
       style);
     expect(text).toMatch(/^\|{7} /m);
-    expectConflictHandled(v, text, [{ id: 'base-entry', query: 'esbuild' }, { id: 'ours-new', query: 'launchdarkly' }, { id: 'theirs-new', query: 'nightly' }, { id: 'shared', query: 'format' }]);
+    await expectConflictHandled(v, text, [{ id: 'base-entry', query: 'esbuild' }, { id: 'ours-new', query: 'launchdarkly' }, { id: 'theirs-new', query: 'nightly' }, { id: 'shared', query: 'format' }]);
     // The base version's words are not an entry any more.
-    expect(run(v, ['search', 'old wording', '--json']).json().results).toEqual([]);
+    expect((await run(v, ['search', 'old wording', '--json'])).json().results).toEqual([]);
     resolveKeepingBoth(v);
-    expect(run(v, ['lint']).stdout).not.toMatch(/conflict marker/);
+    expect((await run(v, ['lint'])).stdout).not.toMatch(/conflict marker/);
   });
 
-  it('a CRLF file: markers end in CRLF, entries of both sides are read, the resolved file keeps CRLF', () => {
+  it('a CRLF file: markers end in CRLF, entries of both sides are read, the resolved file keeps CRLF', async () => {
     const v = repo(BASE, { crlf: true });
-    const text = conflict(v,
+    const text = await conflict(v,
       append(v, `\r\n${entry('crlf-ours', '## Ours\r\n\r\nWindows runners need long paths enabled.').replace(/\r?\n/g, '\r\n')}`),
       append(v, `\r\n${entry('crlf-theirs', '## Theirs\r\n\r\nPowerShell scripts must be signed.').replace(/\r?\n/g, '\r\n')}`));
     expect(text).toMatch(/^<<<<<<< [^\r\n]*\r\n/m);
     expect(text).toMatch(/^=======\r\n/m);
-    expectConflictHandled(v, text, [{ id: 'crlf-ours', query: 'long paths' }, { id: 'crlf-theirs', query: 'signed' }]);
+    await expectConflictHandled(v, text, [{ id: 'crlf-ours', query: 'long paths' }, { id: 'crlf-theirs', query: 'signed' }]);
     resolveFromStages(v);
-    expectNormalAfterResolving(v, ['crlf-ours', 'crlf-theirs', 'base-entry']);
+    await expectNormalAfterResolving(v, ['crlf-ours', 'crlf-theirs', 'base-entry']);
     expect(v.read('MEMORY.md')).not.toMatch(/[^\r]\n/);
   });
 
-  it('mem add writes a body with marker-like lines so that the file stays writable', () => {
+  it('mem add writes a body with marker-like lines so that the file stays writable', async () => {
     const v = repo(BASE);
-    const r = mem(['add', '-'], { cwd: v.root, home: v.home, input: 'How a conflict looks\n\n<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> main\n' });
+    const r = await runIn(['add', '-'], { cwd: v.root, home: v.home, input: 'How a conflict looks\n\n<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> main\n' });
     expect(r.status, r.stderr).toBe(0);
     expect(v.read('MEMORY.md')).not.toMatch(/^(<{7}|={7}|>{7})/m);
     expect(v.read('MEMORY.md')).toMatch(/^ <{7} HEAD$/m);
-    expect(run(v, ['lint']).status).toBe(0);
-    expect(run(v, ['add', 'A second entry after it']).status).toBe(0);
+    expect((await run(v, ['lint'])).status).toBe(0);
+    expect((await run(v, ['add', 'A second entry after it'])).status).toBe(0);
   });
 });
 
 describe('other files and other conflict kinds', () => {
-  it('add/add: two clones each create MEMORY.md with mem add (the whole file is one conflict)', () => {
+  it('add/add: two clones each create MEMORY.md with mem add (the whole file is one conflict)', async () => {
     const v = tempVault({ git: true });
     v.write('.gitignore', '.memory.db*\n.mem/\n');
     git(v.root, ['add', '-A']);
     git(v.root, ['commit', '-qm', 'init']);
     git(v.root, ['branch', '-M', 'main']);
     const ids: string[] = [];
-    const text = conflict(v, () => {
-      ids.push(run(v, ['add', 'Production deploys need a second approval']).stdout.trim());
+    const text = await conflict(v, async () => {
+      ids.push((await run(v, ['add', 'Production deploys need a second approval'])).stdout.trim());
       git(v.root, ['add', 'MEMORY.md']);
-    }, () => {
-      ids.push(run(v, ['add', 'Staging uses the green cluster']).stdout.trim());
+    }, async () => {
+      ids.push((await run(v, ['add', 'Staging uses the green cluster'])).stdout.trim());
       git(v.root, ['add', 'MEMORY.md']);
     });
     expect(ids.every((id) => id.length > 0)).toBe(true);
-    expectConflictHandled(v, text, [{ id: ids[1], query: 'second approval' }, { id: ids[0], query: 'green cluster' }]);
-    const doctor = run(v, ['doctor']);
+    await expectConflictHandled(v, text, [{ id: ids[1], query: 'second approval' }, { id: ids[0], query: 'green cluster' }]);
+    const doctor = await run(v, ['doctor']);
     expect(doctor.stdout).toMatch(new RegExp(`FAIL +git conflicts +unresolved conflict markers in MEMORY\\.md:${markerLines(text)[0]}`));
     resolveFromStages(v);
-    expectNormalAfterResolving(v, ids);
+    await expectNormalAfterResolving(v, ids);
   });
 
-  it('a conflicted note under memory/ and institutional.md: named in the warnings, sections of both sides searchable', () => {
+  it('a conflicted note under memory/ and institutional.md: named in the warnings, sections of both sides searchable', async () => {
     const v = repo(BASE);
     v.write('memory/deploy.md', '# Deploy notes\n\n## Cluster\n\nWe deploy to the old cluster.\n');
     v.write('institutional.md', `# Norms\n\n${entry('norm', '## Reviews\n\nEvery change gets one review.')}`);
@@ -268,49 +269,27 @@ describe('other files and other conflict kinds', () => {
     fs.writeFileSync(v.path('institutional.md'), v.read('institutional.md').replace('one review', 'a review and green CI'));
     git(v.root, ['commit', '-qam', 'ours']);
     expect(spawnSync('git', ['merge', 'other'], { cwd: v.root, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' } }).status).not.toBe(0);
-    const search = run(v, ['search', 'cluster', '--json']);
+    const search = await run(v, ['search', 'cluster', '--json']);
     expect(search.stderr).toMatch(/memory\/deploy\.md has unresolved git conflict markers.*\(memory\/deploy\.md:5\)/);
     expect(search.stderr).toMatch(/institutional\.md has unresolved git conflict markers/);
     const bodies = (search.json().results as { body: string }[]).map((r) => r.body).join('\n');
     expect(bodies).toMatch(/Frankfurt/);
     expect(bodies).toMatch(/Dublin/);
     expect(bodies).not.toMatch(/={7}|<{7}|>{7}/);
-    const lint = run(v, ['lint']);
+    const lint = await run(v, ['lint']);
     expect(lint.status).toBe(1);
     expect(lint.stdout).toMatch(/^memory\/deploy\.md:5: git conflict marker <<<<<<</m);
     expect(lint.stdout).toMatch(/^institutional\.md:\d+: git conflict marker =======/m);
-    const reviews = run(v, ['search', 'reviews', '--json']).json().results as { id: string; body: string }[];
+    const reviews = (await run(v, ['search', 'reviews', '--json'])).json().results as { id: string; body: string }[];
     expect(reviews.filter((r) => r.id === 'norm').map((r) => r.body).sort()).toEqual(['Every change gets a review and green CI.', 'Every change gets two reviews from owners.']);
   });
 });
 
-describe('the index remembers conflicted files', () => {
-  it('a big vault (indexed in the worker thread) and mem index --rebuild still warn, and stop once resolved', () => {
-    const v = repo(BASE);
-    for (let i = 0; i < 80; i++) v.write(`memory/note-${i}.md`, `# Note ${i}\n\nfiller text number ${i}\n`);
-    git(v.root, ['add', '-A']);
-    git(v.root, ['commit', '-qm', 'notes']);
-    const text = conflict(v, append(v, `\n${entry('big-ours', '## Ours\n\nThe ours side entry.')}`), append(v, `\n${entry('big-theirs', '## Theirs\n\nThe theirs side entry.')}`));
-    const first = markerLines(text)[0];
-    const warn = new RegExp(`MEMORY\\.md has unresolved git conflict markers; the entries of both sides are shown \\(MEMORY\\.md:${first}\\)`);
-    for (const args of [['index'], ['index', '--rebuild'], ['search', 'side entry'], ['list', '--no-refresh']]) {
-      const r = run(v, args);
-      expect(r.status, r.stderr).toBe(0);
-      expect(r.stderr, args.join(' ')).toMatch(warn);
-    }
-    expect(listedIds(v)).toEqual(expect.arrayContaining(['big-ours', 'big-theirs']));
-    expect(run(v, ['index', '--json']).json().warnings.some((w: { message: string; line: number }) => /conflict markers/.test(w.message) && w.line === first)).toBe(true);
-    resolveFromStages(v);
-    for (const args of [['search', 'side entry'], ['index', '--rebuild']]) expect(run(v, args).stderr).not.toMatch(/conflict/);
-    expect(listedIds(v)).toEqual(expect.arrayContaining(['big-ours', 'big-theirs']));
-  });
-});
-
 describe('duplicate ids without markers (a union merge)', () => {
-  it('lint reports duplicate ids within one file and across files', () => {
+  it('lint reports duplicate ids within one file and across files', async () => {
     const v = repo(`${BASE}${entry('twice', '## One\n\nfirst copy')}${entry('twice', '## Two\n\nsecond copy')}`);
     v.write('memory/notes.md', entry('base-entry', '## Elsewhere\n\nsame id in another file'));
-    const lint = run(v, ['lint']);
+    const lint = await run(v, ['lint']);
     expect(lint.status).toBe(1);
     expect(lint.stdout.match(/duplicate id "twice"/g)).toHaveLength(2);
     expect(lint.stdout).toMatch(/MEMORY\.md:\d+: duplicate id "base-entry" \(also at memory\/notes\.md:1\)/);

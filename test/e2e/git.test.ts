@@ -1,6 +1,7 @@
 // Rewrites checked with real git: only the touched entry's lines change; lint --staged reads the index.
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanup, git, mem, tempVault } from '../helpers.js';
+import { cleanup, git, tempVault } from '../helpers.js';
+import { run } from '../run.js';
 
 afterEach(cleanup);
 
@@ -49,12 +50,12 @@ Untouched.
 `;
 
 describe('byte-identical rewrites (git diff)', () => {
-  it('lint --fix changes only the fixed lines of one entry', () => {
+  it('lint --fix changes only the fixed lines of one entry', async () => {
     const v = tempVault({ git: true });
     v.write('MEMORY.md', FILE);
     git(v.root, ['add', 'MEMORY.md']);
     git(v.root, ['commit', '-qm', 'seed']);
-    const r = mem(['lint', '--fix'], { cwd: v.root, home: v.home });
+    const r = await run(['lint', '--fix'], { cwd: v.root, home: v.home });
     expect(r.stderr).toMatch(/fixed 3 problems in 1 file/);
     expect(r.status).toBe(0);
     const numstat = git(v.root, ['diff', '--numstat', 'MEMORY.md']).trim();
@@ -63,16 +64,16 @@ describe('byte-identical rewrites (git diff)', () => {
     const changed = diff.split('\n').filter((l) => /^[-+][^-+]/.test(l));
     expect(changed).toEqual(['-type: Declarative', "-importance: '0.5'", '-status: Active', '+type: declarative', '+importance: 0.5', '+status: active']);
     // A second run has nothing left to do.
-    const again = mem(['lint', '--fix'], { cwd: v.root, home: v.home });
+    const again = await run(['lint', '--fix'], { cwd: v.root, home: v.home });
     expect(again.stderr).not.toMatch(/fixed/);
   });
 
-  it('mem add only appends', () => {
+  it('mem add only appends', async () => {
     const v = tempVault({ git: true });
     v.write('MEMORY.md', FILE);
     git(v.root, ['add', 'MEMORY.md']);
     git(v.root, ['commit', '-qm', 'seed']);
-    expect(mem(['add', 'A new learning.'], { cwd: v.root, home: v.home }).status).toBe(0);
+    expect((await run(['add', 'A new learning.'], { cwd: v.root, home: v.home })).status).toBe(0);
     const [added, deleted] = git(v.root, ['diff', '--numstat', 'MEMORY.md']).trim().split('\t');
     expect(Number(deleted)).toBe(0);
     expect(Number(added)).toBeGreaterThan(10);
@@ -81,24 +82,24 @@ describe('byte-identical rewrites (git diff)', () => {
 });
 
 describe('lint --staged', () => {
-  it('checks the staged version, not the working copy', () => {
+  it('checks the staged version, not the working copy', async () => {
     const v = tempVault({ git: true });
     const bad = '---\nid: x1\nimportance: 7\n---\nbody\n';
     const good = '---\nid: x1\nimportance: 0.7\n---\nbody\n';
     v.write('MEMORY.md', bad);
     git(v.root, ['add', 'MEMORY.md']);
-    const run = () => mem(['lint', '--staged'], { cwd: v.root, home: v.home });
-    let r = run();
+    const lintStaged = () => run(['lint', '--staged'], { cwd: v.root, home: v.home });
+    let r = await lintStaged();
     expect(r.status).toBe(1);
     expect(r.stdout).toContain('MEMORY.md:3: importance must be a number from 0.0 to 1.0 (got 7)');
     v.write('MEMORY.md', good);
-    expect(run().status).toBe(1);
+    expect((await lintStaged()).status).toBe(1);
     git(v.root, ['add', 'MEMORY.md']);
-    r = run();
+    r = await lintStaged();
     expect(r.status).toBe(0);
     // Unstaged files are not linted, but their ids still count for uniqueness.
     v.write('memory/other.md', '---\nid: x1\n---\nsame id\n');
-    r = run();
+    r = await lintStaged();
     expect(r.status).toBe(1);
     expect(r.stdout).toContain('duplicate id "x1"');
   });

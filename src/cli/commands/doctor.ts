@@ -144,7 +144,7 @@ async function doctorCommand(ctx: Ctx, opts: { fix?: boolean } = {}): Promise<vo
       const { realpathSync } = fs;
       const js = memBin();
       const real = (p: string) => { try { return realpathSync(p); } catch { return p; } };
-      const r = hooksStatus(vault.root, vault.root, { node: real(process.execPath), js: real(js) });
+      const r = hooksStatus(vault.root, vault.root, { node: real(process.execPath), js: real(js) }, ctx.env);
       const with_ = r.hooks.filter((h) => h.state === 'installed' || h.state === 'outdated');
       const outdated = r.hooks.filter((h) => h.state === 'outdated' || (h.mem !== null && !h.points_here));
       checks.push({

@@ -126,7 +126,7 @@ Examples:
       }
       const { installGitHooks } = await import('../../integrations/git-hooks.js');
       const root = await vaultRoot(ctx);
-      const r = installGitHooks(root, root, launcher());
+      const r = installGitHooks(root, root, launcher(), ctx.env);
       // The merge driver for memory files comes with the git hooks (as with mem init).
       const { registerMergeDriver } = await import('../../integrations/merge-setup.js');
       const driver = registerMergeDriver(root);
@@ -173,7 +173,7 @@ Examples:
         return;
       }
       const { uninstallGitHooks } = await import('../../integrations/git-hooks.js');
-      const r = uninstallGitHooks(await vaultRoot(ctx));
+      const r = uninstallGitHooks(await vaultRoot(ctx), ctx.env);
       if (ctx.json) return ctx.out(JSON.stringify({ git: r, ...out }, null, 2));
       for (const h of r.hooks) ctx.out(`${h.action.padEnd(9)} ${path.relative(ctx.cwd, h.path) || h.path}`);
     });
@@ -214,7 +214,7 @@ Examples:
         if (root) {
           const { hooksStatus } = await import('../../integrations/git-hooks.js');
           try {
-            r = hooksStatus(root, root, me);
+            r = hooksStatus(root, root, me, ctx.env);
           } catch (err) {
             // Only --git makes a missing repository an error; the overview just says so.
             if (opts.git) throw err;
