@@ -103,7 +103,7 @@ async function extractInto(root: string, abs: string, labels: LabelFile, opts: E
   fs.mkdirSync(path.join(root, '.mem'));
   const home = path.join(root, '.home');
   fs.mkdirSync(home);
-  const vault = await openVault({ root, noConfig: true, env: { ...process.env, MEM_HOME: home } });
+  const vault = await openVault({ root, noConfig: true, env: { ...opts.client.env, MEM_HOME: home } });
   const loaded = loadTranscript(abs, { format: checkFormat(labels.format), cwd: root });
   const result = await runExtract(vault, loaded, {
     scopes: opts.scopes ?? SCOPES, provider: opts.provider, client: opts.client, budget: vault.config.extract.budgetChars,

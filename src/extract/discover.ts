@@ -4,10 +4,10 @@
 
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { usageError } from '../errors.js';
 import { readRegular, specialKind } from '../vault/read.js';
+import { userHome } from '../vault/vault.js';
 import { withRegularFile } from './source.js';
 
 export const AGENTS = ['claude', 'codex', 'gemini'] as const;
@@ -219,7 +219,7 @@ export interface AgentHomes {
   gemini: string;
 }
 
-export function agentHomes(env: NodeJS.ProcessEnv, home = os.homedir()): AgentHomes {
+export function agentHomes(env: NodeJS.ProcessEnv, home = userHome(env)): AgentHomes {
   return {
     claude: path.resolve(env.CLAUDE_CONFIG_DIR || path.join(home, '.claude')),
     codex: path.resolve(env.CODEX_HOME || path.join(home, '.codex')),
@@ -423,7 +423,7 @@ export function discoverSessions(root: string, opts: { agents: readonly AgentNam
  * The rollout of one Codex thread ($CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<thread id>.jsonl),
  * for a hook payload that names the thread but not the file; the newest when several match.
  */
-export function codexRolloutFor(threadId: string, env: NodeJS.ProcessEnv, home = os.homedir()): string | undefined {
+export function codexRolloutFor(threadId: string, env: NodeJS.ProcessEnv, home = userHome(env)): string | undefined {
   if (!/^[A-Za-z0-9-]{8,}$/.test(threadId)) return undefined;
   const listing = transcriptsIn(path.join(agentHomes(env, home).codex, 'sessions'), 4, (n) => n.startsWith('rollout-') && n.endsWith(`${threadId}.jsonl`));
   return listing?.files.at(-1);

@@ -3,13 +3,12 @@
 // lock) → appended under locks → touched files compacted → the session's retrieved entries
 // reinforced (usage-aware) → index refreshed → ledger record.
 
-import os from 'node:os';
 import path from 'node:path';
 import { MemError, usageError } from '../errors.js';
 import { createProvider, ProviderError, type ClientOptions, type LlmProvider, type ProviderConfig } from '../llm/provider.js';
 import type { ParsedFile } from '../vault/format.js';
 import { renderNewEntry, type Append } from '../vault/store.js';
-import { describeFile, type Vault, type VaultFile } from '../vault/vault.js';
+import { describeFile, userHome, type Vault, type VaultFile } from '../vault/vault.js';
 import { staysInside, writeTarget } from '../vault/boundary.js';
 import { condense, INTERRUPTED, isHumanText } from './condense.js';
 import { heuristicLearnings } from './heuristic.js';
@@ -130,9 +129,8 @@ function firstHuman(messages: readonly TranscriptMessage[]): string | undefined 
 }
 
 /** The ways a learning could quote the transcript file's path (absolute, and under ~). */
-function transcriptPaths(abs: string): string[] {
+function transcriptPaths(abs: string, home: string): string[] {
   if (abs === '-') return [];
-  const home = os.homedir();
   return home && abs.startsWith(home + path.sep) ? [abs, `~${abs.slice(home.length)}`] : [abs];
 }
 
@@ -328,7 +326,7 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
     result.rejected[r.reason]++;
     result.rejected_learnings.push({ title: l.title, scope: l.scope, reason: r.reason, detail: r.detail });
   };
-  const gated = gateLearnings(learnings, gateContext(clean.transcript.messages, transcriptPaths(loaded.path)));
+  const gated = gateLearnings(learnings, gateContext(clean.transcript.messages, transcriptPaths(loaded.path, userHome(opts.client.env))));
   for (const r of gated.rejected) reject(r.learning, r);
   learnings = gated.kept;
 

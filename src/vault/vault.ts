@@ -84,7 +84,15 @@ export function resolveRoot(opts: VaultOptions): string {
 }
 
 export function homeDir(env: NodeJS.ProcessEnv): string {
-  return path.resolve(env.MEM_HOME || os.homedir());
+  return path.resolve(env.MEM_HOME || userHome(env));
+}
+
+/**
+ * The user's home folder as `env` names it (HOME; USERPROFILE on Windows), the variables
+ * os.homedir() reads from this process's own environment, which may not be the command's.
+ */
+export function userHome(env: NodeJS.ProcessEnv): string {
+  return (process.platform === 'win32' ? env.USERPROFILE : env.HOME) || os.homedir();
 }
 
 export async function openVault(opts: VaultOptions): Promise<Vault> {

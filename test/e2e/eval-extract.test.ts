@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanup, mem, REPO, tempDir } from '../helpers.js';
+import { cleanup, REPO, tempDir } from '../helpers.js';
+import { run } from '../run.js';
 
 afterEach(cleanup);
 
@@ -45,9 +46,9 @@ function setup(files: Record<string, string> = { 'good.yaml': LABELS }) {
 }
 
 describe('mem eval extract', () => {
-  it('scores the real pipeline on a labelled transcript: the "never" kept, no tool mechanics', () => {
+  it('scores the real pipeline on a labelled transcript: the "never" kept, no tool mechanics', async () => {
     const { base, labels } = setup();
-    const r = mem(['eval', 'extract', '--labels', labels], { cwd: base, env: OFFLINE });
+    const r = await run(['eval', 'extract', '--labels', labels], { cwd: base, env: OFFLINE });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/good\.yaml {2}\.\.\/sessions\/session\.jsonl/);
     expect(r.stdout).toContain('written 1  worth keeping 1  precision 100%  recall offline 1/1 (100%)  all 1/1 (100%)  noise 0');
@@ -59,9 +60,9 @@ describe('mem eval extract', () => {
     expect(fs.readdirSync(base).sort()).toEqual(['labels', 'sessions']);
   });
 
-  it('--json: one object with per-transcript scores, the learnings, and overall totals', () => {
+  it('--json: one object with per-transcript scores, the learnings, and overall totals', async () => {
     const { base, labels } = setup();
-    const j = mem(['eval', 'extract', '--labels', labels, '--json'], { cwd: base, env: OFFLINE }).json();
+    const j = (await run(['eval', 'extract', '--labels', labels, '--json'], { cwd: base, env: OFFLINE })).json();
     expect(Object.keys(j).sort()).toEqual(['labels', 'overall', 'provider', 'skipped', 'transcripts']);
     expect(j.provider).toEqual({ name: 'heuristic', model: 'rules' });
     expect(j.skipped).toEqual([]);
@@ -75,7 +76,7 @@ describe('mem eval extract', () => {
     expect(t.matches).toEqual([{ learning: t.learnings[0].title, labels: ['never-migrate-production'] }]);
   });
 
-  it('lists misses, unmatched learnings and noise hits, and reports the two recalls apart', () => {
+  it('lists misses, unmatched learnings and noise hits, and reports the two recalls apart', async () => {
     const { base, labels } = setup({
       // The same session judged by stricter labels: a model-only label it cannot find, and a noise
       // phrase the kept learning holds (to see how a hit is shown).
@@ -88,67 +89,67 @@ keep:
 noise: ["migrations"]
 `,
     });
-    const r = mem(['eval', 'extract', '--labels', labels], { cwd: base, env: OFFLINE });
+    const r = await run(['eval', 'extract', '--labels', labels], { cwd: base, env: OFFLINE });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toContain('written 1  worth keeping 0  precision 0%  recall offline 0/0  all 0/1 (0%)  noise 1');
     expect(r.stdout).toMatch(/ {2}noise {6}"migrations" in: .*migrations/i);
     expect(r.stdout).toContain('  missed     health-route: /health | health endpoint + load balancer');
     expect(r.stdout).toMatch(/ {2}unmatched {2}.*production/i);
-    const j = mem(['eval', 'extract', '--labels', labels, '--json'], { cwd: base, env: OFFLINE }).json();
+    const j = (await run(['eval', 'extract', '--labels', labels, '--json'], { cwd: base, env: OFFLINE })).json();
     expect(j.overall).toMatchObject({ precision: 0, recall: { offline: null, all: 0 }, noise: 1 });
     expect(j.transcripts[0].misses).toEqual([{ id: 'health-route', offline: false, match: '/health | health endpoint + load balancer', why: 'what the route is for' }]);
   });
 
-  it('--min-precision / --min-offline-recall turn a low score into exit 1; a missing transcript is skipped with a warning', () => {
+  it('--min-precision / --min-offline-recall turn a low score into exit 1; a missing transcript is skipped with a warning', async () => {
     const { base, labels } = setup({
       'none.yaml': 'transcript: ../sessions/session.jsonl\nkeep: []\n',
       'gone.yaml': 'transcript: ../sessions/not-there.jsonl\nkeep: []\n',
     });
-    const low = mem(['eval', 'extract', '--labels', labels, '--min-precision', '80'], { cwd: base, env: OFFLINE });
+    const low = await run(['eval', 'extract', '--labels', labels, '--min-precision', '80'], { cwd: base, env: OFFLINE });
     expect(low.status).toBe(1);
     expect(low.stdout).toContain('overall: 1 transcripts (1 skipped)');
     expect(low.stderr).toMatch(/^mem: warning: labels[/\\]gone\.yaml: transcript not found .*; skipped$/m);
     expect(low.stderr).toMatch(/^mem: precision 0% is below --min-precision 80%$/m);
-    expect(mem(['eval', 'extract', '--labels', labels], { cwd: base, env: OFFLINE }).status).toBe(0);
+    expect((await run(['eval', 'extract', '--labels', labels], { cwd: base, env: OFFLINE })).status).toBe(0);
     const good = setup();
-    expect(mem(['eval', 'extract', '--labels', good.labels, '--min-precision', '100', '--min-offline-recall', '100%', '-q'], { cwd: good.base, env: OFFLINE }).status).toBe(0);
+    expect((await run(['eval', 'extract', '--labels', good.labels, '--min-precision', '100', '--min-offline-recall', '100%', '-q'], { cwd: good.base, env: OFFLINE })).status).toBe(0);
   });
 
-  it('bad labels: one mem: line, exit 1; bad flags: exit 2', () => {
+  it('bad labels: one mem: line, exit 1; bad flags: exit 2', async () => {
     const { base, labels } = setup({ 'bad.yaml': 'transcript: ../sessions/session.jsonl\nkeep:\n  - id: x\n    match: ["a"]\n' });
-    const r = mem(['eval', 'extract', '--labels', labels], { cwd: base, env: OFFLINE });
+    const r = await run(['eval', 'extract', '--labels', labels], { cwd: base, env: OFFLINE });
     expect(r.status).toBe(1);
     expect(r.stdout).toBe('');
     expect(r.stderr.trim().split('\n')[0]).toMatch(/^mem: invalid labels: keep\[0\] \(x\): "offline" must be true or false \(.*bad\.yaml\)$/);
     fs.writeFileSync(path.join(labels, 'bad.yaml'), 'transcript: [\n');
-    const y = mem(['eval', 'extract', '--labels', labels], { cwd: base, env: OFFLINE });
+    const y = await run(['eval', 'extract', '--labels', labels], { cwd: base, env: OFFLINE });
     expect(y.status).toBe(1);
     expect(y.stderr).toMatch(/^mem: invalid YAML: /);
-    const none = mem(['eval', 'extract', '--labels', path.join(base, 'nowhere')], { cwd: base, env: OFFLINE });
+    const none = await run(['eval', 'extract', '--labels', path.join(base, 'nowhere')], { cwd: base, env: OFFLINE });
     expect(none.status).toBe(1);
     expect(none.stderr).toMatch(/^mem: labels not found/);
-    const usage = mem(['eval', 'extract', '--labels', labels, '--min-precision', 'lots'], { cwd: base, env: OFFLINE });
+    const usage = await run(['eval', 'extract', '--labels', labels, '--min-precision', 'lots'], { cwd: base, env: OFFLINE });
     expect(usage.status).toBe(2);
     expect(usage.stderr).toMatch(/^mem: --min-precision must be a percentage from 0 to 100, not "lots"/);
     // A provider that cannot answer stops the run (it would fail every transcript), not one skip each.
     const good = setup();
-    const nokey = mem(['eval', 'extract', '--labels', good.labels, '--provider', 'anthropic'], { cwd: good.base, env: OFFLINE });
+    const nokey = await run(['eval', 'extract', '--labels', good.labels, '--provider', 'anthropic'], { cwd: good.base, env: OFFLINE });
     expect(nokey.status).toBe(1);
     expect(nokey.stderr).toMatch(/^mem: the anthropic provider needs ANTHROPIC_API_KEY$/m);
     expect(nokey.stdout).toBe('');
   });
 
-  it('the bundled labels run from the repo (npm run eval:extract) and `mem eval FIXTURE` still means the retrieval eval', () => {
-    const j = mem(['eval', 'extract', '--labels', path.join(REPO, 'test', 'fixtures', 'extract-labels', 'example-fix-checkout-tests.yaml'), '--json'], { cwd: REPO, env: OFFLINE }).json();
+  it('the bundled labels run from the repo (npm run eval:extract) and `mem eval FIXTURE` still means the retrieval eval', async () => {
+    const j = (await run(['eval', 'extract', '--labels', path.join(REPO, 'test', 'fixtures', 'extract-labels', 'example-fix-checkout-tests.yaml'), '--json'], { cwd: REPO, env: OFFLINE })).json();
     expect(j.transcripts[0].transcript).toBe('examples/sessions/fix-checkout-tests.jsonl');
     expect(j.transcripts[0].labels.offline).toBe(4);
     expect(j.overall.written).toBeGreaterThan(0);
-    const help = mem(['eval', '--help'], { cwd: REPO });
+    const help = await run(['eval', '--help'], { cwd: REPO });
     expect(help.stdout).toMatch(/extract \[options\]/);
     const d = tempDir();
     fs.mkdirSync(path.join(d, '.mem'));
     fs.writeFileSync(path.join(d, 'q.jsonl'), '{"query":"anything","relevant":[]}\n');
-    const ret = mem(['eval', 'q.jsonl', '--json'], { cwd: d });
+    const ret = await run(['eval', 'q.jsonl', '--json'], { cwd: d });
     expect(ret.status, ret.stderr).toBe(0);
     expect(ret.json().queries).toBe(1);
   });

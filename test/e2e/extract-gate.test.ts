@@ -1,11 +1,12 @@
-// The learning quality gate end to end: the built CLI, the real Anthropic and OpenAI SDKs against
+// The learning quality gate end to end: the CLI, the real Anthropic and OpenAI SDKs against
 // a loopback HTTP server (the providers.test.ts pattern), and the offline heuristics.
 
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { anthropicMessage, closeServers, fakeServer, openaiCompletion } from '../fake-llm.js';
-import { cleanup, mem, memAsync, REPO, tempDir, tempVault } from '../helpers.js';
+import { cleanup, entry, REPO, tempDir, tempVault } from '../helpers.js';
+import { run } from '../run.js';
 
 const SAMPLE = path.join(REPO, 'examples', 'sessions', 'fix-checkout-tests.jsonl');
 
@@ -22,14 +23,12 @@ const NO_KEYS = { ANTHROPIC_API_KEY: undefined, ANTHROPIC_BASE_URL: undefined, O
 
 const STRIPE = 'The payment tests need the local Stripe mock on port 12111; start it with `make stripe-mock` before `npm test -- payments`.';
 
+const MEMORY_MD = fs.readFileSync(path.join(REPO, 'templates', 'MEMORY.md'), 'utf8');
+
 /** A vault whose MEMORY.md already holds one entry (the one the model's duplicate repeats) and one more title. */
 function vault() {
   const v = tempVault();
-  mem(['init', '-q'], { cwd: v.root, home: v.home });
-  for (const text of [STRIPE, 'Keep the checkout fixtures under test/fixtures/checkout, one file per case.']) {
-    const r = mem(['add', '-q', '-t', 'procedural', text], { cwd: v.root, home: v.home, env: NO_KEYS });
-    expect(r.status, r.stderr).toBe(0);
-  }
+  v.write('MEMORY.md', `${MEMORY_MD}\n${entry('stripe-mock', `## The payment tests need the local Stripe mock on port 12111\n\n${STRIPE}`)}${entry('checkout-fixtures', '## Keep the checkout fixtures under test/fixtures/checkout\n\nKeep the checkout fixtures under test/fixtures/checkout, one file per case.')}`);
   return v;
 }
 
@@ -67,7 +66,7 @@ describe('mem extract: the quality gate on a model\'s answer', () => {
   it('anthropic: the prompt lists the existing titles, the tool schema asks for evidence, and the answer is gated', async () => {
     const srv = await server(anthropic(ANSWER));
     const v = vault();
-    const r = await memAsync(['extract', SAMPLE, '--json'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: srv.url } });
+    const r = await run(['extract', SAMPLE, '--json'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: srv.url } });
     expect(r.status, r.stderr).toBe(0);
     expect(srv.seen).toHaveLength(1);
     const req = srv.seen[0].body;
@@ -83,7 +82,7 @@ describe('mem extract: the quality gate on a model\'s answer', () => {
   it('openai: the json_schema response format asks for evidence, the prompt lists the titles, the answer is gated', async () => {
     const srv = await server(openai(JSON.stringify(ANSWER)));
     const v = vault();
-    const r = await memAsync(['extract', SAMPLE, '--json'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: `${srv.url}/v1` } });
+    const r = await run(['extract', SAMPLE, '--json'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: `${srv.url}/v1` } });
     expect(r.status, r.stderr).toBe(0);
     const req = srv.seen[0].body;
     expect(srv.seen[0].path).toBe('/v1/chat/completions');
@@ -101,7 +100,7 @@ describe('mem extract: the quality gate on a model\'s answer', () => {
     const srv = await server(anthropic(ANSWER));
     const v = vault();
     const env = { ...NO_KEYS, ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: srv.url };
-    const r = await memAsync(['extract', SAMPLE, '--dry-run', '--explain'], { cwd: v.root, home: v.home, env });
+    const r = await run(['extract', SAMPLE, '--dry-run', '--explain'], { cwd: v.root, home: v.home, env });
     expect(r.status, r.stderr).toBe(0);
     const lines = r.stdout.trim().split('\n');
     expect(lines.filter((l) => l.startsWith('would add'))).toHaveLength(2);
@@ -111,7 +110,7 @@ describe('mem extract: the quality gate on a model\'s answer', () => {
     expect(r.stderr).toMatch(/would write 2 learnings .*; rejected 3 \(tool-mechanics 1, fragment 1, duplicate 1\)/);
     expect(r.stderr).not.toMatch(/--explain lists/);
 
-    const plain = await memAsync(['extract', SAMPLE, '--dry-run'], { cwd: v.root, home: v.home, env });
+    const plain = await run(['extract', SAMPLE, '--dry-run'], { cwd: v.root, home: v.home, env });
     expect(plain.stdout).not.toMatch(/^rejected/m);
     expect(plain.stdout).toMatch(/^skipped {4}MEMORY\.md already has it {2}Start the Stripe mock/m);
     expect(plain.stderr).toMatch(/--explain lists the rejected learnings and why/);
@@ -125,14 +124,14 @@ describe('mem extract: the quality gate on a model\'s answer', () => {
     // A second session of other messages: its identical answer repeats what the first one wrote.
     const lines = fs.readFileSync(SAMPLE, 'utf8').split('\n').filter(Boolean);
     fs.writeFileSync(path.join(dir, 'two.jsonl'), `${lines.map((l) => l.replaceAll('The checkout API tests fail', 'The checkout API tests still fail')).join('\n')}\n`);
-    const r = await memAsync(['extract', dir, '--json'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: srv.url } });
+    const r = await run(['extract', dir, '--json'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: srv.url } });
     expect(r.status, r.stderr).toBe(0);
     const j = r.json();
     expect(j.transcripts).toHaveLength(2);
     expect(j.transcripts[1].rejected.duplicate).toBe(3);
     expect(j.summary.written).toBe(2);
     expect(j.summary.rejected).toEqual({ ...GATED, fragment: 2, 'tool-mechanics': 2, duplicate: 4 });
-    const text = await memAsync(['extract', dir, '--force', '--dry-run'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: srv.url } });
+    const text = await run(['extract', dir, '--force', '--dry-run'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: srv.url } });
     expect(text.stderr).toMatch(/would write 0 learnings from 2 transcripts in .*; rejected 10 \(tool-mechanics 2, fragment 2, duplicate 6\)/);
   });
 });
@@ -149,7 +148,7 @@ describe('mem extract: text that must never reach memory', () => {
     };
     const srv = await server(openai(JSON.stringify(answer)));
     const v = vault();
-    const r = await memAsync(['extract', SAMPLE, '--json'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: `${srv.url}/v1` } });
+    const r = await run(['extract', SAMPLE, '--json'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: `${srv.url}/v1` } });
     expect(r.status, r.stderr).toBe(0);
     const j = r.json();
     expect(j.rejected).toMatchObject({ 'transcript-path': 1, 'no-subject': 1 });
@@ -180,7 +179,7 @@ describe('mem extract: text the harness injected', () => {
     const srv = await server(openai(JSON.stringify(answer)));
     const v = vault();
     v.write('rollout.jsonl', rollout);
-    const r = await memAsync(['extract', 'rollout.jsonl', '--json'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: `${srv.url}/v1` } });
+    const r = await run(['extract', 'rollout.jsonl', '--json'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: `${srv.url}/v1` } });
     expect(r.status, r.stderr).toBe(0);
     const j = r.json();
     expect(j.rejected['instruction-text']).toBe(1);
@@ -192,33 +191,33 @@ describe('mem extract: text the harness injected', () => {
 describe('mem extract: the quality gate offline', () => {
   const OFFLINE = { ...NO_KEYS, MEM_PROVIDER: 'heuristic' };
 
-  it('a learning already in the target file is rejected as a duplicate, counted in --json and shown by --explain', () => {
+  it('a learning already in the target file is rejected as a duplicate, counted in --json and shown by --explain', async () => {
     const v = tempVault();
-    mem(['init', '-q'], { cwd: v.root, home: v.home });
-    const first = mem(['extract', SAMPLE, '--json'], { cwd: v.root, home: v.home, env: OFFLINE });
+    v.write('MEMORY.md', MEMORY_MD);
+    const first = await run(['extract', SAMPLE, '--json'], { cwd: v.root, home: v.home, env: OFFLINE });
     expect(first.status, first.stderr).toBe(0);
     const wrote = first.json().written.length;
     expect(wrote).toBeGreaterThan(0);
     expect(Object.keys(first.json().rejected).sort()).toEqual(['duplicate', 'fragment', 'instruction-text', 'no-subject', 'tool-mechanics', 'transcript-path']);
     const before = v.read('MEMORY.md');
     // --force reads the transcript again: every learning it finds is already in MEMORY.md.
-    const again = mem(['extract', SAMPLE, '--force', '--json'], { cwd: v.root, home: v.home, env: OFFLINE });
+    const again = await run(['extract', SAMPLE, '--force', '--json'], { cwd: v.root, home: v.home, env: OFFLINE });
     expect(again.status, again.stderr).toBe(0);
     const j = again.json();
     expect(j.written).toEqual([]);
     expect(j.rejected.duplicate).toBe(wrote);
     expect(j.rejected_learnings.filter((x: { reason: string }) => x.reason === 'duplicate')).toHaveLength(wrote);
     expect(v.read('MEMORY.md')).toBe(before);
-    const explained = mem(['extract', SAMPLE, '--force', '--explain', '--dry-run'], { cwd: v.root, home: v.home, env: OFFLINE });
+    const explained = await run(['extract', SAMPLE, '--force', '--explain', '--dry-run'], { cwd: v.root, home: v.home, env: OFFLINE });
     expect(explained.stdout.split('\n').filter((l) => /^rejected {3}duplicate \(MEMORY\.md (?:same title as|repeats) /.test(l))).toHaveLength(wrote);
     expect(explained.stderr).toMatch(new RegExp(`would write 0 learnings .*; rejected \\d+ \\(.*duplicate ${wrote}\\)`));
   });
 
-  it('no written learning carries tool mechanics, a tool-call JSON blob or the transcript path', () => {
+  it('no written learning carries tool mechanics, a tool-call JSON blob or the transcript path', async () => {
     const v = tempVault();
-    mem(['init', '-q'], { cwd: v.root, home: v.home });
+    v.write('MEMORY.md', MEMORY_MD);
     const dir = path.join(REPO, 'test', 'fixtures', 'transcripts');
-    const r = mem(['extract', dir, '--json', '--scopes', 'project,corrective,interventions,observations'], { cwd: v.root, home: v.home, env: OFFLINE });
+    const r = await run(['extract', dir, '--json', '--scopes', 'project,corrective,interventions,observations'], { cwd: v.root, home: v.home, env: OFFLINE });
     expect(r.status, r.stderr).toBe(0);
     const files = ['MEMORY.md', 'proxy.md'].filter((f) => fs.existsSync(v.path(f))).map((f) => v.read(f)).join('\n');
     expect(files).not.toMatch(/String to replace|tool_use_error|apply_patch|\{"(?:command|file_path|cmd)"/);

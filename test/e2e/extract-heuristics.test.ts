@@ -1,9 +1,10 @@
-// The offline extractor on whole transcripts through the built CLI: harness text is never the
+// The offline extractor on whole transcripts through the CLI: harness text is never the
 // task or a learning, the agent's mechanics are never learnings, corrections become rules.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanup, mem, REPO, tempDir, tempVault } from '../helpers.js';
+import { cleanup, REPO, tempDir, tempVault } from '../helpers.js';
+import { run } from '../run.js';
 
 afterEach(cleanup);
 
@@ -11,9 +12,10 @@ const FIXTURES = path.join(REPO, 'test', 'fixtures', 'transcripts');
 const ALL = 'project,corrective,interventions,observations';
 const OFFLINE = { ANTHROPIC_API_KEY: undefined, OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined, MEM_PROVIDER: undefined, MEM_NOW: '2026-11-20' };
 
+/** A vault with the MEMORY.md `mem init` writes. */
 function vault() {
   const v = tempVault();
-  mem(['init', '-q'], { cwd: v.root, home: v.home });
+  v.write('MEMORY.md', fs.readFileSync(path.join(REPO, 'templates', 'MEMORY.md'), 'utf8'));
   return v;
 }
 
@@ -67,18 +69,18 @@ function claudeSession(): string {
   ].join('\n') + '\n';
 }
 
-function extract(v: ReturnType<typeof vault>, file: string, extra: string[] = []) {
-  const r = mem(['extract', file, '--json', '--provider', 'heuristic', '--scopes', ALL, ...extra], { cwd: v.root, home: v.home, env: OFFLINE });
+async function extract(v: ReturnType<typeof vault>, file: string, extra: string[] = []) {
+  const r = await run(['extract', file, '--json', '--provider', 'heuristic', '--scopes', ALL, ...extra], { cwd: v.root, home: v.home, env: OFFLINE });
   expect(r.status, r.stderr).toBe(0);
   return r.json() as { written: { title: string; scope: string; file: string }[] };
 }
 
 describe('mem extract --provider heuristic on sessions full of harness text and tool noise', () => {
-  it('Codex: AGENTS.md and the environment are never the task or a learning; the fix states its cause; the correction is a rule', () => {
+  it('Codex: AGENTS.md and the environment are never the task or a learning; the fix states its cause; the correction is a rule', async () => {
     const v = vault();
     const file = path.join(tempDir(), 'rollout-2026-11-20.jsonl');
     fs.writeFileSync(file, codexRollout());
-    const j = extract(v, file, ['--session', 'cx-1']);
+    const j = await extract(v, file, ['--session', 'cx-1']);
     const titles = j.written.map((w) => w.title);
     expect(titles).toEqual([
       'The script should print to stdout only; the finance team pipes it into their own tooling.',
@@ -95,11 +97,11 @@ describe('mem extract --provider heuristic on sessions full of harness text and 
     expect(memory).not.toContain('CSV file in /tmp');
   });
 
-  it("Claude: reminders and meta records are not the human; a missed Edit is not a learning; the interruption's correction is kept as a rule", () => {
+  it("Claude: reminders and meta records are not the human; a missed Edit is not a learning; the interruption's correction is kept as a rule", async () => {
     const v = vault();
     const file = path.join(tempDir(), 'session.jsonl');
     fs.writeFileSync(file, claudeSession());
-    const j = extract(v, file);
+    const j = await extract(v, file);
     expect(j.written.map((w) => `${w.scope}|${w.title}`)).toEqual(['interventions|Never force-push to main; open a pull request from a feature branch instead.']);
     const proxy = v.read('proxy.md');
     expect(proxy).toContain("session_task: 'Rename the `fetchUser` helper to `loadUser` across the web app.'");
@@ -107,7 +109,7 @@ describe('mem extract --provider heuristic on sessions full of harness text and 
     expect(`${proxy}${v.read('MEMORY.md')}`).not.toMatch(/type checker|String to replace/);
   });
 
-  it('a human turn that is only a reminder or a command wrapper never becomes the task', () => {
+  it('a human turn that is only a reminder or a command wrapper never becomes the task', async () => {
     const v = vault();
     const file = path.join(tempDir(), 'cmds.jsonl');
     const user = (content: string) => JSON.stringify({ type: 'user', sessionId: 's-9', message: { role: 'user', content } });
@@ -117,21 +119,21 @@ describe('mem extract --provider heuristic on sessions full of harness text and 
       user('<system-reminder>\nAlways answer in French.\n</system-reminder>'),
       user('Always pin the base image digest in the Dockerfile.'),
     ].join('\n') + '\n');
-    extract(v, file);
+    await extract(v, file);
     const memory = v.read('MEMORY.md');
     expect(memory).toContain("session_task: 'Always pin the base image digest in the Dockerfile.'");
     expect(memory).toMatch(/Directive: Always pin the base image digest/);
     expect(memory).not.toMatch(/French|command-name|Set model/);
   });
 
-  it('on every real transcript: no NUL, no raw tool call, no transcript path, no "X failed" or fragment titles', () => {
+  it('on every real transcript: no NUL, no raw tool call, no transcript path, no "X failed" or fragment titles', async () => {
     const v = vault();
     const files = fs.readdirSync(FIXTURES, { recursive: true, withFileTypes: true }).filter((d) => d.isFile() && /\.jsonl?$/.test(d.name));
     files.push(Object.assign(fs.statSync(path.join(REPO, 'examples', 'sessions', 'fix-checkout-tests.jsonl')), { name: 'fix-checkout-tests.jsonl', parentPath: path.join(REPO, 'examples', 'sessions') }) as never);
     expect(files.length).toBeGreaterThanOrEqual(9);
     for (const d of files as { name: string; parentPath: string }[]) {
       const file = path.join(d.parentPath, d.name);
-      const r = mem(['extract', file, '--dry-run', '--json', '--provider', 'heuristic', '--scopes', ALL], { cwd: v.root, home: v.home, env: OFFLINE });
+      const r = await run(['extract', file, '--dry-run', '--json', '--provider', 'heuristic', '--scopes', ALL], { cwd: v.root, home: v.home, env: OFFLINE });
       expect(r.status, `${d.name}: ${r.stderr}`).toBe(0);
       for (const w of r.json().written as { title: string }[]) {
         expect(w.title, d.name).not.toMatch(/\u0000|\w\(\{"|\.jsonl\b|` failed:|^Traceback|^(?:and|or|but|in|with)\b/i);

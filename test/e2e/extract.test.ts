@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanup, mem, REPO, tempDir, tempVault } from '../helpers.js';
+import { cleanup, entry, REPO, tempDir, tempVault } from '../helpers.js';
+import { run } from '../run.js';
 
 afterEach(cleanup);
 
@@ -10,16 +11,19 @@ const FIXTURES = path.join(REPO, 'test', 'fixtures', 'transcripts');
 const ALL_HEURISTIC = 'project,corrective,interventions,observations';
 const OFFLINE = { ANTHROPIC_API_KEY: undefined, OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined, MEM_PROVIDER: undefined, MEM_NOW: '2026-11-20' };
 
-function vault() {
+const MEMORY_MD = fs.readFileSync(path.join(REPO, 'templates', 'MEMORY.md'), 'utf8');
+
+/** A vault with the MEMORY.md `mem init` writes, and `entries` in it. */
+function vault(...entries: string[]) {
   const v = tempVault();
-  mem(['init', '-q'], { cwd: v.root, home: v.home });
+  v.write('MEMORY.md', `${MEMORY_MD}${entries.length ? `\n${entries.join('')}` : ''}`);
   return v;
 }
 
 describe('mem extract (offline heuristics)', () => {
-  it('writes learnings with session fields to the scope files and tells what it wrote', () => {
+  it('writes learnings with session fields to the scope files and tells what it wrote', async () => {
     const v = vault();
-    const r = mem(['extract', SAMPLE, '--scopes', ALL_HEURISTIC, '--session', 's-1'], { cwd: v.root, home: v.home, env: OFFLINE });
+    const r = await run(['extract', SAMPLE, '--scopes', ALL_HEURISTIC, '--session', 's-1'], { cwd: v.root, home: v.home, env: OFFLINE });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/added {2}MEMORY\.md {2}\S+ {2}directive: The API tests need the migrations on a fresh database/);
     // The failed test run is kept as its cause and fix, not as "X failed".
@@ -35,25 +39,25 @@ describe('mem extract (offline heuristics)', () => {
     expect(memory).toContain('What fixed it: `npm run db:migrate -- --env test`, then `npm test -- checkout` worked.');
     expect(v.read('proxy.md')).toMatch(/^# Proxy memory/);
     // The new entries are valid and searchable.
-    expect(mem(['lint'], { cwd: v.root, home: v.home }).status).toBe(0);
-    const s = mem(['search', 'relation orders does not exist', '--json'], { cwd: v.root, home: v.home }).json();
+    expect((await run(['lint'], { cwd: v.root, home: v.home })).status).toBe(0);
+    const s = (await run(['search', 'relation orders does not exist', '--json'], { cwd: v.root, home: v.home })).json();
     expect(s.results[0].title).toMatch(/npm test -- checkout/);
   });
 
-  it('is idempotent: a re-run writes nothing; a resumed transcript yields only the new part', () => {
+  it('is idempotent: a re-run writes nothing; a resumed transcript yields only the new part', async () => {
     const v = vault();
     const copy = path.join(tempDir(), 'session.jsonl');
     fs.copyFileSync(SAMPLE, copy);
-    const first = mem(['extract', copy, '--json'], { cwd: v.root, home: v.home, env: OFFLINE }).json();
+    const first = (await run(['extract', copy, '--json'], { cwd: v.root, home: v.home, env: OFFLINE })).json();
     expect(first.written.length).toBeGreaterThan(0);
     const before = v.read('MEMORY.md');
-    const again = mem(['extract', copy, '--json'], { cwd: v.root, home: v.home, env: OFFLINE }).json();
+    const again = (await run(['extract', copy, '--json'], { cwd: v.root, home: v.home, env: OFFLINE })).json();
     expect(again.up_to_date).toBe(true);
     expect(again.written).toEqual([]);
     expect(v.read('MEMORY.md')).toBe(before);
     const more = { type: 'user', sessionId: '7d1c5a90-3b2e-4f61-9a0d-2c4e8b6f1a37', uuid: 'u-99', message: { role: 'user', content: 'Remember to restart the queue worker after changing the payment settings.' } };
     fs.appendFileSync(copy, `${JSON.stringify(more)}\n`);
-    const resumed = mem(['extract', copy, '--json'], { cwd: v.root, home: v.home, env: OFFLINE }).json();
+    const resumed = (await run(['extract', copy, '--json'], { cwd: v.root, home: v.home, env: OFFLINE })).json();
     expect(resumed.messages.from).toBe(first.messages.total);
     expect(resumed.written.map((w: { title: string }) => w.title)).toEqual(['Restart the queue worker after changing the payment settings.']);
     expect(v.read('MEMORY.md').startsWith(before)).toBe(true);
@@ -61,10 +65,10 @@ describe('mem extract (offline heuristics)', () => {
     expect(ledger).toHaveLength(2);
   });
 
-  it('--dry-run writes nothing and reports what it would write', () => {
+  it('--dry-run writes nothing and reports what it would write', async () => {
     const v = vault();
     const before = v.read('MEMORY.md');
-    const r = mem(['extract', SAMPLE, '--dry-run', '--json'], { cwd: v.root, home: v.home, env: OFFLINE });
+    const r = await run(['extract', SAMPLE, '--dry-run', '--json'], { cwd: v.root, home: v.home, env: OFFLINE });
     expect(r.status).toBe(0);
     expect(r.json().dry_run).toBe(true);
     expect(r.json().written.length).toBeGreaterThan(0);
@@ -72,25 +76,24 @@ describe('mem extract (offline heuristics)', () => {
     expect(fs.existsSync(v.path('.mem/extracted.jsonl'))).toBe(false);
   });
 
-  it('skips what the file already says, and LLM-only scopes with a reason', () => {
-    const v = vault();
-    mem(['add', 'The API tests need the migrations on a fresh database; CI runs them in its setup step.'], { cwd: v.root, home: v.home });
-    const r = mem(['extract', SAMPLE, '--scopes', 'project,escalation', '--json'], { cwd: v.root, home: v.home, env: OFFLINE }).json();
+  it('skips what the file already says, and LLM-only scopes with a reason', async () => {
+    const v = vault(entry('ci-migrations', 'The API tests need the migrations on a fresh database; CI runs them in its setup step.'));
+    const r = (await run(['extract', SAMPLE, '--scopes', 'project,escalation', '--json'], { cwd: v.root, home: v.home, env: OFFLINE })).json();
     expect(r.duplicates.map((d: { title: string }) => d.title)).toContain('The API tests need the migrations on a fresh database; CI runs them in its setup step.');
     expect(r.skipped_scopes).toEqual([{ scope: 'escalation', reason: expect.stringMatching(/needs a language model/) }]);
   });
 
-  it('reads stdin and every supported format, real transcripts included', () => {
+  it('reads stdin and every supported format, real transcripts included', async () => {
     const v = vault();
     const text = 'user: The deploy script needs the VPN.\nassistant: I ran it and it failed.\nuser: Always connect the VPN before running deploy.sh.\n';
-    const r = mem(['extract', '-', '--format', 'text', '--json'], { cwd: v.root, home: v.home, env: OFFLINE, input: text });
+    const r = await run(['extract', '-', '--format', 'text', '--json'], { cwd: v.root, home: v.home, env: OFFLINE, input: text });
     expect(r.status, r.stderr).toBe(0);
     expect(r.json().written.map((w: { title: string }) => w.title)).toContain('Always connect the VPN before running deploy.sh.');
     const files = fs.readdirSync(FIXTURES, { recursive: true, withFileTypes: true }).filter((d) => d.isFile() && /\.(jsonl|json)$/.test(d.name));
     expect(files.length).toBeGreaterThanOrEqual(8);
     for (const d of files) {
       const file = path.join(d.parentPath, d.name);
-      const res = mem(['extract', file, '--dry-run', '--json', '--scopes', ALL_HEURISTIC], { cwd: v.root, home: v.home, env: OFFLINE });
+      const res = await run(['extract', file, '--dry-run', '--json', '--scopes', ALL_HEURISTIC], { cwd: v.root, home: v.home, env: OFFLINE });
       expect(res.status, `${d.name}: ${res.stderr}`).toBe(0);
       const j = res.json();
       expect(j.messages.total, d.name).toBeGreaterThan(0);
@@ -99,7 +102,7 @@ describe('mem extract (offline heuristics)', () => {
     }
   });
 
-  it('bad input: one clear line, the right exit code, nothing written', () => {
+  it('bad input: one clear line, the right exit code, nothing written', async () => {
     const v = vault();
     const dir = tempDir();
     const before = v.read('MEMORY.md');
@@ -116,7 +119,7 @@ describe('mem extract (offline heuristics)', () => {
       [['extract'], 2, /^mem: which transcript\?/m],
     ];
     for (const [args, code, msg] of cases) {
-      const r = mem(args, { cwd: v.root, home: v.home, env: OFFLINE });
+      const r = await run(args, { cwd: v.root, home: v.home, env: OFFLINE });
       expect(r.status, args.join(' ')).toBe(code);
       expect(r.stderr).toMatch(msg);
       expect(r.stderr).not.toMatch(/at .*\.js:\d+/);
@@ -125,142 +128,70 @@ describe('mem extract (offline heuristics)', () => {
     const cut = path.join(dir, 'cut.jsonl');
     const raw = fs.readFileSync(SAMPLE, 'utf8');
     fs.writeFileSync(cut, raw.slice(0, raw.length - 40));
-    const r = mem(['extract', cut, '--json', '--dry-run'], { cwd: v.root, home: v.home, env: OFFLINE });
+    const r = await run(['extract', cut, '--json', '--dry-run'], { cwd: v.root, home: v.home, env: OFFLINE });
     expect(r.status).toBe(0);
     expect(r.json().broken_lines).toBe(1);
     // A file of unknown shape reads as text: nothing to learn, no error.
     const odd = path.join(dir, 'odd.jsonl');
     fs.writeFileSync(odd, '{"hello": "world"}\n{"foo": 1}\n');
-    const o = mem(['extract', odd], { cwd: v.root, home: v.home, env: OFFLINE });
+    const o = await run(['extract', odd], { cwd: v.root, home: v.home, env: OFFLINE });
     expect(o.status).toBe(1);
     expect(o.stderr).toMatch(/^mem: no messages found in the transcript \(read as claude; 2 records skipped, 0 broken lines\)/m);
     expect(v.read('MEMORY.md')).toBe(before);
   });
 
-  it('refuses to add to a malformed memory file and leaves every file as it was', () => {
+  it('refuses to add to a malformed memory file and leaves every file as it was', async () => {
     const v = vault();
     v.write('MEMORY.md', '# Memory\n\n---\nid: x\ntype: [unclosed\n---\nbody\n');
     const before = v.read('MEMORY.md');
-    const r = mem(['extract', SAMPLE, '--scopes', ALL_HEURISTIC], { cwd: v.root, home: v.home, env: OFFLINE });
+    const r = await run(['extract', SAMPLE, '--scopes', ALL_HEURISTIC], { cwd: v.root, home: v.home, env: OFFLINE });
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/^mem: .*fix it before mem adds to this file \(MEMORY\.md:\d+\)/m);
     expect(v.read('MEMORY.md')).toBe(before);
     expect(fs.existsSync(v.path('proxy.md'))).toBe(false);
   });
-
-  it('streams a 200 MB transcript in bounded memory', () => {
-    const v = vault();
-    const big = path.join(tempDir(), 'big.jsonl');
-    const fd = fs.openSync(big, 'w');
-    const filler = 'x'.repeat(100_000);
-    fs.writeSync(fd, `${JSON.stringify({ type: 'user', sessionId: 'big', message: { role: 'user', content: 'Remember to keep the fixtures under 1 MB each.' } })}\n`);
-    for (let i = 0; i < 2000; i++) {
-      fs.writeSync(fd, `${JSON.stringify({ type: 'user', sessionId: 'big', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: `t${i}`, content: filler }] } })}\n`);
-    }
-    fs.closeSync(fd);
-    expect(fs.statSync(big).size).toBeGreaterThan(200_000_000);
-    // 96 MB of heap: holding the file (or its messages untrimmed) would not fit.
-    const r = mem(['extract', big, '--json', '--dry-run'], { cwd: v.root, home: v.home, env: { ...OFFLINE, NODE_OPTIONS: '--max-old-space-size=96' } });
-    expect(r.status, r.stderr).toBe(0);
-    expect(r.json().messages.total).toBe(2001);
-    expect(r.json().written.map((w: { title: string }) => w.title)).toEqual(['Keep the fixtures under 1 MB each.']);
-  }, 120_000);
-});
-
-describe('mem extract --hook', () => {
-  async function waitFor(check: () => boolean, ms = 15_000): Promise<void> {
-    const t0 = Date.now();
-    while (!check()) {
-      if (Date.now() - t0 > ms) throw new Error('timed out waiting');
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-
-  it('claude: answers at once, extracts in the background, logs to .mem/logs', async () => {
-    const v = vault();
-    const payload = JSON.stringify({ session_id: 'hook-1', transcript_path: SAMPLE, cwd: v.root, hook_event_name: 'SessionEnd' });
-    const t0 = Date.now();
-    const r = mem(['extract', '--hook', 'claude'], { cwd: tempDir(), home: v.home, env: OFFLINE, input: payload });
-    expect(Date.now() - t0).toBeLessThan(10_000); // the extraction itself runs detached
-    expect(r.status).toBe(0);
-    expect(r.stdout).toBe('');
-    await waitFor(() => fs.existsSync(v.path('.mem/extracted.jsonl')));
-    expect(v.read('MEMORY.md')).toContain('session_id: hook-1');
-    await waitFor(() => /wrote \d+ learnings/.test(v.read('.mem/logs/extract.log')));
-    expect(v.read('.mem/logs/extract.log')).toMatch(/claude hook \(SessionEnd\): extracting .*fix-checkout-tests\.jsonl/);
-  }, 30_000);
-
-  it('never fails the agent: bad payloads are logged, exit 0', () => {
-    const v = vault();
-    for (const input of ['not json', '{"session_id": "x", "cwd": "' + v.root + '"}', '']) {
-      const r = mem(['extract', '--hook', 'claude'], { cwd: v.root, home: v.home, env: OFFLINE, input });
-      expect(r.status).toBe(0);
-      expect(r.stdout).toBe('');
-    }
-    const log = v.read('.mem/logs/extract.log');
-    expect(log).toMatch(/claude hook: the hook payload is not JSON/);
-    expect(log).toMatch(/claude hook: the claude hook payload names no transcript \(session x\)/);
-    expect(log).toMatch(/claude hook: no hook payload on stdin/);
-  });
-
-  it('codex: the notify payload comes as an argument; the rollout is found by thread id', async () => {
-    const v = vault();
-    const codexHome = tempDir();
-    const day = path.join(codexHome, 'sessions', '2026', '11', '20');
-    fs.mkdirSync(day, { recursive: true });
-    const thread = '0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b';
-    const lines = [
-      { timestamp: '2026-11-20T10:00:00Z', type: 'session_meta', payload: { id: thread, cwd: v.root } },
-      { timestamp: '2026-11-20T10:00:01Z', type: 'response_item', payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Never push to main directly; open a pull request.' }] } },
-      { timestamp: '2026-11-20T10:00:02Z', type: 'response_item', payload: { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Understood.' }] } },
-    ];
-    fs.writeFileSync(path.join(day, `rollout-2026-11-20T10-00-00-${thread}.jsonl`), lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
-    const payload = JSON.stringify({ type: 'agent-turn-complete', 'thread-id': thread, 'turn-id': '1', cwd: v.root, 'input-messages': ['hi'], 'last-assistant-message': 'Understood.' });
-    const r = mem(['extract', '--hook', 'codex', payload], { cwd: v.root, home: v.home, env: { ...OFFLINE, CODEX_HOME: codexHome } });
-    expect(r.status).toBe(0);
-    await waitFor(() => fs.existsSync(v.path('.mem/extracted.jsonl')));
-    expect(v.read('MEMORY.md')).toContain('Never push to main directly; open a pull request.');
-  }, 30_000);
 });
 
 describe('mem extract reinforces what the session used', () => {
-  it('entries retrieved with --session and used in the transcript gain a reinforcement', () => {
-    const v = vault();
-    const add = (text: string) => mem(['add', text, '--json'], { cwd: v.root, home: v.home }).json().id as string;
-    const used = add('Refresh the Stripe sandbox keys with scripts/rotate-stripe.sh before running the payment tests.');
-    const unused = add('The marketing site deploys from the gh-pages branch on every merge.');
-    const s = mem(['search', 'payment tests stripe keys deploys', '--session', 'sess-r', '--json'], { cwd: v.root, home: v.home });
+  it('entries retrieved with --session and used in the transcript gain a reinforcement', async () => {
+    const used = 'stripe-keys';
+    const unused = 'gh-pages';
+    const v = vault(
+      entry(used, 'Refresh the Stripe sandbox keys with scripts/rotate-stripe.sh before running the payment tests.'),
+      entry(unused, 'The marketing site deploys from the gh-pages branch on every merge.'),
+    );
+    const s = await run(['search', 'payment tests stripe keys deploys', '--session', 'sess-r', '--json'], { cwd: v.root, home: v.home });
     expect(s.json().results.map((h: { id: string }) => h.id)).toEqual(expect.arrayContaining([used, unused]));
     const transcript = [
       'user: The payment tests fail with an authentication error.',
       'assistant: I will refresh the Stripe sandbox keys with scripts/rotate-stripe.sh and rerun the payment tests.',
       'assistant: The payment tests pass now.',
     ].join('\n');
-    const r = mem(['extract', '-', '--format', 'text', '--session', 'sess-r', '--json'], { cwd: v.root, home: v.home, env: OFFLINE, input: transcript });
+    const r = await run(['extract', '-', '--format', 'text', '--session', 'sess-r', '--json'], { cwd: v.root, home: v.home, env: OFFLINE, input: transcript });
     expect(r.status, r.stderr).toBe(0);
     expect(r.json().reinforced).toBe(1);
-    const show = (id: string) => mem(['show', id, '--json'], { cwd: v.root, home: v.home }).json();
-    expect(show(used).reinforcement_count).toBe(1);
-    expect(show(unused).reinforcement_count).toBe(0);
+    const show = async (id: string) => (await run(['show', id, '--json'], { cwd: v.root, home: v.home })).json();
+    expect((await show(used)).reinforcement_count).toBe(1);
+    expect((await show(unused)).reinforcement_count).toBe(0);
   });
 });
 
 describe('mem extract FOLDER', () => {
-  it('extracts every transcript of a folder, skips what it cannot read, and is a no-op the second time', () => {
+  it('extracts every transcript of a folder, skips what it cannot read, and is a no-op the second time', async () => {
     const v = vault();
     const dir = tempDir();
     fs.copyFileSync(SAMPLE, path.join(dir, 'a.jsonl'));
     fs.writeFileSync(path.join(dir, 'b.jsonl'), `${JSON.stringify({ type: 'user', sessionId: 'b', message: { role: 'user', content: 'Never commit the .env file.' } })}\n`);
     fs.writeFileSync(path.join(dir, 'empty.jsonl'), '');
     fs.writeFileSync(path.join(dir, 'notes.txt'), 'not a transcript');
-    const r = mem(['extract', dir, '--json'], { cwd: v.root, home: v.home, env: OFFLINE });
+    const r = await run(['extract', dir, '--json'], { cwd: v.root, home: v.home, env: OFFLINE });
     expect(r.status).toBe(1);
     const j = r.json();
     expect(j.transcripts.map((t: { transcript: string }) => path.basename(t.transcript)).sort()).toEqual(['a.jsonl', 'b.jsonl']);
     expect(j.failed).toEqual([{ transcript: path.join(dir, 'empty.jsonl'), error: 'the transcript is empty' }]);
     expect(v.read('MEMORY.md')).toContain('Never commit the .env file.');
     fs.rmSync(path.join(dir, 'empty.jsonl'));
-    const again = mem(['extract', dir], { cwd: v.root, home: v.home, env: OFFLINE });
+    const again = await run(['extract', dir], { cwd: v.root, home: v.home, env: OFFLINE });
     expect(again.status).toBe(0);
     expect(again.stderr).toMatch(/wrote 0 learnings from 2 transcripts/);
   });

@@ -5,7 +5,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { anthropicMessage, closeServers, fakeServer, openaiCompletion } from '../fake-llm.js';
-import { cleanup, mem, memAsync, REPO, tempVault } from '../helpers.js';
+import { cleanup, REPO, tempVault } from '../helpers.js';
+import { run } from '../run.js';
 
 const SAMPLE = path.join(REPO, 'examples', 'sessions', 'fix-checkout-tests.jsonl');
 
@@ -22,9 +23,10 @@ const LEARNINGS = {
   ],
 };
 
+/** A vault with the MEMORY.md `mem init` writes, and `config` as its .mem/config.yaml. */
 function vault(config = '') {
   const v = tempVault();
-  mem(['init', '-q'], { cwd: v.root, home: v.home });
+  v.write('MEMORY.md', fs.readFileSync(path.join(REPO, 'templates', 'MEMORY.md'), 'utf8'));
   if (config) v.write('.mem/config.yaml', config);
   return v;
 }
@@ -35,7 +37,7 @@ describe('mem extract with a language model', () => {
   it('anthropic: forced tool call, the transcript reaches the model, learnings are validated and written', async () => {
     const srv = await fakeServer([{ body: anthropicMessage(LEARNINGS) }]);
     const v = vault();
-    const r = await memAsync(['extract', SAMPLE, '--session', 'sess-a'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: srv.url } });
+    const r = await run(['extract', SAMPLE, '--session', 'sess-a'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: srv.url } });
     expect(r.status, r.stderr).toBe(0);
     expect(srv.seen).toHaveLength(1);
     const req = srv.seen[0];
@@ -58,28 +60,10 @@ describe('mem extract with a language model', () => {
     expect(r.stderr).toMatch(/wrote 2 learnings .* with anthropic \(claude-haiku-4-5\); 1234 input \+ 210 output tokens/);
   });
 
-  it('two extractions of one transcript at once (PreCompact and SessionEnd, user and project hooks): the model is asked once', async () => {
-    const srv = await fakeServer([{ body: anthropicMessage(LEARNINGS), delayMs: 1500 }]);
-    const v = vault();
-    const env = { ...NO_KEYS, ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: srv.url };
-    const [a, b] = await Promise.all([
-      memAsync(['extract', SAMPLE, '--json'], { cwd: v.root, home: v.home, env }),
-      memAsync(['extract', SAMPLE, '--json'], { cwd: v.root, home: v.home, env }),
-    ]);
-    expect(a.status, a.stderr).toBe(0);
-    expect(b.status, b.stderr).toBe(0);
-    expect(srv.seen).toHaveLength(1);
-    const results = [a.json(), b.json()];
-    expect(results.map((r) => r.up_to_date).sort()).toEqual([false, true]);
-    expect(results.reduce((n, r) => n + r.written.length, 0)).toBe(2);
-    expect(v.read('MEMORY.md').split('Procedural: Run the test migrations before the API tests').length).toBe(2);
-    expect(fs.readdirSync(v.path('.mem/extracting'))).toEqual([]);
-  }, 30_000);
-
   it('openai-compatible server via base URL: JSON schema response format, usage reported', async () => {
     const srv = await fakeServer([{ body: openaiCompletion(JSON.stringify(LEARNINGS)) }]);
     const v = vault();
-    const r = await memAsync(['extract', SAMPLE, '--json', '--model', 'llama3.1'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, OPENAI_BASE_URL: `${srv.url}/v1` } });
+    const r = await run(['extract', SAMPLE, '--json', '--model', 'llama3.1'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, OPENAI_BASE_URL: `${srv.url}/v1` } });
     expect(r.status, r.stderr).toBe(0);
     const req = srv.seen[0];
     expect(req.path).toBe('/v1/chat/completions');
@@ -98,7 +82,7 @@ describe('mem extract with a language model', () => {
       { body: anthropicMessage(LEARNINGS) },
     ]);
     const v = vault();
-    const r = await memAsync(['extract', SAMPLE, '--json'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: srv.url } });
+    const r = await run(['extract', SAMPLE, '--json'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: srv.url } });
     expect(r.status, r.stderr).toBe(0);
     expect(srv.seen).toHaveLength(2);
     expect(r.json().fallback).toBeNull();
@@ -109,12 +93,12 @@ describe('mem extract with a language model', () => {
     const srv = await fakeServer([{ body: openaiCompletion('Sure! Here are some learnings: run the migrations.') }]);
     const v = vault();
     const env = { ...NO_KEYS, OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: `${srv.url}/v1` };
-    const r = await memAsync(['extract', SAMPLE], { cwd: v.root, home: v.home, env });
+    const r = await run(['extract', SAMPLE], { cwd: v.root, home: v.home, env });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/^mem: warning: openai \(gpt-4o-mini\) answered with text that is not valid JSON: .*; used the offline heuristics instead$/m);
     expect(v.read('MEMORY.md')).toContain('source: heuristic');
     const before = v.read('MEMORY.md');
-    const strict = await memAsync(['extract', SAMPLE, '--no-fallback', '--force'], { cwd: v.root, home: v.home, env });
+    const strict = await run(['extract', SAMPLE, '--no-fallback', '--force'], { cwd: v.root, home: v.home, env });
     expect(strict.status).toBe(1);
     expect(strict.stderr.trim().split('\n')).toHaveLength(2);
     expect(strict.stderr.split('\n')[0]).toMatch(/^mem: openai \(gpt-4o-mini\) answered with text that is not valid JSON/);
@@ -124,24 +108,23 @@ describe('mem extract with a language model', () => {
   it('a server that never answers times out quickly (no retries configured)', async () => {
     const srv = await fakeServer([{ hang: true }]);
     const v = vault('llm:\n  max_retries: 0\n');
-    const r = await memAsync(['extract', SAMPLE, '--no-fallback', '--timeout', '400'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: srv.url } });
+    const r = await run(['extract', SAMPLE, '--no-fallback', '--timeout', '400'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: srv.url } });
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/^mem: anthropic \(claude-haiku-4-5\) did not answer within 400 ms$/m);
-    expect(r.ms).toBeLessThan(10_000);
     expect(srv.seen).toHaveLength(1);
   });
 
   it('an invalid API key and an unreachable server are one clear line each', async () => {
     const srv = await fakeServer([{ status: 401, body: { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } } }]);
     const v = vault();
-    const bad = await memAsync(['extract', SAMPLE, '--no-fallback'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, ANTHROPIC_API_KEY: 'sk-wrong', ANTHROPIC_BASE_URL: srv.url } });
+    const bad = await run(['extract', SAMPLE, '--no-fallback'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, ANTHROPIC_API_KEY: 'sk-wrong', ANTHROPIC_BASE_URL: srv.url } });
     expect(bad.status).toBe(1);
     expect(bad.stderr).toMatch(/^mem: anthropic \(claude-haiku-4-5\) rejected the API key \(401\)\nhint: check ANTHROPIC_API_KEY/m);
     const closed = await fakeServer([{ body: {} }]);
     const port = new URL(closed.url).port;
     await closeServers(); // the port is free again: nothing answers there
     const v2 = vault('llm:\n  max_retries: 0\n');
-    const down = await memAsync(['extract', SAMPLE, '--json'], { cwd: v2.root, home: v2.home, env: { ...NO_KEYS, OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1` } });
+    const down = await run(['extract', SAMPLE, '--json'], { cwd: v2.root, home: v2.home, env: { ...NO_KEYS, OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1` } });
     expect(down.status, down.stderr).toBe(0);
     expect(down.json().fallback).toMatch(/^cannot reach openai \(gpt-4o-mini\) at http:\/\/127\.0\.0\.1:\d+\/v1/);
     expect(down.json().written.length).toBeGreaterThan(0);
@@ -154,12 +137,12 @@ describe('mem stage detect --llm', () => {
     const v = vault();
     v.write('INTENT.md', '# Intent\n\nAll features are in. We are reading the diffs and checking the edge cases before the release.\n');
     const env = { ...NO_KEYS, OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: `${srv.url}/v1` };
-    const r = await memAsync(['stage', 'detect', '--llm', '--json'], { cwd: v.root, home: v.home, env });
+    const r = await run(['stage', 'detect', '--llm', '--json'], { cwd: v.root, home: v.home, env });
     expect(r.status, r.stderr).toBe(0);
     expect(r.json()).toMatchObject({ stage: 'review', method: 'llm:openai:gpt-4o-mini', reason: 'the features are done and being checked' });
     expect(srv.seen[0].body.messages[1].content).toContain('checking the edge cases before the release');
     expect(v.read('.mem/current-stage').trim()).toBe('review');
-    const down = await memAsync(['stage', 'detect', '--llm', '--dry-run', '--json'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' } });
+    const down = await run(['stage', 'detect', '--llm', '--dry-run', '--json'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' } });
     expect(down.status).toBe(0);
     expect(down.stderr).toMatch(/^mem: warning: cannot reach openai .*; used the keyword classifier$/m);
     expect(down.json().method).not.toMatch(/^llm/);
@@ -172,12 +155,12 @@ describe('what the model returns cannot break the memory files', () => {
     const many = Array.from({ length: 50 }, (_, i) => ({ scope: 'project', type: 'declarative', title: `Where setting alpha${i}x lives`, body: `Setting alpha${i}x is stored in table t${i * 7}q and read by job j${i * 11}z.`, importance: i < 10 ? 0.9 : 0.3, phase: 'unknown' }));
     const srv = await fakeServer([{ body: anthropicMessage({ learnings: [evil, ...many] }) }]);
     const v = vault();
-    const r = await memAsync(['extract', SAMPLE, '--json'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: srv.url } });
+    const r = await run(['extract', SAMPLE, '--json'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: srv.url } });
     expect(r.status, r.stderr).toBe(0);
     expect(r.json().written).toHaveLength(40);
     expect(r.json().invalid_learnings).toBe(11);
-    expect(mem(['lint'], { cwd: v.root, home: v.home }).status).toBe(0);
-    expect(mem(['show', 'injected'], { cwd: v.root, home: v.home }).status).toBe(1);
+    expect((await run(['lint'], { cwd: v.root, home: v.home })).status).toBe(0);
+    expect((await run(['show', 'injected'], { cwd: v.root, home: v.home })).status).toBe(1);
     expect(v.read('MEMORY.md')).toContain('First line.\n* * *\nid: injected');
   });
 });
@@ -189,7 +172,7 @@ describe('mem extract --rollup', () => {
     const v = vault();
     const env = { ...NO_KEYS, ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: srv.url };
     for (const job of ['j1', 'j2', 'j3']) {
-      const r = await memAsync(['extract', SAMPLE, '--scopes', 'session', '--job', job, '--session', `s-${job}`, '--force', '--json', ...(job === 'j3' ? ['--rollup'] : [])], { cwd: v.root, home: v.home, env });
+      const r = await run(['extract', SAMPLE, '--scopes', 'session', '--job', job, '--session', `s-${job}`, '--force', '--json', ...(job === 'j3' ? ['--rollup'] : [])], { cwd: v.root, home: v.home, env });
       expect(r.status, r.stderr).toBe(0);
       expect(v.read(`.mem/jobs/${job}/MEMORY.md`)).toContain('Seed the test data before the checkout suite');
       if (job === 'j3') expect(r.json().rollup.promoted).toEqual([expect.objectContaining({ scope: 'project', path: 'MEMORY.md' })]);
@@ -209,7 +192,7 @@ describe('global-scope learnings', () => {
     ];
     const srv = await fakeServer([{ body: anthropicMessage({ learnings }) }]);
     const v = vault();
-    const r = await memAsync(['extract', SAMPLE, '--scopes', 'global', '--json'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: srv.url } });
+    const r = await run(['extract', SAMPLE, '--scopes', 'global', '--json'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: srv.url } });
     expect(r.status, r.stderr).toBe(0);
     expect(r.json().written.map((w: { title: string }) => w.title)).toEqual(['Read the error message before retrying']);
     expect(r.json().not_global).toEqual([{ title: 'Seed the checkout fixtures', reason: expect.any(String) }]);

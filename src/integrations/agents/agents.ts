@@ -4,11 +4,11 @@
 // written: one mem cannot edit safely stops the whole command with nothing changed.
 
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { MemError } from '../../errors.js';
 import { staysInside } from '../../vault/boundary.js';
 import { writeFileAtomic } from '../../vault/write.js';
+import { userHome } from '../../vault/vault.js';
 import { describeProgram, hookCommand, memArgv, memOnPath, parseHookCommand, parseMcpCommand, pointsHere, type Agent, type Form, type HookVerb, type Launcher } from './command.js';
 import { addItem, addMember, member, parseJsonc, removeElement, replaceNode, valueOf, type JsonDoc, type JsonNode } from './jsonc.js';
 import { editMcpTable, editNotify, parseToml, tomlParser, type EditAction } from './toml-edit.js';
@@ -66,7 +66,7 @@ export interface AgentFiles {
 
 /** The files of `agent` at `scope` (`root`: the vault, for project scope). Honours CLAUDE_CONFIG_DIR and CODEX_HOME. */
 export function agentFiles(agent: Agent, scope: Scope, root: string | null, env: NodeJS.ProcessEnv): AgentFiles {
-  const home = os.homedir();
+  const home = userHome(env);
   if (scope === 'project') {
     if (!root) throw new MemError('project scope needs a vault');
     if (agent === 'claude') return { hooks: path.join(root, '.claude', 'settings.json'), mcp: path.join(root, '.mcp.json'), mcpFormat: 'json', base: root };
