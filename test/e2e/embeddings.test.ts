@@ -1,10 +1,11 @@
-// Embeddings and hybrid search end to end: the built CLI and the real `openai` SDK against a
+// Embeddings and hybrid search end to end: the CLI in-process and the real `openai` SDK against a
 // loopback /v1/embeddings server with deterministic vectors (test/fake-embeddings.ts).
 
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CAR_GARDEN_DB, embedServer, type EmbedServer } from '../fake-embeddings.js';
-import { cleanup, entry, mem, memAsync, tempVault } from '../helpers.js';
+import { cleanup, entry, tempVault } from '../helpers.js';
+import { run } from '../run.js';
 
 const servers: EmbedServer[] = [];
 afterEach(async () => {
@@ -38,7 +39,7 @@ describe('mem index --embed', () => {
   it('embeds each entry once through the SDK (float encoding), in batches, and reports it', async () => {
     const s = await server();
     const v = vault('embeddings:\n  batch_size: 3\n');
-    const r = await memAsync(['index', '--embed', '--json'], { cwd: v.root, home: v.home, env: envFor(s) });
+    const r = await run(['index', '--embed', '--json'], { cwd: v.root, home: v.home, env: envFor(s) });
     expect(r.status, r.stderr).toBe(0);
     expect(r.json().embeddings).toMatchObject({ model: 'fake-embed', embedded: 4, vectors: 4, requests: 2 });
     expect(s.requests.map((q) => q.input.length)).toEqual([3, 1]);
@@ -50,21 +51,21 @@ describe('mem index --embed', () => {
     const s = await server();
     const v = vault();
     const env = envFor(s);
-    expect((await memAsync(['index', '--embed'], { cwd: v.root, home: v.home, env })).status).toBe(0);
+    expect((await run(['index', '--embed'], { cwd: v.root, home: v.home, env })).status).toBe(0);
     expect(s.requests).toHaveLength(1);
-    const again = await memAsync(['index', '--embed', '--json'], { cwd: v.root, home: v.home, env });
+    const again = await run(['index', '--embed', '--json'], { cwd: v.root, home: v.home, env });
     expect(again.json().embeddings).toMatchObject({ embedded: 0, vectors: 4, requests: 0 });
     fs.renameSync(v.path('MEMORY.md'), v.path('notes-renamed.md'));
     fs.writeFileSync(v.path('.mem/config.yaml'), 'include: ["notes-renamed.md"]\n');
-    const renamed = await memAsync(['index', '--json'], { cwd: v.root, home: v.home, env });
+    const renamed = await run(['index', '--json'], { cwd: v.root, home: v.home, env });
     expect(renamed.status, renamed.stderr).toBe(0);
     expect(renamed.json()).toMatchObject({ entries: 4, embeddings: { embedded: 0, vectors: 4 } });
-    const rebuilt = await memAsync(['index', '--rebuild', '--json'], { cwd: v.root, home: v.home, env });
+    const rebuilt = await run(['index', '--rebuild', '--json'], { cwd: v.root, home: v.home, env });
     expect(rebuilt.status, rebuilt.stderr).toBe(0);
     expect(rebuilt.json().embeddings).toMatchObject({ embedded: 0, vectors: 4 });
     expect(s.requests).toHaveLength(1);
     fs.appendFileSync(v.path('notes-renamed.md'), entry('new-1', '# Bike chain\nOil the bike chain monthly.'));
-    const edited = await memAsync(['index', '--json'], { cwd: v.root, home: v.home, env });
+    const edited = await run(['index', '--json'], { cwd: v.root, home: v.home, env });
     expect(edited.json().embeddings).toMatchObject({ embedded: 1, vectors: 5 });
     expect(s.requests[1].input).toEqual(['Bike chain\nOil the bike chain monthly.']);
   });
@@ -72,19 +73,19 @@ describe('mem index --embed', () => {
   it('a model change re-embeds everything and drops the old vectors', async () => {
     const s = await server();
     const v = vault();
-    await memAsync(['index', '--embed'], { cwd: v.root, home: v.home, env: envFor(s) });
-    const r = await memAsync(['index', '--embed', '--json'], { cwd: v.root, home: v.home, env: envFor(s, 'other-model') });
+    await run(['index', '--embed'], { cwd: v.root, home: v.home, env: envFor(s) });
+    const r = await run(['index', '--embed', '--json'], { cwd: v.root, home: v.home, env: envFor(s, 'other-model') });
     expect(r.status, r.stderr).toBe(0);
     expect(r.json().embeddings).toMatchObject({ model: 'other-model', embedded: 4, vectors: 4 });
     expect(s.requests.map((q) => q.model)).toEqual(['fake-embed', 'other-model']);
     // Back to the first model: its vectors were dropped, so it pays again (never mixes the two).
-    const back = await memAsync(['index', '--embed', '--json'], { cwd: v.root, home: v.home, env: envFor(s) });
+    const back = await run(['index', '--embed', '--json'], { cwd: v.root, home: v.home, env: envFor(s) });
     expect(back.json().embeddings).toMatchObject({ model: 'fake-embed', embedded: 4 });
   });
 
   it('--embed without a model is a usage error; with the endpoint down it fails (exit 1), plain index only warns', async () => {
     const v = vault();
-    const none = mem(['index', '--embed'], { cwd: v.root, home: v.home, env: NO_EMBED });
+    const none = await run(['index', '--embed'], { cwd: v.root, home: v.home, env: NO_EMBED });
     expect(none.status).toBe(2);
     expect(none.stderr).toMatch(/^mem: no embedding model is configured/m);
     const s = await server();
@@ -92,10 +93,10 @@ describe('mem index --embed', () => {
     await s.close();
     servers.length = 0;
     const env = { ...NO_EMBED, MEM_EMBED_BASE_URL: url, MEM_EMBED_MODEL: 'fake-embed' };
-    const down = await memAsync(['index', '--embed'], { cwd: v.root, home: v.home, env: { ...env } });
+    const down = await run(['index', '--embed'], { cwd: v.root, home: v.home, env: { ...env } });
     expect(down.status).toBe(1);
     expect(down.stderr).toMatch(/^mem: cannot reach the embeddings endpoint \(fake-embed\)/m);
-    const plain = await memAsync(['index'], { cwd: v.root, home: v.home, env });
+    const plain = await run(['index'], { cwd: v.root, home: v.home, env });
     expect(plain.status, plain.stderr).toBe(0);
     expect(plain.stderr).toMatch(/entries not embedded: cannot reach/);
   });
@@ -106,10 +107,10 @@ describe('hybrid search', () => {
     const s = await server();
     const v = vault();
     const env = envFor(s);
-    await memAsync(['index', '--embed'], { cwd: v.root, home: v.home, env });
-    const lexical = mem(['search', 'automobile upkeep', '--json'], { cwd: v.root, home: v.home, env: NO_EMBED });
+    await run(['index', '--embed'], { cwd: v.root, home: v.home, env });
+    const lexical = await run(['search', 'automobile upkeep', '--json'], { cwd: v.root, home: v.home, env: NO_EMBED });
     expect(lexical.json().results.map((h: { id: string }) => h.id)).toEqual(['upk-1']);
-    const r = await memAsync(['search', 'automobile upkeep', '--json', '--explain'], { cwd: v.root, home: v.home, env });
+    const r = await run(['search', 'automobile upkeep', '--json', '--explain'], { cwd: v.root, home: v.home, env });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toBe('');
     const hits = r.json().results as { id: string; components: Record<string, number | null> }[];
@@ -123,7 +124,7 @@ describe('hybrid search', () => {
     expect(garden.components.fused).toBeCloseTo(1 / 61 + 1 / (60 + garden.components.vector_rank!), 6);
     // The query was embedded in one request, after the index's one.
     expect(s.requests.at(-1)!.input).toEqual(['automobile upkeep']);
-    const human = await memAsync(['search', 'automobile upkeep', '--explain'], { cwd: v.root, home: v.home, env });
+    const human = await run(['search', 'automobile upkeep', '--explain'], { cwd: v.root, home: v.home, env });
     expect(human.stdout).toMatch(/vector #1 cos 0\.\d+ · bm25 – · fused 0\.016/);
   });
 
@@ -131,15 +132,15 @@ describe('hybrid search', () => {
     const s = await server();
     const v = vault();
     const env = envFor(s);
-    await memAsync(['index', '--embed'], { cwd: v.root, home: v.home, env });
-    const lexical = mem(['context', 'automobile upkeep', '--json'], { cwd: v.root, home: v.home, env: NO_EMBED });
+    await run(['index', '--embed'], { cwd: v.root, home: v.home, env });
+    const lexical = await run(['context', 'automobile upkeep', '--json'], { cwd: v.root, home: v.home, env: NO_EMBED });
     expect(lexical.json().learnings.map((h: { id: string }) => h.id)).toEqual(['upk-1']);
-    const r = await memAsync(['context', 'automobile upkeep', '--json'], { cwd: v.root, home: v.home, env });
+    const r = await run(['context', 'automobile upkeep', '--json'], { cwd: v.root, home: v.home, env });
     expect(r.status, r.stderr).toBe(0);
     expect(r.json().learnings.map((h: { id: string }) => h.id).slice(0, 2).sort()).toEqual(['car-1', 'upk-1']);
     await s.close();
     servers.length = 0;
-    const down = await memAsync(['context', 'automobile upkeep', '--json'], { cwd: v.root, home: v.home, env });
+    const down = await run(['context', 'automobile upkeep', '--json'], { cwd: v.root, home: v.home, env });
     expect(down.status).toBe(0);
     expect(down.stderr).toMatch(/^mem: warning: embeddings unavailable: .*; lexical results only$/m);
     expect(down.json().learnings.map((h: { id: string }) => h.id)).toEqual(['upk-1']);
@@ -149,8 +150,8 @@ describe('hybrid search', () => {
     const s = await server();
     const v = vault();
     const env = envFor(s);
-    await memAsync(['index', '--embed'], { cwd: v.root, home: v.home, env });
-    const r = await memAsync(['search', 'automobile', '--type', 'corrective', '--json', '--explain'], { cwd: v.root, home: v.home, env });
+    await run(['index', '--embed'], { cwd: v.root, home: v.home, env });
+    const r = await run(['search', 'automobile', '--type', 'corrective', '--json', '--explain'], { cwd: v.root, home: v.home, env });
     expect(r.status, r.stderr).toBe(0);
     expect(r.json().results.map((h: { id: string }) => h.id)).toEqual(['db-1']);
   });
@@ -159,8 +160,8 @@ describe('hybrid search', () => {
     const s = await server();
     const v = vault('search:\n  fusion: blend\n');
     const env = envFor(s);
-    await memAsync(['index', '--embed'], { cwd: v.root, home: v.home, env });
-    const r = await memAsync(['search', 'automobile upkeep', '--json', '--explain'], { cwd: v.root, home: v.home, env });
+    await run(['index', '--embed'], { cwd: v.root, home: v.home, env });
+    const r = await run(['search', 'automobile upkeep', '--json', '--explain'], { cwd: v.root, home: v.home, env });
     const car = r.json().results.find((h: { id: string }) => h.id === 'car-1');
     expect(car.components.fused).toBeCloseTo(0.7 * car.components.vector, 6);
     const garden = r.json().results.find((h: { id: string }) => h.id === 'upk-1');
@@ -170,9 +171,9 @@ describe('hybrid search', () => {
   it('the embeddings: block of .mem/config.yaml is enough (no environment)', async () => {
     const s = await server();
     const v = vault(`embeddings:\n  provider: openai-compatible\n  model: fake-embed\n  base_url: ${s.url}\n`);
-    await memAsync(['index'], { cwd: v.root, home: v.home, env: NO_EMBED });
+    await run(['index'], { cwd: v.root, home: v.home, env: NO_EMBED });
     expect(s.requests).toHaveLength(1);
-    const r = await memAsync(['search', 'automobile', '--ids', '--limit', '1'], { cwd: v.root, home: v.home, env: NO_EMBED });
+    const r = await run(['search', 'automobile', '--ids', '--limit', '1'], { cwd: v.root, home: v.home, env: NO_EMBED });
     expect(r.stdout.trim()).toBe('car-1');
   });
 
@@ -180,10 +181,10 @@ describe('hybrid search', () => {
     const s = await server();
     const v = vault();
     const env = envFor(s);
-    await memAsync(['index', '--embed'], { cwd: v.root, home: v.home, env });
+    await run(['index', '--embed'], { cwd: v.root, home: v.home, env });
     await s.close();
     servers.length = 0;
-    const r = await memAsync(['search', 'automobile upkeep', '--json', '--explain'], { cwd: v.root, home: v.home, env });
+    const r = await run(['search', 'automobile upkeep', '--json', '--explain'], { cwd: v.root, home: v.home, env });
     expect(r.status).toBe(0);
     const lines = r.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
@@ -196,7 +197,7 @@ describe('hybrid search', () => {
   it('no vectors for the configured model yet: a warning, lexical results, and no request', async () => {
     const s = await server();
     const v = vault();
-    const r = await memAsync(['search', 'automobile upkeep', '--ids', '--no-refresh'], { cwd: v.root, home: v.home, env: envFor(s) });
+    const r = await run(['search', 'automobile upkeep', '--ids', '--no-refresh'], { cwd: v.root, home: v.home, env: envFor(s) });
     expect(r.status).toBe(0);
     expect(r.stdout.trim()).toBe('upk-1');
     expect(r.stderr).toMatch(/no vectors stored for embedding model fake-embed yet \(run `mem index --embed`\)/);
@@ -207,9 +208,9 @@ describe('hybrid search', () => {
     const s = await server();
     const v = vault();
     const env = envFor(s);
-    await memAsync(['index', '--embed'], { cwd: v.root, home: v.home, env });
+    await run(['index', '--embed'], { cwd: v.root, home: v.home, env });
     const input = '{"id":"a","query":"automobile"}\n{"id":"b","query":"release database"}\n';
-    const r = await memAsync(['search', '--batch', '-', '--limit', '1'], { cwd: v.root, home: v.home, env, input });
+    const r = await run(['search', '--batch', '-', '--limit', '1'], { cwd: v.root, home: v.home, env, input });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout.trim().split('\n').map((l) => JSON.parse(l).results[0].id)).toEqual(['car-1', 'db-1']);
     expect(s.requests).toHaveLength(2);
@@ -221,9 +222,9 @@ describe('hybrid search', () => {
     servers.push(s);
     const v = vault();
     const env = envFor(s);
-    await memAsync(['index', '--embed'], { cwd: v.root, home: v.home, env });
+    await run(['index', '--embed'], { cwd: v.root, home: v.home, env });
     const input = '{"id":"a","query":"automobile"}\n{"id":"b","query":""}\n{"id":"c","query":"   "}\n';
-    const r = await memAsync(['search', '--batch', '-', '--limit', '1'], { cwd: v.root, home: v.home, env, input });
+    const r = await run(['search', '--batch', '-', '--limit', '1'], { cwd: v.root, home: v.home, env, input });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).not.toMatch(/embeddings unavailable/);
     const out = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
@@ -232,9 +233,9 @@ describe('hybrid search', () => {
     expect(s.requests.at(-1)!.input).toEqual(['automobile']);
   });
 
-  it('without embeddings the lexical output is unchanged (no hybrid fields)', () => {
+  it('without embeddings the lexical output is unchanged (no hybrid fields)', async () => {
     const v = vault();
-    const r = mem(['search', 'upkeep', '--json', '--explain'], { cwd: v.root, home: v.home, env: NO_EMBED });
+    const r = await run(['search', 'upkeep', '--json', '--explain'], { cwd: v.root, home: v.home, env: NO_EMBED });
     expect(Object.keys(r.json().results[0].components)).toEqual(['bm25', 'vector', 'relevance', 'importance', 'decay', 'reinforcement', 'scope_multiplier', 'retrievability', 'prominence', 'mmr']);
     expect(r.json().results[0].components.vector).toBeNull();
   });

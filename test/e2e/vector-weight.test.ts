@@ -1,9 +1,10 @@
-// search.vector_weight end to end: the built CLI, the real `openai` SDK and the loopback embeddings
+// search.vector_weight end to end: the CLI in-process, the real `openai` SDK and the loopback embeddings
 // server (test/fake-embeddings.ts). The weight scales the vector list's share of the fused score.
 
 import { afterEach, describe, expect, it } from 'vitest';
 import { embedServer, type EmbedServer } from '../fake-embeddings.js';
-import { cleanup, entry, mem, memAsync, tempVault } from '../helpers.js';
+import { cleanup, entry, tempVault } from '../helpers.js';
+import { run } from '../run.js';
 
 const servers: EmbedServer[] = [];
 afterEach(async () => {
@@ -38,9 +39,9 @@ async function search(weight: string | null) {
   const v = vault();
   if (weight !== null) v.write('.mem/config.yaml', `search:\n  vector_weight: ${weight}\n`);
   const env = { ...NO_EMBED, MEM_EMBED_BASE_URL: s.url, MEM_EMBED_MODEL: 'fake-embed' };
-  const idx = await memAsync(['index', '--embed'], { cwd: v.root, home: v.home, env });
+  const idx = await run(['index', '--embed'], { cwd: v.root, home: v.home, env });
   expect(idx.status, idx.stderr).toBe(0);
-  const r = await memAsync(['search', 'automobile servicing', '--json', '--explain'], { cwd: v.root, home: v.home, env });
+  const r = await run(['search', 'automobile servicing', '--json', '--explain'], { cwd: v.root, home: v.home, env });
   expect(r.status, r.stderr).toBe(0);
   expect(r.stderr).toBe('');
   return { v, env, hits: r.json().results as Hit[] };
@@ -67,13 +68,13 @@ describe('search.vector_weight', () => {
     const fleet = low.hits.find((h) => h.id === 'fleet')!;
     expect(fleet.components).toMatchObject({ bm25_rank: null, vector_rank: 1 });
     expect(fleet.components.vector).toBeGreaterThan(0);
-    const human = await memAsync(['search', 'automobile servicing', '--explain'], { cwd: low.v.root, home: low.v.home, env: low.env });
+    const human = await run(['search', 'automobile servicing', '--explain'], { cwd: low.v.root, home: low.v.home, env: low.env });
     expect(human.stdout).toMatch(new RegExp(`vector #1 cos 0\\.\\d+ · bm25 – · fused ${(0.3 / 61).toFixed(3).replace('.', '\\.')}`));
   });
 
   it('weight 0: the lexical order, vector-only entries after every BM25 hit', async () => {
     const lexical = vault();
-    const lex = mem(['search', 'automobile servicing', '--json'], { cwd: lexical.root, home: lexical.home, env: NO_EMBED });
+    const lex = await run(['search', 'automobile servicing', '--json'], { cwd: lexical.root, home: lexical.home, env: NO_EMBED });
     const lexIds = ids(lex.json().results as Hit[]);
     const zero = await search('0');
     expect(ids(zero.hits).slice(0, lexIds.length)).toEqual(lexIds);
@@ -86,8 +87,8 @@ describe('search.vector_weight', () => {
     const v = vault();
     v.write('.mem/config.yaml', 'search:\n  fusion: blend\n  vector_weight: 0.5\n');
     const env = { ...NO_EMBED, MEM_EMBED_BASE_URL: s.url, MEM_EMBED_MODEL: 'fake-embed' };
-    await memAsync(['index', '--embed'], { cwd: v.root, home: v.home, env });
-    const r = await memAsync(['search', 'automobile servicing', '--json', '--explain'], { cwd: v.root, home: v.home, env });
+    await run(['index', '--embed'], { cwd: v.root, home: v.home, env });
+    const r = await run(['search', 'automobile servicing', '--json', '--explain'], { cwd: v.root, home: v.home, env });
     const fleet = (r.json().results as Hit[]).find((h) => h.id === 'fleet')!;
     expect(fleet.components.bm25_rank).toBeNull();
     expect(fleet.components.fused).toBeCloseTo(0.5 * 0.7 * fleet.components.vector!, 9);
@@ -99,7 +100,7 @@ describe('search.vector_weight', () => {
       servers.push(s);
       const v = vault();
       v.write('.mem/config.yaml', `search:\n  vector_weight: ${bad}\n`);
-      const r = mem(['search', 'automobile', '--json'], { cwd: v.root, home: v.home, env: { ...NO_EMBED, MEM_EMBED_BASE_URL: s.url, MEM_EMBED_MODEL: 'fake-embed' } });
+      const r = await run(['search', 'automobile', '--json'], { cwd: v.root, home: v.home, env: { ...NO_EMBED, MEM_EMBED_BASE_URL: s.url, MEM_EMBED_MODEL: 'fake-embed' } });
       expect(r.status).toBe(1);
       expect(r.stdout).toBe('');
       const lines = r.stderr.trim().split('\n').filter((l) => !l.startsWith('hint:'));

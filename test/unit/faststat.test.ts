@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DIR, FILE, MISSING, OTHER, inFolder, statInto } from '../../src/vault/faststat.js';
-import { BIN, cleanup, entry, tempDir, tempVault } from '../helpers.js';
+import { cleanup, tempDir } from '../helpers.js';
 
 afterEach(cleanup);
 
@@ -45,17 +45,6 @@ describe('statInto', () => {
     const d = tempDir();
     fs.writeFileSync(path.join(d, 'a.md'), 'x');
     expect(() => statInto(`${path.join(d, 'a.md')}\u0000.secret`, new Float64Array(3), 0)).toThrow(/null bytes|NUL|\\u0000/i);
-  });
-
-  it('prints no deprecation warning when Node is asked to show pending ones', () => {
-    const v = tempVault();
-    v.write('MEMORY.md', entry('m-1', 'Run the migrations first.'));
-    for (const env of [{ NODE_OPTIONS: '--pending-deprecation' }, { NODE_PENDING_DEPRECATION: '1' }]) {
-      const r = spawnSync(process.execPath, [BIN, 'search', 'migrations'], { cwd: v.root, encoding: 'utf8', env: { ...process.env, MEM_HOME: v.home, NO_COLOR: '1', ...env } });
-      expect(r.status, r.stderr).toBe(0);
-      expect(r.stderr).not.toMatch(/Deprecation/);
-      expect(r.stdout).toContain('migrations');
-    }
   });
 });
 

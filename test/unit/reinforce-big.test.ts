@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openIndex } from '../../src/index/db.js';
 import { rebuildIndex } from '../../src/index/indexer.js';
 import { withIndex } from '../../src/index/open.js';
+import { BIG_EDIT } from '../../src/lifecycle/big-file-edit.js';
 import { reinforceFile } from '../../src/lifecycle/reinforce.js';
 import { reinforceIds } from '../../src/lifecycle/reinforce-ids.js';
 import { editFiles } from '../../src/vault/store.js';
@@ -11,15 +12,21 @@ import { openVault } from '../../src/vault/vault.js';
 import { cleanup, entry, tempVault } from '../helpers.js';
 import { indexRows } from '../index-rows.js';
 
-afterEach(cleanup);
+afterEach(() => {
+  vi.unstubAllEnvs();
+  cleanup();
+});
+
+/** Long bodies: the file is over 1 MB with a few hundred entries (indexing time goes by entries, not bytes). */
+const DETAIL = ' Check the runbook, the dashboards and the on-call channel before and after it.'.repeat(20);
 
 /** Over 1 MB: titled and untitled entries, some with comments and quoting a rewrite must keep. */
 function bigText(crlf: boolean): string {
   let text = '\ufeff# Memory\n\n';
-  for (let i = 0; i < 7000; i++) {
+  for (let i = 0; i < 700; i++) {
     text += i % 4 === 1
-      ? `---\nid: "e${i}"   # quoted, with a comment\ntype: procedural\nimportance: 0x1\nreinforcement_count: 9\nlast_reinforced: '2026-01-01'\n---\nnote ${i} about the ledger — café\n\n`
-      : entry(`e${i}`, `## [2026-01-02] Procedural: step ${i}\n\nThe deploy step ${i} needs the vpn.`, { last_reinforced: '2026-01-02' });
+      ? `---\nid: "e${i}"   # quoted, with a comment\ntype: procedural\nimportance: 0x1\nreinforcement_count: 9\nlast_reinforced: '2026-01-01'\n---\nnote ${i} about the ledger — café.${DETAIL}\n\n`
+      : entry(`e${i}`, `## [2026-01-02] Procedural: step ${i}\n\nThe deploy step ${i} needs the vpn.${DETAIL}`, { last_reinforced: '2026-01-02' });
   }
   return crlf ? text.replace(/\n/g, '\r\n') : text;
 }
@@ -27,6 +34,7 @@ function bigText(crlf: boolean): string {
 async function setUp(crlf: boolean) {
   const v = tempVault();
   v.write('MEMORY.md', bigText(crlf));
+  expect(fs.statSync(v.path('MEMORY.md')).size).toBeGreaterThan(BIG_EDIT);
   const vault = await openVault({ root: v.root, env: { MEM_HOME: v.home } });
   await withIndex(vault, {}, () => undefined);
   return { v, vault, abs: path.join(v.root, 'MEMORY.md') };
@@ -35,7 +43,7 @@ async function setUp(crlf: boolean) {
 describe('reinforcing entries of a big file', () => {
   for (const [label, crlf, review] of [['LF', false, false], ['CRLF, with a review (a header line added)', true, true]] as const) {
     it(`writes what the whole-file path writes and indexes what a rebuild indexes (${label})`, async () => {
-      const ids = ['e5', 'e3001', 'e6998'];
+      const ids = ['e5', 'e301', 'e698'];
       const opts = { today: '2026-03-01', ...(review && { review: { now: Date.parse('2026-03-01T10:00:00Z') } }) };
       // The reference: the same vault reinforced through the whole-file edit.
       const ref = await setUp(crlf);
@@ -49,8 +57,8 @@ describe('reinforcing entries of a big file', () => {
       const ino = fs.statSync(abs).ino;
       const r = await reinforceIds(vault, ids, opts);
       expect(r.lag).toBeUndefined();
-      expect(r.decisions.map((d) => [d.id, d.action, d.before, d.after])).toEqual([['e5', 'reinforced', 9, 10], ['e3001', 'reinforced', 9, 10], ['e6998', 'reinforced', 0, 1]]);
-      expect(r.decisions.find((d) => d.id === 'e3001')!.line).toBe(bigText(crlf).split('\n').findIndex((l) => l.startsWith('id: "e3001"')));
+      expect(r.decisions.map((d) => [d.id, d.action, d.before, d.after])).toEqual([['e5', 'reinforced', 9, 10], ['e301', 'reinforced', 9, 10], ['e698', 'reinforced', 0, 1]]);
+      expect(r.decisions.find((d) => d.id === 'e301')!.line).toBe(bigText(crlf).split('\n').findIndex((l) => l.startsWith('id: "e301"')));
       expect(fs.readFileSync(abs).equals(fs.readFileSync(ref.abs))).toBe(true);
       expect(fs.statSync(abs).ino).not.toBe(ino); // replaced atomically, as every rewrite is
 
@@ -67,9 +75,9 @@ describe('reinforcing entries of a big file', () => {
     const { vault, abs } = await setUp(false);
     // Changed behind the index's back: its offsets are not this file's any more.
     fs.writeFileSync(abs, fs.readFileSync(abs, 'utf8').replace('The deploy step 2 needs', 'The deploy step 2 (and 3) needs'));
-    const r = await reinforceIds(vault, ['e3001'], { today: '2026-03-01' });
+    const r = await reinforceIds(vault, ['e301'], { today: '2026-03-01' });
     expect(r.decisions.map((d) => d.action)).toEqual(['reinforced']);
-    expect(indexRows(vault.dbPath).entries.find((e: any) => e.entry_id === 'e3001').reinforcement_count).toBe(10);
+    expect(indexRows(vault.dbPath).entries.find((e: any) => e.entry_id === 'e301').reinforcement_count).toBe(10);
     expect(fs.readFileSync(abs, 'utf8')).toContain('The deploy step 2 (and 3) needs');
   }, 120_000);
 
@@ -77,14 +85,16 @@ describe('reinforcing entries of a big file', () => {
     const { vault, abs } = await setUp(false);
     const other = openIndex(vault.dbPath).db;
     other.exec('BEGIN EXCLUSIVE');
+    // Held for the whole call: a short busy timeout gives up as SQLite's default 5 s would, sooner.
+    vi.stubEnv('MEM_BUSY_TIMEOUT_MS', '100');
     try {
-      const r = await reinforceIds(vault, ['e3001'], { today: '2026-03-01' });
+      const r = await reinforceIds(vault, ['e301'], { today: '2026-03-01' });
       expect(r.decisions.map((d) => d.action)).toEqual(['reinforced']);
       expect(r.lag).toMatch(/index/);
     } finally {
       other.exec('ROLLBACK');
       other.close();
     }
-    expect(fs.readFileSync(abs, 'utf8')).toMatch(/id: "e3001"   # quoted, with a comment\ntype: procedural\nimportance: 0x1\nreinforcement_count: 10\nlast_reinforced: '2026-03-01'/);
+    expect(fs.readFileSync(abs, 'utf8')).toMatch(/id: "e301"   # quoted, with a comment\ntype: procedural\nimportance: 0x1\nreinforcement_count: 10\nlast_reinforced: '2026-03-01'/);
   }, 120_000);
 });
