@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanup, mem, REPO, tempDir, tempVault } from '../helpers.js';
+import { cleanup, holdBackground, mem, memAsync, REPO, tempDir, tempVault } from '../helpers.js';
 
 afterEach(cleanup);
 
@@ -176,14 +176,18 @@ describe('mem extract --hook', () => {
     }
   }
 
-  it('claude: answers at once, extracts in the background, logs to .mem/logs', async () => {
+  it('claude: answers without waiting for the extraction, which runs in the background and logs to .mem/logs', async () => {
     const v = vault();
     const payload = JSON.stringify({ session_id: 'hook-1', transcript_path: SAMPLE, cwd: v.root, hook_event_name: 'SessionEnd' });
-    const t0 = Date.now();
-    const r = mem(['extract', '--hook', 'claude'], { cwd: tempDir(), home: v.home, env: OFFLINE, input: payload });
-    expect(Date.now() - t0).toBeLessThan(10_000); // the extraction itself runs detached
+    const hold = holdBackground('extract');
+    // Not waited for synchronously: a hook that waited for its held child would end the test by its timeout.
+    const r = await memAsync(['extract', '--hook', 'claude'], { cwd: tempDir(), home: v.home, env: { ...OFFLINE, ...hold.env }, input: payload });
     expect(r.status).toBe(0);
     expect(r.stdout).toBe('');
+    // The hook is done while its extraction is held back, not yet started: it did not wait for it.
+    await waitFor(() => hold.held() === 1);
+    expect(fs.existsSync(v.path('.mem/extracted.jsonl'))).toBe(false);
+    hold.release();
     await waitFor(() => fs.existsSync(v.path('.mem/extracted.jsonl')));
     expect(v.read('MEMORY.md')).toContain('session_id: hook-1');
     await waitFor(() => /wrote \d+ learnings/.test(v.read('.mem/logs/extract.log')));
