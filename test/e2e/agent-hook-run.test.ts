@@ -300,7 +300,7 @@ describe('mem extract --hook gemini', () => {
     const payload = JSON.stringify({ session_id: 'g-end-1', transcript_path: transcript, cwd: v.root, hook_event_name: 'SessionEnd', timestamp: '2026-11-20T10:05:00Z', reason: 'exit' });
     const hold = holdBackground('extract');
     // Not waited for synchronously: a hook that waited for its held child would end the test by its timeout.
-    const r = await memAsync(['extract', '--hook', 'gemini'], { cwd: tempDir(), home: v.home, input: payload, env: { HOME: v.home, MEM_NOW: '2026-11-20', ...OFFLINE, ...hold.env } });
+    const r = await memAsync(['extract', '--hook', 'gemini'], { cwd: tempDir(), home: v.home, input: payload, env: { HOME: v.home, ...OFFLINE, ...hold.env } });
     expect(r.status).toBe(0);
     expect(r.stdout).toBe('');
     // The hook is done while its extraction is held back, not yet started: it did not wait for it.
