@@ -80,13 +80,12 @@ describe('mem search against a hostile embeddings endpoint', () => {
     const v = vault();
     const env = envFor(s);
     expect((await memAsync(['index', '--embed'], { cwd: v.root, home: v.home, env })).status).toBe(0);
+    // Over a kilobyte at 200 ms a byte: minutes, past this test's timeout. The answer can only
+    // come from mem's own deadline, which the warning names.
     mode.hostile = (_i, h) => ({ body: JSON.stringify(h), dripMs: 200 });
-    const t0 = Date.now();
     const r = await memAsync(['search', 'automobile upkeep', '--json'], { cwd: v.root, home: v.home, env });
-    const ms = Date.now() - t0;
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/^mem: warning: embeddings unavailable: the embeddings endpoint \(fake-embed\) did not answer within 1500 ms; lexical results only\n$/);
-    expect(ms).toBeLessThan(8000);
     expect(r.json().results.map((h: { id: string }) => h.id)).toEqual(['upk-1']);
   });
 });
@@ -112,10 +111,9 @@ describe('mem index --embed against a hostile embeddings endpoint', () => {
   it('a body dripped one byte every 200 ms: fails within timeout_ms (the SDK\'s own timeout stops at the headers)', async () => {
     const { s, mode } = await server();
     const v = vault();
+    // Kilobytes at 200 ms a byte: the end comes from mem's own deadline, which the error names.
     mode.hostile = (_i, h) => ({ body: JSON.stringify(h), dripMs: 200 });
-    const t0 = Date.now();
     const r = await memAsync(['index', '--embed'], { cwd: v.root, home: v.home, env: envFor(s) });
-    expect(Date.now() - t0).toBeLessThan(8000);
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/^mem: the embeddings endpoint \(fake-embed\) did not answer within 1500 ms/);
   });
@@ -243,7 +241,7 @@ describe('a damaged vector table or sidecar in .memory.db', () => {
 });
 
 describe('mem segment on a very long transcript', () => {
-  it('40,000 messages are segmented in seconds, not minutes (the surprise yardstick was a sort per message)', () => {
+  it('40,000 messages are segmented, every one counted (the time it takes: npm run bench)', () => {
     const v = tempVault();
     const words = 'deploy database car garden coffee migration test build release schema index vector cache queue lambda'.split(' ');
     const t0 = Date.parse('2026-11-01T00:00:00Z');
@@ -254,13 +252,9 @@ describe('mem segment on a very long transcript', () => {
       lines.push(JSON.stringify({ type: role, sessionId: 'S', uuid: `u${i}`, timestamp: new Date(t0 + i * 60_000).toISOString(), message: role === 'user' ? { role, content: text } : { role, content: [{ type: 'text', text }] } }));
     }
     v.write('long.jsonl', lines.join('\n'));
-    const started = Date.now();
     const r = mem(['segment', 'long.jsonl', '--session', 'long', '--dry-run', '--json', '--provider', 'heuristic'], { cwd: v.root, home: v.home });
-    const ms = Date.now() - started;
     expect(r.status, r.stderr).toBe(0);
     expect(r.json().messages).toBe(40_000);
-    // Measured: 1.4 s with the fix, 49 s without (quadratic).
-    expect(ms).toBeLessThan(10_000);
   }, 60_000);
 });
 
@@ -319,29 +313,29 @@ describe('a language model that drips its answer (the SDKs\' timeout stops at th
     message: i % 2 ? { role: 'assistant', content: [{ type: 'text', text: `answer ${i} about the deploy pipeline` }] } : { role: 'user', content: `question ${i} about the deploy pipeline and its cache` },
   })).join('\n');
 
+  // Padded, so that the whole answer would take minutes to drip, past the test's timeout: an end
+  // at all is mem's own deadline, which its message names.
+  const padded = (answer: unknown) => `${JSON.stringify(answer)}${' '.repeat(2000)}`;
+
   it('mem segment (topic channel, openai wire): one warning within llm.timeout_ms, the offline episodes', async () => {
-    const srv = await fakeServer([{ body: openaiCompletion(JSON.stringify({ boundaries: [] })), dripMs: 200 }]);
+    const srv = await fakeServer([{ body: padded(openaiCompletion(JSON.stringify({ boundaries: [] }))), dripMs: 200 }]);
     const v = tempVault();
     v.write('.mem/config.yaml', 'llm:\n  timeout_ms: 1500\n  max_retries: 0\nepisodes:\n  topic: true\n');
     v.write('t.jsonl', transcript());
-    const t0 = Date.now();
     const r = await memAsync(['segment', 't.jsonl', '--json', '--dry-run', '--provider', 'openai', '--base-url', `${srv.url}/v1`, '--model', 'm'], { cwd: v.root, home: v.home, env: LLM_ENV });
-    expect(Date.now() - t0).toBeLessThan(8000);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/^mem: warning: topic channel failed \(openai \(m\) did not answer within 1500 ms\); episodes cut by the rules and surprise only\n$/);
     expect(r.json().channels.topic).toBe(false);
   });
 
   it('mem extract (anthropic wire): fails within --timeout with one line, nothing written', async () => {
-    const srv = await fakeServer([{ body: anthropicMessage({ learnings: [] }), dripMs: 200 }]);
+    const srv = await fakeServer([{ body: padded(anthropicMessage({ learnings: [] })), dripMs: 200 }]);
     const v = tempVault();
     v.write('.mem/config.yaml', 'llm:\n  max_retries: 0\n');
     v.write('t.jsonl', transcript());
     v.write('MEMORY.md', '# Project memory\n');
     const before = v.read('MEMORY.md');
-    const t0 = Date.now();
     const r = await memAsync(['extract', 't.jsonl', '--no-fallback', '--timeout', '1500'], { cwd: v.root, home: v.home, env: { ...LLM_ENV, ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: srv.url } });
-    expect(Date.now() - t0).toBeLessThan(8000);
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/^mem: anthropic \(claude-haiku-4-5\) did not answer within 1500 ms$/m);
     expect(v.read('MEMORY.md')).toBe(before);

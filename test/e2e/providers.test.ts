@@ -121,13 +121,14 @@ describe('mem extract with a language model', () => {
     expect(v.read('MEMORY.md')).toBe(before);
   });
 
-  it('a server that never answers times out quickly (no retries configured)', async () => {
+  it('a server that never answers: mem gives up at --timeout (no retries configured)', async () => {
     const srv = await fakeServer([{ hang: true }]);
     const v = vault('llm:\n  max_retries: 0\n');
     const r = await memAsync(['extract', SAMPLE, '--no-fallback', '--timeout', '400'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: srv.url } });
+    // The server never answers: that mem ends at all is its own deadline (which it names), and a
+    // mem that waited on would end the test by its timeout.
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/^mem: anthropic \(claude-haiku-4-5\) did not answer within 400 ms$/m);
-    expect(r.ms).toBeLessThan(10_000);
     expect(srv.seen).toHaveLength(1);
   });
 
