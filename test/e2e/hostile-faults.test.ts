@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { BIN, cleanup, entry, mem, REPO, tempDir, tempVault, type TempVault } from '../helpers.js';
 
 afterEach(cleanup);
@@ -262,13 +262,13 @@ describe('8: read commands answer on an index they cannot write, and errors keep
       const v = vaultWithEntries();
       if (name !== '.memory.db') expect(mem(['index', '-q'], { cwd: v.root, home: v.home }).status).toBe(0);
       expect(spawnSync('mkfifo', [v.path(name)]).status).toBe(0);
-      const quick = { timeout: 8000 };
-      const s = mem(['search', 'kafka', '--ids'], { cwd: v.root, home: v.home, spawn: quick });
+      // Opening a FIFO with no writer never returns: an answer at all means it was not opened.
+      const s = mem(['search', 'kafka', '--ids'], { cwd: v.root, home: v.home });
       expect(s.status, s.stderr).toBe(0);
       expect(s.stdout.split('\n')[0]).toBe('good1');
       expect(warnings(s.stderr)[0]).toMatch(new RegExp(`${name.replace(/\./g, '\\.')} is not a regular file`));
       clean(s.stderr);
-      const a = mem(['add', 'Theremin tuning needs a warm room'], { cwd: v.root, home: v.home, spawn: quick });
+      const a = mem(['add', 'Theremin tuning needs a warm room'], { cwd: v.root, home: v.home });
       expect(a.status, a.stderr).toBe(0);
       expect(a.stdout.trim()).toMatch(UUID);
       clean(a.stderr);
@@ -547,24 +547,22 @@ describe('15: one damaged page of the entries b-tree', () => {
 });
 
 describe('16: special files as transcripts, and init where no vault can live', () => {
-  const quick: SpawnSyncOptions = { timeout: 8000 };
+  // Opening a FIFO that no one writes to never returns: a mem that answers at all did not open it.
 
-  it.skipIf(!POSIX)('a FIFO given as the transcript is an error at once; "-" still reads stdin', () => {
+  it.skipIf(!POSIX)('a FIFO given as the transcript is an error before it is opened; "-" still reads stdin', () => {
     const v = tempVault();
     const fifo = path.join(tempDir(), 'session.jsonl');
     expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
-    const t0 = Date.now();
-    const r = mem(['extract', fifo], { cwd: v.root, home: v.home, env: OFFLINE, spawn: quick });
-    expect(Date.now() - t0).toBeLessThan(6000);
+    const r = mem(['extract', fifo], { cwd: v.root, home: v.home, env: OFFLINE });
     expect(r.status).toBe(1);
     expect(r.stderr.split('\n')[0]).toBe(`mem: ${fifo} is not a regular file (a FIFO)`);
     clean(r.stderr);
-    const dev = mem(['extract', '/dev/null'], { cwd: v.root, home: v.home, env: OFFLINE, spawn: quick });
+    const dev = mem(['extract', '/dev/null'], { cwd: v.root, home: v.home, env: OFFLINE });
     expect(dev.status).toBe(1);
     expect(dev.stderr.split('\n')[0]).toBe('mem: /dev/null is not a regular file (a character device)');
     const viaLink = path.join(tempDir(), 'link.jsonl');
     fs.symlinkSync(fifo, viaLink);
-    const l = mem(['extract', viaLink], { cwd: v.root, home: v.home, env: OFFLINE, spawn: quick });
+    const l = mem(['extract', viaLink], { cwd: v.root, home: v.home, env: OFFLINE });
     expect(l.status).toBe(1);
     expect(l.stderr).toMatch(/is not a regular file \(a FIFO\)/);
     const stdin = mem(['extract', '-', '--json'], { cwd: v.root, home: v.home, env: OFFLINE, input: fs.readFileSync(SAMPLE, 'utf8') });
@@ -582,15 +580,13 @@ describe('16: special files as transcripts, and init where no vault can live', (
     try {
       const r = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
         const child = spawn(process.execPath, [BIN, 'extract', dir, '--json'], { cwd: v.root, env: { ...process.env, ...OFFLINE, MEM_HOME: v.home } as NodeJS.ProcessEnv });
+        // A mem stuck on the FIFO ends the test by its timeout; then it goes too.
+        onTestFinished(() => void child.kill('SIGKILL'));
         let stdout = '';
         let stderr = '';
         child.stdout.on('data', (d) => (stdout += d));
         child.stderr.on('data', (d) => (stderr += d));
-        const timer = setTimeout(() => child.kill('SIGKILL'), 8000);
-        child.on('close', (status) => {
-          clearTimeout(timer);
-          resolve({ status, stdout, stderr });
-        });
+        child.on('close', (status) => resolve({ status, stdout, stderr }));
       });
       expect(r.status, r.stderr).toBe(0);
       expect(r.stderr).toMatch(/mem: warning: skipped pipe\.jsonl \(a FIFO\): not a regular file/);
@@ -607,9 +603,7 @@ describe('16: special files as transcripts, and init where no vault can live', (
   it.skipIf(!POSIX)('a FIFO as the extraction ledger is refused before anything is written, never blocks', () => {
     const v = tempVault();
     expect(spawnSync('mkfifo', [v.path('.mem/extracted.jsonl')]).status).toBe(0);
-    const t0 = Date.now();
-    const r = mem(['extract', SAMPLE], { cwd: v.root, home: v.home, env: OFFLINE, spawn: quick });
-    expect(Date.now() - t0).toBeLessThan(6000);
+    const r = mem(['extract', SAMPLE], { cwd: v.root, home: v.home, env: OFFLINE });
     expect(r.status).toBe(1);
     expect(r.stderr.split('\n')[0]).toBe('mem: .mem/extracted.jsonl is not a regular file');
     expect(fs.existsSync(v.path('MEMORY.md'))).toBe(false);
@@ -622,11 +616,11 @@ describe('16: special files as transcripts, and init where no vault can live', (
     const fifo = path.join(tempDir(), 'session.jsonl');
     expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
     const payload = JSON.stringify({ session_id: 'hook-fifo', transcript_path: fifo, cwd: v.root, hook_event_name: 'SessionEnd' });
-    const r = mem(['extract', '--hook', 'claude'], { cwd: v.root, home: v.home, env: OFFLINE, input: payload, spawn: quick });
+    const r = mem(['extract', '--hook', 'claude'], { cwd: v.root, home: v.home, env: OFFLINE, input: payload });
     expect(r.status).toBe(0);
+    // Until the background extraction has logged its error (or the test's timeout).
     const log = v.path('.mem/logs/extract.log');
-    const t0 = Date.now();
-    while (Date.now() - t0 < 8000 && !(fs.existsSync(log) && /not a regular file/.test(fs.readFileSync(log, 'utf8')))) await new Promise((res) => setTimeout(res, 50));
+    while (!(fs.existsSync(log) && /not a regular file/.test(fs.readFileSync(log, 'utf8')))) await new Promise((res) => setTimeout(res, 50));
     expect(fs.readFileSync(log, 'utf8')).toMatch(/is not a regular file \(a FIFO\)/);
   });
 
@@ -639,14 +633,12 @@ describe('16: special files as transcripts, and init where no vault can live', (
     ['the filesystem root', () => '/', /^mem: will not set up a vault at the filesystem root \//],
   ];
   for (const [name, root, message] of refused) {
-    it.skipIf(process.platform !== 'linux')(`mem --root ${name} init: one clear line, non-zero, fast`, () => {
+    it.skipIf(process.platform !== 'linux')(`mem --root ${name} init: one clear line, non-zero`, () => {
       const cwd = tempDir();
       // As an unprivileged user: a mem that failed to refuse could not write into / or /proc.
       if (AS_ROOT) spawnSync('chown', ['65534:65534', cwd]);
       const as = AS_ROOT ? { uid: 65534, gid: 65534 } : {};
-      const t0 = Date.now();
-      const r = mem(['--root', root(), 'init'], { cwd, home: cwd, spawn: { ...as, ...quick } });
-      expect(Date.now() - t0).toBeLessThan(5000);
+      const r = mem(['--root', root(), 'init'], { cwd, home: cwd, spawn: as });
       expect(r.status).toBe(1);
       expect(r.stderr.split('\n')[0]).toMatch(message);
       expect(r.stderr.split('\n').filter((l) => l.startsWith('mem:'))).toHaveLength(1);
@@ -666,7 +658,7 @@ describe('16: special files as transcripts, and init where no vault can live', (
       fs.mkdirSync(root);
       setup(root);
       const before = fs.readdirSync(root).sort();
-      const r = mem(['--root', root, 'init'], { cwd: root, spawn: quick });
+      const r = mem(['--root', root, 'init'], { cwd: root });
       expect(r.status, name).toBe(1);
       expect(r.stderr.split('\n')[0], name).toMatch(message);
       clean(r.stderr);
@@ -685,7 +677,7 @@ describe('16: special files as transcripts, and init where no vault can live', (
       const as = unprivileged(v);
       fs.chmodSync(v.root, 0o555);
       try {
-        const ro = mem(['--root', v.root, 'init'], { cwd: v.root, home: v.home, spawn: { ...as, ...quick } });
+        const ro = mem(['--root', v.root, 'init'], { cwd: v.root, home: v.home, spawn: as });
         expect(ro.status).toBe(1);
         expect(ro.stderr.split('\n')[0]).toMatch(/^mem: cannot set up a vault in .*: permission denied/);
         clean(ro.stderr);
