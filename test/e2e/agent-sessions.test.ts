@@ -127,9 +127,9 @@ const all = (m: Layout['mine']) => [...m.claude, ...m.codex, ...m.gemini];
 describe('mem extract --recent', () => {
   it("extracts exactly this project's recent sessions of the three agents, oldest first", () => {
     const L = layout();
-    const t0 = Date.now();
+    // A FIFO opened with no writer, or a link loop followed, never ends: an answer at all (with
+    // the FIFOs named as skipped below) shows neither was.
     const r = mem(['extract', '--recent'], { cwd: L.v.root, home: L.v.home, env: { ...OFFLINE, HOME: L.home } });
-    expect(Date.now() - t0).toBeLessThan(15_000); // the FIFOs and the link loop never block it
     expect(r.status, r.stderr).toBe(0);
     // Oldest first, every agent; nothing of the other projects, nothing older than 7 days.
     expect(ledger(L.v)).toEqual([L.mine.claude[0], L.mine.claude[1], L.mine.codex[0], L.mine.codex[1], L.mine.gemini[0], L.mine.gemini[1]]);
@@ -144,22 +144,19 @@ describe('mem extract --recent', () => {
     }
   });
 
-  it('a second run writes nothing, says every session is up to date, and is quick', () => {
+  it('a second run writes nothing and says every session is up to date (its speed: npm run bench)', () => {
     const L = layout();
     const env = { ...OFFLINE, HOME: L.home };
     expect(mem(['extract', '--recent', '-q'], { cwd: L.v.root, home: L.v.home, env }).status).toBe(0);
     const memory = L.v.read('MEMORY.md');
     const led = L.v.read('.mem/extracted.jsonl');
-    const t0 = Date.now();
     const again = mem(['extract', '--recent'], { cwd: L.v.root, home: L.v.home, env });
-    const ms = Date.now() - t0;
     expect(again.status, again.stderr).toBe(0);
     expect(again.stdout).toBe('');
     expect(again.stderr).toMatch(/^6 sessions found \(claude 2, codex 2, gemini 2\): 0 extracted, 6 up to date, 0 failed; wrote 0 learnings$/m);
     expect(again.stderr).not.toMatch(/nothing new in/); // up-to-date sessions are counted, not listed
     expect(L.v.read('MEMORY.md')).toBe(memory);
     expect(L.v.read('.mem/extracted.jsonl')).toBe(led);
-    expect(ms).toBeLessThan(5000);
   });
 
   it('sessions sharing one session id (a resumed copy) are each up to date on the second run', () => {
@@ -307,9 +304,8 @@ describe('mem extract FOLDER (recursive)', () => {
   it('finds the rollouts in YYYY/MM/DD folders, oldest first, skipping FIFOs and never looping', () => {
     const L = layout();
     const sessions = path.join(L.home, '.codex', 'sessions');
-    const t0 = Date.now();
+    // Neither the FIFO nor the link loop can be read to an end: an answer shows both were skipped.
     const r = mem(['extract', sessions, '--json'], { cwd: L.v.root, home: L.v.home, env: { ...OFFLINE, HOME: L.home } });
-    expect(Date.now() - t0).toBeLessThan(15_000);
     expect(r.status, r.stderr).toBe(0);
     const out = r.json();
     // A folder is read whole: every project's rollouts in it (5), each once despite the links.

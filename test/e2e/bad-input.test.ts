@@ -116,11 +116,10 @@ describe('bad input', () => {
     expect(stop.stderr).toMatch(/only common words/);
     const words = Array.from({ length: 120_000 }, (_, i) => `w${i % 5000} kafka`).join(' ');
     expect(words.length).toBeGreaterThan(1_000_000);
-    const t0 = Date.now();
+    // Its speed is in the bench (npm run bench: a 1 MB query against one of half the size).
     const big = run(['search', '-', '--json'], words);
     expect(big.status).toBe(0);
     expect(big.stderr).toMatch(/more than 64 distinct terms/);
-    expect(Date.now() - t0).toBeLessThan(10_000);
     const batch = run(['search', '--batch', '-', '--json'], `${JSON.stringify({ id: 'big', query: words })}\n`);
     expect(batch.status).toBe(0);
     expect(JSON.parse(batch.stdout).id).toBe('big');

@@ -124,7 +124,7 @@ describe('a typed note whose frontmatter does not parse is named, never silently
 });
 
 describe('mem import ai-agents: a large causal graph does not hang', () => {
-  it('1,500 patterns and 150,000 edges (a 10 MB causal-graph.json) import in seconds, not patterns × edges', () => {
+  it('1,500 patterns and 150,000 edges (a 10 MB causal-graph.json): every relationship imported once (its speed: npm run bench)', () => {
     const v = vault();
     const dir = tempDir();
     const P = 1500;
@@ -132,16 +132,13 @@ describe('mem import ai-agents: a large causal graph does not hang', () => {
     const edges = Array.from({ length: 150_000 }, (_, i) => ({ source: `n${(i * 7919) % P}`, target: `n${(i * 104729 + 13) % P}`, type: i % 2 ? 'causes' : 'enables' }));
     const patterns = nodes.map((n) => ({ name: n.label, trigger: 't', action: 'a', success_rate: 0.5, occurrences: 2 }));
     fs.writeFileSync(`${dir}/causal-graph.json`, JSON.stringify({ nodes, edges, patterns }));
-    const t0 = Date.now();
     const r = run(v, ['import', 'ai-agents', dir, '--dry-run', '--json']);
-    const ms = Date.now() - t0;
     expect(r.status).toBe(0);
     const g = r.json().graphs[0];
     expect(g.notes).toHaveLength(P);
     // Every edge between two patterns is a relationship of its source (duplicates once).
     const want = new Set(edges.map((e) => `${e.source} ${e.type} ${e.target}`)).size;
     expect(g.notes.reduce((n: number, x: { relationships: number }) => n + x.relationships, 0)).toBe(want);
-    expect(ms).toBeLessThan(15_000);
   }, 60_000);
 
   it('an existing CRLF note gains every missing relationship in one edit; its other bytes stay', () => {
@@ -191,8 +188,9 @@ describe('a pattern name in a script of 3- or 4-byte characters', () => {
   });
 });
 
-describe('an episode note with pathological lines stays fast to read', () => {
-  it('an event line with 40,000 link tails and an Effects line of 60,000 "[[a": list, decisions and validate in seconds', () => {
+// How long these reads take (and that twice the lines take about twice as long): npm run bench.
+describe('an episode note with pathological lines', () => {
+  it('an event line with 40,000 link tails and an Effects line of 60,000 "[[a": list, decisions and validate read it', () => {
     const v = vault();
     const tails = ' \u2192 [[e1]]'.repeat(40_000);
     const opens = '[[a'.repeat(60_000);
@@ -202,9 +200,7 @@ describe('an episode note with pathological lines stays fast to read', () => {
       '## Events Timeline', `1. [2026-11-25T10:00:00Z] started #milestone${tails}`, `2. [2026-11-25T10:01:00Z] x${tails} y #error`, '',
     ].join('\n'));
     for (const args of [['episode', 'list', '--json'], ['episode', 'decisions', 'r'], ['validate']]) {
-      const t0 = Date.now();
       const r = run(v, args);
-      expect(Date.now() - t0).toBeLessThan(5000);
       expect(r.stderr).not.toMatch(/at .*\.js:\d+/);
     }
     expect(run(v, ['validate']).stdout).toMatch(/Effects must be \[\[d002\]\] \/ \[\[e003\]\] links/);
@@ -212,7 +208,7 @@ describe('an episode note with pathological lines stays fast to read', () => {
 });
 
 describe('a pattern note with a very long Causal Relationships section', () => {
-  it('30,000 relationship and junk lines in a 1 MB note: list, path, validate, context and add stay fast', () => {
+  it('30,000 relationship and junk lines in a 1 MB note: list, path, validate, context and add read it (their speed: npm run bench)', () => {
     const v = vault();
     const rels = Array.from({ length: 20_000 }, (_, i) => `- causes [[PATTERN-x${i}]]`).join('\n');
     const junk = Array.from({ length: 10_000 }, (_, i) => `junk line ${i}`).join('\n');
@@ -222,18 +218,12 @@ describe('a pattern note with a very long Causal Relationships section', () => {
       'last_validated: 2026-11-20', '---', '', '# PATTERN-big', '', '## Context', 'c', '', '## Trigger', 't', '', '## Action', 'a', '', '## Observations', obs, '',
       '## Causal Relationships', rels, junk, '', '## Relations', '',
     ].join('\n'));
-    const timed = (args: string[]) => {
-      const t0 = Date.now();
-      const r = run(v, args);
-      expect(Date.now() - t0, args.join(' ')).toBeLessThan(8000);
-      return r;
-    };
-    expect(timed(['pattern', 'list']).stdout).toMatch(/PATTERN-big/);
-    expect(timed(['pattern', 'path', 'PATTERN-big', 'PATTERN-big']).status).toBeLessThanOrEqual(1);
-    expect(timed(['validate']).stdout).toMatch(/causal relationship not understood: "junk line 0"/);
-    expect(timed(['context', 'big trigger']).stdout).toMatch(/### Patterns that have worked here/);
+    expect(run(v, ['pattern', 'list']).stdout).toMatch(/PATTERN-big/);
+    expect(run(v, ['pattern', 'path', 'PATTERN-big', 'PATTERN-big']).status).toBeLessThanOrEqual(1);
+    expect(run(v, ['validate']).stdout).toMatch(/causal relationship not understood: "junk line 0"/);
+    expect(run(v, ['context', 'big trigger']).stdout).toMatch(/### Patterns that have worked here/);
     const before = v.read('.mem/patterns/PATTERN-big.md');
-    expect(timed(['pattern', 'add', '--name', 'big', '--relation', 'enables:PATTERN-new']).status).toBe(0);
+    expect(run(v, ['pattern', 'add', '--name', 'big', '--relation', 'enables:PATTERN-new']).status).toBe(0);
     const after = v.read('.mem/patterns/PATTERN-big.md');
     expect(after.replace('- enables [[PATTERN-new]]\n', '').replace(/^(success_rate|occurrences|last_validated): .*$/gm, '')).toBe(before.replace(/^(success_rate|occurrences|last_validated): .*$/gm, ''));
   }, 180_000);
