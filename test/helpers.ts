@@ -137,8 +137,7 @@ export function mem(args: string[], opts: { cwd: string; home?: string; env?: Re
 }
 
 /** Like mem(), without blocking the event loop: for tests that serve HTTP to the CLI from this process. */
-export function memAsync(args: string[], opts: { cwd: string; home?: string; env?: Record<string, string | undefined>; input?: string }): Promise<RunResult & { ms: number }> {
-  const t0 = Date.now();
+export function memAsync(args: string[], opts: { cwd: string; home?: string; env?: Record<string, string | undefined>; input?: string }): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const [cmd, argv] = launch(args);
     const child = spawn(cmd, argv, { cwd: opts.cwd, env: runEnv(opts) });
@@ -147,7 +146,7 @@ export function memAsync(args: string[], opts: { cwd: string; home?: string; env
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ status: code ?? -1, stdout, stderr, ms: Date.now() - t0, json: () => JSON.parse(stdout) }));
+    child.on('close', (code) => resolve({ status: code ?? -1, stdout, stderr, json: () => JSON.parse(stdout) }));
     child.stdin.end(opts.input ?? '');
   });
 }
