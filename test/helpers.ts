@@ -137,8 +137,7 @@ export function mem(args: string[], opts: { cwd: string; home?: string; env?: Re
 }
 
 /** Like mem(), without blocking the event loop: for tests that serve HTTP to the CLI from this process. */
-export function memAsync(args: string[], opts: { cwd: string; home?: string; env?: Record<string, string | undefined>; input?: string }): Promise<RunResult & { ms: number }> {
-  const t0 = Date.now();
+export function memAsync(args: string[], opts: { cwd: string; home?: string; env?: Record<string, string | undefined>; input?: string }): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const [cmd, argv] = launch(args);
     const child = spawn(cmd, argv, { cwd: opts.cwd, env: runEnv(opts) });
@@ -147,7 +146,7 @@ export function memAsync(args: string[], opts: { cwd: string; home?: string; env
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ status: code ?? -1, stdout, stderr, ms: Date.now() - t0, json: () => JSON.parse(stdout) }));
+    child.on('close', (code) => resolve({ status: code ?? -1, stdout, stderr, json: () => JSON.parse(stdout) }));
     child.stdin.end(opts.input ?? '');
   });
 }
@@ -169,4 +168,34 @@ export function cleanup(): void {
       // left in the temp folder
     }
   }
+}
+
+/**
+ * Hold back every `mem CMD` started in the background with `env` (a hook's detached extraction,
+ * the `mem index` a git hook starts): Node preloads a script that, in such a process (CMD among
+ * its arguments, no --hook), leaves a marker and waits for release() before mem runs. A hook
+ * that has returned while its child is held did not wait for the child's work, however loaded
+ * the machine is. A process never released goes when the test's temp folders are removed.
+ */
+export function holdBackground(cmd: string): { env: Record<string, string>; held: () => number; release: () => void } {
+  const dir = tempDir('mem-hold-');
+  const script = path.join(dir, 'hold.cjs');
+  fs.writeFileSync(script, `'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
+const args = process.argv.slice(2);
+if (args.includes(${JSON.stringify(cmd)}) && !args.includes('--hook')) {
+  fs.writeFileSync(path.join(__dirname, 'held-' + process.pid), '');
+  const nap = new Int32Array(new SharedArrayBuffer(4));
+  while (!fs.existsSync(path.join(__dirname, 'release'))) {
+    if (!fs.existsSync(__dirname)) process.exit(0);
+    Atomics.wait(nap, 0, 0, 20);
+  }
+}
+`);
+  return {
+    env: { NODE_OPTIONS: `--require ${JSON.stringify(script)}` },
+    held: () => fs.readdirSync(dir).filter((n) => n.startsWith('held-')).length,
+    release: () => fs.writeFileSync(path.join(dir, 'release'), ''),
+  };
 }

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanup, entry, git, mem, REPO, tempDir, tempVault, type TempVault } from '../helpers.js';
+import { cleanup, entry, git, holdBackground, mem, memAsync, REPO, tempDir, tempVault, type TempVault } from '../helpers.js';
 
 afterEach(cleanup);
 
@@ -257,9 +257,11 @@ describe('never hurts the host', () => {
     const db = new Database(v.path('.memory.db'));
     db.exec('BEGIN IMMEDIATE');
     try {
-      const t0 = Date.now();
-      const r = v.run(['context', '--hook', 'claude'], payload, { MEM_BUSY_TIMEOUT_MS: '5000' });
-      expect(Date.now() - t0).toBeLessThan(4500); // well short of the 5 s busy timeout
+      // Told to wait for a lock far longer than this test may run, and the lock is held until the
+      // hook is done: an answer at all means the hook did not wait for it. Run without blocking
+      // this process, so that a hook that waited ends the test by its timeout.
+      const r = await memAsync(['context', '--hook', 'claude'], { cwd: tempDir(), home: v.home, input: payload, env: { HOME: v.home, MEM_NOW: '2026-11-20', MEM_BUSY_TIMEOUT_MS: '3600000' } });
+      expect(r.status).toBe(0);
       const md = context(r.stdout, 'SessionStart');
       expect(md).toContain(NORM);
       expect(md).not.toContain('down migration');
@@ -271,27 +273,20 @@ describe('never hurts the host', () => {
     expect(context(v.run(['context', '--hook', 'claude'], payload).stdout, 'SessionStart')).toContain('down migration');
   }, 30_000);
 
-  it('is fast: SessionStart and a prompt answer well within the agent\'s patience', () => {
+  it('SessionStart and a prompt answer every time on an indexed vault (their speed: npm run bench)', () => {
     const v = project();
-    const start = JSON.stringify({ session_id: 't', cwd: v.root, hook_event_name: 'SessionStart', source: 'startup' });
-    const prompt = JSON.stringify({ session_id: 't2', cwd: v.root, hook_event_name: 'UserPromptSubmit', prompt: 'the staging deploy hangs on the Helm upgrade' });
-    v.run(['context', '--hook', 'claude'], start); // builds the index
-    const times = (input: string) => Array.from({ length: 5 }, () => {
-      const t0 = process.hrtime.bigint();
-      const r = v.run(['context', '--hook', 'claude'], input);
-      expect(r.status).toBe(0);
-      return Number(process.hrtime.bigint() - t0) / 1e6;
-    }).sort((a, b) => a - b)[2];
-    const s = times(start);
-    const p = times(prompt);
-    console.log(`context --hook claude, small vault, median of 5: SessionStart ${s.toFixed(0)} ms, UserPromptSubmit ${p.toFixed(0)} ms`);
-    expect(s).toBeLessThan(1500);
-    expect(p).toBeLessThan(1500);
+    const start = (session: string) => JSON.stringify({ session_id: session, cwd: v.root, hook_event_name: 'SessionStart', source: 'startup' });
+    const prompt = (session: string) => JSON.stringify({ session_id: session, cwd: v.root, hook_event_name: 'UserPromptSubmit', prompt: 'the staging deploy hangs on the Helm upgrade' });
+    v.run(['context', '--hook', 'claude'], start('t')); // builds the index
+    for (let i = 0; i < 3; i++) {
+      expect(context(v.run(['context', '--hook', 'claude'], start(`s${i}`)).stdout, 'SessionStart')).toContain(NORM);
+      expect(context(v.run(['context', '--hook', 'claude'], prompt(`p${i}`)).stdout, 'UserPromptSubmit')).toContain(VPN);
+    }
   }, 60_000);
 });
 
 describe('mem extract --hook gemini', () => {
-  it('SessionEnd: answers at once, extracts the Gemini session in the background', async () => {
+  it('SessionEnd: answers without waiting for the extraction of the Gemini session, which runs in the background', async () => {
     const v = project();
     const chat = {
       sessionId: 'g-end-1', projectHash: 'h', startTime: '2026-11-20T10:00:00Z', lastUpdated: '2026-11-20T10:05:00Z',
@@ -303,12 +298,15 @@ describe('mem extract --hook gemini', () => {
     const transcript = path.join(tempDir(), 'session-g-end-1.json');
     fs.writeFileSync(transcript, JSON.stringify(chat, null, 2));
     const payload = JSON.stringify({ session_id: 'g-end-1', transcript_path: transcript, cwd: v.root, hook_event_name: 'SessionEnd', timestamp: '2026-11-20T10:05:00Z', reason: 'exit' });
-    const t0 = Date.now();
-    const r = v.run(['extract', '--hook', 'gemini'], payload, OFFLINE);
-    const ms = Date.now() - t0;
+    const hold = holdBackground('extract');
+    // Not waited for synchronously: a hook that waited for its held child would end the test by its timeout.
+    const r = await memAsync(['extract', '--hook', 'gemini'], { cwd: tempDir(), home: v.home, input: payload, env: { HOME: v.home, ...OFFLINE, ...hold.env } });
     expect(r.status).toBe(0);
     expect(r.stdout).toBe('');
-    expect(ms).toBeLessThan(8000); // the extraction itself runs detached
+    // The hook is done while its extraction is held back, not yet started: it did not wait for it.
+    await waitFor(() => hold.held() === 1);
+    expect(v.read('MEMORY.md')).not.toContain('never commit generated files');
+    hold.release();
     await waitFor(() => v.read('MEMORY.md').includes('never commit generated files'));
     expect(v.read('MEMORY.md')).toContain('session_id: g-end-1');
     expect(v.read('.mem/logs/extract.log')).toMatch(/gemini hook \(SessionEnd\): extracting .*session-g-end-1\.json/);

@@ -126,6 +126,12 @@ function locksIn(root: string): string[] {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const exited = (child: ChildProcess) => new Promise<void>((r) => (child.exitCode !== null || child.signalCode !== null ? r() : child.once('exit', () => r())));
 
+// A lock timeout shorter than the ages after which mem takes a lock over whoever may still hold
+// it (5 s for an empty one, 30 s for one holding text): a writer that gets through with it took
+// the lock over because it saw the lock's writer gone. A writer that waited for a lock it should
+// have taken over fails instead, however fast or loaded the machine.
+const TAKEOVER_ENV = { MEM_LOCK_TIMEOUT_MS: '4000' };
+
 describe('killing mem compact', { timeout: 120_000 }, () => {
   // One vault, indexed once; each kill runs on a fresh copy of it.
   let master: TempVault;
@@ -150,17 +156,15 @@ describe('killing mem compact', { timeout: 120_000 }, () => {
     return { ...master, root, home: path.join(dir, 'home'), path: (rel) => path.join(root, rel), read: (rel) => fs.readFileSync(path.join(root, rel), 'utf8') };
   }
 
-  it('takes over a second, in one process (the pid the caller started)', async () => {
+  it('runs in one process (the pid the caller started)', async () => {
     const v = copy();
     const [cmd, argv] = launch(['compact', '--quiet']);
-    const t0 = Date.now();
     const child = spawn(cmd, argv, { cwd: v.root, env: envFor(v, { MEM_NOW: NOW }), stdio: 'ignore' });
     await sleep(300);
     // No other process works in the vault: the pid we started is the only one.
     expect(processesIn(v.root)).toEqual(IS_LINUX ? [child.pid] : []);
     await exited(child);
     expect(child.exitCode).toBe(0);
-    expect(Date.now() - t0).toBeGreaterThan(1000);
     expect(texts(v.root)).toEqual(compacted);
     expect([...compacted].filter(([f, t]) => original.get(f) !== t).length).toBeGreaterThan(100);
     const after = idsOnDisk(v.root);
@@ -193,11 +197,10 @@ describe('killing mem compact', { timeout: 120_000 }, () => {
         // Every entry still there (as itself, or recorded as merged into another).
         const after = idsOnDisk(v.root);
         for (const id of ids) expect(after.has(id), id).toBe(true);
-        // Whatever locks the kill left, the next writer takes them over at once.
-        const t0 = Date.now();
-        const add = mem(['add', 'A fresh fact written after the kill.', '--json'], { cwd: v.root, env: { MEM_LOCK_TIMEOUT_MS: '20000' } });
+        // Whatever locks the kill left, the next writer takes them over because it sees their
+        // writer gone, not because they grew old (see TAKEOVER_ENV).
+        const add = mem(['add', 'A fresh fact written after the kill.', '--json'], { cwd: v.root, env: TAKEOVER_ENV });
         expect(add.status, add.stderr).toBe(0);
-        expect(Date.now() - t0).toBeLessThan(5000);
         const c = mem(['compact', '--quiet'], { cwd: v.root, env: { MEM_LOCK_TIMEOUT_MS: '20000' } });
         expect(c.status, c.stderr).toBe(0);
         expect(locksIn(v.root)).toEqual([]);
@@ -262,10 +265,8 @@ describe('locks left by a crash', { timeout: 120_000 }, () => {
         if (spawnSync('mkfifo', [target]).status !== 0) continue;
       } else fs.writeFileSync(target, 'secret\n');
       fs.symlinkSync(target, lock);
-      const t0 = Date.now();
-      const r = mem(['add', `Written past a ${kind} link.`], { cwd: v.root, env: { MEM_LOCK_TIMEOUT_MS: '8000' } });
+      const r = mem(['add', `Written past a ${kind} link.`], { cwd: v.root, env: TAKEOVER_ENV });
       expect(r.status, r.stderr).toBe(0);
-      expect(Date.now() - t0).toBeLessThan(6000); // not the 8 s lock timeout
       expect(v.read('MEMORY.md')).toContain(`Written past a ${kind} link.`);
       expect(fs.existsSync(lock)).toBe(false);
       if (kind === 'outside') expect(fs.readFileSync(target, 'utf8')).toBe('secret\n');
@@ -279,30 +280,37 @@ describe('locks left by a crash', { timeout: 120_000 }, () => {
       const lock = v.path('.MEMORY.md.lock');
       fs.writeFileSync(lock, content());
       touch(lock);
-      const t0 = Date.now();
-      const r = mem(['add', 'A second fact after the crash.', '--json'], { cwd: v.root, env: { MEM_LOCK_TIMEOUT_MS: '8000' } });
+      const r = mem(['add', 'A second fact after the crash.', '--json'], { cwd: v.root, env: TAKEOVER_ENV });
       expect(r.status, r.stderr).toBe(0);
-      expect(Date.now() - t0).toBeLessThan(6000); // not the 8 s lock timeout
       expect(v.read('MEMORY.md')).toContain('The first fact.');
       expect(v.read('MEMORY.md')).toContain('A second fact after the crash.');
       expect(fs.existsSync(lock)).toBe(false);
     });
   }
 
-  it('waits for a lock naming a live pid, then gives up with a clear error and writes nothing', async () => {
+  it('waits for a lock naming a live pid: gives up at its timeout with a clear error, or writes once that process is gone', async () => {
     const v = vaultWithEntry();
     const before = v.read('MEMORY.md');
     const sleeper = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
     try {
       // Its pid is in the lock, but it does not hold the file open: still a live pid, still waited for.
       fs.writeFileSync(v.path('.MEMORY.md.lock'), `${sleeper.pid}\n`);
-      const t0 = Date.now();
-      const r = await memAsync(['add', 'Must not be written.'], { cwd: v.root, env: { MEM_LOCK_TIMEOUT_MS: '1200' } });
-      expect(Date.now() - t0).toBeGreaterThanOrEqual(1200);
+      const r = await memAsync(['add', 'Must not be written.'], { cwd: v.root, env: { MEM_LOCK_TIMEOUT_MS: '300' } });
       expect(r.status).not.toBe(0);
       expect(r.stderr).toContain(`locked by another writer (pid ${sleeper.pid})`);
       expect(v.read('MEMORY.md')).toBe(before);
       expect(fs.readFileSync(v.path('.MEMORY.md.lock'), 'utf8')).toBe(`${sleeper.pid}\n`);
+      // Told to wait longer than this test may run: nothing is written while the holder lives
+      // (the pause only gives a writer that would not wait the chance to show it), and the entry
+      // is written once the holder is gone.
+      const waiting = memAsync(['add', 'Written once the holder is gone.'], { cwd: v.root, env: { MEM_LOCK_TIMEOUT_MS: '3600000' } });
+      await sleep(1000);
+      expect(v.read('MEMORY.md')).toBe(before);
+      sleeper.kill('SIGKILL');
+      await exited(sleeper);
+      const w = await waiting;
+      expect(w.status, w.stderr).toBe(0);
+      expect(v.read('MEMORY.md')).toContain('Written once the holder is gone.');
     } finally {
       sleeper.kill('SIGKILL');
     }
@@ -323,10 +331,8 @@ describe('locks left by a crash', { timeout: 120_000 }, () => {
         writer.kill('SIGKILL');
         await exited(writer);
       }
-      const t0 = Date.now();
-      const r = mem(['add', 'Written after the writer died.'], { cwd: v.root, env: { MEM_LOCK_TIMEOUT_MS: '8000' } });
+      const r = mem(['add', 'Written after the writer died.'], { cwd: v.root, env: TAKEOVER_ENV });
       expect(r.status, r.stderr).toBe(0);
-      expect(Date.now() - t0).toBeLessThan(6000); // not the 8 s lock timeout
       expect(v.read('MEMORY.md')).toContain('Written after the writer died.');
       expect(v.read('MEMORY.md')).toContain('The first fact.');
     });

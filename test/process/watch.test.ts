@@ -130,19 +130,16 @@ function vault(): TempVault {
 }
 
 describe('mem watch', () => {
-  it('says what it watches, then an edit to MEMORY.md is searchable within 2 s', async () => {
+  it('says what it watches, then an edit to MEMORY.md is searchable (how soon: npm run bench)', async () => {
     const v = vault();
     const w = startWatcher(v);
     const start = await started(w);
     expect(start).toMatchObject({ vault_files: 1, entries: 1, error: null });
     expect(start.folders).toBeGreaterThanOrEqual(1);
     const n = w.batches.length;
-    const t0 = Date.now();
     fs.appendFileSync(v.path('MEMORY.md'), entry('m2', 'The quokka service needs a warm cache.'));
     const b = await batchAfter(w, n, (x) => x.files.includes('MEMORY.md'));
-    const ms = w.arrivals[w.batches.indexOf(b)] - t0;
     expect(b).toMatchObject({ event: 'change', added: 1, removed: 0, entries: 2, error: null });
-    expect(ms).toBeLessThan(5000);
     expect(found(v, 'quokka')[0]).toBe('m2');
   }, 40_000);
 
@@ -309,7 +306,7 @@ describe('mem watch', () => {
     expect(w.batches.length).toBe(1);
   }, 40_000);
 
-  it('stops on SIGTERM and on SIGINT with exit 0, quickly, leaving no lock or temp files', async () => {
+  it('stops on SIGTERM and on SIGINT with exit 0, leaving no lock or temp files', async () => {
     for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       const v = vault();
       const w = startWatcher(v);
@@ -317,11 +314,10 @@ describe('mem watch', () => {
       // A batch about to run when the signal comes.
       fs.appendFileSync(v.path('MEMORY.md'), entry('m4', 'The tapir goes last.'));
       await new Promise((r) => setTimeout(r, 150));
-      const t0 = Date.now();
+      // A watcher that did not stop ends the test by its timeout.
       w.child.kill(signal);
       const { code, signal: by } = await w.exited;
       expect({ code, by }).toEqual({ code: 0, by: null });
-      expect(Date.now() - t0).toBeLessThan(6000);
       expect(lockFiles(v.root)).toEqual([]);
       // The index is intact and catches up on the next read.
       expect(mem(['search', 'tapir', '--json'], { cwd: v.root, home: v.home }).json().results[0].id).toBe('m4');
@@ -430,6 +426,8 @@ describe('mem watch', () => {
     const t0 = Date.now();
     fs.appendFileSync(v.path('MEMORY.md'), entry('m8', 'The emu waits.'));
     const b = await batchAfter(w, n, (x) => x.files.includes('MEMORY.md'));
+    // A lower bound on mem's own timer: load can only make the batch later, never earlier, so a
+    // busy machine cannot fail this.
     expect(w.arrivals[w.batches.indexOf(b)] - t0).toBeGreaterThanOrEqual(800);
   }, 40_000);
 

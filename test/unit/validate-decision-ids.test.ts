@@ -34,3 +34,12 @@ describe('validate: decision ids of any shape store_episode takes', () => {
     expect(links(vaultWith(note('nope-1'))).length).toBeGreaterThan(0);
   });
 });
+
+describe('validate: a note with very many problems', () => {
+  it('names every one of 200,000 event links to no decision or event, without running out of stack', () => {
+    const tails = ' \u2192 [[e1]]'.repeat(200_000);
+    const root = vaultWith(note('pick-db').replace('## Events Timeline\n', `## Events Timeline\n1. [2026-11-25T10:00:00Z] started #milestone${tails}\n`));
+    const bad = validateTypedNotes(root).diagnostics.filter((d) => d.message === 'event e001: link [[e1]] is not a decision or event of this note');
+    expect(bad).toHaveLength(200_000);
+  });
+});
