@@ -9,7 +9,7 @@ import { DuplicateCheck, emptyCounts, gateContext, gateLearnings, type RejectRea
 import { surpriseOf } from './detail.js';
 import { heuristicLearnings } from '../extract/heuristic.js';
 import type { Learning } from '../extract/learning.js';
-import { scopeByName, targetPath, type ExtractionScopeName } from '../extract/scopes.js';
+import { preambleFor, scopeByName, targetPath, type ExtractionScopeName } from '../extract/scopes.js';
 import type { Role, TranscriptMessage } from '../extract/transcript.js';
 import { createProvider, ProviderError, type ClientOptions, type LlmProvider, type ProviderConfig } from '../llm/provider.js';
 import { parseMemoryFile, updateBlockMeta, type ParsedFile } from '../vault/format.js';
@@ -206,7 +206,7 @@ export async function consolidateEpisodes(vault: Vault, opts: ConsolidateOptions
     if (opts.provider.name === 'heuristic') learnings = heuristics();
     else {
       try {
-        const { askForLearnings, buildPrompt } = await import('../extract/run.js');
+        const { askForLearnings, buildPrompt } = await import('../extract/prompt.js');
         const llm = opts.llm ?? (await createProvider(opts.provider, opts.client));
         const v = await askForLearnings(llm, opts.provider, buildPrompt(condense(all, opts.budget).text, active, { known: [] }), active);
         // One request over the whole batch: each learning links to every episode of it.
@@ -232,7 +232,6 @@ export async function consolidateEpisodes(vault: Vault, opts: ConsolidateOptions
   for (const r of gated.rejected) reject(r.learning, r);
   learnings = gated.kept;
 
-  const { preambleFor } = await import('../extract/run.js');
   const { renderNewEntry } = await import('../vault/store.js');
   const { describeFile } = await import('../vault/vault.js');
   const source = opts.provider.name === 'heuristic' || result.fallback ? 'heuristic' : `${opts.provider.name}:${opts.provider.model}`;

@@ -8,20 +8,11 @@ import type { SearchRequest } from '../../retrieve/search.js';
 import { DOMAINS, ENTRY_TYPES, STATUSES } from '../../vault/entry.js';
 import { LEARNING_TYPES, SCOPES } from '../../vault/scope.js';
 import type { Vault } from '../../vault/vault.js';
-import { argName, filterFromArgs, redactedOutput, toolResult, type FilterArgs, type ToolAnswer } from './results.js';
+import { argName, filterFromArgs, redactedOutput, toolResult, type FilterArgs } from './results.js';
 import { NOT_EPISODES } from '../../index/queries.js';
 import { PATTERN_TOOLS } from './pattern-tools.js';
 import { EPISODE_TOOLS } from './episode-tools.js';
-
-/** What a handler needs from the server: the vault (opened per call, so config edits apply) and the clock. */
-export interface ToolEnv {
-  openVault(): Promise<Vault>;
-  cwd: string;
-  /** The server's environment variables (embeddings endpoint and key). */
-  vars: NodeJS.ProcessEnv;
-  now(): number;
-  today(): string;
-}
+import type { ToolEnv, ToolSpec } from './tool-spec.js';
 
 // Bounds that keep one request from tying the server up; far above what an agent sends.
 const MAX_QUERY = 10_000;
@@ -103,16 +94,6 @@ async function checkedRank(vault: Vault, r: string | undefined): Promise<string>
   const name = r ?? vault.config.search.rank;
   policyFor(name);
   return name;
-}
-
-export interface ToolSpec {
-  name: string;
-  title: string;
-  description: string;
-  inputSchema: z.ZodRawShape;
-  outputSchema: z.ZodRawShape;
-  annotations: { readOnlyHint: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint: false };
-  run(args: Record<string, unknown>, env: ToolEnv): Promise<ToolAnswer>;
 }
 
 const searchTool: ToolSpec = {
