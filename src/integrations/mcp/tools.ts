@@ -121,7 +121,7 @@ const searchTool: ToolSpec = {
     const vault = await env.openVault();
     const r = await checkedRank(vault, args.rank);
     const { runSearch } = await import('../../retrieve/search.js');
-    const { hitJson } = await import('../../cli/output/hits.js');
+    const { hitJson } = await import('../../render/hits.js');
     const now = env.now();
     const lim = args.limit ?? vault.config.search.limit;
     const hw: string[] = [];
@@ -189,7 +189,7 @@ const addTool: ToolSpec = {
   async run(a, env) {
     const args = a as Record<string, unknown> & { text: string; session_id?: string; importance?: number };
     if (args.session_id !== undefined) await checkedSession(args.session_id);
-    const { addEntry, checkAdd } = await import('../../vault/add.js');
+    const { addEntry, checkAdd } = await import('../../lifecycle/add.js');
     const req = {
       text: args.text, type: args.type as string | undefined, domain: args.domain as string | undefined, importance: args.importance,
       phase: args.phase as string | undefined, scope: args.scope as string | undefined, job: args.job as string | undefined,
@@ -269,8 +269,8 @@ const contextTool: ToolSpec = {
     const c = vault.config.context;
     const { buildContext } = await import('../../retrieve/context.js');
     const { DEFAULT_FAILURE_CHARS: failureChars } = await import('../../retrieve/episode-warnings.js');
-    const { renderContextMd } = await import('../../cli/commands/context.js');
-    const { contextJson } = await import('../../cli/output/entries.js');
+    const { renderContextMd } = await import('../../render/context.js');
+    const { contextJson } = await import('../../render/entries.js');
     const now = env.now();
     const hw: string[] = [];
     const { value: res, warnings: w } = await fresh(vault, async (ix) => buildContext(ix.db, {
@@ -308,7 +308,7 @@ const listTool: ToolSpec = {
     filter.includeRetired = Boolean(args.all) || Boolean(filter.statuses?.includes('retired'));
     const vault = await env.openVault();
     const { listEntries } = await import('../../index/queries.js');
-    const { entryJson } = await import('../../cli/output/entries.js');
+    const { entryJson } = await import('../../render/entries.js');
     const lim = args.limit ?? 100;
     // One more than asked tells whether there are more.
     const { value: rows, warnings: w } = await fresh(vault, (ix) => listEntries(ix.db, filter, lim + 1));
@@ -336,7 +336,7 @@ const reviewTool: ToolSpec = {
   async run(a, env) {
     const args = a as unknown as { ids: string[]; rating: 'again' | 'hard' | 'good' | 'easy'; dry_run?: boolean };
     const vault = await env.openVault();
-    const { reviewIds } = await import('../../episodes/review.js');
+    const { reviewIds } = await import('../../lifecycle/review.js');
     const w: string[] = [];
     const res = await reviewIds(vault, [...new Set(args.ids)], { rating: args.rating, now: env.now(), dryRun: args.dry_run, onNotes: (n) => w.push(...n) });
     if (res.lag) w.push(res.lag);
