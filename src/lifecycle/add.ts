@@ -144,7 +144,7 @@ export async function addEntry(vault: Vault, req: AddRequest, cwd: string, name:
   const { type, domain, importance, phase, scope } = checkAdd(req, name);
   const abs = targetFile(vault, req, scope, cwd, name);
   const { titleAndBody } = await import('../vault/format.js');
-  const { renderNewEntry, appendEntries } = await import('../vault/store.js');
+  const { renderNewEntry, appendEntries } = await import('../vault/edit.js');
   const { describeFile } = await import('../vault/vault.js');
   // Everything the caller gave is redacted before the entry is built from it.
   const { redactDeep, redactionReport } = await import('../secrets/redact.js');

@@ -62,7 +62,7 @@ export interface ReviewIdsResult {
 /** Find the entries' files, rewrite them under their locks, re-index. */
 export async function reviewIds(vault: Vault, ids: string[], opts: { rating: ReviewRating; now: number; dryRun?: boolean; onNotes?: (notes: string[]) => void }): Promise<ReviewIdsResult> {
   const { locateIds, reindex } = await import('./vault-ops.js');
-  const { editFiles } = await import('../vault/store.js');
+  const { editFiles } = await import('../vault/edit.js');
   const loc = await locateIds(vault, ids);
   opts.onNotes?.(loc.notes);
   const files = new Map<string, VaultFile>();

@@ -135,7 +135,7 @@ async function lintCommand(ctx: Ctx, files: string[], opts: LintOptions): Promis
       }
       if (resolved > 0) ({ list, targets } = await inputs(vault, ctx, files, opts));
     }
-    const { rewriteFile } = await import('../../vault/store.js');
+    const { rewriteFile } = await import('../../vault/edit.js');
     for (const t of targets) {
       let n = 0;
       let r0 = 0;
@@ -161,7 +161,7 @@ async function lintCommand(ctx: Ctx, files: string[], opts: LintOptions): Promis
     if (fixed + removed > 0) ({ list, targets } = await inputs(vault, ctx, files, opts));
     // Secrets last: found on the texts just read, then each file that holds one is read again,
     // searched again and rewritten under its lock (only the secrets' bytes change).
-    const { rewriteTextAsync } = await import('../../vault/store.js');
+    const { rewriteTextAsync } = await import('../../vault/edit.js');
     const { redactFileText } = await import('../../lint/secrets.js');
     const holding = new Set((await secretFindings(list, secretCache, knownSecrets(ctx))).map((f) => f.file));
     for (const t of targets) {

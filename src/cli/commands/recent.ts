@@ -36,7 +36,7 @@ async function recentCommand(ctx: Ctx, opts: RecentOpts): Promise<void> {
   const limit = parseIntOption('--limit', opts.limit, 1) ?? 10;
   const days = parseIntOption('--days', opts.days, 1);
   const detail = (await import('../../episodes/detail.js')).detailLevel(opts.detail, 'none');
-  const { recentEpisodes } = await import('../../episodes/run.js');
+  const { recentEpisodes } = await import('../../episodes/recent.js');
   const vault = await vaultFor(ctx);
   const now = ctx.now();
   const episodes = await withFreshIndex(ctx, vault, { refresh: opts.refresh !== false, tolerateBusy: true }, (ix) =>

@@ -66,7 +66,7 @@ async function segmentCommand(ctx: Ctx, file: string, opts: SegmentOpts): Promis
   const format = checkFormat(opts.format);
   if (opts.session !== undefined) checkSessionId(opts.session);
   const vault = await vaultFor(ctx);
-  const { segmentTranscript } = await import('../../episodes/run.js');
+  const { segmentTranscript } = await import('../../episodes/segment-transcript.js');
   const { channelOptionsFor } = await import('../../episodes/channels.js');
   const channels = await channelOptionsFor(vault.config, opts, ctx.env);
   const res = await segmentTranscript(vault, file, vault.config.episodes, {

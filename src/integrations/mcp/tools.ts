@@ -360,7 +360,7 @@ const recentTool: ToolSpec = {
   async run(a, env) {
     const args = a as unknown as { limit?: number; days?: number; session?: string; detail?: 'auto' | 'none' | 'full' };
     const vault = await env.openVault();
-    const { recentEpisodes } = await import('../../episodes/run.js');
+    const { recentEpisodes } = await import('../../episodes/recent.js');
     const { value, warnings: w } = await fresh(vault, (ix) => recentEpisodes(ix.db, { limit: args.limit ?? 10, days: args.days, session: args.session, nowMs: env.now(), detail: args.detail, root: vault.root }));
     return toolResult(withWarnings({ episodes: value as unknown as Record<string, unknown>[] }, w));
   },

@@ -46,14 +46,14 @@ export function thresholdMet(pending: readonly Pick<PendingEpisode, 'surprise'>[
 
 const ROLE_LINE = /^\*\*(user|assistant)\*\*(?: \u00b7 .*)?$/;
 
-/** A quoted line back to its text: store.ts wrote `> ` + the line, with a `\` before a line that would open a block. */
+/** A quoted line back to its text: episode-file.ts wrote `> ` + the line, with a `\` before a line that would open a block. */
 function unquote(line: string): string {
   const t = line === '>' ? '' : line.startsWith('> ') ? line.slice(2) : line.slice(1);
   return /^[ \t]*\\[#<=_*+-]/.test(t) ? t.replace('\\', '') : t;
 }
 
 /**
- * The messages of an episode from its body's <details> section (store.ts's layout: a `**role**`
+ * The messages of an episode from its body's <details> section (episode-file.ts's layout: a `**role**`
  * line, optionally `· time`, then the message quoted). The transcript is not needed: the episode
  * keeps its messages (cut at MESSAGE_CAP, which is fine for learnings), in its committed file or
  * in the local store (pendingEpisodes joins them to the body).
@@ -232,7 +232,7 @@ export async function consolidateEpisodes(vault: Vault, opts: ConsolidateOptions
   for (const r of gated.rejected) reject(r.learning, r);
   learnings = gated.kept;
 
-  const { renderNewEntry } = await import('../vault/store.js');
+  const { renderNewEntry } = await import('../vault/edit.js');
   const { describeFile } = await import('../vault/vault.js');
   const source = opts.provider.name === 'heuristic' || result.fallback ? 'heuristic' : `${opts.provider.name}:${opts.provider.model}`;
   const slots = new Map<string, { abs: string; path: string; preamble: string; items: Linked[] }>();
@@ -275,7 +275,7 @@ export async function consolidateEpisodes(vault: Vault, opts: ConsolidateOptions
     }));
     return result;
   }
-  const { appendTogether, editFiles } = await import('../vault/store.js');
+  const { appendTogether, editFiles } = await import('../vault/edit.js');
   const { classifyPath } = await import('../vault/scope.js');
   const writtenPaths = await appendTogether(appends, render);
   const touched: VaultFile[] = list.filter((s) => writtenPaths.includes(s.path)).map((s) => describeFile(vault, s.abs));

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { MemError, usageError } from '../errors.js';
 import { createProvider, ProviderError, type ClientOptions, type LlmProvider, type ProviderConfig } from '../llm/provider.js';
 import type { ParsedFile } from '../vault/format.js';
-import { renderNewEntry, type Append } from '../vault/store.js';
+import { renderNewEntry, type Append } from '../vault/edit.js';
 import { describeFile, userHome, type Vault, type VaultFile } from '../vault/vault.js';
 import { staysInside, writeTarget } from '../vault/boundary.js';
 import { condense, INTERRUPTED, isHumanText } from './condense.js';
@@ -335,14 +335,14 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
     return result;
   }
   checkLedger(vault.root);
-  const { appendTogether } = await import('../vault/store.js');
+  const { appendTogether } = await import('../vault/edit.js');
   const writtenPaths = await appendTogether(appends, render);
   const touched: VaultFile[] = slots.filter((s) => writtenPaths.includes(s.target.path)).map((s) => describeFile(vault, s.target.abs));
 
   // Compact what was written to.
   if (touched.length > 0) {
     const { compactFiles } = await import('../lifecycle/compact.js');
-    const { editFilesTogether } = await import('../vault/store.js');
+    const { editFilesTogether } = await import('../vault/edit.js');
     await editFilesTogether(touched, (parsed) => {
       const res = compactFiles(parsed.map((p, i) => ({ path: touched[i].path, group: [touched[i].scope, touched[i].learningType, touched[i].job ?? '', touched[i].task ?? ''].join('|'), parsed: p })));
       result.compacted = res.report.retired.length + res.report.duplicates.reduce((s, d) => s + d.dropped.length, 0) + res.report.merges.reduce((s, m) => s + m.absorbed.length, 0);
@@ -359,7 +359,7 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
       const { locateIds } = await import('../lifecycle/vault-ops.js');
       const { reinforceFile } = await import('../lifecycle/reinforce.js');
       const { wordSet } = await import('../lifecycle/words.js');
-      const { editFiles } = await import('../vault/store.js');
+      const { editFiles } = await import('../vault/edit.js');
       const { assistantText } = await import('./transcript.js');
       const used = wordSet(assistantText({ ...clean.transcript, messages: cleanFresh }));
       const loc = await locateIds(vault, ids);
@@ -382,7 +382,7 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
   // never fatal: the learnings are written.
   if (vault.config.extract.episodes) {
     try {
-      const { segmentLoaded } = await import('../episodes/run.js');
+      const { segmentLoaded } = await import('../episodes/segment-transcript.js');
       // The same channels as mem segment: embeddings when configured; the extraction's model for
       // topics only when extract.episodes_topic asks (one more request per transcript), and not
       // when extraction runs offline or fell back.
@@ -439,7 +439,7 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
   // the same pipeline as `mem consolidate --episodes`, only when its threshold is met.
   if (vault.config.extract.consolidate && result.episodes) {
     try {
-      const { consolidateEpisodes } = await import('../episodes/consolidate.js');
+      const { consolidateEpisodes } = await import('../episodes/consolidate-episodes.js');
       const c = await consolidateEpisodes(vault, {
         scopes: opts.scopes, provider: opts.provider, client: opts.client, budget: opts.budget, dryRun: false, fallback: opts.fallback,
         today: opts.today, now: new Date().toISOString(), stage: opts.stage, llm: opts.llm,
