@@ -1,6 +1,6 @@
 // The layering of src/, checked by `npm run lint:deps` (dependency-cruiser) in CI. Lowest first:
 //
-//   base          src/*.ts: errors, hashes, stdin, markdown quoting, the child_process stand-in
+//   base          src/*.ts: errors, hashes, stdin, the package root, markdown quoting, child_process
 //   secrets       finding and redacting credentials in text
 //   vault         memory files on disk: paths, scopes, formats, reads, locked writes, config
 //   index         .memory.db: schema, refresh, queries
