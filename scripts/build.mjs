@@ -26,7 +26,7 @@ const common = {
   target: 'node20',
   logLevel: 'warning',
   // commander loads node:child_process for features mem never uses; a lazy stand-in instead.
-  alias: { 'node:child_process': path.join(repo, 'src/cli/child-process.ts') },
+  alias: { 'node:child_process': path.join(repo, 'src/child-process.ts') },
   // The LLM SDKs load only when a provider is used; better-sqlite3's `bindings` only as a fallback.
   // The MCP SDK (with zod), chokidar and smol-toml serve `mem mcp`, `mem watch` and the Codex
   // hook installer only, ts-fsrs the fsrs ranking and reviews: kept out of the bundle so a plain

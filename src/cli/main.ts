@@ -4,6 +4,7 @@
 import { Command, CommanderError } from 'commander';
 import { EXIT_FAIL, EXIT_USAGE, MemError, formatWhere } from '../errors.js';
 import { processIo, type Io } from './io.js';
+import { VERSION } from './version.js';
 import { credentialsIn, displaySafe } from '../secrets/display.js';
 
 type Register = (program: Command) => void;
@@ -51,8 +52,6 @@ function commandWord(argv: string[]): string | undefined {
   }
   return undefined;
 }
-
-export const VERSION = '0.1.0';
 
 async function buildProgram(argv: string[], io: Io): Promise<Command> {
   const program = new Command('mem')

@@ -2,7 +2,7 @@
 
 import { unreadableNotes } from '../notes/unreadable.js';
 import type { Ctx } from './io.js';
-import { oneLine } from './output/quote.js';
+import { oneLine } from '../quote.js';
 
 /** A note a listing cannot read is named (never left out silently); mem validate says more. */
 export async function warnUnreadable(ctx: Ctx, root: string, rel: string): Promise<void> {

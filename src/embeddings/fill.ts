@@ -4,7 +4,7 @@
 
 import type { Db } from '../index/db.js';
 import { apiKeyOf, modelKey, type EmbedSettings } from './query.js';
-import { prepareVectors, putVectors, vectorCount, writeSnapshot } from './store.js';
+import { prepareVectors, putVectors, vectorCount, writeSnapshot } from './stored-vectors.js';
 
 export interface EmbedReport {
   model: string;

@@ -132,7 +132,7 @@ export function withMessages<T extends { path: string; id: string; body: string;
   return hits.map((h, rank) => (h.episode && showsDetail(detail, rank, h.episode.key_moment) ? { ...h, messages: local.messages(h.path, h.id, h.body) } : h));
 }
 
-/** An episode's messages section as store.ts writes it: the block and the blank line after it. */
+/** An episode's messages section as episode-file.ts writes it: the block and the blank line after it. */
 const DETAILS_RE = /^<details>\r?\n<summary>[^\n]*<\/summary>\r?\n[\s\S]*?^<\/details>[ \t]*(?:\r?\n|$)(?:[ \t]*\r?\n)?/m;
 
 /** The <details> block of an entry's raw text (after its header), or null. */

@@ -98,7 +98,7 @@ export function resolveTranscript(labelFile: string, transcript: string): string
 async function extractInto(root: string, abs: string, labels: LabelFile, opts: ExtractEvalOptions): Promise<{ learnings: LearningText[]; duplicates: number }> {
   const { openVault } = await import('../vault/vault.js');
   const { checkFormat, loadTranscript } = await import('../extract/source.js');
-  const { runExtract } = await import('../extract/run.js');
+  const { runExtract } = await import('../extract/pipeline.js');
   const { parseMemoryFile } = await import('../vault/format.js');
   fs.mkdirSync(path.join(root, '.mem'));
   const home = path.join(root, '.home');

@@ -94,6 +94,24 @@ export function targetPath(kind: TargetKind, where: { job?: string; task?: strin
   }
 }
 
+/** The first lines of a new memory file of a target kind (the file a scope's learnings go to). */
+export function preambleFor(kind: string, job?: string, task?: string): string {
+  switch (kind) {
+    case 'proxy':
+      return '# Proxy memory\n\nHow the people here work and what they want, kept by `mem` (mem extract writes here).\n';
+    case 'institutional':
+      return '# Institutional memory\n\nNorms that always apply here; `mem context` loads them all, every time.\n';
+    case 'session':
+      return `# Job ${job} memory\n\nLearnings for the sessions of this job, kept by \`mem\`.\n`;
+    case 'team':
+      return `# Task ${task} memory\n\nLearnings for whoever works on this task, kept by \`mem\`.\n`;
+    case 'global':
+      return '# Global memory\n\nLearnings that hold in every project, kept by `mem`.\n';
+    default:
+      return '# Project memory\n\nLearnings about this project, kept by `mem`.\n';
+  }
+}
+
 /** A comma-separated list of extraction scopes ("all": every one), checked: a usage error names the valid ones. */
 export function parseScopeList(v: string): ExtractionScopeName[] {
   const list = v.trim() === 'all' ? [...SCOPE_NAMES] : v.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Diagnostic } from '../errors.js';
 import { MemError } from '../errors.js';
-import { carryVectors } from '../embeddings/store.js';
+import { carryVectors } from './vectors-table.js';
 import { decodeVaultText, isFailure, MEMORY_FILE_LIMIT, readRegularBytes, readVaultText } from '../vault/read.js';
 import { checkWalkMemo, DirCache } from '../vault/dircache.js';
 import { FILE, inFolder, statInto } from '../vault/faststat.js';

@@ -151,6 +151,12 @@ export function entriesById(db: Db, id: string): EntryRow[] {
   return db.prepare(`SELECT ${COLUMNS} FROM entries e WHERE e.entry_id = ? ORDER BY e.path, e.ordinal`).all(id) as EntryRow[];
 }
 
+/** The line of the entry with this id in its file, as indexed; null when the index has none. */
+export function entryLine(db: Db, id: string): number | null {
+  const r = db.prepare('SELECT line FROM entries WHERE entry_id = ?').get(id) as { line: number } | undefined;
+  return r?.line ?? null;
+}
+
 export function entriesByIdPrefix(db: Db, prefix: string, limit = 5): EntryRow[] {
   const escaped = prefix.replace(/[\\%_]/g, (c) => `\\${c}`);
   return db.prepare(`SELECT ${COLUMNS} FROM entries e WHERE e.entry_id LIKE ? ESCAPE '\\' ORDER BY e.path, e.ordinal LIMIT ?`).all(`${escaped}%`, limit) as EntryRow[];

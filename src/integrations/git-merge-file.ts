@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawnSync } from '../cli/child-process.js';
+import { spawnSync } from '../child-process.js';
 
 /**
  * git's line-based three-way merge of three texts. Returns null when git cannot merge them

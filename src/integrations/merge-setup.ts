@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { packageRoot } from '../package.js';
 import { MemError } from '../errors.js';
-import { spawnSync } from '../cli/child-process.js';
+import { spawnSync } from '../child-process.js';
 import { withFileLock, writeFileAtomic } from '../vault/write.js';
 import { DRIVER_PATTERNS, GITATTRIBUTES_LINES } from './merge-coverage.js';
 

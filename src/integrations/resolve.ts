@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { MemError } from '../errors.js';
-import { spawnSync } from '../cli/child-process.js';
+import { spawnSync } from '../child-process.js';
 import { isFailure, MEMORY_FILE_LIMIT, readRegularBytes } from '../vault/read.js';
 import { withFileLock, writeFileAtomic } from '../vault/write.js';
 import { markRegion, splitConflictMarkers } from './merge.js';

@@ -16,7 +16,7 @@ export interface ReinforceIdsResult {
 export async function reinforceIds(vault: Vault, ids: string[], opts: { today: string; used?: Set<string>; review?: { now: number }; dryRun?: boolean; onNotes?: (notes: string[]) => void }): Promise<ReinforceIdsResult> {
   const { locateIds, reindex } = await import('./vault-ops.js');
   const { reinforceFile } = await import('./reinforce.js');
-  const { editFiles } = await import('../vault/store.js');
+  const { editFiles } = await import('../vault/edit.js');
   const loc = await locateIds(vault, ids);
   // Said before the write, which may still fail (a locked or malformed file).
   opts.onNotes?.(loc.notes);

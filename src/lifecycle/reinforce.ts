@@ -2,12 +2,12 @@
 // transcript, usage-aware: an entry the assistant actually used (at least 30% of its distinctive
 // words appear in the assistant's text) gains +1, one it ignored loses 1 (floor 0) and keeps its
 // date. Retired entries are never touched. With `review`, each decision is also an FSRS review
-// (src/episodes/review.ts): `good` for an entry reinforced, `again` for one ignored.
+// (review.ts): `good` for an entry reinforced, `again` for one ignored.
 
 import type { Entry } from '../vault/entry.js';
 import { updateBlockMeta, type ParsedFile } from '../vault/format.js';
 import { distinctiveWords } from './words.js';
-import { reviewEntry, type ReviewDecision } from '../episodes/review.js';
+import { reviewEntry, type ReviewDecision } from './review.js';
 
 export const USAGE_SHARE = 0.3;
 

@@ -2,7 +2,7 @@
 // the tool's input schema is the answer's schema, so the model replies with a JSON object.
 
 import Anthropic from '@anthropic-ai/sdk';
-import { ProviderError, providerError, type ClientOptions, type LlmProvider, type LlmRequest, type LlmResponse, type ProviderConfig } from './provider.js';
+import { ProviderError, providerError, type ClientOptions, type LlmProvider, type LlmRequest, type LlmResponse, type ProviderConfig } from './provider-api.js';
 import { llmFetch } from './bounded-fetch.js';
 
 export function anthropicProvider(config: ProviderConfig, opts: ClientOptions): LlmProvider {

@@ -3,7 +3,7 @@
 // response format; servers that ignore it still have to answer with a JSON object.
 
 import OpenAI from 'openai';
-import { ProviderError, providerError, type ClientOptions, type LlmProvider, type LlmRequest, type LlmResponse, type ProviderConfig } from './provider.js';
+import { ProviderError, providerError, type ClientOptions, type LlmProvider, type LlmRequest, type LlmResponse, type ProviderConfig } from './provider-api.js';
 import { llmFetch } from './bounded-fetch.js';
 
 export function openaiProvider(config: ProviderConfig, opts: ClientOptions): LlmProvider {

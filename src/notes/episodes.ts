@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { MemError } from '../errors.js';
 import { parseMemoryFile, updateBlockMeta } from '../vault/format.js';
 import { readVaultText } from '../vault/read.js';
-import { rewriteFile } from '../vault/store.js';
+import { rewriteFile } from '../vault/edit.js';
 import { staysInside, writeTarget } from '../vault/boundary.js';
 import type { RedactionReport } from '../secrets/redact.js';
 import {

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { LoadedTranscript } from '../extract/source.js';
 import { usableSessionId } from '../extract/session-id.js';
-import { fallbackSession } from '../episodes/run.js';
+import { fallbackSession } from '../episodes/segment-transcript.js';
 import type { Vault } from '../vault/vault.js';
 import { DECISION_TYPES, OUTCOMES, parseEpisodeNote, type EpisodeDecision, type Outcome } from './episode-note.js';
 import { episodeFromTranscript } from './extract-episode.js';

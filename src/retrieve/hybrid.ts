@@ -1,12 +1,12 @@
 // Hybrid retrieval: the query's vector against the stored entry vectors (cosine top-N:
-// src/embeddings/store.ts nearestVectors), fused with the BM25 candidates by reciprocal rank fusion
+// src/embeddings/stored-vectors.ts nearestVectors), fused with the BM25 candidates by reciprocal rank fusion
 // (k = 60) or the 0.7 × cosine + 0.3 × BM25 blend (TeaParty's weights), the vector share scaled by
 // search.vector_weight (default 1). Filters apply to both lists. Loaded only when `embeddings:` is
 // configured; the lexical path never sees this module.
 
 import type { Db } from '../index/db.js';
 import { entriesByRowid, type CandidateRow, type EntryFilter } from '../index/queries.js';
-import { hasVectors, nearestVectors, type VectorSet } from '../embeddings/store.js';
+import { hasVectors, nearestVectors, type VectorSet } from '../embeddings/stored-vectors.js';
 import type { HybridHook, HybridParts } from './search.js';
 import type { EmbedSettings } from '../embeddings/query.js';
 

@@ -1,10 +1,10 @@
 // Ranking policies: how a candidate's relevance and its metadata become one score. `prominence` is
 // the default; `relevance` ignores metadata. New policies (fsrs) plug in by implementing
-// RankingPolicy; `fsrs` ranks by FSRS-6 retrievability (src/episodes/fsrs.ts).
+// RankingPolicy; `fsrs` ranks by FSRS-6 retrievability (src/fsrs/state.ts).
 
 import type { Scope } from '../vault/scope.js';
 import { dateMs } from '../vault/entry.js';
-import { fsrsStateOf, retrievability } from '../episodes/fsrs.js';
+import { fsrsStateOf, retrievability } from '../fsrs/state.js';
 
 export const HALF_LIFE_DAYS = 90;
 export const DECAY_FLOOR = 0.1;

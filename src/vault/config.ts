@@ -17,7 +17,7 @@ export interface VaultConfig {
   /** Language model settings (flags and environment variables override them). */
   llm: { provider?: string; model?: string; baseUrl?: string; timeoutMs: number; maxRetries: number };
   /** `episodes`: whether `mem extract` also segments the session into episodes (src/episodes/). */
-  /** `consolidate`: whether it then consolidates waiting episodes into learnings (src/episodes/consolidate.ts; off by default). */
+  /** `consolidate`: whether it then consolidates waiting episodes into learnings (src/episodes/consolidate-episodes.ts; off by default). */
   /** `episodesTopic`: whether its segmentation also asks the model for topic boundaries (one more request; off by default). */
   /** `episodeNote`: whether it writes the session's episode note (src/notes/extract-episode.ts; on by default). */
   extract: { scopes: string[]; budgetChars: number; episodes: boolean; consolidate: boolean; episodesTopic: boolean; episodeNote: boolean };

@@ -3,7 +3,7 @@
 
 import type { Entry } from './entry.js';
 import { fieldsFromMeta } from './entry.js';
-import type { Block, ParsedFile } from './format.js';
+import type { Block, ParsedFile } from './parsed-file.js';
 import { parseFrontmatter } from './frontmatter.js';
 import { lineOfOffset } from './lines.js';
 

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { nearestBySidecar, nearestExact } from '../../src/embeddings/store.js';
+import { nearestBySidecar, nearestExact } from '../../src/embeddings/stored-vectors.js';
 import { normalize } from '../../src/embeddings/vectors.js';
 import { fakeVector, type EmbedServer } from '../fake-embeddings.js';
 import { cleanup, entry, type TempVault } from '../helpers.js';

@@ -222,7 +222,7 @@ describe('bounded reading of prompts and entries', () => {
 
   it('ranking and snippets read the opening of a huge body only', async () => {
     const { ANALYSED_CHARS, analysedBody, analysedText } = await import('../../src/retrieve/search.js');
-    const { snippet } = await import('../../src/cli/output/snippet.js');
+    const { snippet } = await import('../../src/render/snippet.js');
     const body = `opening words ${'filler '.repeat(ANALYSED_CHARS)} needle at the far end`;
     expect(analysedBody(body)).toHaveLength(ANALYSED_CHARS);
     expect(analysedText({ title: 'T', body })).toBe(`T\n${body.slice(0, ANALYSED_CHARS)}`);

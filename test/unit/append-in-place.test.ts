@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { APPEND_IN_PLACE, appendEntries, renderNewEntry } from '../../src/vault/store.js';
+import { APPEND_IN_PLACE, appendEntries, renderNewEntry } from '../../src/vault/edit.js';
 import { parseMemoryFile } from '../../src/vault/format.js';
 import { withFileLock } from '../../src/vault/write.js';
 import { cleanup, tempDir } from '../helpers.js';

@@ -1,7 +1,7 @@
 // compactFiles and planConsolidation on pairs that read almost the same but state different facts.
 import { describe, expect, it } from 'vitest';
 import { compactFiles } from '../../src/lifecycle/compact.js';
-import { planConsolidation } from '../../src/lifecycle/consolidate.js';
+import { planConsolidation } from '../../src/lifecycle/contradictions.js';
 import { parseMemoryFile, serializeFile } from '../../src/vault/format.js';
 import { entry } from '../helpers.js';
 

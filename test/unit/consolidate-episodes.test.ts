@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { FLASHBULB, messagesFromEpisodeBody, MIN_EPISODES, thresholdMet } from '../../src/episodes/consolidate.js';
-import { renderEpisodes } from '../../src/episodes/store.js';
+import { FLASHBULB, messagesFromEpisodeBody, MIN_EPISODES, thresholdMet } from '../../src/episodes/consolidate-episodes.js';
+import { renderEpisodes } from '../../src/episodes/episode-file.js';
 import { parseMemoryFile } from '../../src/vault/format.js';
 
 describe('thresholdMet', () => {
@@ -27,7 +27,7 @@ describe('messagesFromEpisodeBody', () => {
   });
   const body = parseMemoryFile(text, '.mem/episodes/s1.md').entries[0].body;
 
-  it('recovers each message, its role and its time from the <details> section store.ts writes', () => {
+  it('recovers each message, its role and its time from the <details> section episode-file.ts writes', () => {
     const out = messagesFromEpisodeBody(body);
     expect(out.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
     expect(out.map((m) => m.text)).toEqual(msgs.map((m) => m.text));

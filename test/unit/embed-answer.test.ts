@@ -1,9 +1,9 @@
 // The embeddings answer check (src/embeddings/query.ts checkedVectors, answerCap) and the clamping
-// of a hostile `fsrs:` map (src/episodes/fsrs.ts fsrsStateOf): pure logic, hostile inputs.
+// of a hostile `fsrs:` map (src/fsrs/state.ts fsrsStateOf): pure logic, hostile inputs.
 
 import { describe, expect, it } from 'vitest';
 import { answerCap, checkedVectors, MAX_DIMS, type EmbedSettings } from '../../src/embeddings/query.js';
-import { fsrsStateOf, reviewState, STABILITY_MAX, STABILITY_MIN } from '../../src/episodes/fsrs.js';
+import { fsrsStateOf, reviewState, STABILITY_MAX, STABILITY_MIN } from '../../src/fsrs/state.js';
 
 const S = { model: 'm', batchSize: 64, timeoutMs: 1000, maxRetries: 0, fusion: 'rrf', vectorWeight: 1 } as EmbedSettings;
 const row = (index: unknown, embedding: unknown) => ({ index, embedding });

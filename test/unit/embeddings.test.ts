@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { carryVectors, loadVectors, nearestBySidecar, nearestVectors, prepareVectors, putVectors, storedModel, vectorCount, writeSnapshot } from '../../src/embeddings/store.js';
+import { loadVectors, nearestBySidecar, nearestVectors, prepareVectors, putVectors, storedModel, vectorCount, writeSnapshot } from '../../src/embeddings/stored-vectors.js';
+import { carryVectors } from '../../src/index/vectors-table.js';
 import { fromBlob, normalize, toBlob } from '../../src/embeddings/vectors.js';
 import { createIndexAt } from '../../src/index/db.js';
 import { withIndex } from '../../src/index/open.js';

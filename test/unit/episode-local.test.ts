@@ -2,9 +2,9 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { messagesFromEpisodeBody, pendingEpisodes } from '../../src/episodes/consolidate.js';
+import { messagesFromEpisodeBody, pendingEpisodes } from '../../src/episodes/consolidate-episodes.js';
 import { findSharedMessages, LocalMessages, moveMessagesLocal, parseLocal, withMessages } from '../../src/episodes/local.js';
-import { writeEpisodes } from '../../src/episodes/store.js';
+import { writeEpisodes } from '../../src/episodes/episode-file.js';
 import { cleanup, tempDir } from '../helpers.js';
 
 afterEach(cleanup);

@@ -5,7 +5,7 @@ import { entryId } from '../../src/vault/entry.js';
 import { parseMemoryFile, serializeFile, type ParsedFile } from '../../src/vault/format.js';
 import { decodeVaultText, looksBinary } from '../../src/vault/read.js';
 import { hasUnsafeControl, newlineOf, safeLine, safeText, withNewline } from '../../src/vault/safetext.js';
-import { renderNewEntry } from '../../src/vault/store.js';
+import { renderNewEntry } from '../../src/vault/edit.js';
 import { idMaker, tpMake, tpRewrite, tpSerializeFile } from '../fixtures/teaparty.js';
 
 const idLines = (text: string) => [...text.matchAll(/^id: *(\S+?)\r?$/gm)].map((m) => m[1]);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkEpisodicFields } from '../../src/episodes/fsrs-lint.js';
-import { lintFiles } from '../../src/vault/lint.js';
+import { checkEpisodicFields } from '../../src/lint/episodic-fields.js';
+import { lintFiles } from '../../src/lint/entries.js';
 
 const NOW = Date.parse('2026-11-20T12:00:00Z');
 const good = { stability: 2.3065, difficulty: 2.118, state: 'Review', last_review: '2026-11-19T10:00:00Z', reps: 0, lapses: 0 };

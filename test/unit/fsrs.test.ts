@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { createRequire } from 'node:module';
 import {
   DEFAULT_DIFFICULTY, FSRS6_DECAY, W_EASY_S0, W_GOOD_S0, W_HARD_S0, fsrsStateOf, retrievability, reviewState, stabilityFromImportance,
-} from '../../src/episodes/fsrs.js';
+} from '../../src/fsrs/state.js';
 import { fsrsPolicy, prominencePolicy } from '../../src/retrieve/policy.js';
 import { parseMemoryFile, serializeFile } from '../../src/vault/format.js';
-import { reviewFile } from '../../src/episodes/review.js';
+import { reviewFile } from '../../src/lifecycle/review.js';
 import { reinforceFile } from '../../src/lifecycle/reinforce.js';
 
 const DAY = 86_400_000;

@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { parseMemoryFile, serializeFile } from '../../src/vault/format.js';
 import { conflictSides, findConflictMarkers, firstMarkerLine } from '../../src/vault/gitmarkers.js';
 import { lineStarts } from '../../src/vault/lines.js';
-import { lintFiles } from '../../src/vault/lint.js';
-import { renderNewEntry } from '../../src/vault/store.js';
+import { lintFiles } from '../../src/lint/entries.js';
+import { renderNewEntry } from '../../src/vault/edit.js';
 
 const header = (id: string, extra = '') => `---\nid: ${id}\ntype: procedural\ndomain: team\nimportance: 0.5${extra}\n---\n`;
 const entry = (id: string, title: string, body: string) => `${header(id)}## ${title}\n\n${body}\n`;

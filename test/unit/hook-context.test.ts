@@ -132,7 +132,7 @@ describe('what the hooks leave out is said', () => {
     const res = await withVault((db) => promptLearnings(db, { ...base, prompt: 'The API tests fail because the users table is missing', maxChars: 20 }));
     expect(res.learnings).toEqual([]);
     expect(res.omitted).toEqual(['migrate']);
-    const { renderPromptMd } = await import('../../src/cli/commands/context.js');
+    const { renderPromptMd } = await import('../../src/render/context.js');
     expect(renderPromptMd(res.learnings, res.omitted)).toContain('`mem show migrate`');
   });
 

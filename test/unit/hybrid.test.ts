@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { putVectors, prepareVectors } from '../../src/embeddings/store.js';
+import { putVectors, prepareVectors } from '../../src/embeddings/stored-vectors.js';
 import { normalize, topByCosine } from '../../src/embeddings/vectors.js';
 import { withIndex } from '../../src/index/open.js';
 import { fuse, hybridHook, RRF_K } from '../../src/retrieve/hybrid.js';

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { rebuildIndex } from '../../src/index/indexer.js';
 import { openIndex } from '../../src/index/db.js';
 import { withIndex } from '../../src/index/open.js';
-import { appendEntries, renderNewEntry } from '../../src/vault/store.js';
+import { appendEntries, renderNewEntry } from '../../src/vault/edit.js';
 import { openVault } from '../../src/vault/vault.js';
 import { cleanup, entry, tempVault } from '../helpers.js';
 import { indexRows } from '../index-rows.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compactFiles } from '../../src/lifecycle/compact.js';
-import { applyDecisions, planConsolidation } from '../../src/lifecycle/consolidate.js';
+import { applyDecisions, planConsolidation } from '../../src/lifecycle/contradictions.js';
 import { planGlobalPromotions, planProjectPromotions, projectSpecific, type Candidate } from '../../src/lifecycle/promote.js';
 import { reinforceFile, usageShare } from '../../src/lifecycle/reinforce.js';
 import { detectStage, retireStageFile } from '../../src/lifecycle/stage.js';

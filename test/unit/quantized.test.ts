@@ -1,11 +1,11 @@
-// The int8 sidecar and its search (src/embeddings/quantized.ts, store.ts nearestBySidecar): the
+// The int8 sidecar and its search (src/embeddings/quantized.ts, stored-vectors.ts nearestBySidecar): the
 // SIMD kernel against the plain loop, the shortlist, and recall of the vector top-50 against the
 // exact cosine scan on a real index, for random and clustered vectors, filtered and not.
 
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeSidecar, exactDots, makeKernel, openSidecar, quantize, scanSidecar } from '../../src/embeddings/quantized.js';
-import { nearestBySidecar, nearestExact, putVectors, prepareVectors, writeSnapshot } from '../../src/embeddings/store.js';
+import { nearestBySidecar, nearestExact, putVectors, prepareVectors, writeSnapshot } from '../../src/embeddings/stored-vectors.js';
 import { normalize } from '../../src/embeddings/vectors.js';
 import { withIndex } from '../../src/index/open.js';
 import type { Db } from '../../src/index/db.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inlineText, oneLine, quoteBody } from '../../src/cli/output/quote.js';
+import { inlineText, oneLine, quoteBody } from '../../src/quote.js';
 
 describe('quote: characters that change what a reader sees', () => {
   it('bidi overrides and isolates, C1 controls (CSI) become spaces; NEL still breaks a line', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inlineText, oneLine, quoteBody } from '../../src/cli/output/quote.js';
+import { inlineText, oneLine, quoteBody } from '../../src/quote.js';
 
 describe('quote', () => {
   it('oneLine: every line-break character becomes a space, controls too', () => {

@@ -7,7 +7,7 @@ import { withIndex } from '../../src/index/open.js';
 import { BIG_EDIT } from '../../src/lifecycle/big-file-edit.js';
 import { reinforceFile } from '../../src/lifecycle/reinforce.js';
 import { reinforceIds } from '../../src/lifecycle/reinforce-ids.js';
-import { editFiles } from '../../src/vault/store.js';
+import { editFiles } from '../../src/vault/edit.js';
 import { openVault } from '../../src/vault/vault.js';
 import { cleanup, entry, tempVault } from '../helpers.js';
 import { indexRows } from '../index-rows.js';

@@ -141,7 +141,7 @@ describe('runSearch', () => {
   });
 
   it('context: every section that leaves items out says how many, and the markdown says where to see them', async () => {
-    const { renderContextMd } = await import('../../src/cli/commands/context.js');
+    const { renderContextMd } = await import('../../src/render/context.js');
     const v = tempVault();
     // One norm, longer than the norms' budget: nothing of it fits.
     v.write('institutional.md', entry('long-norm', `## Review rules\n${'Every change is reviewed by two people before it merges. '.repeat(20)}`));

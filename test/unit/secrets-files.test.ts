@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { MemError } from '../../src/errors.js';
 import { parseNote } from '../../src/notes/note.js';
-import { placesOf, redactFileText, redactInText, secretPlaces } from '../../src/secrets/files.js';
+import { placesOf, redactFileText, redactInText, secretPlaces } from '../../src/lint/secrets.js';
 import { findSecrets } from '../../src/secrets/redact.js';
 import { parseMemoryFile } from '../../src/vault/format.js';
 

@@ -6,7 +6,7 @@ import type { Transcript, TranscriptMessage } from '../../src/extract/transcript
 import {
   conversationOf, DEFAULT_SEGMENT_CONFIG, INITIAL_DIFFICULTY, initialStability, segment, tfidfVectors, type ConversationMessage,
 } from '../../src/episodes/segment.js';
-import { renderEpisodes } from '../../src/episodes/store.js';
+import { renderEpisodes } from '../../src/episodes/episode-file.js';
 import { parseMemoryFile } from '../../src/vault/format.js';
 import { validateMeta } from '../../src/vault/entry.js';
 import { REPO } from '../helpers.js';

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { editFilesTogether } from '../../src/vault/store.js';
+import { editFilesTogether } from '../../src/vault/edit.js';
 import { acquireLock } from '../../src/vault/write.js';
 
 const dirs: string[] = [];

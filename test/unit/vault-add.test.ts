@@ -1,8 +1,8 @@
-// The checks of a new learning (vault/add.ts), shared by `mem add` and the MCP add tool.
+// The checks of a new learning (lifecycle/add.ts), shared by `mem add` and the MCP add tool.
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MemError } from '../../src/errors.js';
-import { checkAdd, MAX_ADD_BYTES, splitTags, targetFile } from '../../src/vault/add.js';
+import { checkAdd, MAX_ADD_BYTES, splitTags, targetFile } from '../../src/lifecycle/add.js';
 import type { Vault } from '../../src/vault/vault.js';
 
 const vault = { root: '/v', home: '/h' } as Vault;

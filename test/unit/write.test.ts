@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { acquireLock, acquireLockAsync, replaceAll, withFileLock } from '../../src/vault/write.js';
-import { editFilesTogether } from '../../src/vault/store.js';
+import { editFilesTogether } from '../../src/vault/edit.js';
 
 const dirs: string[] = [];
 afterEach(() => {

@@ -1,4 +1,4 @@
-// `mem add`: write one learning to the right scoped file and index it (vault/add.ts).
+// `mem add`: write one learning to the right scoped file and index it (lifecycle/add.ts).
 
 import type { Command } from 'commander';
 import { DOMAINS, ENTRY_TYPES } from '../../vault/entry.js';
@@ -61,7 +61,7 @@ placeholders that name their kind, e.g. [redacted: github-token], and mem says s
 async function addCommand(ctx: Ctx, textArgs: string[], opts: AddOptions): Promise<void> {
   let text = textArgs.join(' ');
   if (text.trim() === '-' || (textArgs.length === 0 && !ctx.stdinIsTerminal())) text = ctx.readStdin();
-  const { addEntry, checkAdd } = await import('../../vault/add.js');
+  const { addEntry, checkAdd } = await import('../../lifecycle/add.js');
   const req = {
     text, type: opts.type, domain: opts.domain, importance: opts.importance, phase: opts.phase, scope: opts.scope,
     job: opts.job, task: opts.task, institutional: opts.institutional, tags: opts.tags, title: opts.title, file: opts.file,

@@ -46,7 +46,7 @@ async function compactCommand(ctx: Ctx, paths: string[], opts: CompactOptions): 
   const vault = await vaultFor(ctx);
   const { selectFiles, reindex } = await import('../../lifecycle/vault-ops.js');
   const { compactFiles } = await import('../../lifecycle/compact.js');
-  const { editFilesTogether } = await import('../../vault/store.js');
+  const { editFilesTogether } = await import('../../vault/edit.js');
   const targets = selectFiles(vault, paths, ctx.cwd).filter((f) => !scopes || scopes.includes(f.scope));
   const groupOf = (f: (typeof targets)[number]) => [f.scope, f.learningType, f.job ?? '', f.task ?? ''].join('|');
   let report: CompactReport = { retired: [], duplicates: [], merges: [] };

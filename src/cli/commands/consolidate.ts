@@ -4,7 +4,7 @@
 
 import path from 'node:path';
 import type { Command } from 'commander';
-import type { ConsolidateItem, Decision } from '../../lifecycle/consolidate.js';
+import type { ConsolidateItem, Decision } from '../../lifecycle/contradictions.js';
 import { usageError } from '../../errors.js';
 import { readTarget } from '../../vault/boundary.js';
 import { readRegular } from '../../vault/read.js';
@@ -75,7 +75,7 @@ async function consolidateEpisodesCommand(ctx: Ctx, opts: ConsolidateOpts): Prom
   const scopes = parseScopeList(opts.scopes ?? vault.config.extract.scopes.join(','));
   const fromConfig = vault.config.llm;
   const provider = (await import('../../llm/provider.js')).providerFromFlags(opts, fromConfig, ctx.env);
-  const { consolidateEpisodes, MIN_EPISODES, FLASHBULB } = await import('../../episodes/consolidate.js');
+  const { consolidateEpisodes, MIN_EPISODES, FLASHBULB } = await import('../../episodes/consolidate-episodes.js');
   const { readCurrentStage } = await import('../../lifecycle/stage.js');
   const r = await consolidateEpisodes(vault, {
     scopes, provider, client: { timeoutMs: fromConfig.timeoutMs, maxRetries: fromConfig.maxRetries, env: ctx.env }, budget: vault.config.extract.budgetChars,
@@ -125,8 +125,8 @@ function loggedDecays(root: string): Set<string> {
 async function consolidateCommand(ctx: Ctx, opts: ConsolidateOpts): Promise<void> {
   const vault = await vaultFor(ctx);
   const { selectFiles, loadFiles, reindex } = await import('../../lifecycle/vault-ops.js');
-  const { planConsolidation, applyDecisions, acting: actingOf } = await import('../../lifecycle/consolidate.js');
-  const { editFiles } = await import('../../vault/store.js');
+  const { planConsolidation, applyDecisions, acting: actingOf } = await import('../../lifecycle/contradictions.js');
+  const { editFiles } = await import('../../vault/edit.js');
   const files = selectFiles(vault, [], ctx.cwd);
   const { loaded, problems } = loadFiles(files);
   const broken = new Set(problems.map((p) => p.file));

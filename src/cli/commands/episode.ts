@@ -168,7 +168,7 @@ async function listCommand(ctx: Ctx, opts: ListOptions): Promise<void> {
     ctx.info('no episode notes (mem episode add or mem extract writes them)');
     return;
   }
-  const { oneLine } = await import('../output/quote.js');
+  const { oneLine } = await import('../../quote.js');
   for (const e of episodes) {
     const m = e.metrics;
     const figures = [m.tool_calls !== undefined && `${m.tool_calls} tool calls`, m.errors !== undefined && `${m.errors} errors`, e.decisions > 0 && `${e.decisions} decisions`]
@@ -186,7 +186,7 @@ async function decisionsCommand(ctx: Ctx, id: string): Promise<void> {
     ctx.out(JSON.stringify({ episode: res.episode.title, permalink: res.episode.permalink, path: res.episode.path, decisions: res.decisions }, null, 2));
     return;
   }
-  const { oneLine } = await import('../output/quote.js');
+  const { oneLine } = await import('../../quote.js');
   if (res.decisions.length === 0) {
     ctx.info(`${oneLine(res.episode.title)}: no decisions recorded`);
     return;

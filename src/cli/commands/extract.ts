@@ -8,7 +8,7 @@ import { urlForDisplay } from '../../secrets/rules.js';
 import type { Command } from 'commander';
 import { MemError, usageError } from '../../errors.js';
 import type { AgentName } from '../../extract/discover.js';
-import type { ExtractResult } from '../../extract/run.js';
+import type { ExtractResult } from '../../extract/pipeline.js';
 import { parseScopeList, SCOPE_NAMES } from '../../extract/scopes.js';
 import { vaultFor } from '../common.js';
 import { commandCtx, parseIntOption, type Ctx } from '../io.js';
@@ -230,7 +230,7 @@ async function extractCommand(ctx: Ctx, file: string | undefined, opts: ExtractO
   const sessionId = opts.session ?? ctx.env.MEM_SESSION;
   if (sessionId !== undefined) (await import('../../extract/session-id.js')).checkSessionId(sessionId);
   const { readCurrentStage } = await import('../../lifecycle/stage.js');
-  const { runExtract } = await import('../../extract/run.js');
+  const { runExtract } = await import('../../extract/pipeline.js');
   const { REJECT_REASONS } = await import('../../extract/gate.js');
   const announce = () => {
     if (provider.name !== 'heuristic' && ctx.stderrTTY && !ctx.quiet && !ctx.json) ctx.info(`asking ${provider.name} (${provider.model}${provider.baseUrl ? ` at ${urlForDisplay(provider.baseUrl)}` : ''})…`);

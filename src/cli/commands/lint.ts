@@ -6,8 +6,8 @@ import type { Command } from 'commander';
 import { MemError, usageError } from '../../errors.js';
 import { apiKeysIn } from '../../secrets/display.js';
 import type { ParsedFile } from '../../vault/format.js';
-import type { SecretPlace } from '../../secrets/files.js';
-import type { LintFinding, LintInput } from '../../vault/lint.js';
+import type { SecretPlace } from '../../lint/secrets.js';
+import type { LintFinding, LintInput } from '../../lint/entries.js';
 import type { Vault, VaultFile } from '../../vault/vault.js';
 import { settleCheck } from '../check.js';
 import { vaultFor } from '../common.js';
@@ -105,7 +105,7 @@ async function lintCommand(ctx: Ctx, files: string[], opts: LintOptions): Promis
   if (opts.fix && opts.check) throw usageError('--check writes nothing and --fix writes: give one of them', 'mem lint --check in CI, mem lint --fix to normalise');
   if (opts.removeEmpty && !opts.fix && !opts.check) throw usageError('--remove-empty is a kind of --fix', 'run mem lint --fix --remove-empty');
   const vault = await vaultFor(ctx);
-  const { lintFiles, fixParsedFile } = await import('../../vault/lint.js');
+  const { lintFiles, fixParsedFile } = await import('../../lint/entries.js');
   let { list, targets } = await inputs(vault, ctx, files, opts);
   // Links out of the vault the walk skipped, folders it could not list: said, never silent.
   for (const n of (await import('../../vault/vault.js')).skipNotices(vault)) ctx.warn(n);
@@ -135,7 +135,7 @@ async function lintCommand(ctx: Ctx, files: string[], opts: LintOptions): Promis
       }
       if (resolved > 0) ({ list, targets } = await inputs(vault, ctx, files, opts));
     }
-    const { rewriteFile } = await import('../../vault/store.js');
+    const { rewriteFile } = await import('../../vault/edit.js');
     for (const t of targets) {
       let n = 0;
       let r0 = 0;
@@ -161,8 +161,8 @@ async function lintCommand(ctx: Ctx, files: string[], opts: LintOptions): Promis
     if (fixed + removed > 0) ({ list, targets } = await inputs(vault, ctx, files, opts));
     // Secrets last: found on the texts just read, then each file that holds one is read again,
     // searched again and rewritten under its lock (only the secrets' bytes change).
-    const { rewriteTextAsync } = await import('../../vault/store.js');
-    const { redactFileText } = await import('../../secrets/files.js');
+    const { rewriteTextAsync } = await import('../../vault/edit.js');
+    const { redactFileText } = await import('../../lint/secrets.js');
     const holding = new Set((await secretFindings(list, secretCache, knownSecrets(ctx))).map((f) => f.file));
     for (const t of targets) {
       if (!holding.has(t.path)) continue;
@@ -232,7 +232,7 @@ function knownSecrets(ctx: Ctx): string[] {
  * file, reused while the text is the same.
  */
 async function secretFindings(list: LintInput[], cache: Map<string, { text: string; places: SecretPlace[] }>, known: string[]): Promise<LintFinding[]> {
-  const { secretPlaces } = await import('../../secrets/files.js');
+  const { secretPlaces } = await import('../../lint/secrets.js');
   const { placeholder } = await import('../../secrets/rules.js');
   const out: LintFinding[] = [];
   for (const input of list) {

@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { addFilterOptions, filterFromOptions, vaultFor, withFreshIndex, type FilterOptions } from '../common.js';
 import { commandCtx, parseIntOption, type Ctx } from '../io.js';
-import { entryJson } from '../output/entries.js';
+import { entryJson } from '../../render/entries.js';
 import { NOT_EPISODES } from '../../index/queries.js';
 
 interface ListOptions extends FilterOptions {
@@ -51,7 +51,7 @@ async function listCommand(ctx: Ctx, opts: ListOptions): Promise<void> {
     ctx.info('no entries');
     return;
   }
-  const { styleFor, shortId } = await import('../output/hits.js');
+  const { styleFor, shortId } = await import('../../render/hits.js');
   const { episodeMark, KEY_MOMENT_LABEL } = await import('../../episodes/detail.js');
   const st = await styleFor(ctx.color);
   const idW = Math.min(36, Math.max(...rows.map((r) => shortId(r.entry_id).length)));

@@ -42,7 +42,7 @@ async function mcpCommand(ctx: Ctx, tools: string): Promise<void> {
   const set = TOOL_SETS.find((s) => s === tools);
   if (!set) throw usageError(`unknown --tools "${tools}"`, `use one of: ${TOOL_SETS.join(', ')}`);
   const { openVault, resolveRoot } = await import('../../vault/vault.js');
-  const { VERSION } = await import('../main.js');
+  const { VERSION } = await import('../version.js');
   const log = (line: string) => {
     if (!ctx.quiet) ctx.err(line);
   };

@@ -7,7 +7,7 @@ import type { AddPatternInput, CausalRelation } from '../../notes/pattern-note.j
 import type { PatternSummary } from '../../notes/pattern-query.js';
 import { vaultFor } from '../common.js';
 import { commandCtx, collect, type Ctx, parseFloatOption, parseIntOption } from '../io.js';
-import { oneLine } from '../output/quote.js';
+import { oneLine } from '../../quote.js';
 
 interface AddOpts {
   name?: string;

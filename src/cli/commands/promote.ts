@@ -44,7 +44,7 @@ export async function promoteCommand(ctx: Ctx, opts: PromoteOptions): Promise<vo
   const vault = await vaultFor(ctx);
   const { selectFiles, loadFiles, reindex } = await import('../../lifecycle/vault-ops.js');
   const { planProjectPromotions, planGlobalPromotions, planSessionPromotions } = await import('../../lifecycle/promote.js');
-  const { renderNewEntry, appendEntries } = await import('../../vault/store.js');
+  const { renderNewEntry, appendEntries } = await import('../../vault/edit.js');
   const { describeFile } = await import('../../vault/vault.js');
   const files = selectFiles(vault, [], ctx.cwd);
   const { loaded, problems } = loadFiles(files);

@@ -36,7 +36,7 @@ async function recentCommand(ctx: Ctx, opts: RecentOpts): Promise<void> {
   const limit = parseIntOption('--limit', opts.limit, 1) ?? 10;
   const days = parseIntOption('--days', opts.days, 1);
   const detail = (await import('../../episodes/detail.js')).detailLevel(opts.detail, 'none');
-  const { recentEpisodes } = await import('../../episodes/run.js');
+  const { recentEpisodes } = await import('../../episodes/recent.js');
   const vault = await vaultFor(ctx);
   const now = ctx.now();
   const episodes = await withFreshIndex(ctx, vault, { refresh: opts.refresh !== false, tolerateBusy: true }, (ix) =>
@@ -50,7 +50,7 @@ async function recentCommand(ctx: Ctx, opts: RecentOpts): Promise<void> {
     return;
   }
   const { timeRange } = await import('./segment.js');
-  const { oneLine } = await import('../output/quote.js');
+  const { oneLine } = await import('../../quote.js');
   for (const e of episodes) {
     const s = e.surprise === null ? '    ' : e.surprise.toFixed(2);
     ctx.out(`${e.key_moment ? '\u2605' : ' '} ${timeRange(e.start_at, e.end_at)}  ${s}  ${oneLine(e.title)}  ${e.id}${e.episode_note ? `  (note ${oneLine(e.episode_note)})` : ''}`);

@@ -5,14 +5,14 @@ import type { Command } from 'commander';
 import { usageError } from '../../errors.js';
 import { vaultFor } from '../common.js';
 import { commandCtx, type Ctx } from '../io.js';
-import type { ReviewRating } from '../../episodes/fsrs.js';
+import type { ReviewRating } from '../../fsrs/state.js';
 
 interface ReviewOptions {
   rating?: string;
   dryRun?: boolean;
 }
 
-// The names of episodes/fsrs.ts RATINGS, repeated so that `--help` loads nothing else.
+// The names of fsrs/state.ts RATINGS, repeated so that `--help` loads nothing else.
 const RATING_NAMES: readonly string[] = ['again', 'hard', 'good', 'easy'] satisfies ReviewRating[];
 
 export function registerReview(program: Command): void {
@@ -41,7 +41,7 @@ async function reviewCommand(ctx: Ctx, ids: string[], opts: ReviewOptions): Prom
   const rating = opts.rating.toLowerCase();
   if (!RATING_NAMES.includes(rating)) throw usageError(`unknown rating "${opts.rating}"`, 'use one of: again, hard, good, easy');
   const vault = await vaultFor(ctx);
-  const { reviewIds } = await import('../../episodes/review.js');
+  const { reviewIds } = await import('../../lifecycle/review.js');
   const { decisions, unknown, lag } = await reviewIds(vault, [...new Set(ids)], {
     rating: rating as ReviewRating, now: ctx.now(), dryRun: opts.dryRun, onNotes: (notes) => notes.forEach((n) => ctx.warn(n)),
   });

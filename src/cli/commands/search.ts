@@ -138,7 +138,7 @@ async function searchCommand(ctx: Ctx, queryArgs: string[], opts: SearchOptions)
   // Embeddings configured: hybrid search (src/retrieve/hybrid.ts); else the lexical path alone.
   const emb = (await import('../../vault/config.js')).embeddingsFrom(vault.config.embeddings, ctx.env);
   await withFreshIndex(ctx, vault, { refresh: opts.refresh !== false, tolerateBusy: true }, async (ix) => {
-    const { hitJson, renderHuman, renderMd, styleFor } = await import('../output/hits.js');
+    const { hitJson, renderHuman, renderMd, styleFor } = await import('../../render/hits.js');
     // The episodes' messages the detail level shows: from the committed file, else the local store.
     const withMessages = detail === 'none' ? (hits: SearchResult['results']) => hits : ((m) => (hits: SearchResult['results']) => m.withMessages(vault.root, hits, detail))(await import('../../episodes/local.js'));
     let hooks: SearchRequest['hybrid'][] | null = null;

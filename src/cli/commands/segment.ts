@@ -66,7 +66,7 @@ async function segmentCommand(ctx: Ctx, file: string, opts: SegmentOpts): Promis
   const format = checkFormat(opts.format);
   if (opts.session !== undefined) checkSessionId(opts.session);
   const vault = await vaultFor(ctx);
-  const { segmentTranscript } = await import('../../episodes/run.js');
+  const { segmentTranscript } = await import('../../episodes/segment-transcript.js');
   const { channelOptionsFor } = await import('../../episodes/channels.js');
   const channels = await channelOptionsFor(vault.config, opts, ctx.env);
   const res = await segmentTranscript(vault, file, vault.config.episodes, {
@@ -78,7 +78,7 @@ async function segmentCommand(ctx: Ctx, file: string, opts: SegmentOpts): Promis
     ctx.out(JSON.stringify({ ...res, dry_run: Boolean(opts.dryRun) }, null, 2));
     return;
   }
-  const { oneLine } = await import('../output/quote.js');
+  const { oneLine } = await import('../../quote.js');
   for (const e of res.episodes) {
     ctx.out(`${e.key_moment ? '\u2605' : ' '} ${timeRange(e.start_at, e.end_at)}  ${e.surprise.toFixed(2)}  ${oneLine(e.title)}  (messages ${e.message_start}–${e.message_end}, ${e.boundary})`);
   }

@@ -161,7 +161,7 @@ async function targetFiles(ctx: Ctx, vault: Vault, opts: RetireOptions): Promise
 async function retire(ctx: Ctx, vault: Vault, stage: Stage, opts: RetireOptions): Promise<Retired[]> {
   const files = await targetFiles(ctx, vault, opts);
   const { retireStageFile } = await import('../../lifecycle/stage.js');
-  const { editFiles } = await import('../../vault/store.js');
+  const { editFiles } = await import('../../vault/edit.js');
   const { reindex } = await import('../../lifecycle/vault-ops.js');
   const retired: Retired[] = [];
   const date = ctx.today();

@@ -31,7 +31,7 @@ Examples:
         ctx.out(JSON.stringify({ notes: report.notes, problems: report.diagnostics.map((d) => ({ file: d.file, line: d.line ?? null, severity: d.severity, message: d.message })) }, null, 2));
       } else {
         // A diagnostic quotes the note (a link target, a file name): one line, no control a terminal acts on.
-        const { oneLine } = await import('../output/quote.js');
+        const { oneLine } = await import('../../quote.js');
         for (const d of report.diagnostics) ctx.out(oneLine(formatDiagnostic(d)));
         if (report.diagnostics.length > 0) ctx.info(`${report.diagnostics.length} problem${report.diagnostics.length === 1 ? '' : 's'} in ${new Set(report.diagnostics.map((d) => d.file)).size} of ${report.notes} note${report.notes === 1 ? '' : 's'}`);
         else ctx.info(`${report.notes} note${report.notes === 1 ? '' : 's'} checked, no problems`);

@@ -2,7 +2,7 @@
 // calling the same functions as `mem episode add|list|decisions`.
 
 import { z } from 'zod';
-import type { ToolSpec } from './tools.js';
+import type { ToolSpec } from './tool-spec.js';
 import { redactedOutput, toolResult } from './results.js';
 
 const outcome = z.enum(['success', 'partial', 'failure']);

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { CAUSAL_TYPES } from '../../notes/pattern-note.js';
 import { redactedOutput, toolResult } from './results.js';
-import type { ToolSpec } from './tools.js';
+import type { ToolSpec } from './tool-spec.js';
 
 const MAX_TEXT = 100_000;
 const rate = z.number().min(0).max(1).optional();

@@ -5,7 +5,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { toolError, type ToolAnswer } from './results.js';
-import type { ToolEnv, ToolSpec } from './tools.js';
+import type { ToolEnv, ToolSpec } from './tool-spec.js';
 
 export interface ServeOptions {
   env: ToolEnv;

@@ -8,20 +8,11 @@ import type { SearchRequest } from '../../retrieve/search.js';
 import { DOMAINS, ENTRY_TYPES, STATUSES } from '../../vault/entry.js';
 import { LEARNING_TYPES, SCOPES } from '../../vault/scope.js';
 import type { Vault } from '../../vault/vault.js';
-import { argName, filterFromArgs, redactedOutput, toolResult, type FilterArgs, type ToolAnswer } from './results.js';
+import { argName, filterFromArgs, redactedOutput, toolResult, type FilterArgs } from './results.js';
 import { NOT_EPISODES } from '../../index/queries.js';
 import { PATTERN_TOOLS } from './pattern-tools.js';
 import { EPISODE_TOOLS } from './episode-tools.js';
-
-/** What a handler needs from the server: the vault (opened per call, so config edits apply) and the clock. */
-export interface ToolEnv {
-  openVault(): Promise<Vault>;
-  cwd: string;
-  /** The server's environment variables (embeddings endpoint and key). */
-  vars: NodeJS.ProcessEnv;
-  now(): number;
-  today(): string;
-}
+import type { ToolEnv, ToolSpec } from './tool-spec.js';
 
 // Bounds that keep one request from tying the server up; far above what an agent sends.
 const MAX_QUERY = 10_000;
@@ -105,16 +96,6 @@ async function checkedRank(vault: Vault, r: string | undefined): Promise<string>
   return name;
 }
 
-export interface ToolSpec {
-  name: string;
-  title: string;
-  description: string;
-  inputSchema: z.ZodRawShape;
-  outputSchema: z.ZodRawShape;
-  annotations: { readOnlyHint: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint: false };
-  run(args: Record<string, unknown>, env: ToolEnv): Promise<ToolAnswer>;
-}
-
 const searchTool: ToolSpec = {
   name: 'search',
   title: 'Search memory',
@@ -140,7 +121,7 @@ const searchTool: ToolSpec = {
     const vault = await env.openVault();
     const r = await checkedRank(vault, args.rank);
     const { runSearch } = await import('../../retrieve/search.js');
-    const { hitJson } = await import('../../cli/output/hits.js');
+    const { hitJson } = await import('../../render/hits.js');
     const now = env.now();
     const lim = args.limit ?? vault.config.search.limit;
     const hw: string[] = [];
@@ -208,7 +189,7 @@ const addTool: ToolSpec = {
   async run(a, env) {
     const args = a as Record<string, unknown> & { text: string; session_id?: string; importance?: number };
     if (args.session_id !== undefined) await checkedSession(args.session_id);
-    const { addEntry, checkAdd } = await import('../../vault/add.js');
+    const { addEntry, checkAdd } = await import('../../lifecycle/add.js');
     const req = {
       text: args.text, type: args.type as string | undefined, domain: args.domain as string | undefined, importance: args.importance,
       phase: args.phase as string | undefined, scope: args.scope as string | undefined, job: args.job as string | undefined,
@@ -288,8 +269,8 @@ const contextTool: ToolSpec = {
     const c = vault.config.context;
     const { buildContext } = await import('../../retrieve/context.js');
     const { DEFAULT_FAILURE_CHARS: failureChars } = await import('../../retrieve/episode-warnings.js');
-    const { renderContextMd } = await import('../../cli/commands/context.js');
-    const { contextJson } = await import('../../cli/output/entries.js');
+    const { renderContextMd } = await import('../../render/context.js');
+    const { contextJson } = await import('../../render/entries.js');
     const now = env.now();
     const hw: string[] = [];
     const { value: res, warnings: w } = await fresh(vault, async (ix) => buildContext(ix.db, {
@@ -327,7 +308,7 @@ const listTool: ToolSpec = {
     filter.includeRetired = Boolean(args.all) || Boolean(filter.statuses?.includes('retired'));
     const vault = await env.openVault();
     const { listEntries } = await import('../../index/queries.js');
-    const { entryJson } = await import('../../cli/output/entries.js');
+    const { entryJson } = await import('../../render/entries.js');
     const lim = args.limit ?? 100;
     // One more than asked tells whether there are more.
     const { value: rows, warnings: w } = await fresh(vault, (ix) => listEntries(ix.db, filter, lim + 1));
@@ -355,7 +336,7 @@ const reviewTool: ToolSpec = {
   async run(a, env) {
     const args = a as unknown as { ids: string[]; rating: 'again' | 'hard' | 'good' | 'easy'; dry_run?: boolean };
     const vault = await env.openVault();
-    const { reviewIds } = await import('../../episodes/review.js');
+    const { reviewIds } = await import('../../lifecycle/review.js');
     const w: string[] = [];
     const res = await reviewIds(vault, [...new Set(args.ids)], { rating: args.rating, now: env.now(), dryRun: args.dry_run, onNotes: (n) => w.push(...n) });
     if (res.lag) w.push(res.lag);
@@ -379,7 +360,7 @@ const recentTool: ToolSpec = {
   async run(a, env) {
     const args = a as unknown as { limit?: number; days?: number; session?: string; detail?: 'auto' | 'none' | 'full' };
     const vault = await env.openVault();
-    const { recentEpisodes } = await import('../../episodes/run.js');
+    const { recentEpisodes } = await import('../../episodes/recent.js');
     const { value, warnings: w } = await fresh(vault, (ix) => recentEpisodes(ix.db, { limit: args.limit ?? 10, days: args.days, session: args.session, nowMs: env.now(), detail: args.detail, root: vault.root }));
     return toolResult(withWarnings({ episodes: value as unknown as Record<string, unknown>[] }, w));
   },

@@ -3,9 +3,9 @@
 
 import path from 'node:path';
 import { usageError, type Diagnostic } from '../errors.js';
-import { DOMAINS, ENTRY_TYPES } from './entry.js';
-import { SCOPES } from './scope.js';
-import { notMemoryFile, TYPED_NOTE_DIRS, type Vault, type VaultFile } from './vault.js';
+import { DOMAINS, ENTRY_TYPES } from '../vault/entry.js';
+import { SCOPES } from '../vault/scope.js';
+import { notMemoryFile, TYPED_NOTE_DIRS, type Vault, type VaultFile } from '../vault/vault.js';
 import type { RedactionReport } from '../secrets/redact.js';
 
 export interface AddRequest {
@@ -143,9 +143,9 @@ function checkMemoryFile(vault: Vault, abs: string, shown: string, name: FieldNa
 export async function addEntry(vault: Vault, req: AddRequest, cwd: string, name: FieldName = FLAG_NAMES): Promise<AddResult> {
   const { type, domain, importance, phase, scope } = checkAdd(req, name);
   const abs = targetFile(vault, req, scope, cwd, name);
-  const { titleAndBody } = await import('./format.js');
-  const { renderNewEntry, appendEntries } = await import('./store.js');
-  const { describeFile } = await import('./vault.js');
+  const { titleAndBody } = await import('../vault/format.js');
+  const { renderNewEntry, appendEntries } = await import('../vault/edit.js');
+  const { describeFile } = await import('../vault/vault.js');
   // Everything the caller gave is redacted before the entry is built from it.
   const { redactDeep, redactionReport } = await import('../secrets/redact.js');
   const clean = await redactDeep({ text: req.text, title: req.title, tags: splitTags(req.tags), sessionId: req.sessionId });
@@ -164,9 +164,10 @@ export async function addEntry(vault: Vault, req: AddRequest, cwd: string, name:
 
   // Indexed now, so `--no-refresh` searches see it too.
   const { indexWritten } = await import('../index/open.js');
-  const indexed = await indexWritten(vault, [file], (db) => db.prepare('SELECT line FROM entries WHERE entry_id = ?').get(id) as { line: number } | undefined);
+  const { entryLine } = await import('../index/queries.js');
+  const indexed = await indexWritten(vault, [file], (db) => entryLine(db, id));
   return {
-    id, file, line: indexed.value?.line ?? null,
+    id, file, line: indexed.value ?? null,
     diagnostics: (indexed.report?.diagnostics ?? []).filter((d) => d.file === file.path),
     notes: indexed.notes, warning: indexed.warning,
     ...(redactionReport(clean.findings) && { redacted: redactionReport(clean.findings) }),

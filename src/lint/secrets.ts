@@ -7,7 +7,7 @@ import { parseNote } from '../notes/note.js';
 import { parseMemoryFile } from '../vault/format.js';
 import { lineOfOffset, lineStarts } from '../vault/lines.js';
 import { yaml } from '../vault/yaml.js';
-import { findSecrets, placeholder, type SecretFinding } from './redact.js';
+import { findSecrets, placeholder, type SecretFinding } from '../secrets/redact.js';
 
 export interface SecretPlace {
   kind: string;

@@ -1,9 +1,9 @@
 // The public JSON shape of an entry listed from the index (mem list --json, mem context --json,
 // the MCP server's list and context tools). Pure; the caller prints.
 
-import type { EntryRow } from '../../index/queries.js';
-import type { ContextResult } from '../../retrieve/context.js';
-import { episodeMark, type DetailLevel } from '../../episodes/detail.js';
+import type { EntryRow } from '../index/queries.js';
+import type { ContextResult } from '../retrieve/context.js';
+import { episodeMark, type DetailLevel } from '../episodes/detail.js';
 
 /** An episode (`kind: episode`) adds `kind`, `surprise` and `key_moment`. */
 export function entryJson(r: EntryRow): Record<string, unknown> {

@@ -9,7 +9,7 @@ import { DuplicateCheck, emptyCounts, gateContext, gateLearnings, type RejectRea
 import { surpriseOf } from './detail.js';
 import { heuristicLearnings } from '../extract/heuristic.js';
 import type { Learning } from '../extract/learning.js';
-import { scopeByName, targetPath, type ExtractionScopeName } from '../extract/scopes.js';
+import { preambleFor, scopeByName, targetPath, type ExtractionScopeName } from '../extract/scopes.js';
 import type { Role, TranscriptMessage } from '../extract/transcript.js';
 import { createProvider, ProviderError, type ClientOptions, type LlmProvider, type ProviderConfig } from '../llm/provider.js';
 import { parseMemoryFile, updateBlockMeta, type ParsedFile } from '../vault/format.js';
@@ -46,14 +46,14 @@ export function thresholdMet(pending: readonly Pick<PendingEpisode, 'surprise'>[
 
 const ROLE_LINE = /^\*\*(user|assistant)\*\*(?: \u00b7 .*)?$/;
 
-/** A quoted line back to its text: store.ts wrote `> ` + the line, with a `\` before a line that would open a block. */
+/** A quoted line back to its text: episode-file.ts wrote `> ` + the line, with a `\` before a line that would open a block. */
 function unquote(line: string): string {
   const t = line === '>' ? '' : line.startsWith('> ') ? line.slice(2) : line.slice(1);
   return /^[ \t]*\\[#<=_*+-]/.test(t) ? t.replace('\\', '') : t;
 }
 
 /**
- * The messages of an episode from its body's <details> section (store.ts's layout: a `**role**`
+ * The messages of an episode from its body's <details> section (episode-file.ts's layout: a `**role**`
  * line, optionally `· time`, then the message quoted). The transcript is not needed: the episode
  * keeps its messages (cut at MESSAGE_CAP, which is fine for learnings), in its committed file or
  * in the local store (pendingEpisodes joins them to the body).
@@ -206,7 +206,7 @@ export async function consolidateEpisodes(vault: Vault, opts: ConsolidateOptions
     if (opts.provider.name === 'heuristic') learnings = heuristics();
     else {
       try {
-        const { askForLearnings, buildPrompt } = await import('../extract/run.js');
+        const { askForLearnings, buildPrompt } = await import('../extract/prompt.js');
         const llm = opts.llm ?? (await createProvider(opts.provider, opts.client));
         const v = await askForLearnings(llm, opts.provider, buildPrompt(condense(all, opts.budget).text, active, { known: [] }), active);
         // One request over the whole batch: each learning links to every episode of it.
@@ -232,8 +232,7 @@ export async function consolidateEpisodes(vault: Vault, opts: ConsolidateOptions
   for (const r of gated.rejected) reject(r.learning, r);
   learnings = gated.kept;
 
-  const { preambleFor } = await import('../extract/run.js');
-  const { renderNewEntry } = await import('../vault/store.js');
+  const { renderNewEntry } = await import('../vault/edit.js');
   const { describeFile } = await import('../vault/vault.js');
   const source = opts.provider.name === 'heuristic' || result.fallback ? 'heuristic' : `${opts.provider.name}:${opts.provider.model}`;
   const slots = new Map<string, { abs: string; path: string; preamble: string; items: Linked[] }>();
@@ -276,7 +275,7 @@ export async function consolidateEpisodes(vault: Vault, opts: ConsolidateOptions
     }));
     return result;
   }
-  const { appendTogether, editFiles } = await import('../vault/store.js');
+  const { appendTogether, editFiles } = await import('../vault/edit.js');
   const { classifyPath } = await import('../vault/scope.js');
   const writtenPaths = await appendTogether(appends, render);
   const touched: VaultFile[] = list.filter((s) => writtenPaths.includes(s.path)).map((s) => describeFile(vault, s.abs));

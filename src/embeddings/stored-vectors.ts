@@ -4,22 +4,12 @@
 // reads an int8 copy of them (the sidecar, src/embeddings/quantized.ts) and re-ranks its best
 // candidates with the float vectors here; without a current sidecar it scans these exactly.
 
-import fs from 'node:fs';
 import type { Db } from '../index/db.js';
 import { where, type EntryFilter } from '../index/queries.js';
+import { CONTENT_HASH_INDEX, hasVectorsTable, VECTORS_TABLE } from '../index/vectors-table.js';
 import { closeSidecar, exactDots, hashAt, openSidecar, scanSidecar, writeSidecar, type Sidecar } from './quantized.js';
 import { toBlob, topByCosine } from './vectors.js';
 
-// A rowid table, not WITHOUT ROWID: a 768-d vector (3 KB) then fits in its leaf page instead of
-// an overflow chain; reading 100k of them took 0.5 s instead of 1.3 s (measured).
-const TABLE = `CREATE TABLE IF NOT EXISTS vectors(
-  id INTEGER PRIMARY KEY AUTOINCREMENT, hash TEXT NOT NULL, model TEXT NOT NULL, dims INTEGER NOT NULL, vec BLOB NOT NULL,
-  UNIQUE(hash, model))`;
-
-// Search maps the sidecar's candidates (content hashes) to entries through this index, and
-// prepareVectors finds the entries without a vector through it. Created with the vector table
-// (an index of vaults that use embeddings only), so the index schema itself is unchanged.
-const HASH_INDEX = 'CREATE INDEX IF NOT EXISTS entries_content_hash ON entries(content_hash)';
 // The shape of each stored value (its type and byte length), indexed: finding damaged rows and the
 // model's vector size reads this small index, not 3 KB rows (a scan of the rows cost ~0.85 s at
 // 100k on every mem index with embeddings).
@@ -34,10 +24,6 @@ function vectorBytes(db: Db, model: string): number | null {
   const r = db.prepare("SELECT length(vec) AS b FROM vectors WHERE model = ? AND typeof(vec) = 'blob' AND length(vec) > 0 AND length(vec) % 4 = 0 GROUP BY b ORDER BY count(*) DESC, b LIMIT 1")
     .get(model) as { b: number } | undefined;
   return r?.b ?? null;
-}
-
-function hasTable(db: Db, schema = 'main', name = 'vectors'): boolean {
-  return Boolean(db.prepare(`SELECT 1 FROM ${schema}.sqlite_master WHERE type = 'table' AND name = ?`).get(name));
 }
 
 export function storedModel(db: Db): string | null {
@@ -56,8 +42,8 @@ export interface Missing {
  * text once, retired entries skipped.
  */
 export function prepareVectors(db: Db, model: string): Missing[] {
-  db.exec(TABLE);
-  db.exec(HASH_INDEX);
+  db.exec(VECTORS_TABLE);
+  db.exec(CONTENT_HASH_INDEX);
   db.exec(SHAPE_INDEX);
   db.transaction(() => {
     if (storedModel(db) !== model) {
@@ -95,11 +81,11 @@ export function putVectors(db: Db, model: string, items: { hash: string; vec: Fl
 
 /** Whether any vector of `model` is stored (a search's check: no count of the whole table). */
 export function hasVectors(db: Db, model: string): boolean {
-  return hasTable(db) && storedModel(db) === model && db.prepare('SELECT 1 FROM vectors WHERE model = ? LIMIT 1').get(model) !== undefined;
+  return hasVectorsTable(db) && storedModel(db) === model && db.prepare('SELECT 1 FROM vectors WHERE model = ? LIMIT 1').get(model) !== undefined;
 }
 
 export function vectorCount(db: Db, model: string): number {
-  if (!hasTable(db) || storedModel(db) !== model) return 0;
+  if (!hasVectorsTable(db) || storedModel(db) !== model) return 0;
   return (db.prepare('SELECT count(*) AS n FROM vectors WHERE model = ?').get(model) as { n: number }).n;
 }
 
@@ -136,7 +122,7 @@ function collect<K>(rows: Iterable<[K, Uint8Array]>): { keys: K[]; bytes: Uint8A
 
 /** Every entry passing `filter` that has a vector of `model`, read row by row (the exact path). */
 export function loadVectors(db: Db, model: string, filter: EntryFilter, dims: number): VectorSet {
-  if (!hasTable(db) || storedModel(db) !== model || !(dims > 0)) return EMPTY;
+  if (!hasVectorsTable(db) || storedModel(db) !== model || !(dims > 0)) return EMPTY;
   // Only BLOBs of the query's size: a damaged row (a text value, another length) is skipped,
   // never read as the size of the rest.
   const params: unknown[] = [model, dims * 4];
@@ -186,10 +172,10 @@ function currentSidecar(db: Db, model: string, dims?: number): Sidecar | null {
  * (embedMissing). A failure to write leaves search on the exact scan, never wrong.
  */
 export function writeSnapshot(db: Db, model: string): void {
-  db.exec(TABLE);
+  db.exec(VECTORS_TABLE);
   // The float snapshot of earlier versions: one large blob, replaced by the sidecar.
   db.exec('DROP TABLE IF EXISTS vector_snapshot');
-  db.exec(HASH_INDEX);
+  db.exec(CONTENT_HASH_INDEX);
   const file = sidecarPath(db);
   if (!file) return;
   const cur = currentSidecar(db, model);
@@ -258,7 +244,7 @@ export function nearestVectors(db: Db, model: string, query: Float32Array, filte
 
 /** nearestVectors through the sidecar; null when there is no current one (or it cannot be read). */
 export function nearestBySidecar(db: Db, model: string, query: Float32Array, filter: EntryFilter, n: number, kernel: 'auto' | 'js' = 'auto'): VectorHit[] | null {
-  if (!hasTable(db) || storedModel(db) !== model) return null;
+  if (!hasVectorsTable(db) || storedModel(db) !== model) return null;
   const s = currentSidecar(db, model, query.length);
   if (!s) return null;
   try {
@@ -320,34 +306,4 @@ function viaSidecar(db: Db, s: Sidecar, model: string, query: Float32Array, filt
     if (out.length >= n) break;
   }
   return out.slice(0, n);
-}
-
-/**
- * A rebuilt index keeps the old one's vectors (they are keyed by content, not by row), with their
- * ids, and the old index's sidecar token: the sidecar beside the index stays valid (rows of
- * entries gone are dropped at search time, and the next embedding run rewrites it if too many are).
- */
-export function carryVectors(db: Db, oldPath: string): void {
-  // ATTACH would create a missing file.
-  if (!fs.existsSync(oldPath)) return;
-  try {
-    db.prepare('ATTACH DATABASE ? AS old').run(oldPath);
-  } catch {
-    return;
-  }
-  try {
-    if (!hasTable(db, 'old')) return;
-    const model = db.prepare("SELECT value FROM old.meta WHERE key = 'embed_model'").get() as { value: string } | undefined;
-    if (!model) return;
-    db.exec(TABLE);
-    db.exec(HASH_INDEX);
-    db.prepare('INSERT OR IGNORE INTO main.vectors(id, hash, model, dims, vec) SELECT id, hash, model, dims, vec FROM old.vectors WHERE model = ? AND hash IN (SELECT content_hash FROM main.entries)').run(model.value);
-    db.prepare("INSERT OR REPLACE INTO main.meta(key, value) VALUES ('embed_model', ?)").run(model.value);
-    const token = db.prepare("SELECT value FROM old.meta WHERE key = 'vec_sidecar'").get() as { value: string } | undefined;
-    if (token) db.prepare("INSERT OR REPLACE INTO main.meta(key, value) VALUES ('vec_sidecar', ?)").run(token.value);
-  } catch {
-    // A damaged old index: its vectors are simply embedded again.
-  } finally {
-    db.exec('DETACH DATABASE old');
-  }
 }

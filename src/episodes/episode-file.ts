@@ -5,7 +5,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { quoteBody } from '../cli/output/quote.js';
+import { quoteBody } from '../quote.js';
 import { MemError } from '../errors.js';
 import { parseMemoryFile } from '../vault/format.js';
 import { formatFrontmatter } from '../vault/frontmatter.js';

@@ -1,9 +1,9 @@
 // Renderers for ranked hits: the human view, the stable JSON shape and the markdown context block
 // for prompts. Pure string building; the command prints.
 
-import type { Components, RankedHit } from '../../retrieve/search.js';
-import { KEY_MOMENT_LABEL, messagesOfBody, showsDetail, type DetailLevel } from '../../episodes/detail.js';
-import { oneLine, quoteBody } from './quote.js';
+import type { Components, RankedHit } from '../retrieve/search.js';
+import { KEY_MOMENT_LABEL, messagesOfBody, showsDetail, type DetailLevel } from '../episodes/detail.js';
+import { oneLine, quoteBody } from '../quote.js';
 import { renderSnippet, snippet } from './snippet.js';
 
 export interface Style {

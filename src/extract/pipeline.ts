@@ -7,7 +7,7 @@ import path from 'node:path';
 import { MemError, usageError } from '../errors.js';
 import { createProvider, ProviderError, type ClientOptions, type LlmProvider, type ProviderConfig } from '../llm/provider.js';
 import type { ParsedFile } from '../vault/format.js';
-import { renderNewEntry, type Append } from '../vault/store.js';
+import { renderNewEntry, type Append } from '../vault/edit.js';
 import { describeFile, userHome, type Vault, type VaultFile } from '../vault/vault.js';
 import { staysInside, writeTarget } from '../vault/boundary.js';
 import { condense, INTERRUPTED, isHumanText } from './condense.js';
@@ -15,8 +15,9 @@ import { heuristicLearnings } from './heuristic.js';
 import { DuplicateCheck, emptyCounts, gateContext, gateLearnings, type RejectReason } from './gate.js';
 import { checkSessionId, printable, usableSessionId } from './session-id.js';
 import { appendLedger, checkLedger, LEDGER_PATH, messagesHash, readLedger, resumePoint } from './ledger.js';
-import { learningSchema, validateLearnings, type Learning } from './learning.js';
-import { EXTRACTION_SCOPES, scopeByName, targetPath, type ExtractionScopeName } from './scopes.js';
+import type { Learning } from './learning.js';
+import { preambleFor, scopeByName, targetPath, type ExtractionScopeName } from './scopes.js';
+import { askForLearnings, buildPrompt } from './prompt.js';
 import { readRegular } from '../vault/read.js';
 import { redactTranscript, type LoadedTranscript } from './source.js';
 import type { RedactionReport } from '../secrets/redact.js';
@@ -109,13 +110,6 @@ export interface ExtractResult {
 /** Scopes whose learnings belong to the work at hand (domain: task, retired with its stage); the rest are durable (team). */
 const TASK_DOMAIN = new Set<ExtractionScopeName>(['session', 'team', 'in-flight', 'prospective']);
 
-export const SYSTEM = `You turn a coding agent's session transcript into durable learnings for a long-term memory that future sessions search before they start work.
-Record only what would change what a future session does: specific facts, commands, conventions, pitfalls with their fixes, the human's corrections and preferences.
-Each learning stands alone (a reader will not see the transcript) and names its subject: the concrete command, file, setting, tool, service or error.
-Give the rule and its evidence separately: the title is the rule itself (short, imperative where it is one: "Run X before Y"), the body says why it holds and how to apply it in 1-3 whole sentences, and the evidence is the human's words or the error line that shows it, quoted exactly.
-Never record the agent's own tool mechanics (an edit whose text was not found, a patch that did not apply, a sandbox or approval refusal, a tool-use error), nor text from instruction files (AGENTS.md, CLAUDE.md, system reminders, environment context) as if the human had said it.
-Do not narrate the session, do not record what is general knowledge, do not invent. When nothing qualifies for a scope, return nothing for it; an empty list is a fine answer.`;
-
 /** The session's task: the first thing the person typed (never harness text, never a bare interruption marker). */
 function firstHuman(messages: readonly TranscriptMessage[]): string | undefined {
   const m = messages.find((x) => isHumanText(x) && x.text.replace(INTERRUPTED, '').trim() !== '');
@@ -142,23 +136,6 @@ interface Target {
   abs: string;
   path: string;
   preamble: string;
-}
-
-export function preambleFor(kind: string, job?: string, task?: string): string {
-  switch (kind) {
-    case 'proxy':
-      return '# Proxy memory\n\nHow the people here work and what they want, kept by `mem` (mem extract writes here).\n';
-    case 'institutional':
-      return '# Institutional memory\n\nNorms that always apply here; `mem context` loads them all, every time.\n';
-    case 'session':
-      return `# Job ${job} memory\n\nLearnings for the sessions of this job, kept by \`mem\`.\n`;
-    case 'team':
-      return `# Task ${task} memory\n\nLearnings for whoever works on this task, kept by \`mem\`.\n`;
-    case 'global':
-      return '# Global memory\n\nLearnings that hold in every project, kept by `mem`.\n';
-    default:
-      return '# Project memory\n\nLearnings about this project, kept by `mem`.\n';
-  }
 }
 
 function resolveTargets(vault: Vault, scopes: ExtractionScopeName[], where: { job?: string; task?: string }) {
@@ -204,40 +181,6 @@ function existingTitles(targets: Iterable<Target>): string[] {
     if (out.length === MAX_KNOWN_TITLES) break;
   }
   return out.reverse();
-}
-
-export function buildPrompt(condensed: string, scopes: ExtractionScopeName[], extra: { task?: string; intent?: string; known: string[] }): string {
-  const parts = ['Extract learnings from the session below, for these scopes (use the scope names exactly):', ''];
-  for (const s of EXTRACTION_SCOPES) if (scopes.includes(s.name)) parts.push(`- ${s.name} (default type ${s.defaultType}): ${s.prompt}`);
-  parts.push('', 'Types: declarative = a fact; procedural = how to do something; directive = a rule to follow; corrective = a mistake and what to do instead.');
-  parts.push('Importance: 0.9+ would have saved hours or prevents damage; 0.6 useful; 0.3 minor.');
-  if (extra.task) parts.push('', `Session task (the human's first request): ${extra.task}`);
-  if (extra.intent) parts.push('', 'INTENT.md (what the project intends):', extra.intent.slice(0, 3000));
-  if (extra.known.length > 0) parts.push('', 'Already in memory (titles of the existing entries); add only what is new, never a restatement of these:', ...extra.known.map((t) => `- ${t}`));
-  parts.push('', 'For each learning: title = the rule, short; body = why and how, in whole sentences; evidence = the exact words from the transcript that show it (the human\'s, or the error line), or "" when there are none.');
-  parts.push('', 'Transcript (condensed; [human] is the person, [assistant] the agent, [tool call]/[tool result]/[tool error] its tools; gaps are marked):', '<<<', condensed, '>>>');
-  return parts.join('\n');
-}
-
-/**
- * One request for learnings (the forced `record_learnings` call / JSON schema), validated: the
- * learnings, how many were dropped as incomplete, and the tokens used. An answer that is not a
- * list of learnings is a ProviderError (the caller falls back to the heuristics).
- */
-export async function askForLearnings(llm: LlmProvider, provider: ProviderConfig, prompt: string, active: ExtractionScopeName[], opts: { episode?: boolean } = {}): Promise<{ learnings: Learning[]; dropped: number; usage: { input_tokens: number; output_tokens: number }; episode?: unknown }> {
-  // With `episode`, the same request also asks for the session's outcome and decisions (its
-  // episode note): one request, not two. The answer is checked by the note's writer.
-  let schema = learningSchema(active);
-  if (opts.episode) {
-    const { withEpisodeSchema, EPISODE_PROMPT } = await import('../notes/extract-note.js');
-    schema = withEpisodeSchema(schema);
-    prompt = `${prompt}\n\n${EPISODE_PROMPT}`;
-  }
-  const res = await llm.complete({ system: SYSTEM, prompt, schema, schemaName: 'record_learnings', maxTokens: 4096 });
-  const v = validateLearnings(res.json, active);
-  if (!v) throw new ProviderError(`${provider.name} (${provider.model}) answered, but not with a list of learnings`, 'invalid-answer');
-  const episode = opts.episode && typeof res.json === 'object' && res.json !== null ? (res.json as { episode?: unknown }).episode : undefined;
-  return { learnings: v.learnings, dropped: v.dropped, usage: { input_tokens: res.usage.inputTokens, output_tokens: res.usage.outputTokens }, ...(episode !== undefined && { episode }) };
 }
 
 export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: ExtractOptions): Promise<ExtractResult> {
@@ -392,14 +335,14 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
     return result;
   }
   checkLedger(vault.root);
-  const { appendTogether } = await import('../vault/store.js');
+  const { appendTogether } = await import('../vault/edit.js');
   const writtenPaths = await appendTogether(appends, render);
   const touched: VaultFile[] = slots.filter((s) => writtenPaths.includes(s.target.path)).map((s) => describeFile(vault, s.target.abs));
 
   // Compact what was written to.
   if (touched.length > 0) {
     const { compactFiles } = await import('../lifecycle/compact.js');
-    const { editFilesTogether } = await import('../vault/store.js');
+    const { editFilesTogether } = await import('../vault/edit.js');
     await editFilesTogether(touched, (parsed) => {
       const res = compactFiles(parsed.map((p, i) => ({ path: touched[i].path, group: [touched[i].scope, touched[i].learningType, touched[i].job ?? '', touched[i].task ?? ''].join('|'), parsed: p })));
       result.compacted = res.report.retired.length + res.report.duplicates.reduce((s, d) => s + d.dropped.length, 0) + res.report.merges.reduce((s, m) => s + m.absorbed.length, 0);
@@ -416,7 +359,7 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
       const { locateIds } = await import('../lifecycle/vault-ops.js');
       const { reinforceFile } = await import('../lifecycle/reinforce.js');
       const { wordSet } = await import('../lifecycle/words.js');
-      const { editFiles } = await import('../vault/store.js');
+      const { editFiles } = await import('../vault/edit.js');
       const { assistantText } = await import('./transcript.js');
       const used = wordSet(assistantText({ ...clean.transcript, messages: cleanFresh }));
       const loc = await locateIds(vault, ids);
@@ -439,7 +382,7 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
   // never fatal: the learnings are written.
   if (vault.config.extract.episodes) {
     try {
-      const { segmentLoaded } = await import('../episodes/run.js');
+      const { segmentLoaded } = await import('../episodes/segment-transcript.js');
       // The same channels as mem segment: embeddings when configured; the extraction's model for
       // topics only when extract.episodes_topic asks (one more request per transcript), and not
       // when extraction runs offline or fell back.
@@ -496,7 +439,7 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
   // the same pipeline as `mem consolidate --episodes`, only when its threshold is met.
   if (vault.config.extract.consolidate && result.episodes) {
     try {
-      const { consolidateEpisodes } = await import('../episodes/consolidate.js');
+      const { consolidateEpisodes } = await import('../episodes/consolidate-episodes.js');
       const c = await consolidateEpisodes(vault, {
         scopes: opts.scopes, provider: opts.provider, client: opts.client, budget: opts.budget, dryRun: false, fallback: opts.fallback,
         today: opts.today, now: new Date().toISOString(), stage: opts.stage, llm: opts.llm,

@@ -1,21 +1,16 @@
 // `mem segment` as a function (the CLI, and later `mem extract` and the MCP server, call it):
-// read a transcript, split it into episodes, write the session's episode file. And `mem recent`:
-// the newest episodes from the index.
+// read a transcript, split it into episodes, write the session's episode file.
 
 import path from 'node:path';
-import type { Db } from '../index/db.js';
-import { listEntries, type EntryFilter, type EntryRow } from '../index/queries.js';
 import { usableSessionId } from '../extract/session-id.js';
 import { loadTranscript, redactTranscript, type LoadedTranscript } from '../extract/source.js';
 import type { RedactionReport } from '../secrets/redact.js';
 import type { TranscriptFormat } from '../extract/transcript.js';
 import { createHash } from 'node:crypto';
 import type { Vault } from '../vault/vault.js';
-import { showsDetail, surpriseOf, type DetailLevel } from './detail.js';
-import { LocalMessages } from './local.js';
 import { conversationOf, KEY_MOMENT, segment, type EpisodeSpan, type SegmentConfig } from './segment.js';
 import type { ChannelOptions } from './channels.js';
-import { episodeFile, episodeId, sessionSlug, writeEpisodes } from './store.js';
+import { episodeFile, episodeId, sessionSlug, writeEpisodes } from './episode-file.js';
 
 export interface SegmentOptions {
   format?: TranscriptFormat;
@@ -132,75 +127,4 @@ export async function segmentLoaded(vault: Vault, raw: LoadedTranscript, cfg: Se
 export async function segmentTranscript(vault: Vault, file: string, cfg: SegmentConfig, opts: SegmentOptions): Promise<SegmentResult> {
   const loaded = loadTranscript(file, { format: opts.format, cwd: opts.cwd, stdin: opts.stdin });
   return segmentLoaded(vault, loaded, cfg, opts);
-}
-
-export interface RecentEpisode {
-  id: string;
-  title: string;
-  session_id: string | null;
-  start_at: string | null;
-  end_at: string | null;
-  surprise: number | null;
-  key_moment: boolean;
-  path: string;
-  line: number;
-  summary: string;
-  /** The session's episode note, when it has one: `mem episode decisions` takes it. */
-  episode_note?: string;
-  /** The quoted messages, when the detail level asks for them. */
-  messages?: string;
-}
-
-function metaOf(row: EntryRow): Record<string, unknown> {
-  try {
-    const m = JSON.parse(row.metadata_json) as unknown;
-    return typeof m === 'object' && m !== null ? (m as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
-}
-
-function isoOrNull(v: unknown): string | null {
-  if (typeof v !== 'string' || Number.isNaN(Date.parse(v))) return null;
-  return v;
-}
-
-/** The summary line of an episode's body: its first paragraph, when it is not the messages' section. */
-function summaryOfBody(body: string): string {
-  const first = body.split(/\n\s*\n/)[0]?.trim() ?? '';
-  return first.startsWith('<details') ? '' : first;
-}
-
-export { DETAIL_LEVELS, messagesOfBody, showsDetail, type DetailLevel } from './detail.js';
-
-/**
- * Episodes newest first (by end, else start, else creation date), optionally only those of one
- * session or that ended in the last `days` days before `nowMs`.
- */
-export function recentEpisodes(db: Db, opts: { limit: number; days?: number; session?: string; nowMs: number; detail?: DetailLevel; root: string }): RecentEpisode[] {
-  const filter: EntryFilter = { kinds: ['episode'] };
-  const since = opts.days !== undefined ? opts.nowMs - opts.days * 86_400_000 : null;
-  const out: (RecentEpisode & { t: number; body: string })[] = [];
-  for (const row of listEntries(db, filter, -1)) {
-    const meta = metaOf(row);
-    // Segments only: an episode note's chunks are kind episode too, but listed by `mem episode list`.
-    if (meta.kind !== 'episode') continue;
-    const session = typeof meta.session_id === 'string' ? meta.session_id : null;
-    if (opts.session !== undefined && session !== opts.session) continue;
-    const start = isoOrNull(meta.start_at);
-    const end = isoOrNull(meta.end_at);
-    const when = end ?? start ?? row.created_at;
-    const t = when ? Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(when) ? `${when}T00:00:00Z` : when) : 0;
-    if (since !== null && t < since) continue;
-    const surprise = surpriseOf(meta.surprise);
-    out.push({
-      id: row.entry_id, title: row.title, session_id: session, start_at: start, end_at: end, surprise,
-      key_moment: surprise !== null && surprise >= KEY_MOMENT, path: row.path, line: row.line, summary: summaryOfBody(row.body), t, body: row.body,
-      ...(typeof meta.episode_note === 'string' && { episode_note: meta.episode_note }),
-    });
-  }
-  out.sort((a, b) => b.t - a.t || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
-  // The messages: in the committed file (shared, or an older mem's), else in the local store.
-  const local = new LocalMessages(opts.root);
-  return out.slice(0, opts.limit).map(({ t: _t, body, ...e }, rank) => (showsDetail(opts.detail ?? 'none', rank, e.key_moment) ? { ...e, messages: local.messages(e.path, e.id, body) } : e));
 }

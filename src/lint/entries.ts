@@ -2,10 +2,10 @@
 // unreadable files, git conflict markers, field enums, ranges and dates, ids that are not unique
 // across the vault (or within one file), and empty entries — each with its file and line.
 
-import { fixMeta, validateMeta } from './entry.js';
-import { checkEpisodicFields } from '../episodes/fsrs-lint.js';
-import { parseMemoryFile, serializeFile, updateBlockMeta, type Block, type ParsedFile } from './format.js';
-import type { ReadResult } from './read.js';
+import { fixMeta, validateMeta } from '../vault/entry.js';
+import { checkEpisodicFields } from './episodic-fields.js';
+import { parseMemoryFile, serializeFile, updateBlockMeta, type Block, type ParsedFile } from '../vault/format.js';
+import type { ReadResult } from '../vault/read.js';
 
 export interface LintFinding {
   file: string;

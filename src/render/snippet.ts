@@ -1,7 +1,7 @@
 // A short excerpt of a hit's body around the query terms, with the matching words marked.
 
-import { analysedBody } from '../../retrieve/search.js';
-import { wordRegexes } from '../../retrieve/wordchars.js';
+import { analysedBody } from '../retrieve/search.js';
+import { wordRegexes } from '../retrieve/wordchars.js';
 
 function stemPrefix(term: string): string {
   return term.length <= 4 ? term : term.slice(0, Math.max(4, term.length - 3));
