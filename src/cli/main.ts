@@ -3,6 +3,7 @@
 
 import { Command, CommanderError } from 'commander';
 import { EXIT_FAIL, EXIT_USAGE, MemError, formatWhere } from '../errors.js';
+import { inRun, settingsFrom } from '../run.js';
 import { processIo, type Io } from './io.js';
 import { VERSION } from './version.js';
 import { credentialsIn, displaySafe } from '../secrets/display.js';
@@ -129,6 +130,11 @@ function printError(err: unknown, debug: boolean, io: Io): number {
  * environment or standard streams is read or written.
  */
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
+  // Everything the command does runs with this run's settings (timeouts, write confinement).
+  return inRun(settingsFrom(io.env), () => runMain(argv, io));
+}
+
+async function runMain(argv: string[], io: Io): Promise<number> {
   const debug = argv.includes('--debug');
   const program = await buildProgram(argv, io);
   try {

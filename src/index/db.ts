@@ -7,6 +7,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import Database from 'better-sqlite3';
 import { MemError } from '../errors.js';
+import { runSettings } from '../run.js';
 import { staysInside } from '../vault/boundary.js';
 
 export type Db = Database.Database;
@@ -122,11 +123,6 @@ CREATE VIRTUAL TABLE IF NOT EXISTS entries_fts USING fts5(
 );
 `;
 
-export function busyTimeoutMs(): number {
-  const v = Number(process.env.MEM_BUSY_TIMEOUT_MS);
-  return Number.isFinite(v) && v >= 0 ? v : 5000;
-}
-
 /**
  * The `code` of an error (SQLite's `SQLITE_…` or the system's `E…`), or of the first error in its
  * `cause` chain that has one; '' when none does. Never throws, whatever was thrown.
@@ -232,7 +228,7 @@ export function openDatabase(dbPath: string, opts: { readonly?: boolean } = {}):
 
 function connect(dbPath: string, readonly: boolean): Db {
   const db = new Database(dbPath, { readonly, fileMustExist: readonly, nativeBinding: nativeBinding() });
-  db.pragma(`busy_timeout = ${busyTimeoutMs()}`);
+  db.pragma(`busy_timeout = ${runSettings().busyTimeoutMs}`);
   return db;
 }
 

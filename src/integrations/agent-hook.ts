@@ -4,11 +4,12 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
+import { spawn } from '../child-process.js';
 import { MemError } from '../errors.js';
 import { readStdinText } from '../stdin.js';
 import { appendConfined, writeTarget } from '../vault/boundary.js';
 import { memBin } from '../package.js';
+import { runSettings } from '../run.js';
 import { credentialsIn, displaySafe } from '../secrets/display.js';
 import { homeDir, type Vault } from '../vault/vault.js';
 import type { Db } from '../index/db.js';
@@ -228,7 +229,7 @@ export function findMemVault(opts: { cwd: string; root?: string; home: string })
 /** One line in `.mem/logs/<name>` of the vault; never through a link out of it, never raises. */
 export function hookLog(root: string, name: string, line: string): void {
   // A log is kept on disk: nothing secret goes in (a key in an error, a password in a URL).
-  const clean = displaySafe(line.replace(/[\u0000-\u001f\u007f]+/g, ' '), credentialsIn(process.env)).slice(0, 2000);
+  const clean = displaySafe(line.replace(/[\u0000-\u001f\u007f]+/g, ' '), credentialsIn(runSettings().env)).slice(0, 2000);
   try {
     appendConfined(path.join(root, '.mem', 'logs', name), `${new Date().toISOString()} ${clean}\n`, `.mem/logs/${name}`, root);
   } catch {
@@ -246,7 +247,7 @@ export function detachMem(root: string, args: string[], logName: string, header:
   const log = fs.openSync(logFile, 'a');
   try {
     fs.writeSync(log, `${new Date().toISOString()} ${header}\n`);
-    const child = spawn(process.execPath, [memBin(), ...args], { detached: true, stdio: ['ignore', log, log], cwd: root, env: { ...process.env, NO_COLOR: '1' }, windowsHide: true });
+    const child = spawn(process.execPath, [memBin(), ...args], { detached: true, stdio: ['ignore', log, log], cwd: root, env: { ...runSettings().env, NO_COLOR: '1' }, windowsHide: true });
     child.on('error', (err) => hookLog(root, logName, `cannot start mem ${args[0]}: ${err.message}`));
     child.unref();
   } finally {
@@ -295,7 +296,7 @@ function startBackgroundIndex(root: string, why: string, note: (s: string) => vo
  */
 export async function withHookIndex<T>(vault: Vault, fn: (db: Db) => T, note: (s: string) => void, deadline?: Deadline): Promise<T> {
   // Waiting seconds for another writer's lock is what a hook must never do.
-  process.env.MEM_BUSY_TIMEOUT_MS = String(HOOK_BUSY_MS);
+  runSettings().busyTimeoutMs = HOOK_BUSY_MS;
   const { openIndex, indexFault } = await import('../index/db.js');
   const { planRefresh, planIsEmpty, applyRefresh, staleCount } = await import('../index/indexer.js');
   const { db, recreated } = openIndex(vault.dbPath);

@@ -2,7 +2,7 @@
 // asked of git itself), the block mem adds to each hook, and installing, removing and reporting it.
 // The block text and its insertion/removal are pure functions; only install/uninstall/status touch disk.
 
-import { execFileSync } from 'node:child_process';
+import { execFileSync } from '../child-process.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { MemError } from '../errors.js';

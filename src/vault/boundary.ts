@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { MemError } from '../errors.js';
+import { runSettings } from '../run.js';
 
 const realRoots = new Map<string, string>();
 
@@ -80,18 +81,16 @@ export function linkState(abs: string): string {
 
 // ---- reads and writes of named files ---------------------------------------------------------
 
-let writeBases: string[] = [];
-
 /**
  * The folders reads and writes are confined to (the vault root and the global folder), set when a
  * vault is opened. A file under one of them is written only where its real path stays inside that one
  * (the deepest that holds it by name); a file under none (a path the user named) is not confined.
  */
 export function confineWritesTo(bases: string[]): void {
-  writeBases = bases.map((b) => path.resolve(b)).sort((a, b) => b.length - a.length);
+  runSettings().writeBases = bases.map((b) => path.resolve(b)).sort((a, b) => b.length - a.length);
 }
 
-function baseOf(abs: string, bases = writeBases): string | undefined {
+function baseOf(abs: string, bases = runSettings().writeBases): string | undefined {
   return bases.find((b) => within(abs, b));
 }
 

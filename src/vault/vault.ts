@@ -491,7 +491,7 @@ export function notMemoryFile(vault: Vault, abs: string): string | null {
 }
 
 /** The vault file for a path given by the user (relative to cwd, or to the root). */
-export function describeFile(vault: Vault, file: string, cwd = process.cwd()): VaultFile {
+export function describeFile(vault: Vault, file: string, cwd = vault.root): VaultFile {
   const abs = path.resolve(cwd, file);
   const isGlobal = path.dirname(abs) === path.resolve(vault.home) && MEMORY_NAMES.has(path.basename(abs));
   const rel = toPosix(path.relative(vault.root, abs));

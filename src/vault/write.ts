@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { MemError } from '../errors.js';
 import { crc32 } from '../hash.js';
+import { runSettings } from '../run.js';
 import { writeTarget } from './boundary.js';
 import { readRegular } from './read.js';
 
@@ -253,11 +254,6 @@ function untrack(release: () => void): void {
   if (HELD.delete(release) && HELD.size === 0) for (const s of SIGNALS) process.removeListener(s, onSignal);
 }
 
-export function lockTimeoutMs(): number {
-  const v = Number(process.env.MEM_LOCK_TIMEOUT_MS);
-  return Number.isFinite(v) && v >= 0 ? v : 10_000;
-}
-
 /** Run `fn` holding the write lock of `file`; waits up to the lock timeout for another writer. */
 export function withFileLock<T>(file: string, fn: (lock: FileLock) => T, displayName = file): T {
   const lock = acquireLock(file, displayName);
@@ -317,7 +313,7 @@ export function acquireLock(file: string, displayName = file): FileLock {
   file = writeTarget(file, displayName);
   const lock = lockPath(file);
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  const deadline = Date.now() + lockTimeoutMs();
+  const deadline = Date.now() + runSettings().lockTimeoutMs;
   const open = (): number | Error => {
     try {
       return fs.openSync(lock, 'wx');
@@ -341,7 +337,7 @@ export async function acquireLockAsync(file: string, displayName = file): Promis
   file = writeTarget(file, displayName);
   const lock = lockPath(file);
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  const deadline = Date.now() + lockTimeoutMs();
+  const deadline = Date.now() + runSettings().lockTimeoutMs;
   const open = () => new Promise<number | Error>((resolve) => fs.open(lock, 'wx', (err, fd) => resolve(err ?? fd)));
   for (;;) {
     opening++;

@@ -1,6 +1,6 @@
 // `mem lint`: check memory files (all, some, or the staged versions for a pre-commit hook).
 
-import { execFileSync } from 'node:child_process';
+import { execFileSync } from '../../child-process.js';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { MemError, usageError } from '../../errors.js';
