@@ -3,7 +3,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Batcher, diffSnapshots, retryDelay, watchScope, watcherFault, type BatchResult, type IndexSnapshot } from '../../src/integrations/watch.js';
 import { batchJson, batchLine } from '../../src/cli/commands/watch.js';
 
@@ -82,19 +82,39 @@ describe('watchScope', () => {
 });
 
 describe('Batcher', () => {
+  // Fake timers (Date.now included): what is checked is the batcher's own schedule, which a busy
+  // machine could otherwise shift.
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  const pass = (ms: number) => vi.advanceTimersByTimeAsync(ms);
 
   it('runs one batch after a quiet period, with every path noted in it', async () => {
     const runs: string[][] = [];
     const b = new Batcher({ quietMs: 60, maxWaitMs: 5000, run: async (p) => void runs.push(p) });
     b.note('a');
-    await sleep(20);
+    await pass(20);
     b.note('b');
     b.note('a');
-    await sleep(30);
+    await pass(59);
     expect(runs).toEqual([]);
-    await sleep(150);
+    await pass(1);
     expect(runs).toEqual([['a', 'b']]);
+    await b.stop();
+  });
+
+  it('waits the whole quiet period after the last change, however long (the --debounce of mem watch)', async () => {
+    const runs: string[][] = [];
+    const b = new Batcher({ quietMs: 800, maxWaitMs: 8000, run: async (p) => void runs.push(p) });
+    b.note('MEMORY.md');
+    await pass(799);
+    expect(runs).toEqual([]);
+    await pass(1);
+    expect(runs).toEqual([['MEMORY.md']]);
     await b.stop();
   });
 
@@ -113,10 +133,13 @@ describe('Batcher', () => {
       },
     });
     b.note('a');
-    await sleep(40);
+    await pass(40);
+    expect(runs).toEqual([['a']]);
     b.note('b');
     b.note('c');
-    await sleep(250);
+    await pass(40);
+    expect(runs).toEqual([['a']]); // the first batch is still running
+    await pass(250);
     expect(runs).toEqual([['a'], ['b', 'c']]);
     expect(most).toBe(1);
     await b.stop();
@@ -125,13 +148,11 @@ describe('Batcher', () => {
   it('runs at the latest maxWaitMs after the first change, however busy', async () => {
     const runs: number[] = [];
     const b = new Batcher({ quietMs: 50, maxWaitMs: 150, run: async (p) => void runs.push(p.length) });
-    const t0 = Date.now();
-    let i = 0;
-    while (Date.now() - t0 < 300) {
-      b.note(String(i++));
-      await sleep(10);
+    for (let i = 0; i < 15; i++) {
+      b.note(String(i));
+      await pass(10);
     }
-    expect(runs.length).toBeGreaterThanOrEqual(1);
+    expect(runs).toEqual([15]);
     await b.stop();
   });
 
@@ -140,11 +161,13 @@ describe('Batcher', () => {
     const runs: string[][] = [];
     const b = new Batcher({ quietMs: 0, maxWaitMs: 100, run: async (p) => { runs.push(p); await sleep(60); finished = true; } });
     b.note('a');
-    await sleep(10);
+    await pass(10);
     b.note('b');
-    await b.stop();
+    const stopped = b.stop();
+    await pass(60);
+    await stopped;
     expect(finished).toBe(true);
-    await sleep(30);
+    await pass(30);
     expect(runs).toEqual([['a']]);
   });
 });
