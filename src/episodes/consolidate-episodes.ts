@@ -1,20 +1,19 @@
 // Consolidation of episodes into learnings: when enough episodes wait (3 unconsolidated, or one
-// flashbulb), their messages go through the extraction path (a model, or the offline heuristics),
-// the quality gate and the duplicate check; each learning written links to its episodes (`episodes:
-// [id, …]`) and each episode gets `consolidated_at`.
+// flashbulb), their messages go through the extraction path (learnings-pipeline.ts: a model or the
+// offline heuristics, the quality gate, the duplicate check); each learning written links to its
+// episodes (`episodes: [id, …]`) and each episode gets `consolidated_at`.
 
 import path from 'node:path';
-import { condense } from '../extract/condense.js';
-import { DuplicateCheck, emptyCounts, gateContext, gateLearnings, type RejectReason } from '../extract/gate.js';
+import { emptyCounts, type RejectReason } from '../extract/gate.js';
 import { surpriseOf } from './detail.js';
 import { heuristicLearnings } from '../extract/heuristic.js';
 import type { Learning } from '../extract/learning.js';
+import { runLearnings, type LearningsOptions } from '../extract/learnings-pipeline.js';
 import { preambleFor, scopeByName, targetPath, type ExtractionScopeName } from '../extract/scopes.js';
 import type { Role, TranscriptMessage } from '../extract/transcript.js';
-import { createProvider, ProviderError, type ClientOptions, type LlmProvider, type ProviderConfig } from '../llm/provider.js';
 import { parseMemoryFile, updateBlockMeta, type ParsedFile } from '../vault/format.js';
 import { readVaultText } from '../vault/read.js';
-import type { Vault, VaultFile } from '../vault/vault.js';
+import { describeFile, type Vault, type VaultFile } from '../vault/vault.js';
 import { messagesOfBody } from './detail.js';
 import { committedEpisodeFiles, LocalMessages } from './local.js';
 import type { RedactionReport } from '../secrets/redact.js';
@@ -112,19 +111,10 @@ export function pendingEpisodes(root: string): { pending: PendingEpisode[]; tota
   return { pending, total, problems };
 }
 
-export interface ConsolidateOptions {
+export interface ConsolidateOptions extends LearningsOptions {
   scopes: ExtractionScopeName[];
-  provider: ProviderConfig;
-  client: ClientOptions;
-  budget: number;
-  dryRun: boolean;
-  /** On a provider failure, fall back to the heuristics (and say so). */
-  fallback: boolean;
-  today: string;
   /** ISO time written as `consolidated_at`. */
   now: string;
-  stage?: string;
-  llm?: LlmProvider;
 }
 
 export interface ConsolidateResult {
@@ -190,95 +180,40 @@ export async function consolidateEpisodes(vault: Vault, opts: ConsolidateOptions
   }
   // Episodes written before redaction may still hold a credential: neither the model nor the
   // new entries get it.
-  const { redactDeep, redactionReport } = await import('../secrets/redact.js');
+  const { redactDeep } = await import('../secrets/redact.js');
   const read = await redactDeep(pending.map((ep) => messagesFromEpisodeBody(ep.body)));
   const batch = pending.map((ep, i) => ({ ep, messages: read.value[i] }));
   result.considered = batch.map(({ ep, messages }) => ({ id: ep.id, path: ep.path, surprise: ep.surprise, messages: messages.length }));
   const all = batch.flatMap((b) => b.messages);
   const ids = pending.map((e) => e.id);
 
-  const heuristics = (): Linked[] => {
-    for (const s of active) if (!scopeByName(s)!.heuristic) result.skipped_scopes.push({ scope: s, reason: 'needs a language model (the heuristics find only explicit signals)' });
-    return heuristicLinked(batch, active);
-  };
-  let learnings: Linked[] = [];
-  if (active.length > 0 && all.length > 0) {
-    if (opts.provider.name === 'heuristic') learnings = heuristics();
-    else {
-      try {
-        const { askForLearnings, buildPrompt } = await import('../extract/prompt.js');
-        const llm = opts.llm ?? (await createProvider(opts.provider, opts.client));
-        const v = await askForLearnings(llm, opts.provider, buildPrompt(condense(all, opts.budget).text, active, { known: [] }), active);
-        // One request over the whole batch: each learning links to every episode of it.
-        learnings = v.learnings.map((l) => ({ ...l, episodes: [...ids] }));
-      } catch (err) {
-        if (!(err instanceof ProviderError) || !opts.fallback) throw err;
-        result.fallback = err.message;
-        learnings = heuristics();
-      }
-    }
-  }
+  const run = await runLearnings<Linked>(vault, opts, {
+    scopes: active, messages: all, session: all, findings: read.findings,
+    heuristics: (scopes) => heuristicLinked(batch, scopes),
+    prompt: () => ({ known: [] }),
+    // One request over the whole batch: each learning links to every episode of it.
+    fromModel: (l) => ({ ...l, episodes: [...ids] }),
+  }, {
+    target: (scope) => {
+      const def = scopeByName(scope)!;
+      const rel = targetPath(def.target, {})!;
+      return { abs: describeFile(vault, path.join(vault.root, rel)).abs, path: rel, preamble: preambleFor(def.target) };
+    },
+    provenance: (l) => {
+      const sessions = [...new Set(pending.filter((e) => l.episodes.includes(e.id)).map((e) => e.session_id).filter((s): s is string => s !== null))];
+      return { session_id: sessions.length === 1 ? sessions[0] : undefined, tags: ['consolidated'], episodes: l.episodes };
+    },
+  });
+  result.skipped_scopes.push(...run.skipped_scopes);
+  result.fallback = run.fallback;
+  if (run.redacted) result.redacted = run.redacted;
+  result.rejected = run.rejected;
+  result.rejected_learnings = run.rejections.map(({ learning: l, reason, detail }) => ({ title: l.title, reason, detail }));
+  result.written = run.written.map(({ learning: l, file, id }) => ({ file, id, title: l.title, scope: l.scope, episodes: l.episodes }));
+  if (opts.dryRun) return result;
 
-  const answer = await redactDeep(learnings);
-  learnings = answer.value;
-  const redacted = redactionReport([...read.findings, ...answer.findings]);
-  if (redacted) result.redacted = redacted;
-
-  const reject = (l: Learning, r: { reason: RejectReason; detail: string }) => {
-    result.rejected[r.reason]++;
-    result.rejected_learnings.push({ title: l.title, reason: r.reason, detail: r.detail });
-  };
-  const gated = gateLearnings(learnings, gateContext(all));
-  for (const r of gated.rejected) reject(r.learning, r);
-  learnings = gated.kept;
-
-  const { renderNewEntry } = await import('../vault/edit.js');
-  const { describeFile } = await import('../vault/vault.js');
-  const source = opts.provider.name === 'heuristic' || result.fallback ? 'heuristic' : `${opts.provider.name}:${opts.provider.model}`;
-  const slots = new Map<string, { abs: string; path: string; preamble: string; items: Linked[] }>();
-  for (const l of learnings) {
-    const def = scopeByName(l.scope)!;
-    const rel = targetPath(def.target, {})!;
-    const slot = slots.get(rel) ?? { abs: describeFile(vault, path.join(vault.root, rel)).abs, path: rel, preamble: preambleFor(def.target), items: [] };
-    slot.items.push(l);
-    slots.set(rel, slot);
-  }
-  const list = [...slots.values()];
-  const appends = list.map((s) => ({ abs: s.abs, path: s.path, preamble: s.preamble, texts: [] as string[] }));
-  const render = (parsed: (ParsedFile | null)[]) => {
-    list.forEach((slot, i) => {
-      const known = new DuplicateCheck(parsed[i]?.entries ?? []);
-      for (const l of slot.items) {
-        const dup = known.check(l);
-        if (dup) {
-          reject(l, { reason: dup.reason, detail: `${slot.path} ${dup.detail}` });
-          continue;
-        }
-        const domain = l.scope === 'project' || l.scope === 'corrective' || l.scope === 'observations' || l.scope === 'interventions' || l.scope === 'escalation' || l.scope === 'intent-alignment' ? 'team' : 'task';
-        const sessions = [...new Set(pending.filter((e) => l.episodes.includes(e.id)).map((e) => e.session_id).filter((s): s is string => s !== null))];
-        const { id, text } = renderNewEntry({
-          type: l.type, title: l.title, body: l.body, importance: l.importance, phase: l.phase ?? opts.stage ?? 'unknown', domain, date: opts.today,
-          extra: { session_id: sessions.length === 1 ? sessions[0] : undefined, source, tags: [l.scope, 'consolidated'], episodes: l.episodes },
-        });
-        appends[i].texts.push(text);
-        result.written.push({ file: slot.path, id, title: l.title, scope: l.scope, episodes: l.episodes });
-      }
-    });
-  };
-
-  const { parseMemoryFile: parse } = await import('../vault/format.js');
-  if (opts.dryRun) {
-    const { readRegular } = await import('../vault/read.js');
-    render(list.map((s) => {
-      const text = readRegular(s.abs);
-      return text === null ? null : parse(text, s.path);
-    }));
-    return result;
-  }
-  const { appendTogether, editFiles } = await import('../vault/edit.js');
+  const { editFiles } = await import('../vault/edit.js');
   const { classifyPath } = await import('../vault/scope.js');
-  const writtenPaths = await appendTogether(appends, render);
-  const touched: VaultFile[] = list.filter((s) => writtenPaths.includes(s.path)).map((s) => describeFile(vault, s.abs));
 
   // Then the episodes: `consolidated_at` set with the byte-stable header edit, under each file's
   // lock. Learnings first: a crash between the two leaves episodes to redo, and the duplicate
@@ -302,7 +237,7 @@ export async function consolidateEpisodes(vault: Vault, opts: ConsolidateOptions
       return changed ? { ...parsed, blocks } : null;
     },
   })));
-  const reindexFiles = [...touched, ...episodeVaultFiles.filter((f) => marked.includes(f.path))];
+  const reindexFiles = [...run.touched, ...episodeVaultFiles.filter((f) => marked.includes(f.path))];
   if (reindexFiles.length > 0) {
     const { reindex } = await import('../lifecycle/vault-ops.js');
     result.index_warning = (await reindex(vault, reindexFiles)) ?? null;

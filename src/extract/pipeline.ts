@@ -1,47 +1,32 @@
 // `mem extract`, the steps: new messages (ledger) → learnings (a model, or the offline
-// heuristics) → the quality gate (gate.ts; duplicates checked against the target file under its
-// lock) → appended under locks → touched files compacted → the session's retrieved entries
-// reinforced (usage-aware) → index refreshed → ledger record.
+// heuristics) → the quality gate → appended under locks, duplicates left out (those three through
+// learnings-pipeline.ts) → touched files compacted → the session's retrieved entries reinforced
+// (usage-aware) → index refreshed → ledger record.
 
 import path from 'node:path';
 import { MemError, usageError } from '../errors.js';
-import { createProvider, ProviderError, type ClientOptions, type LlmProvider, type ProviderConfig } from '../llm/provider.js';
 import type { ParsedFile } from '../vault/format.js';
-import { renderNewEntry, type Append } from '../vault/edit.js';
 import { describeFile, userHome, type Vault, type VaultFile } from '../vault/vault.js';
 import { staysInside, writeTarget } from '../vault/boundary.js';
-import { condense, INTERRUPTED, isHumanText } from './condense.js';
+import { INTERRUPTED, isHumanText } from './condense.js';
 import { heuristicLearnings } from './heuristic.js';
-import { DuplicateCheck, emptyCounts, gateContext, gateLearnings, type RejectReason } from './gate.js';
+import { emptyCounts, type RejectReason } from './gate.js';
 import { checkSessionId, printable, usableSessionId } from './session-id.js';
 import { appendLedger, checkLedger, LEDGER_PATH, messagesHash, readLedger, resumePoint } from './ledger.js';
-import type { Learning } from './learning.js';
+import { runLearnings, type LearningsOptions, type LearningTarget } from './learnings-pipeline.js';
 import { preambleFor, scopeByName, targetPath, type ExtractionScopeName } from './scopes.js';
-import { askForLearnings, buildPrompt } from './prompt.js';
 import { readRegular } from '../vault/read.js';
 import { redactTranscript, type LoadedTranscript } from './source.js';
 import type { RedactionReport } from '../secrets/redact.js';
 import type { Transcript, TranscriptMessage } from './transcript.js';
 
-export interface ExtractOptions {
+export interface ExtractOptions extends LearningsOptions {
   scopes: ExtractionScopeName[];
-  provider: ProviderConfig;
-  client: ClientOptions;
-  /** Characters of condensed transcript sent to the model. */
-  budget: number;
   sessionId?: string;
   job?: string;
   task?: string;
-  dryRun: boolean;
   /** Ignore the ledger: read the whole transcript again. */
   force?: boolean;
-  /** On a provider failure, fall back to the heuristics (and say so) instead of failing. */
-  fallback: boolean;
-  today: string;
-  /** The project's current stage (phase of new entries when the model gives none). */
-  stage?: string;
-  /** For tests: a provider instance instead of one built from `provider`. */
-  llm?: LlmProvider;
   /** Values that are credentials whatever their shape (the API keys mem is given): redacted too. */
   knownSecrets?: string[];
 }
@@ -107,9 +92,6 @@ export interface ExtractResult {
   redacted?: RedactionReport;
 }
 
-/** Scopes whose learnings belong to the work at hand (domain: task, retired with its stage); the rest are durable (team). */
-const TASK_DOMAIN = new Set<ExtractionScopeName>(['session', 'team', 'in-flight', 'prospective']);
-
 /** The session's task: the first thing the person typed (never harness text, never a bare interruption marker). */
 function firstHuman(messages: readonly TranscriptMessage[]): string | undefined {
   const m = messages.find((x) => isHumanText(x) && x.text.replace(INTERRUPTED, '').trim() !== '');
@@ -132,16 +114,10 @@ function safeName(s: string): string {
   return s.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[-.]+|-+$/g, '').slice(0, 64) || 'session';
 }
 
-interface Target {
-  abs: string;
-  path: string;
-  preamble: string;
-}
-
 function resolveTargets(vault: Vault, scopes: ExtractionScopeName[], where: { job?: string; task?: string }) {
   // The ledger is written last: a link out of the vault is refused now, before any entry is written.
   writeTarget(path.join(vault.root, LEDGER_PATH), LEDGER_PATH);
-  const targets = new Map<ExtractionScopeName, Target>();
+  const targets = new Map<ExtractionScopeName, LearningTarget>();
   const skipped: { scope: string; reason: string }[] = [];
   for (const name of scopes) {
     const def = scopeByName(name)!;
@@ -165,7 +141,7 @@ function resolveTargets(vault: Vault, scopes: ExtractionScopeName[], where: { jo
 export const MAX_KNOWN_TITLES = 60;
 
 /** Titles already in the target files, so the model adds only what is new (the newest MAX_KNOWN_TITLES). */
-function existingTitles(targets: Iterable<Target>): string[] {
+function existingTitles(targets: Iterable<LearningTarget>): string[] {
   const titles: string[] = [];
   const seen = new Set<string>();
   for (const t of new Map([...targets].map((x) => [x.abs, x])).values()) {
@@ -220,109 +196,53 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
   const active = opts.scopes.filter((s) => targets.has(s));
   // From here on the transcript is read redacted: the heuristics, the model, the episodes and the
   // note see placeholders, never a credential (the ledger still keys on the messages as read).
-  const { redactDeep, redactionReport } = await import('../secrets/redact.js');
   const redaction = await redactTranscript(loaded, opts.knownSecrets);
   const clean = redaction.loaded;
   const cleanFresh = clean.transcript.messages.slice(from);
   const task = firstHuman(clean.transcript.messages);
 
-  const heuristics = (): Learning[] => {
-    for (const s of active) if (!scopeByName(s)!.heuristic) result.skipped_scopes.push({ scope: s, reason: 'needs a language model (the heuristics find only explicit signals)' });
-    return heuristicLearnings(cleanFresh, active);
-  };
-  let learnings: Learning[] = [];
-  /** The model's outcome and decisions for the episode note, when it gave them. */
-  let modelEpisode: unknown;
-  if (active.length > 0) {
-    if (opts.provider.name === 'heuristic') learnings = heuristics();
-    else {
-      try {
-        const llm = opts.llm ?? (await createProvider(opts.provider, opts.client));
-        const intentFile = path.join(vault.root, 'INTENT.md');
-        // Only a regular file inside the vault is read into the prompt.
-        const intent = active.includes('intent-alignment') && staysInside(intentFile, vault.root).inside ? readRegular(intentFile) ?? undefined : undefined;
-        const condensed = condense(cleanFresh, opts.budget);
-        const v = await askForLearnings(llm, opts.provider, buildPrompt(condensed.text, active, { task, intent, known: existingTitles(targets.values()) }), active, { episode: vault.config.extract.episodeNote });
-        result.usage = v.usage;
-        modelEpisode = v.episode;
-        learnings = v.learnings;
-        result.invalid_learnings = v.dropped;
-      } catch (err) {
-        if (!(err instanceof ProviderError) || !opts.fallback) throw err;
-        result.fallback = err.message;
-        learnings = heuristics();
-      }
-    }
-  }
-
-  // What the model answered is redacted too: it may quote INTENT.md or an existing title, or
-  // make up a value in a credential's shape.
-  const answer = await redactDeep({ learnings, modelEpisode }, opts.knownSecrets);
-  learnings = answer.value.learnings;
-  modelEpisode = answer.value.modelEpisode;
-  const redacted = redactionReport([...redaction.findings, ...answer.findings]);
-  if (redacted) result.redacted = redacted;
-
-  // The quality gate, for every provider alike; duplicates are checked below, against the target
-  // file as it is under its lock.
-  const reject = (l: Learning, r: { reason: RejectReason; detail: string }) => {
-    result.rejected[r.reason]++;
-    result.rejected_learnings.push({ title: l.title, scope: l.scope, reason: r.reason, detail: r.detail });
-  };
-  const gated = gateLearnings(learnings, gateContext(clean.transcript.messages, transcriptPaths(loaded.path, userHome(opts.client.env))));
-  for (const r of gated.rejected) reject(r.learning, r);
-  learnings = gated.kept;
-
-  // The global scope takes only what could hold in any project (the same offline check as promote).
-  if (learnings.some((l) => l.scope === 'global')) {
-    const { projectNames, repoNames } = await import('../lifecycle/repo-names.js');
-    const { projectSpecific } = await import('../lifecycle/promote.js');
-    const names = projectNames(vault.root);
-    const repo = repoNames(vault.root);
-    learnings = learnings.filter((l) => {
-      if (l.scope !== 'global') return true;
-      const why = projectSpecific(`${l.title}\n${l.body}`, names, repo);
-      if (why) result.not_global.push({ title: l.title, reason: why });
-      return !why;
-    });
-  }
-
-  const source = opts.provider.name === 'heuristic' || result.fallback ? 'heuristic' : `${opts.provider.name}:${opts.provider.model}`;
-  const byFile = new Map<string, { target: Target; items: Learning[] }>();
-  for (const l of learnings) {
-    const target = targets.get(l.scope)!;
-    const slot = byFile.get(target.abs) ?? { target, items: [] };
-    slot.items.push(l);
-    byFile.set(target.abs, slot);
-  }
-  const slots = [...byFile.values()];
-  const appends: Append[] = slots.map((s) => ({ abs: s.target.abs, path: s.target.path, preamble: s.target.preamble, texts: [] }));
-  const render = (parsed: (ParsedFile | null)[]) => {
-    slots.forEach((slot, i) => {
-      const known = new DuplicateCheck(parsed[i]?.entries ?? []);
-      for (const l of slot.items) {
-        const dup = known.check(l);
-        if (dup) {
-          result.duplicates.push({ title: l.title, file: slot.target.path });
-          reject(l, { reason: dup.reason, detail: `${slot.target.path} ${dup.detail}` });
-          continue;
-        }
-        const { id, text } = renderNewEntry({
-          type: l.type, title: l.title, body: l.body, importance: l.importance, phase: l.phase ?? opts.stage ?? 'unknown', domain: TASK_DOMAIN.has(l.scope) ? 'task' : 'team', date: opts.today,
-          extra: { session_id: sessionId, session_task: task, source, tags: [l.scope] },
-        });
-        appends[i].texts.push(text);
-        result.written.push({ file: slot.target.path, id, title: l.title, scope: l.scope, type: l.type });
-      }
-    });
-  };
+  const run = await runLearnings(vault, opts, {
+    scopes: active, messages: cleanFresh, session: clean.transcript.messages, transcriptPaths: transcriptPaths(loaded.path, userHome(opts.client.env)),
+    findings: redaction.findings, knownSecrets: opts.knownSecrets, episode: vault.config.extract.episodeNote,
+    heuristics: (scopes) => heuristicLearnings(cleanFresh, scopes),
+    fromModel: (l) => l,
+    prompt: () => {
+      const intentFile = path.join(vault.root, 'INTENT.md');
+      // Only a regular file inside the vault is read into the prompt.
+      const intent = active.includes('intent-alignment') && staysInside(intentFile, vault.root).inside ? readRegular(intentFile) ?? undefined : undefined;
+      return { task, intent, known: existingTitles(targets.values()) };
+    },
+  }, {
+    target: (scope) => targets.get(scope)!,
+    provenance: () => ({ session_id: sessionId, session_task: task }),
+    // The global scope takes only what could hold in any project (the same offline check as promote).
+    accept: async (kept) => {
+      if (!kept.some((l) => l.scope === 'global')) return kept;
+      const { projectNames, repoNames } = await import('../lifecycle/repo-names.js');
+      const { projectSpecific } = await import('../lifecycle/promote.js');
+      const names = projectNames(vault.root);
+      const repo = repoNames(vault.root);
+      return kept.filter((l) => {
+        if (l.scope !== 'global') return true;
+        const why = projectSpecific(`${l.title}\n${l.body}`, names, repo);
+        if (why) result.not_global.push({ title: l.title, reason: why });
+        return !why;
+      });
+    },
+    beforeWrite: () => checkLedger(vault.root),
+  });
+  result.skipped_scopes.push(...run.skipped_scopes);
+  result.usage = run.usage;
+  result.invalid_learnings = run.invalid;
+  result.fallback = run.fallback;
+  if (run.redacted) result.redacted = run.redacted;
+  result.rejected = run.rejected;
+  result.rejected_learnings = run.rejections.map(({ learning: l, reason, detail }) => ({ title: l.title, scope: l.scope, reason, detail }));
+  result.duplicates = run.duplicates.map(({ learning: l, file }) => ({ title: l.title, file }));
+  result.written = run.written.map(({ learning: l, file, id }) => ({ file, id, title: l.title, scope: l.scope, type: l.type }));
+  const { source, kept: learnings, episode: modelEpisode, touched } = run;
 
   if (opts.dryRun) {
-    const { parseMemoryFile } = await import('../vault/format.js');
-    render(slots.map((s) => {
-      const text = readRegular(s.target.abs);
-      return text === null ? null : parseMemoryFile(text, s.target.path);
-    }));
     // What the episode note would say (nothing is written).
     if (vault.config.extract.episodeNote) {
       try {
@@ -334,10 +254,6 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
     }
     return result;
   }
-  checkLedger(vault.root);
-  const { appendTogether } = await import('../vault/edit.js');
-  const writtenPaths = await appendTogether(appends, render);
-  const touched: VaultFile[] = slots.filter((s) => writtenPaths.includes(s.target.path)).map((s) => describeFile(vault, s.target.abs));
 
   // Compact what was written to.
   if (touched.length > 0) {
