@@ -6,6 +6,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/process/**/*.test.ts'],
+    setupFiles: ['test/setup.ts'],
     testTimeout: 120_000,
     hookTimeout: 120_000,
   },
