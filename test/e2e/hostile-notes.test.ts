@@ -120,7 +120,7 @@ describe('a typed note whose frontmatter does not parse is named, never silently
 });
 
 describe('mem import ai-agents: a large causal graph does not hang', () => {
-  it('1,500 patterns and 150,000 edges (a 10 MB causal-graph.json) import in seconds, not patterns × edges', async () => {
+  it('1,500 patterns and 150,000 edges (a 10 MB causal-graph.json) import whole: every pattern and edge read (their time: npm run bench)', async () => {
     const v = tempVault();
     const dir = tempDir();
     const P = 1500;
@@ -203,7 +203,7 @@ describe('an episode note with pathological lines stays fast to read', () => {
 });
 
 describe('a pattern note with a very long Causal Relationships section', () => {
-  it('30,000 relationship and junk lines in a 1 MB note: list, path, validate, context and add stay fast', async () => {
+  it('30,000 relationship and junk lines in a 1 MB note: list, path, validate, context and add all answer (their time: npm run bench)', async () => {
     const v = tempVault();
     const rels = Array.from({ length: 20_000 }, (_, i) => `- causes [[PATTERN-x${i}]]`).join('\n');
     const junk = Array.from({ length: 10_000 }, (_, i) => `junk line ${i}`).join('\n');
