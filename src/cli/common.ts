@@ -81,11 +81,10 @@ export function printIndexNotes(ctx: Ctx, ix: FreshIndex): void {
 /** Open a fresh index for `vault` and run `fn`; warnings go to stderr. */
 export async function withFreshIndex<T>(ctx: Ctx, vault: Vault, opts: { refresh?: boolean; tolerateBusy?: boolean }, fn: (ix: FreshIndex) => T | Promise<T>): Promise<T> {
   const { withIndex } = await import('../index/open.js');
-  const { skipNotices } = await import('../vault/vault.js');
-  return withIndex(vault, { ...opts, progressFor: progressFactory(ctx) }, (ix) => {
-    printIndexNotes(ctx, ix);
-    // Links out of the vault and folders that cannot be listed: said once, here.
-    for (const n of skipNotices(vault)) ctx.warn(n);
+  const { freshWarnings } = await import('../services/fresh.js');
+  return withIndex(vault, { ...opts, progressFor: progressFactory(ctx) }, async (ix) => {
+    // The index's notes, then links out of the vault and folders that cannot be listed: said once, here.
+    for (const w of await freshWarnings(vault, ix)) ctx.warn(w);
     return fn(ix);
   });
 }

@@ -119,23 +119,14 @@ const searchTool: ToolSpec = {
     if (filter.statuses?.includes('retired')) throw usageError('search never returns retired entries', 'mem list --status retired shows them (or the list tool, which mem mcp --tools all offers)');
     const session = await checkedSession(args.session_id);
     const vault = await env.openVault();
-    const r = await checkedRank(vault, args.rank);
-    const { runSearch } = await import('../../retrieve/search.js');
+    const detail = args.detail ?? 'none';
+    const { searchMemory } = await import('../../services/search.js');
     const { hitJson } = await import('../../render/hits.js');
-    const now = env.now();
-    const lim = args.limit ?? vault.config.search.limit;
-    const hw: string[] = [];
-    const { value: res, warnings: w } = await fresh(vault, async (ix) => runSearch(ix.db, {
-      query: args.query, limit: lim, candidates: Math.max(vault.config.search.candidates, lim), filter, rank: r,
-      maxChars: args.max_chars, now, scopeMultipliers: vault.config.scopeMultipliers, hybrid: await hybridFor(env, vault, ix.db, args.query, hw),
-    }));
-    w.push(...hw);
-    if (res.truncated) w.push(`the query has more than ${res.terms.length} distinct terms; searched for the first ${res.terms.length}`);
-    if (res.onlyStopwords) w.push('the query has only common words (like "the", "what", "is"); nothing to search for');
-    await logRetrieval(vault, session, now, args.query, res.results.map((h) => h.id));
+    const found = await searchMemory(vault, { queries: [{ query: args.query }], filter, limit: args.limit, rank: args.rank, maxChars: args.max_chars, detail },
+      { env: env.vars, now: env.now(), session });
+    const res = found.answers[0];
     // Episodes carry key_moment (as mem search --json); their messages by the detail level.
-    const results = (args.detail ?? 'none') === 'none' ? res.results : (await import('../../episodes/local.js')).withMessages(vault.root, res.results, args.detail!);
-    return toolResult(withWarnings({ query: args.query, results: results.map((h, rank) => hitJson(h, false, { rank, detail: args.detail ?? 'none' })) }, w));
+    return toolResult(withWarnings({ query: args.query, results: res.results.map((h, rank) => hitJson(h, false, { rank, detail })) }, [...found.warnings, ...res.warnings]));
   },
 };
 
