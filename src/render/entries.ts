@@ -27,5 +27,6 @@ export async function contextJson(res: ContextResult, detail: DetailLevel = 'aut
     failures: res.failures,
     // What each section left out (past its limit or over its budget), by section.
     omitted: { institutional: res.institutionalOmitted, ...res.omitted },
+    patterns: res.patterns,
   };
 }

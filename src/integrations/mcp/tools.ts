@@ -4,7 +4,6 @@
 import { z } from 'zod';
 import { formatWhere, usageError } from '../../errors.js';
 import type { FreshIndex } from '../../index/open.js';
-import type { SearchRequest } from '../../retrieve/search.js';
 import { DOMAINS, ENTRY_TYPES, STATUSES } from '../../vault/entry.js';
 import { LEARNING_TYPES, SCOPES } from '../../vault/scope.js';
 import type { Vault } from '../../vault/vault.js';
@@ -12,7 +11,8 @@ import { argName, filterFromArgs, redactedOutput, toolResult, type FilterArgs } 
 import { NOT_EPISODES } from '../../index/queries.js';
 import { PATTERN_TOOLS } from './pattern-tools.js';
 import { EPISODE_TOOLS } from './episode-tools.js';
-import type { ToolEnv, ToolSpec } from './tool-spec.js';
+import type { ToolSpec } from './tool-spec.js';
+import { readFresh } from '../../services/fresh.js';
 
 // Bounds that keep one request from tying the server up; far above what an agent sends.
 const MAX_QUERY = 10_000;
@@ -48,52 +48,18 @@ const dryRun = z.boolean().optional().describe('write nothing, report what would
 const item = z.looseObject({ id: z.string() });
 const warnings = z.array(z.string()).optional();
 
-function indexNotes(ix: FreshIndex): string[] {
-  return [...ix.notes, ...(ix.report?.diagnostics ?? []).map((d) => formatWhere(d.message, { file: d.file, line: d.line }))];
-}
-
 /** Run `read` on a fresh index of the vault, as every CLI read does; returns its value and the index's notes. */
-async function fresh<T>(vault: Vault, read: (ix: FreshIndex) => T | Promise<T>): Promise<{ value: T; warnings: string[] }> {
-  const { withIndex } = await import('../../index/open.js');
-  const { skipNotices } = await import('../../vault/vault.js');
-  return withIndex(vault, { refresh: true, tolerateBusy: true }, async (ix) => {
-    const value = await read(ix);
-    return { value, warnings: [...indexNotes(ix), ...skipNotices(vault)] };
-  });
-}
-
-/**
- * With embeddings configured, the hybrid hook for `text` as `mem search` and `mem context` build
- * it (src/retrieve/hybrid.ts): the endpoint down or no vectors yet → lexical, with the warning.
- */
-async function hybridFor(env: ToolEnv, vault: Vault, db: FreshIndex['db'], text: string, warnings: string[]): Promise<SearchRequest['hybrid']> {
-  const emb = (await import('../../vault/config.js')).embeddingsFrom(vault.config.embeddings, env.vars);
-  if (!emb) return undefined;
-  const setup = await (await import('../../retrieve/hybrid.js')).prepareHybrid(db, emb, [text], env.vars);
-  if (setup.warning) warnings.push(setup.warning);
-  return setup.hooks?.[0];
+function fresh<T>(vault: Vault, read: (ix: FreshIndex) => T | Promise<T>): Promise<{ value: T; warnings: string[] }> {
+  return readFresh(vault, {}, read);
 }
 
 function withWarnings(data: Record<string, unknown>, w: string[]): Record<string, unknown> {
   return w.length > 0 ? { ...data, warnings: w } : data;
 }
 
-async function logRetrieval(vault: Vault, session: string | undefined, now: number, query: string, ids: string[]): Promise<void> {
-  if (!session) return;
-  const { appendRetrieval } = await import('../../vault/sessions.js');
-  appendRetrieval(vault.root, session, [{ at: new Date(now).toISOString(), query: query.length > 2000 ? `${query.slice(0, 2000)}…` : query, ids }]);
-}
-
 async function checkedSession(session: string | undefined): Promise<string | undefined> {
   if (session !== undefined) (await import('../../vault/sessions.js')).checkSessionId(session);
   return session;
-}
-
-async function checkedRank(vault: Vault, r: string | undefined): Promise<string> {
-  const { policyFor } = await import('../../retrieve/search.js');
-  const name = r ?? vault.config.search.rank;
-  policyFor(name);
-  return name;
 }
 
 const searchTool: ToolSpec = {
@@ -253,31 +219,17 @@ const contextTool: ToolSpec = {
   annotations: { readOnlyHint: true, openWorldHint: false },
   async run(a, env) {
     const args = a as unknown as { task: string; institutional_chars?: number; task_chars?: number; proxy_chars?: number; pattern_chars?: number; limit?: number; rank?: string; session_id?: string } & FilterArgs;
-    const filter = { kinds: [...NOT_EPISODES], ...filterFromArgs(args) }; // as mem context: learnings, not episodes
     const session = await checkedSession(args.session_id);
     const vault = await env.openVault();
-    const r = await checkedRank(vault, args.rank);
-    const c = vault.config.context;
-    const { buildContext } = await import('../../retrieve/context.js');
-    const { DEFAULT_FAILURE_CHARS: failureChars } = await import('../../retrieve/episode-warnings.js');
+    const { taskContext } = await import('../../services/context.js');
     const { renderContextMd } = await import('../../render/context.js');
     const { contextJson } = await import('../../render/entries.js');
-    const now = env.now();
-    const hw: string[] = [];
-    const { value: res, warnings: w } = await fresh(vault, async (ix) => buildContext(ix.db, {
-      task: args.task, filter, rank: r, now, scopeMultipliers: vault.config.scopeMultipliers,
-      institutionalChars: args.institutional_chars ?? c.institutionalChars, taskChars: args.task_chars ?? c.taskChars,
-      proxyChars: args.proxy_chars ?? c.proxyChars, limit: args.limit ?? c.limit, candidates: vault.config.search.candidates,
-      hybrid: await hybridFor(env, vault, ix.db, args.task, hw),
-      failureChars,
-    }));
-    w.push(...hw);
-    await logRetrieval(vault, session, now, args.task, [...res.learnings, ...res.proxy].map((h) => h.id));
-    const { addProvenPatterns, DEFAULT_PATTERN_CHARS } = await import('../../retrieve/context.js');
-    const full = await addProvenPatterns(res, vault.root, args.pattern_chars ?? DEFAULT_PATTERN_CHARS);
-    if (full.learnings.some((h) => h.episode)) full.learnings = (await import('../../episodes/local.js')).withMessages(vault.root, full.learnings, 'auto');
-    const markdown = renderContextMd(full);
-    return toolResult(withWarnings({ markdown, ...(await contextJson(full)), patterns: full.patterns }, w), markdown);
+    const { context, warnings: w } = await taskContext(vault, {
+      task: args.task, filter: filterFromArgs(args), rank: args.rank, limit: args.limit, detail: 'auto',
+      institutionalChars: args.institutional_chars, taskChars: args.task_chars, proxyChars: args.proxy_chars, patternChars: args.pattern_chars,
+    }, { env: env.vars, now: env.now(), session });
+    const markdown = renderContextMd(context);
+    return toolResult(withWarnings({ markdown, ...(await contextJson(context)) }, w), markdown);
   },
 };
 
