@@ -1,7 +1,9 @@
 // The public JSON shape of an entry listed from the index (mem list --json, mem context --json,
-// the MCP server's list and context tools). Pure; the caller prints.
+// the MCP server's list and context tools) and of one just added (mem add --json, the add tool).
+// Pure; the caller prints.
 
 import type { EntryRow } from '../index/queries.js';
+import type { AddResult } from '../lifecycle/add.js';
 import type { ContextResult } from '../retrieve/context.js';
 import { episodeMark, type DetailLevel } from '../episodes/detail.js';
 
@@ -29,4 +31,9 @@ export async function contextJson(res: ContextResult, detail: DetailLevel = 'aut
     omitted: { institutional: res.institutionalOmitted, ...res.omitted },
     patterns: res.patterns,
   };
+}
+
+/** `mem add --json`'s shape of the entry written: where it went, and what was redacted on the way. */
+export function addedJson(added: AddResult): Record<string, unknown> {
+  return { id: added.id, path: added.file.path, line: added.line, scope: added.file.scope, ...(added.redacted && { redacted: added.redacted }) };
 }

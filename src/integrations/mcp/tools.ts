@@ -2,7 +2,7 @@
 // to call them, and handlers that call the same domain functions as the CLI's commands.
 
 import { z } from 'zod';
-import { formatWhere, usageError } from '../../errors.js';
+import { usageError } from '../../errors.js';
 import type { FreshIndex } from '../../index/open.js';
 import { DOMAINS, ENTRY_TYPES, STATUSES } from '../../vault/entry.js';
 import { LEARNING_TYPES, SCOPES } from '../../vault/scope.js';
@@ -146,18 +146,16 @@ const addTool: ToolSpec = {
   async run(a, env) {
     const args = a as Record<string, unknown> & { text: string; session_id?: string; importance?: number };
     if (args.session_id !== undefined) await checkedSession(args.session_id);
-    const { addEntry, checkAdd } = await import('../../lifecycle/add.js');
     const req = {
       text: args.text, type: args.type as string | undefined, domain: args.domain as string | undefined, importance: args.importance,
       phase: args.phase as string | undefined, scope: args.scope as string | undefined, job: args.job as string | undefined,
       task: args.task as string | undefined, institutional: args.institutional as boolean | undefined,
       tags: args.tags as string | string[] | undefined, title: args.title as string | undefined, sessionId: args.session_id, date: env.today(),
     };
-    checkAdd(req, argName);
-    const vault = await env.openVault();
-    const added = await addEntry(vault, req, vault.root, argName);
-    const w = [...added.diagnostics.map((d) => formatWhere(d.message, { file: d.file, line: d.line })), ...added.notes, ...(added.warning ? [added.warning] : [])];
-    return toolResult(withWarnings({ id: added.id, path: added.file.path, line: added.line, scope: added.file.scope, ...(added.redacted && { redacted: added.redacted }) }, w));
+    const { addLearning } = await import('../../services/add.js');
+    const { addedJson } = await import('../../render/entries.js');
+    const { added, problems, notes } = await addLearning(req, { vault: () => env.openVault(), name: argName });
+    return toolResult(withWarnings(addedJson(added), [...problems, ...notes]));
   },
 };
 
