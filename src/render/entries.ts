@@ -1,6 +1,6 @@
 // The public JSON shape of an entry listed from the index (mem list --json, mem context --json,
-// the MCP server's list and context tools) and of one just added (mem add --json, the add tool).
-// Pure; the caller prints.
+// the MCP server's list and context tools), of one just added (mem add --json, the add tool) and
+// of the decisions of reinforce and review. Pure; the caller prints.
 
 import type { EntryRow } from '../index/queries.js';
 import type { AddResult } from '../lifecycle/add.js';
@@ -36,4 +36,9 @@ export async function contextJson(res: ContextResult, detail: DetailLevel = 'aut
 /** `mem add --json`'s shape of the entry written: where it went, and what was redacted on the way. */
 export function addedJson(added: AddResult): Record<string, unknown> {
   return { id: added.id, path: added.file.path, line: added.line, scope: added.file.scope, ...(added.redacted && { redacted: added.redacted }) };
+}
+
+/** `mem reinforce --json`'s and `mem review --json`'s shape: each entry's decision, and the ids no file holds. */
+export function decisionsJson(res: { decisions: object[]; unknown: string[] }, opts: { dryRun?: boolean; rating?: string }): Record<string, unknown> {
+  return { dry_run: Boolean(opts.dryRun), ...(opts.rating !== undefined && { rating: opts.rating }), decisions: res.decisions, unknown: res.unknown };
 }

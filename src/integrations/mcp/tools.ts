@@ -178,11 +178,10 @@ const reinforceTool: ToolSpec = {
   async run(a, env) {
     const args = a as unknown as { ids: string[]; dry_run?: boolean };
     const vault = await env.openVault();
-    const { reinforceIds } = await import('../../lifecycle/reinforce-ids.js');
-    const w: string[] = [];
-    const res = await reinforceIds(vault, [...new Set(args.ids)], { today: env.today(), dryRun: args.dry_run, onNotes: (n) => w.push(...n) });
-    if (res.lag) w.push(res.lag);
-    return toolResult(withWarnings({ dry_run: Boolean(args.dry_run), decisions: res.decisions as unknown as Record<string, unknown>[], unknown: res.unknown }, w));
+    const { reinforceEntries } = await import('../../services/reinforce.js');
+    const { decisionsJson } = await import('../../render/entries.js');
+    const res = await reinforceEntries(vault, args.ids, { today: env.today(), dryRun: args.dry_run });
+    return toolResult(withWarnings(decisionsJson(res, { dryRun: args.dry_run }), res.warnings));
   },
 };
 
@@ -277,11 +276,10 @@ const reviewTool: ToolSpec = {
   async run(a, env) {
     const args = a as unknown as { ids: string[]; rating: 'again' | 'hard' | 'good' | 'easy'; dry_run?: boolean };
     const vault = await env.openVault();
-    const { reviewIds } = await import('../../lifecycle/review.js');
-    const w: string[] = [];
-    const res = await reviewIds(vault, [...new Set(args.ids)], { rating: args.rating, now: env.now(), dryRun: args.dry_run, onNotes: (n) => w.push(...n) });
-    if (res.lag) w.push(res.lag);
-    return toolResult(withWarnings({ dry_run: Boolean(args.dry_run), decisions: res.decisions as unknown as Record<string, unknown>[], unknown: res.unknown }, w));
+    const { reviewEntries } = await import('../../services/reinforce.js');
+    const { decisionsJson } = await import('../../render/entries.js');
+    const res = await reviewEntries(vault, args.ids, { rating: args.rating, now: env.now(), dryRun: args.dry_run });
+    return toolResult(withWarnings(decisionsJson(res, { dryRun: args.dry_run }), res.warnings));
   },
 };
 
