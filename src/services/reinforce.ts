@@ -6,20 +6,11 @@ import type { ReviewRating } from '../fsrs/state.js';
 import type { ReinforceIdsResult } from '../lifecycle/reinforce-ids.js';
 import type { ReviewIdsResult } from '../lifecycle/review.js';
 import type { Vault } from '../vault/vault.js';
+import { warningsFor, type WarningSink } from './fresh.js';
 
-/**
- * How a rating's warnings reach the front-end. The notes of locating the ids (an id in several
- * files, a file that cannot be read) are known before the write, which may still fail: a
- * front-end that shows them as they come passes `onNotes`; otherwise they lead the warnings.
- */
-export interface RatingRun {
+/** Warnings: the notes of locating the ids (an id in several files, a file that cannot be read), then the index's lag after the write. */
+export interface RatingRun extends WarningSink {
   dryRun?: boolean;
-  onNotes?: (notes: string[]) => void;
-}
-
-/** The index not updated after the write, last: the markdown is written. */
-function warningsOf(notes: string[], lag: string | undefined): string[] {
-  return [...notes, ...(lag ? [lag] : [])];
 }
 
 /**
@@ -28,15 +19,17 @@ function warningsOf(notes: string[], lag: string | undefined): string[] {
  */
 export async function reinforceEntries(vault: Vault, ids: string[], opts: RatingRun & { today: string; used?: Set<string>; review?: { now: number } }): Promise<ReinforceIdsResult & { warnings: string[] }> {
   const { reinforceIds } = await import('../lifecycle/reinforce-ids.js');
-  const notes: string[] = [];
-  const res = await reinforceIds(vault, [...new Set(ids)], { today: opts.today, used: opts.used, review: opts.review, dryRun: opts.dryRun, onNotes: opts.onNotes ?? ((n) => notes.push(...n)) });
-  return { ...res, warnings: warningsOf(notes, res.lag) };
+  const w = warningsFor(opts);
+  const res = await reinforceIds(vault, [...new Set(ids)], { today: opts.today, used: opts.used, review: opts.review, dryRun: opts.dryRun, onNotes: (n) => w.add(...n) });
+  if (res.lag) w.add(res.lag);
+  return { ...res, warnings: w.list };
 }
 
 /** One FSRS review of each entry (a second within a day is skipped). */
 export async function reviewEntries(vault: Vault, ids: string[], opts: RatingRun & { rating: ReviewRating; now: number }): Promise<ReviewIdsResult & { warnings: string[] }> {
   const { reviewIds } = await import('../lifecycle/review.js');
-  const notes: string[] = [];
-  const res = await reviewIds(vault, [...new Set(ids)], { rating: opts.rating, now: opts.now, dryRun: opts.dryRun, onNotes: opts.onNotes ?? ((n) => notes.push(...n)) });
-  return { ...res, warnings: warningsOf(notes, res.lag) };
+  const w = warningsFor(opts);
+  const res = await reviewIds(vault, [...new Set(ids)], { rating: opts.rating, now: opts.now, dryRun: opts.dryRun, onNotes: (n) => w.add(...n) });
+  if (res.lag) w.add(res.lag);
+  return { ...res, warnings: w.list };
 }

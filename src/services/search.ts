@@ -7,7 +7,7 @@ import type { EntryFilter } from '../index/queries.js';
 import type { DetailLevel } from '../episodes/detail.js';
 import type { SearchRequest, SearchResult } from '../retrieve/search.js';
 import type { Vault } from '../vault/vault.js';
-import { readFresh, type ReadOptions } from './fresh.js';
+import { readFresh, type ReadOptions, type Warnings } from './fresh.js';
 import { logRetrieval } from './retrieval-log.js';
 
 /** One query of a search; a batch may give each its own limit. */
@@ -45,7 +45,7 @@ export interface SearchAnswer {
   answers: QueryAnswer[];
   /** The limit in effect (for the line that says matches were left out). */
   limit: number;
-  /** The index's, the vault walk's and the embeddings' warnings, in that order. */
+  /** The index's, the vault walk's and the embeddings' warnings, in that order (unless sent to `warn`). */
   warnings: string[];
 }
 
@@ -61,11 +61,11 @@ export async function checkedRank(vault: Vault, rank: string | undefined): Promi
  * With embeddings configured, one hybrid hook per text (src/retrieve/hybrid.ts); the endpoint
  * down or no vectors yet: lexical, with a warning. Null without embeddings.
  */
-export async function hybridHooks(vault: Vault, db: Db, texts: string[], env: NodeJS.ProcessEnv, warnings: string[]): Promise<SearchRequest['hybrid'][] | null> {
+export async function hybridHooks(vault: Vault, db: Db, texts: string[], env: NodeJS.ProcessEnv, warnings: Warnings): Promise<SearchRequest['hybrid'][] | null> {
   const emb = (await import('../vault/config.js')).embeddingsFrom(vault.config.embeddings, env);
   if (!emb) return null;
   const setup = await (await import('../retrieve/hybrid.js')).prepareHybrid(db, emb, texts, env);
-  if (setup.warning) warnings.push(setup.warning);
+  if (setup.warning) warnings.add(setup.warning);
   return setup.hooks;
 }
 

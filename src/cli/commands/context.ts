@@ -73,7 +73,7 @@ async function contextCommand(ctx: Ctx, taskArgs: string[], opts: ContextOptions
   if (sessionId) (await import('../../vault/sessions.js')).checkSessionId(sessionId);
   const vault = await vaultFor(ctx);
   const { taskContext } = await import('../../services/context.js');
-  const { context, warnings } = await taskContext(vault, {
+  const { context } = await taskContext(vault, {
     task, filter, rank: opts.rank, detail,
     institutionalChars: parseIntOption('--institutional-chars', opts.institutionalChars),
     taskChars: parseIntOption('--task-chars', opts.taskChars),
@@ -81,8 +81,7 @@ async function contextCommand(ctx: Ctx, taskArgs: string[], opts: ContextOptions
     patternChars: parseIntOption('--pattern-chars', opts.patternChars),
     failureChars: parseIntOption('--failure-chars', opts.failureChars),
     limit: parseIntOption('--limit', opts.limit, 1),
-  }, { env: ctx.env, now: ctx.now(), session: sessionId, refresh: opts.refresh, progressFor: progressFactory(ctx) });
-  for (const w of warnings) ctx.warn(w);
+  }, { env: ctx.env, now: ctx.now(), session: sessionId, refresh: opts.refresh, progressFor: progressFactory(ctx), warn: (w) => ctx.warn(w) });
   if (ctx.json) {
     const { contextJson } = await import('../../render/entries.js');
     ctx.out(JSON.stringify(await contextJson(context, detail), null, 2));

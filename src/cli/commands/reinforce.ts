@@ -72,9 +72,8 @@ async function reinforceCommand(ctx: Ctx, idArgs: string[], opts: ReinforceOptio
   }
   const { reinforceEntries } = await import('../../services/reinforce.js');
   const res = await reinforceEntries(vault, ids, {
-    today: ctx.today(), used, review: sessionId || opts.transcript ? { now: ctx.now() } : undefined, dryRun: opts.dryRun, onNotes: (notes) => notes.forEach((n) => ctx.warn(n)),
+    today: ctx.today(), used, review: sessionId || opts.transcript ? { now: ctx.now() } : undefined, dryRun: opts.dryRun, warn: (w) => ctx.warn(w),
   });
-  for (const w of res.warnings) ctx.warn(w);
   const { decisions, unknown } = res;
   if (ctx.json) {
     ctx.out(JSON.stringify((await import('../../render/entries.js')).decisionsJson(res, { dryRun: opts.dryRun }), null, 2));

@@ -43,9 +43,8 @@ async function reviewCommand(ctx: Ctx, ids: string[], opts: ReviewOptions): Prom
   const vault = await vaultFor(ctx);
   const { reviewEntries } = await import('../../services/reinforce.js');
   const res = await reviewEntries(vault, ids, {
-    rating: rating as ReviewRating, now: ctx.now(), dryRun: opts.dryRun, onNotes: (notes) => notes.forEach((n) => ctx.warn(n)),
+    rating: rating as ReviewRating, now: ctx.now(), dryRun: opts.dryRun, warn: (w) => ctx.warn(w),
   });
-  for (const w of res.warnings) ctx.warn(w);
   const { decisions, unknown } = res;
   if (ctx.json) {
     ctx.out(JSON.stringify((await import('../../render/entries.js')).decisionsJson(res, { dryRun: opts.dryRun, rating }), null, 2));

@@ -128,8 +128,7 @@ async function searchCommand(ctx: Ctx, queryArgs: string[], opts: SearchOptions)
   const found = await searchMemory(vault, {
     queries: batch ? batch.items.map((it) => ({ query: it.query, limit: it.limit })) : [{ query }],
     filter, limit: limitOpt, candidates: candidatesOpt, rank: opts.rank, maxChars, detail,
-  }, { env: ctx.env, now: ctx.now(), session: sessionId, refresh: opts.refresh, progressFor: progressFactory(ctx) });
-  for (const w of found.warnings) ctx.warn(w);
+  }, { env: ctx.env, now: ctx.now(), session: sessionId, refresh: opts.refresh, progressFor: progressFactory(ctx), warn: (w) => ctx.warn(w) });
   const { hitJson, renderHuman, renderMd, styleFor } = await import('../../render/hits.js');
   if (batch) {
     const lines = batch.items.map((item, i) => JSON.stringify({ id: item.id, results: found.answers[i].results.map((h, rank) => hitJson(h, Boolean(opts.explain), { rank, detail })) }));

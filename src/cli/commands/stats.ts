@@ -23,7 +23,7 @@ Examples:
 async function statsCommand(ctx: Ctx, opts: { refresh?: boolean }): Promise<void> {
   const vault = await vaultFor(ctx);
   const { planRefresh, staleCount } = await import('../../index/indexer.js');
-  const stats = await withFreshIndex(ctx, vault, { refresh: opts.refresh !== false, tolerateBusy: true }, (ix) => {
+  const stats = await withFreshIndex(ctx, vault, { refresh: opts.refresh }, (ix) => {
     const db = ix.db;
     const group = (col: string) => Object.fromEntries(
       (db.prepare(`SELECT ${col} AS k, count(*) AS n FROM entries GROUP BY ${col} ORDER BY n DESC`).all() as { k: string; n: number }[]).map((r) => [r.k, r.n]),

@@ -3,16 +3,12 @@
 
 import { z } from 'zod';
 import { usageError } from '../../errors.js';
-import type { FreshIndex } from '../../index/open.js';
 import { DOMAINS, ENTRY_TYPES, STATUSES } from '../../vault/entry.js';
 import { LEARNING_TYPES, SCOPES } from '../../vault/scope.js';
-import type { Vault } from '../../vault/vault.js';
 import { argName, filterFromArgs, redactedOutput, toolResult, type FilterArgs } from './results.js';
-import { NOT_EPISODES } from '../../index/queries.js';
 import { PATTERN_TOOLS } from './pattern-tools.js';
 import { EPISODE_TOOLS } from './episode-tools.js';
 import type { ToolSpec } from './tool-spec.js';
-import { readFresh } from '../../services/fresh.js';
 
 // Bounds that keep one request from tying the server up; far above what an agent sends.
 const MAX_QUERY = 10_000;
@@ -47,11 +43,6 @@ const dryRun = z.boolean().optional().describe('write nothing, report what would
 // may hold keys of its own.
 const item = z.looseObject({ id: z.string() });
 const warnings = z.array(z.string()).optional();
-
-/** Run `read` on a fresh index of the vault, as every CLI read does; returns its value and the index's notes. */
-function fresh<T>(vault: Vault, read: (ix: FreshIndex) => T | Promise<T>): Promise<{ value: T; warnings: string[] }> {
-  return readFresh(vault, {}, read);
-}
 
 function withWarnings(data: Record<string, unknown>, w: string[]): Record<string, unknown> {
   return w.length > 0 ? { ...data, warnings: w } : data;
@@ -113,11 +104,11 @@ const getTool: ToolSpec = {
   async run(a, env) {
     const { id } = a as { id: string };
     const vault = await env.openVault();
-    const { findRows, readFound, entryRecord } = await import('../../retrieve/get.js');
-    const { value: rows, warnings: w } = await fresh(vault, (ix) => findRows(ix.db, id));
-    const found = await readFound(vault, rows);
+    const { getEntry } = await import('../../services/get.js');
+    const { entryRecord } = await import('../../render/entries.js');
+    const { found, warnings: w } = await getEntry(vault, id);
     const data: Record<string, unknown> = { entry: entryRecord(found) };
-    if (rows.length > 1) data.also_in = rows.slice(1).map((r) => `${r.path}:${r.line}`);
+    if (found.rows.length > 1) data.also_in = found.rows.slice(1).map((r) => `${r.path}:${r.line}`);
     return toolResult(withWarnings(data, w));
   },
 };
@@ -244,15 +235,11 @@ const listTool: ToolSpec = {
   annotations: { readOnlyHint: true, openWorldHint: false },
   async run(a, env) {
     const args = a as unknown as { all?: boolean; limit?: number } & FilterArgs;
-    const filter = { kinds: [...NOT_EPISODES], ...filterFromArgs(args) }; // as mem list
-    filter.includeRetired = Boolean(args.all) || Boolean(filter.statuses?.includes('retired'));
     const vault = await env.openVault();
-    const { listEntries } = await import('../../index/queries.js');
+    const { listMemory } = await import('../../services/list.js');
     const { entryJson } = await import('../../render/entries.js');
-    const lim = args.limit ?? 100;
-    // One more than asked tells whether there are more.
-    const { value: rows, warnings: w } = await fresh(vault, (ix) => listEntries(ix.db, filter, lim + 1));
-    return toolResult(withWarnings({ entries: rows.slice(0, lim).map(entryJson), truncated: rows.length > lim }, w));
+    const { rows, truncated, warnings: w } = await listMemory(vault, { filter: filterFromArgs(args), all: args.all, limit: args.limit ?? 100 });
+    return toolResult(withWarnings({ entries: rows.map(entryJson), truncated }, w));
   },
 };
 
@@ -299,9 +286,9 @@ const recentTool: ToolSpec = {
   async run(a, env) {
     const args = a as unknown as { limit?: number; days?: number; session?: string; detail?: 'auto' | 'none' | 'full' };
     const vault = await env.openVault();
-    const { recentEpisodes } = await import('../../episodes/recent.js');
-    const { value, warnings: w } = await fresh(vault, (ix) => recentEpisodes(ix.db, { limit: args.limit ?? 10, days: args.days, session: args.session, nowMs: env.now(), detail: args.detail, root: vault.root }));
-    return toolResult(withWarnings({ episodes: value as unknown as Record<string, unknown>[] }, w));
+    const { recentMemory } = await import('../../services/recent.js');
+    const { episodes, warnings: w } = await recentMemory(vault, { limit: args.limit ?? 10, days: args.days, session: args.session, now: env.now(), detail: args.detail });
+    return toolResult(withWarnings({ episodes: episodes as unknown as Record<string, unknown>[] }, w));
   },
 };
 
