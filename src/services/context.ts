@@ -9,7 +9,7 @@ import type { DetailLevel } from '../episodes/detail.js';
 import type { ContextResult } from '../retrieve/context.js';
 import type { HookAnswer, SeeMore } from '../render/context.js';
 import type { Vault } from '../vault/vault.js';
-import { readFresh } from './fresh.js';
+import { readFresh, warningsFor, type WarningSink } from './fresh.js';
 import { logRetrieval } from './retrieval-log.js';
 import { checkedRank, hybridHooks, type ServiceRun } from './search.js';
 
@@ -63,7 +63,8 @@ export const HOOK_SESSION_BUDGET = { institutionalChars: 3000, taskChars: 3500, 
 /** What a prompt hook may inject at most: a few learnings, a small budget. */
 export const HOOK_PROMPT_BUDGET = { limit: 3, maxChars: 1500 };
 
-export interface HookContextRequest {
+/** Warnings (`warn`) are for the hook log: a hook prints nothing but its answer. */
+export interface HookContextRequest extends WarningSink {
   /** `session`: the session's start; `prompt`: one prompt of it. */
   mode: 'session' | 'prompt';
   /** The prompt (prompt mode). */
@@ -80,13 +81,13 @@ export interface HookContextRequest {
 }
 
 /**
- * The hook's answer, or null when it has nothing to say; `notes` are for the hook log. A prompt
- * gets only the few learnings that clearly bear on it and were not given earlier in the session;
- * a session start gets the norms, recent failures, proven patterns and the learnings for its
- * first prompt — or, with no prompt yet, the project's most prominent ones.
+ * The hook's answer, or null when it has nothing to say. A prompt gets only the few learnings
+ * that clearly bear on it and were not given earlier in the session; a session start gets the
+ * norms, recent failures, proven patterns and the learnings for its first prompt — or, with no
+ * prompt yet, the project's most prominent ones.
  */
-export async function hookContext(vault: Vault, req: HookContextRequest): Promise<{ answer: HookAnswer | null; notes: string[] }> {
-  const notes: string[] = [];
+export async function hookContext(vault: Vault, req: HookContextRequest): Promise<{ answer: HookAnswer | null; warnings: string[] }> {
+  const w = warningsFor(req);
   const { deadline, now } = req;
   const c = vault.config.context;
   const rank = vault.config.search.rank;
@@ -103,7 +104,7 @@ export async function hookContext(vault: Vault, req: HookContextRequest): Promis
     const res = await req.withIndex((db) => deadline.passed() ? { skipped: 'the hook\'s deadline passed', terms: [], learnings: [], omitted: [] } : promptLearnings(db, {
       prompt, ...common, limit: HOOK_PROMPT_BUDGET.limit, maxChars: HOOK_PROMPT_BUDGET.maxChars, exclude,
     }));
-    if (res.skipped && deadline.passed()) notes.push('the hook\'s deadline passed before the search; nothing printed');
+    if (res.skipped && deadline.passed()) w.add('the hook\'s deadline passed before the search; nothing printed');
     if (res.learnings.length + res.omitted.length > 0) answer = { mode: 'prompt', learnings: res.learnings, omitted: res.omitted };
     ids = res.learnings.map((h) => h.id);
     query = prompt;
@@ -136,13 +137,13 @@ export async function hookContext(vault: Vault, req: HookContextRequest): Promis
       return built;
     });
     if (res === null) {
-      notes.push('the hook\'s deadline passed before the index was read; nothing printed');
-      return { answer: null, notes };
+      w.add('the hook\'s deadline passed before the index was read; nothing printed');
+      return { answer: null, warnings: w.list };
     }
     if (!task) res.task = `the ${project} project (session start; no prompt yet)`;
     // Past the deadline the answer is what is there: patterns are read only with time left.
     const full = deadline.passed() ? res : await addProvenPatterns(res, root, HOOK_SESSION_BUDGET.patternChars);
-    if (deadline.passed()) notes.push('the hook\'s deadline passed; answered with what was found by then');
+    if (deadline.passed()) w.add('the hook\'s deadline passed; answered with what was found by then');
     // Anything found, shown or only counted as left out, is said: a norm too long for the
     // hook's budget is named as left out rather than leaving the session with nothing.
     const om = full.omitted;
@@ -154,5 +155,5 @@ export async function hookContext(vault: Vault, req: HookContextRequest): Promis
     query = task ?? `session start: ${project}`;
   }
   if (req.session && ids.length > 0) await logRetrieval(root, req.session, now, [{ query, ids }]);
-  return { answer, notes };
+  return { answer, warnings: w.list };
 }

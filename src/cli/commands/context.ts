@@ -110,12 +110,11 @@ async function contextHookCommand(ctx: Ctx, agentName: string): Promise<void> {
     const { openVault } = await import('../../vault/vault.js');
     const vault = await openVault({ root, cwd: root, env: ctx.env });
     const { hookContext } = await import('../../services/context.js');
-    const { answer, notes } = await hookContext(vault, {
+    const { answer } = await hookContext(vault, {
       mode: which.mode, prompt: p.prompt, session: usableSessionId(p.sessionId), now: ctx.now(), deadline,
       task: which.mode === 'session' && p.transcript ? await hook.firstPrompt(p.transcript) : undefined,
-      withIndex: (read) => hook.withHookIndex(vault, read, note, deadline),
+      withIndex: (read) => hook.withHookIndex(vault, read, note, deadline), warn: note,
     });
-    notes.forEach(note);
     if (answer) ctx.out(hook.hookOutput(which.event, renderHookMd(answer)));
   });
   // A hook never fails its agent, whatever the work asked for.
