@@ -7,6 +7,7 @@
 //   engines       fsrs (scheduling math), llm (model providers), embeddings (vectors)
 //   features      retrieve, lifecycle, extract, episodes, notes, lint, eval
 //   render        what the CLI and the MCP server print: JSON shapes, prompt markdown, terminal text
+//   services      one function per use case (search, context, add, …) that every front-end calls
 //   integrations  git hooks and merges, agent hooks, watch, the MCP server
 //   cli           the `mem` program
 //
@@ -22,6 +23,7 @@ const LAYERS = [
   ['engines', '^src/(fsrs|llm|embeddings)/'],
   ['features', '^src/(retrieve|lifecycle|extract|episodes|notes|lint|eval)/'],
   ['render', '^src/render/'],
+  ['services', '^src/services/'],
   ['integrations', '^src/integrations/'],
   ['cli', '^src/cli/'],
 ];

@@ -78,16 +78,10 @@ export function printIndexNotes(ctx: Ctx, ix: FreshIndex): void {
   if (ix.report) printDiagnostics(ctx, ix.report.diagnostics);
 }
 
-/** Open a fresh index for `vault` and run `fn`; warnings go to stderr. */
-export async function withFreshIndex<T>(ctx: Ctx, vault: Vault, opts: { refresh?: boolean; tolerateBusy?: boolean }, fn: (ix: FreshIndex) => T | Promise<T>): Promise<T> {
-  const { withIndex } = await import('../index/open.js');
-  const { skipNotices } = await import('../vault/vault.js');
-  return withIndex(vault, { ...opts, progressFor: progressFactory(ctx) }, (ix) => {
-    printIndexNotes(ctx, ix);
-    // Links out of the vault and folders that cannot be listed: said once, here.
-    for (const n of skipNotices(vault)) ctx.warn(n);
-    return fn(ix);
-  });
+/** Open a fresh index for `vault` (a busy one answered around) and run `fn`; warnings go to stderr. */
+export async function withFreshIndex<T>(ctx: Ctx, vault: Vault, opts: { refresh?: boolean }, fn: (ix: FreshIndex) => T | Promise<T>): Promise<T> {
+  const { readFresh } = await import('../services/fresh.js');
+  return (await readFresh(vault, { refresh: opts.refresh, progressFor: progressFactory(ctx), warn: (w) => ctx.warn(w) }, (ix) => fn(ix))).value;
 }
 
 export function globals(cmd: Command): Record<string, unknown> {

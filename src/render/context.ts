@@ -110,3 +110,22 @@ export function renderPromptMd(hits: RankedHit[], omitted: string[] = []): strin
   }
   return out.join('\n');
 }
+
+/** What an agent hook injects, by its mode: a prompt's few learnings, or a session's context. */
+export type HookAnswer =
+  | { mode: 'prompt'; learnings: RankedHit[]; omitted: string[] }
+  | { mode: 'session'; context: ContextResult; see: SeeMore };
+
+/** Longest additionalContext a hook prints: well under Claude Code's ~10,000-character inline limit. */
+export const MAX_HOOK_CONTEXT = 9000;
+
+function cappedForHook(md: string): string {
+  if (md.length <= MAX_HOOK_CONTEXT) return md;
+  const cut = md.lastIndexOf('\n', MAX_HOOK_CONTEXT - 100);
+  return `${md.slice(0, cut > 0 ? cut : MAX_HOOK_CONTEXT - 100)}\n\n_(cut to fit the hook's budget; \`mem context\` shows the rest)_\n`;
+}
+
+/** The markdown a hook injects, cut to fit what the agents take inline. */
+export function renderHookMd(answer: HookAnswer): string {
+  return cappedForHook(answer.mode === 'prompt' ? renderPromptMd(answer.learnings, answer.omitted) : renderContextMd(answer.context, 'auto', answer.see));
+}

@@ -44,28 +44,3 @@ export async function readFound(vault: Vault, rows: EntryRow[]): Promise<FoundEn
     ?? parsed?.blocks.find((b) => b.entry?.id === row.entry_id);
   return { row, rows, block };
 }
-
-/** Every field of the entry (its frontmatter, then mem's), as `mem show --json` prints it. */
-export function entryRecord(found: FoundEntry): Record<string, unknown> {
-  const { row } = found;
-  const entry = found.block?.entry;
-  const meta = entry?.meta ?? (JSON.parse(row.metadata_json) as Record<string, unknown>);
-  return {
-    ...meta,
-    id: row.entry_id,
-    type: entry?.type ?? row.type,
-    domain: entry?.domain ?? row.domain,
-    importance: entry?.importance ?? row.importance,
-    phase: entry?.phase ?? row.phase,
-    status: entry?.status ?? row.status,
-    reinforcement_count: entry?.reinforcement_count ?? row.reinforcement_count,
-    last_reinforced: entry?.last_reinforced ?? row.last_reinforced,
-    created_at: entry?.created_at ?? row.created_at,
-    title: entry?.title ?? row.title,
-    path: row.path,
-    line: entry?.line ?? row.line,
-    scope: row.scope,
-    learning_type: row.learning_type,
-    body: entry?.body ?? row.body,
-  };
-}

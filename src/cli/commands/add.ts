@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { DOMAINS, ENTRY_TYPES } from '../../vault/entry.js';
 import { SCOPES } from '../../vault/scope.js';
-import { printDiagnostics, vaultFor } from '../common.js';
+import { vaultFor } from '../common.js';
 import { commandCtx, type Ctx } from '../io.js';
 
 interface AddOptions {
@@ -61,23 +61,19 @@ placeholders that name their kind, e.g. [redacted: github-token], and mem says s
 async function addCommand(ctx: Ctx, textArgs: string[], opts: AddOptions): Promise<void> {
   let text = textArgs.join(' ');
   if (text.trim() === '-' || (textArgs.length === 0 && !ctx.stdinIsTerminal())) text = ctx.readStdin();
-  const { addEntry, checkAdd } = await import('../../lifecycle/add.js');
   const req = {
     text, type: opts.type, domain: opts.domain, importance: opts.importance, phase: opts.phase, scope: opts.scope,
     job: opts.job, task: opts.task, institutional: opts.institutional, tags: opts.tags, title: opts.title, file: opts.file,
     sessionId: opts.session ?? ctx.env.MEM_SESSION, date: ctx.today(),
   };
-  // Checked before the vault is looked for, so a typo is reported first.
-  checkAdd(req);
-  const vault = await vaultFor(ctx);
-  const added = await addEntry(vault, req, ctx.cwd);
-  printDiagnostics(ctx, added.diagnostics);
+  const { addLearning } = await import('../../services/add.js');
+  const { added, problems, notes } = await addLearning(req, { vault: () => vaultFor(ctx), cwd: ctx.cwd });
+  for (const p of problems) ctx.warn(p);
   if (added.redacted) ctx.warn((await import('../../secrets/redact.js')).describeRedaction(added.redacted));
-  if (ctx.json) ctx.out(JSON.stringify({ id: added.id, path: added.file.path, line: added.line, scope: added.file.scope, ...(added.redacted && { redacted: added.redacted }) }, null, 2));
+  if (ctx.json) ctx.out(JSON.stringify((await import('../../render/entries.js')).addedJson(added), null, 2));
   else {
     ctx.out(added.id);
     ctx.info(`added to ${added.file.path}${added.line !== null ? `:${added.line}` : ''} (${added.file.scope})`);
   }
-  for (const n of added.notes) ctx.warn(n);
-  if (added.warning) ctx.warn(added.warning);
+  for (const n of notes) ctx.warn(n);
 }

@@ -47,11 +47,7 @@ async function doctorCommand(ctx: Ctx, opts: { fix?: boolean } = {}): Promise<vo
   const major = Number(process.versions.node.split('.')[0]);
   checks.push({ name: 'node', status: major >= 20 ? 'ok' : 'fail', detail: `Node ${process.versions.node}`, hint: major >= 20 ? undefined : 'mem needs Node 20 or newer' });
   try {
-    const { openDatabase } = await import('../../index/db.js');
-    const db = openDatabase(':memory:');
-    const v = (db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
-    db.exec("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='porter unicode61 remove_diacritics 2')");
-    db.close();
+    const v = (await import('../../index/stats.js')).sqliteWithFts5();
     checks.push({ name: 'sqlite', status: 'ok', detail: `SQLite ${v} with FTS5` });
   } catch (err) {
     checks.push({ name: 'sqlite', status: 'fail', detail: (err as Error).message.split('\n')[0], hint: 'reinstall: npm ci (better-sqlite3 builds from source)' });
@@ -100,9 +96,10 @@ async function doctorCommand(ctx: Ctx, opts: { fix?: boolean } = {}): Promise<vo
         const { SCHEMA_VERSION, openDatabase, quickCheck } = await import('../../index/db.js');
         const db = openDatabase(vault.dbPath, { readonly: true });
         const qc = quickCheck(db);
-        const ver = (db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string } | undefined)?.value;
-        const n = (db.prepare('SELECT count(*) AS n FROM entries').get() as { n: number }).n;
-        const broken = (db.prepare('SELECT count(*) AS n FROM files WHERE error IS NOT NULL').get() as { n: number }).n;
+        const { brokenFileCount, schemaVersionOf } = await import('../../index/stats.js');
+        const ver = schemaVersionOf(db);
+        const n = (await import('../../index/indexer.js')).countEntries(db);
+        const broken = brokenFileCount(db);
         // Files left mid-merge: named with the line of their first conflict marker.
         const conflicted = [...(await import('../../index/indexer.js')).readConflicts(db)].map(([f, l]) => `${f}:${l}`);
         db.close();

@@ -200,7 +200,7 @@ async function evalCommand(ctx: Ctx, fixture: string, opts: EvalOptions): Promis
   const filter = filterFromOptions(opts);
   const now = ctx.now();
   const started = Date.now();
-  const judged: (Judged & { q: Query })[] = await withFreshIndex(ctx, vault, { refresh: opts.refresh !== false, tolerateBusy: true }, (ix) =>
+  const judged: (Judged & { q: Query })[] = await withFreshIndex(ctx, vault, { refresh: opts.refresh }, (ix) =>
     queries.map((q) => {
       const res = runSearch(ix.db, { query: q.query, limit, candidates: Math.max(limit, vault.config.search.candidates), filter, rank, now, scopeMultipliers: vault.config.scopeMultipliers });
       return { ranked: res.results.map((h) => h.id), relevant: q.relevant, category: q.category, q };

@@ -1,10 +1,9 @@
 // `mem list`: entries by filter, for people (a table) and scripts (--json).
 
 import type { Command } from 'commander';
-import { addFilterOptions, filterFromOptions, vaultFor, withFreshIndex, type FilterOptions } from '../common.js';
-import { commandCtx, parseIntOption, type Ctx } from '../io.js';
+import { addFilterOptions, filterFromOptions, vaultFor, type FilterOptions } from '../common.js';
+import { commandCtx, parseIntOption, progressFactory, type Ctx } from '../io.js';
 import { entryJson } from '../../render/entries.js';
-import { NOT_EPISODES } from '../../index/queries.js';
 
 interface ListOptions extends FilterOptions {
   limit?: string;
@@ -31,18 +30,13 @@ Examples:
   });
 }
 
-// context.ts takes it from here.
-export { entryJson };
-
 async function listCommand(ctx: Ctx, opts: ListOptions): Promise<void> {
   const limit = parseIntOption('--limit', opts.limit, 1);
   const filter = filterFromOptions(opts);
-  // Episodes have their own listing (mem recent): here only with --kind episode.
-  filter.kinds ??= [...NOT_EPISODES];
-  filter.includeRetired = Boolean(opts.all) || Boolean(filter.statuses?.includes('retired'));
   const vault = await vaultFor(ctx);
-  const { listEntries } = await import('../../index/queries.js');
-  const rows = await withFreshIndex(ctx, vault, { refresh: opts.refresh !== false, tolerateBusy: true }, (ix) => listEntries(ix.db, filter, limit ?? -1));
+  const { listMemory } = await import('../../services/list.js');
+  // Episodes have their own listing (mem recent): here only with --kind episode.
+  const { rows } = await listMemory(vault, { filter, all: opts.all, limit }, { refresh: opts.refresh, progressFor: progressFactory(ctx), warn: (w) => ctx.warn(w) });
   if (ctx.json) {
     ctx.out(JSON.stringify({ entries: rows.map(entryJson) }, null, 2));
     return;

@@ -1,8 +1,8 @@
 // `mem recent`: the newest episodes (from `mem segment`), newest first.
 
 import type { Command } from 'commander';
-import { vaultFor, withFreshIndex } from '../common.js';
-import { commandCtx, parseIntOption, type Ctx } from '../io.js';
+import { vaultFor } from '../common.js';
+import { commandCtx, parseIntOption, progressFactory, type Ctx } from '../io.js';
 
 interface RecentOpts {
   limit?: string;
@@ -36,11 +36,9 @@ async function recentCommand(ctx: Ctx, opts: RecentOpts): Promise<void> {
   const limit = parseIntOption('--limit', opts.limit, 1) ?? 10;
   const days = parseIntOption('--days', opts.days, 1);
   const detail = (await import('../../episodes/detail.js')).detailLevel(opts.detail, 'none');
-  const { recentEpisodes } = await import('../../episodes/recent.js');
   const vault = await vaultFor(ctx);
-  const now = ctx.now();
-  const episodes = await withFreshIndex(ctx, vault, { refresh: opts.refresh !== false, tolerateBusy: true }, (ix) =>
-    recentEpisodes(ix.db, { limit, days, session: opts.session, nowMs: now, detail, root: vault.root }));
+  const { recentMemory } = await import('../../services/recent.js');
+  const { episodes } = await recentMemory(vault, { limit, days, session: opts.session, now: ctx.now(), detail }, { refresh: opts.refresh, progressFor: progressFactory(ctx), warn: (w) => ctx.warn(w) });
   if (ctx.json) {
     ctx.out(JSON.stringify({ episodes }, null, 2));
     return;

@@ -70,13 +70,13 @@ async function reinforceCommand(ctx: Ctx, idArgs: string[], opts: ReinforceOptio
     if (said.trim() === '') throw new MemError('the transcript has no assistant messages', { where: { file: opts.transcript }, hint: 'check the file, or reinforce without --transcript' });
     used = wordSet(said);
   }
-  const { reinforceIds } = await import('../../lifecycle/reinforce-ids.js');
-  const { decisions, unknown, lag } = await reinforceIds(vault, ids, {
-    today: ctx.today(), used, review: sessionId || opts.transcript ? { now: ctx.now() } : undefined, dryRun: opts.dryRun, onNotes: (notes) => notes.forEach((n) => ctx.warn(n)),
+  const { reinforceEntries } = await import('../../services/reinforce.js');
+  const res = await reinforceEntries(vault, ids, {
+    today: ctx.today(), used, review: sessionId || opts.transcript ? { now: ctx.now() } : undefined, dryRun: opts.dryRun, warn: (w) => ctx.warn(w),
   });
-  if (lag) ctx.warn(lag);
+  const { decisions, unknown } = res;
   if (ctx.json) {
-    ctx.out(JSON.stringify({ dry_run: Boolean(opts.dryRun), decisions, unknown }, null, 2));
+    ctx.out(JSON.stringify((await import('../../render/entries.js')).decisionsJson(res, { dryRun: opts.dryRun }), null, 2));
     return;
   }
   const verb: Record<string, string> = { reinforced: 'reinforced', weakened: 'weakened', unchanged: 'unchanged', 'skipped-retired': 'skipped (retired)', 'read-only': 'skipped (no frontmatter to update)' };

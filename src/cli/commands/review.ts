@@ -41,13 +41,13 @@ async function reviewCommand(ctx: Ctx, ids: string[], opts: ReviewOptions): Prom
   const rating = opts.rating.toLowerCase();
   if (!RATING_NAMES.includes(rating)) throw usageError(`unknown rating "${opts.rating}"`, 'use one of: again, hard, good, easy');
   const vault = await vaultFor(ctx);
-  const { reviewIds } = await import('../../lifecycle/review.js');
-  const { decisions, unknown, lag } = await reviewIds(vault, [...new Set(ids)], {
-    rating: rating as ReviewRating, now: ctx.now(), dryRun: opts.dryRun, onNotes: (notes) => notes.forEach((n) => ctx.warn(n)),
+  const { reviewEntries } = await import('../../services/reinforce.js');
+  const res = await reviewEntries(vault, ids, {
+    rating: rating as ReviewRating, now: ctx.now(), dryRun: opts.dryRun, warn: (w) => ctx.warn(w),
   });
-  if (lag) ctx.warn(lag);
+  const { decisions, unknown } = res;
   if (ctx.json) {
-    ctx.out(JSON.stringify({ dry_run: Boolean(opts.dryRun), rating, decisions, unknown }, null, 2));
+    ctx.out(JSON.stringify((await import('../../render/entries.js')).decisionsJson(res, { dryRun: opts.dryRun, rating }), null, 2));
     return;
   }
   const fmt = (n: number) => Number(n.toFixed(2)).toString();

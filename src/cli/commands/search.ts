@@ -3,9 +3,8 @@
 
 import type { Command } from 'commander';
 import { usageError } from '../../errors.js';
-import type { SearchRequest, SearchResult } from '../../retrieve/search.js';
-import { addFilterOptions, filterFromOptions, vaultFor, withFreshIndex, type FilterOptions } from '../common.js';
-import { commandCtx, parseIntOption, readInputFile, type Ctx } from '../io.js';
+import { addFilterOptions, filterFromOptions, vaultFor, type FilterOptions } from '../common.js';
+import { commandCtx, parseIntOption, progressFactory, readInputFile, type Ctx } from '../io.js';
 
 /** A batch of queries, one a line: far more than any run needs. */
 const BATCH_LIMIT = 16 << 20;
@@ -119,70 +118,38 @@ async function searchCommand(ctx: Ctx, queryArgs: string[], opts: SearchOptions)
 
   if (sessionId) (await import('../../vault/sessions.js')).checkSessionId(sessionId);
   const vault = await vaultFor(ctx);
-  const { runSearch, policyFor } = await import('../../retrieve/search.js');
-  const rank = opts.rank ?? vault.config.search.rank;
-  policyFor(rank);
-  const now = ctx.now();
-  const base: Omit<SearchRequest, 'query'> = {
-    limit: limitOpt ?? vault.config.search.limit,
-    candidates: Math.max(candidatesOpt ?? vault.config.search.candidates, limitOpt ?? 0),
-    filter, rank, maxChars, now, scopeMultipliers: vault.config.scopeMultipliers,
-  };
 
   let batch: { items: BatchItem[]; errors: string[] } | undefined;
   if (opts.batch) {
     const text = readInputFile(ctx, opts.batch, BATCH_LIMIT, 'the batch file');
     batch = parseBatch(text, opts.batch === '-' ? 'stdin' : opts.batch);
   }
-
-  // Embeddings configured: hybrid search (src/retrieve/hybrid.ts); else the lexical path alone.
-  const emb = (await import('../../vault/config.js')).embeddingsFrom(vault.config.embeddings, ctx.env);
-  await withFreshIndex(ctx, vault, { refresh: opts.refresh !== false, tolerateBusy: true }, async (ix) => {
-    const { hitJson, renderHuman, renderMd, styleFor } = await import('../../render/hits.js');
-    // The episodes' messages the detail level shows: from the committed file, else the local store.
-    const withMessages = detail === 'none' ? (hits: SearchResult['results']) => hits : ((m) => (hits: SearchResult['results']) => m.withMessages(vault.root, hits, detail))(await import('../../episodes/local.js'));
-    let hooks: SearchRequest['hybrid'][] | null = null;
-    if (emb) {
-      const texts = batch ? batch.items.map((it) => it.query) : [query];
-      const setup = await (await import('../../retrieve/hybrid.js')).prepareHybrid(ix.db, emb, texts, ctx.env);
-      if (setup.warning) ctx.warn(setup.warning);
-      hooks = setup.hooks;
-    }
-    const log: { at: string; query: string; ids: string[] }[] = [];
-    const at = new Date(now).toISOString();
-    if (batch) {
-      const lines: string[] = [];
-      for (const [i, item] of batch.items.entries()) {
-        const res = runSearch(ix.db, { ...base, query: item.query, limit: item.limit ?? base.limit, candidates: Math.max(base.candidates, item.limit ?? 0), hybrid: hooks?.[i] });
-        lines.push(JSON.stringify({ id: item.id, results: withMessages(res.results).map((h, rank) => hitJson(h, Boolean(opts.explain), { rank, detail })) }));
-        log.push({ at, query: item.query, ids: res.results.map((h) => h.id) });
-      }
-      if (lines.length > 0) ctx.out(lines.join('\n'));
-      for (const e of batch.errors) ctx.warn(e);
-      if (batch.errors.length > 0) ctx.setExitCode(1);
-    } else {
-      const found: SearchResult = runSearch(ix.db, { ...base, query, hybrid: hooks?.[0] });
-      const res: SearchResult = { ...found, results: withMessages(found.results) };
-      if (res.truncated) ctx.warn(`the query has more than ${res.terms.length} distinct terms; searched for the first ${res.terms.length}`);
-      if (res.onlyStopwords) ctx.warn('the query has only common words (like "the", "what", "is"); nothing to search for');
-      log.push({ at, query: query.length > 2000 ? `${query.slice(0, 2000)}…` : query, ids: res.results.map((h) => h.id) });
-      if (ctx.json) {
-        ctx.out(JSON.stringify({ query, results: res.results.map((h, rank) => hitJson(h, Boolean(opts.explain), { rank, detail })) }, null, 2));
-      } else if (opts.ids) {
-        if (res.results.length > 0) ctx.out(res.results.map((h) => h.id).join('\n'));
-      } else if (opts.md) {
-        ctx.out(renderMd(query, res.results));
-      } else if (res.results.length === 0) {
-        if (!ctx.quiet) ctx.io.stderr(`no memories match ${JSON.stringify(query.length > 80 ? `${query.slice(0, 80)}…` : query)}\n`);
-      } else {
-        ctx.out(renderHuman(res.results, res.terms, await styleFor(ctx.color), Boolean(opts.explain), detail));
-      }
-      // A budget that left matches out says so (the results alone cannot tell).
-      if (maxChars !== undefined && res.omitted > 0 && !ctx.json) ctx.info(`${res.omitted} more match${res.omitted === 1 ? "" : "es"} omitted for --max-chars ${maxChars} or --limit ${base.limit}; raise them to see more`);
-    }
-    if (sessionId) {
-      const { appendRetrieval } = await import('../../vault/sessions.js');
-      appendRetrieval(vault.root, sessionId, log);
-    }
-  });
+  const { searchMemory } = await import('../../services/search.js');
+  const found = await searchMemory(vault, {
+    queries: batch ? batch.items.map((it) => ({ query: it.query, limit: it.limit })) : [{ query }],
+    filter, limit: limitOpt, candidates: candidatesOpt, rank: opts.rank, maxChars, detail,
+  }, { env: ctx.env, now: ctx.now(), session: sessionId, refresh: opts.refresh, progressFor: progressFactory(ctx), warn: (w) => ctx.warn(w) });
+  const { hitJson, renderHuman, renderMd, styleFor } = await import('../../render/hits.js');
+  if (batch) {
+    const lines = batch.items.map((item, i) => JSON.stringify({ id: item.id, results: found.answers[i].results.map((h, rank) => hitJson(h, Boolean(opts.explain), { rank, detail })) }));
+    if (lines.length > 0) ctx.out(lines.join('\n'));
+    for (const e of batch.errors) ctx.warn(e);
+    if (batch.errors.length > 0) ctx.setExitCode(1);
+    return;
+  }
+  const res = found.answers[0];
+  for (const w of res.warnings) ctx.warn(w);
+  if (ctx.json) {
+    ctx.out(JSON.stringify({ query, results: res.results.map((h, rank) => hitJson(h, Boolean(opts.explain), { rank, detail })) }, null, 2));
+  } else if (opts.ids) {
+    if (res.results.length > 0) ctx.out(res.results.map((h) => h.id).join('\n'));
+  } else if (opts.md) {
+    ctx.out(renderMd(query, res.results));
+  } else if (res.results.length === 0) {
+    if (!ctx.quiet) ctx.io.stderr(`no memories match ${JSON.stringify(query.length > 80 ? `${query.slice(0, 80)}…` : query)}\n`);
+  } else {
+    ctx.out(renderHuman(res.results, res.terms, await styleFor(ctx.color), Boolean(opts.explain), detail));
+  }
+  // A budget that left matches out says so (the results alone cannot tell).
+  if (maxChars !== undefined && res.omitted > 0 && !ctx.json) ctx.info(`${res.omitted} more match${res.omitted === 1 ? "" : "es"} omitted for --max-chars ${maxChars} or --limit ${found.limit}; raise them to see more`);
 }

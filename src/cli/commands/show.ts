@@ -1,9 +1,8 @@
 // `mem show ID`: one entry as it stands in its file (or as JSON with every field).
 
 import type { Command } from 'commander';
-import type { EntryRow } from '../../index/queries.js';
-import { vaultFor, withFreshIndex } from '../common.js';
-import { commandCtx, type Ctx } from '../io.js';
+import { vaultFor } from '../common.js';
+import { commandCtx, progressFactory, type Ctx } from '../io.js';
 
 export function registerShow(program: Command): void {
   program
@@ -22,12 +21,12 @@ Examples:
 
 async function showCommand(ctx: Ctx, id: string, opts: { refresh?: boolean }): Promise<void> {
   const vault = await vaultFor(ctx);
-  const { findRows, readFound, entryRecord } = await import('../../retrieve/get.js');
-  const rows: EntryRow[] = await withFreshIndex(ctx, vault, { refresh: opts.refresh !== false, tolerateBusy: true }, (ix) => findRows(ix.db, id));
+  const { getEntry } = await import('../../services/get.js');
+  const { found } = await getEntry(vault, id, { refresh: opts.refresh, progressFor: progressFactory(ctx), warn: (w) => ctx.warn(w) });
+  const { rows } = found;
   if (rows.length > 1) ctx.warn(`id ${rows[0].entry_id} appears ${rows.length} times: ${rows.map((r) => `${r.path}:${r.line}`).join(', ')}`);
-  const found = await readFound(vault, rows);
   if (ctx.json) {
-    ctx.out(JSON.stringify(entryRecord(found), null, 2));
+    ctx.out(JSON.stringify((await import('../../render/entries.js')).entryRecord(found), null, 2));
     return;
   }
   const { row, block } = found;

@@ -1,7 +1,6 @@
 // `mem stats`: what the vault holds — counts by scope, type, status and learning type, files,
 // index size, and files the index has not caught up with.
 
-import fs from 'node:fs';
 import type { Command } from 'commander';
 import { vaultFor, withFreshIndex } from '../common.js';
 import { commandCtx, type Ctx } from '../io.js';
@@ -22,22 +21,18 @@ Examples:
 
 async function statsCommand(ctx: Ctx, opts: { refresh?: boolean }): Promise<void> {
   const vault = await vaultFor(ctx);
-  const { planRefresh, staleCount } = await import('../../index/indexer.js');
-  const stats = await withFreshIndex(ctx, vault, { refresh: opts.refresh !== false, tolerateBusy: true }, (ix) => {
+  const { planRefresh, staleCount, countEntries } = await import('../../index/indexer.js');
+  const { brokenFiles, countsBy, fileCount, indexBytes } = await import('../../index/stats.js');
+  const stats = await withFreshIndex(ctx, vault, { refresh: opts.refresh }, (ix) => {
     const db = ix.db;
-    const group = (col: string) => Object.fromEntries(
-      (db.prepare(`SELECT ${col} AS k, count(*) AS n FROM entries GROUP BY ${col} ORDER BY n DESC`).all() as { k: string; n: number }[]).map((r) => [r.k, r.n]),
-    );
     const p = planRefresh(db, vault);
-    const broken = db.prepare('SELECT path, error FROM files WHERE error IS NOT NULL ORDER BY path').all() as { path: string; error: string }[];
-    let size = 0;
-    for (const s of ['', '-wal']) size += fs.statSync(vault.dbPath + s, { throwIfNoEntry: false })?.size ?? 0;
+    const broken = brokenFiles(db);
     return {
       root: vault.root,
-      files: (db.prepare('SELECT count(*) AS n FROM files').get() as { n: number }).n,
-      entries: (db.prepare('SELECT count(*) AS n FROM entries').get() as { n: number }).n,
-      by_scope: group('scope'), by_type: group('type'), by_status: group('status'), by_learning_type: group('learning_type'), by_kind: group('kind'),
-      index_bytes: size,
+      files: fileCount(db),
+      entries: countEntries(db),
+      by_scope: countsBy(db, 'scope'), by_type: countsBy(db, 'type'), by_status: countsBy(db, 'status'), by_learning_type: countsBy(db, 'learning_type'), by_kind: countsBy(db, 'kind'),
+      index_bytes: indexBytes(vault.dbPath),
       stale_files: staleCount(p),
       broken_files: broken,
     };

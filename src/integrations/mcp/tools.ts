@@ -2,17 +2,13 @@
 // to call them, and handlers that call the same domain functions as the CLI's commands.
 
 import { z } from 'zod';
-import { formatWhere, usageError } from '../../errors.js';
-import type { FreshIndex } from '../../index/open.js';
-import type { SearchRequest } from '../../retrieve/search.js';
+import { usageError } from '../../errors.js';
 import { DOMAINS, ENTRY_TYPES, STATUSES } from '../../vault/entry.js';
 import { LEARNING_TYPES, SCOPES } from '../../vault/scope.js';
-import type { Vault } from '../../vault/vault.js';
 import { argName, filterFromArgs, redactedOutput, toolResult, type FilterArgs } from './results.js';
-import { NOT_EPISODES } from '../../index/queries.js';
 import { PATTERN_TOOLS } from './pattern-tools.js';
 import { EPISODE_TOOLS } from './episode-tools.js';
-import type { ToolEnv, ToolSpec } from './tool-spec.js';
+import type { ToolSpec } from './tool-spec.js';
 
 // Bounds that keep one request from tying the server up; far above what an agent sends.
 const MAX_QUERY = 10_000;
@@ -48,52 +44,13 @@ const dryRun = z.boolean().optional().describe('write nothing, report what would
 const item = z.looseObject({ id: z.string() });
 const warnings = z.array(z.string()).optional();
 
-function indexNotes(ix: FreshIndex): string[] {
-  return [...ix.notes, ...(ix.report?.diagnostics ?? []).map((d) => formatWhere(d.message, { file: d.file, line: d.line }))];
-}
-
-/** Run `read` on a fresh index of the vault, as every CLI read does; returns its value and the index's notes. */
-async function fresh<T>(vault: Vault, read: (ix: FreshIndex) => T | Promise<T>): Promise<{ value: T; warnings: string[] }> {
-  const { withIndex } = await import('../../index/open.js');
-  const { skipNotices } = await import('../../vault/vault.js');
-  return withIndex(vault, { refresh: true, tolerateBusy: true }, async (ix) => {
-    const value = await read(ix);
-    return { value, warnings: [...indexNotes(ix), ...skipNotices(vault)] };
-  });
-}
-
-/**
- * With embeddings configured, the hybrid hook for `text` as `mem search` and `mem context` build
- * it (src/retrieve/hybrid.ts): the endpoint down or no vectors yet → lexical, with the warning.
- */
-async function hybridFor(env: ToolEnv, vault: Vault, db: FreshIndex['db'], text: string, warnings: string[]): Promise<SearchRequest['hybrid']> {
-  const emb = (await import('../../vault/config.js')).embeddingsFrom(vault.config.embeddings, env.vars);
-  if (!emb) return undefined;
-  const setup = await (await import('../../retrieve/hybrid.js')).prepareHybrid(db, emb, [text], env.vars);
-  if (setup.warning) warnings.push(setup.warning);
-  return setup.hooks?.[0];
-}
-
 function withWarnings(data: Record<string, unknown>, w: string[]): Record<string, unknown> {
   return w.length > 0 ? { ...data, warnings: w } : data;
-}
-
-async function logRetrieval(vault: Vault, session: string | undefined, now: number, query: string, ids: string[]): Promise<void> {
-  if (!session) return;
-  const { appendRetrieval } = await import('../../vault/sessions.js');
-  appendRetrieval(vault.root, session, [{ at: new Date(now).toISOString(), query: query.length > 2000 ? `${query.slice(0, 2000)}…` : query, ids }]);
 }
 
 async function checkedSession(session: string | undefined): Promise<string | undefined> {
   if (session !== undefined) (await import('../../vault/sessions.js')).checkSessionId(session);
   return session;
-}
-
-async function checkedRank(vault: Vault, r: string | undefined): Promise<string> {
-  const { policyFor } = await import('../../retrieve/search.js');
-  const name = r ?? vault.config.search.rank;
-  policyFor(name);
-  return name;
 }
 
 const searchTool: ToolSpec = {
@@ -119,23 +76,14 @@ const searchTool: ToolSpec = {
     if (filter.statuses?.includes('retired')) throw usageError('search never returns retired entries', 'mem list --status retired shows them (or the list tool, which mem mcp --tools all offers)');
     const session = await checkedSession(args.session_id);
     const vault = await env.openVault();
-    const r = await checkedRank(vault, args.rank);
-    const { runSearch } = await import('../../retrieve/search.js');
+    const detail = args.detail ?? 'none';
+    const { searchMemory } = await import('../../services/search.js');
     const { hitJson } = await import('../../render/hits.js');
-    const now = env.now();
-    const lim = args.limit ?? vault.config.search.limit;
-    const hw: string[] = [];
-    const { value: res, warnings: w } = await fresh(vault, async (ix) => runSearch(ix.db, {
-      query: args.query, limit: lim, candidates: Math.max(vault.config.search.candidates, lim), filter, rank: r,
-      maxChars: args.max_chars, now, scopeMultipliers: vault.config.scopeMultipliers, hybrid: await hybridFor(env, vault, ix.db, args.query, hw),
-    }));
-    w.push(...hw);
-    if (res.truncated) w.push(`the query has more than ${res.terms.length} distinct terms; searched for the first ${res.terms.length}`);
-    if (res.onlyStopwords) w.push('the query has only common words (like "the", "what", "is"); nothing to search for');
-    await logRetrieval(vault, session, now, args.query, res.results.map((h) => h.id));
+    const found = await searchMemory(vault, { queries: [{ query: args.query }], filter, limit: args.limit, rank: args.rank, maxChars: args.max_chars, detail },
+      { env: env.vars, now: env.now(), session });
+    const res = found.answers[0];
     // Episodes carry key_moment (as mem search --json); their messages by the detail level.
-    const results = (args.detail ?? 'none') === 'none' ? res.results : (await import('../../episodes/local.js')).withMessages(vault.root, res.results, args.detail!);
-    return toolResult(withWarnings({ query: args.query, results: results.map((h, rank) => hitJson(h, false, { rank, detail: args.detail ?? 'none' })) }, w));
+    return toolResult(withWarnings({ query: args.query, results: res.results.map((h, rank) => hitJson(h, false, { rank, detail })) }, [...found.warnings, ...res.warnings]));
   },
 };
 
@@ -156,11 +104,11 @@ const getTool: ToolSpec = {
   async run(a, env) {
     const { id } = a as { id: string };
     const vault = await env.openVault();
-    const { findRows, readFound, entryRecord } = await import('../../retrieve/get.js');
-    const { value: rows, warnings: w } = await fresh(vault, (ix) => findRows(ix.db, id));
-    const found = await readFound(vault, rows);
+    const { getEntry } = await import('../../services/get.js');
+    const { entryRecord } = await import('../../render/entries.js');
+    const { found, warnings: w } = await getEntry(vault, id);
     const data: Record<string, unknown> = { entry: entryRecord(found) };
-    if (rows.length > 1) data.also_in = rows.slice(1).map((r) => `${r.path}:${r.line}`);
+    if (found.rows.length > 1) data.also_in = found.rows.slice(1).map((r) => `${r.path}:${r.line}`);
     return toolResult(withWarnings(data, w));
   },
 };
@@ -189,18 +137,16 @@ const addTool: ToolSpec = {
   async run(a, env) {
     const args = a as Record<string, unknown> & { text: string; session_id?: string; importance?: number };
     if (args.session_id !== undefined) await checkedSession(args.session_id);
-    const { addEntry, checkAdd } = await import('../../lifecycle/add.js');
     const req = {
       text: args.text, type: args.type as string | undefined, domain: args.domain as string | undefined, importance: args.importance,
       phase: args.phase as string | undefined, scope: args.scope as string | undefined, job: args.job as string | undefined,
       task: args.task as string | undefined, institutional: args.institutional as boolean | undefined,
       tags: args.tags as string | string[] | undefined, title: args.title as string | undefined, sessionId: args.session_id, date: env.today(),
     };
-    checkAdd(req, argName);
-    const vault = await env.openVault();
-    const added = await addEntry(vault, req, vault.root, argName);
-    const w = [...added.diagnostics.map((d) => formatWhere(d.message, { file: d.file, line: d.line })), ...added.notes, ...(added.warning ? [added.warning] : [])];
-    return toolResult(withWarnings({ id: added.id, path: added.file.path, line: added.line, scope: added.file.scope, ...(added.redacted && { redacted: added.redacted }) }, w));
+    const { addLearning } = await import('../../services/add.js');
+    const { addedJson } = await import('../../render/entries.js');
+    const { added, problems, notes } = await addLearning(req, { vault: () => env.openVault(), name: argName });
+    return toolResult(withWarnings(addedJson(added), [...problems, ...notes]));
   },
 };
 
@@ -223,11 +169,10 @@ const reinforceTool: ToolSpec = {
   async run(a, env) {
     const args = a as unknown as { ids: string[]; dry_run?: boolean };
     const vault = await env.openVault();
-    const { reinforceIds } = await import('../../lifecycle/reinforce-ids.js');
-    const w: string[] = [];
-    const res = await reinforceIds(vault, [...new Set(args.ids)], { today: env.today(), dryRun: args.dry_run, onNotes: (n) => w.push(...n) });
-    if (res.lag) w.push(res.lag);
-    return toolResult(withWarnings({ dry_run: Boolean(args.dry_run), decisions: res.decisions as unknown as Record<string, unknown>[], unknown: res.unknown }, w));
+    const { reinforceEntries } = await import('../../services/reinforce.js');
+    const { decisionsJson } = await import('../../render/entries.js');
+    const res = await reinforceEntries(vault, args.ids, { today: env.today(), dryRun: args.dry_run });
+    return toolResult(withWarnings(decisionsJson(res, { dryRun: args.dry_run }), res.warnings));
   },
 };
 
@@ -262,31 +207,17 @@ const contextTool: ToolSpec = {
   annotations: { readOnlyHint: true, openWorldHint: false },
   async run(a, env) {
     const args = a as unknown as { task: string; institutional_chars?: number; task_chars?: number; proxy_chars?: number; pattern_chars?: number; limit?: number; rank?: string; session_id?: string } & FilterArgs;
-    const filter = { kinds: [...NOT_EPISODES], ...filterFromArgs(args) }; // as mem context: learnings, not episodes
     const session = await checkedSession(args.session_id);
     const vault = await env.openVault();
-    const r = await checkedRank(vault, args.rank);
-    const c = vault.config.context;
-    const { buildContext } = await import('../../retrieve/context.js');
-    const { DEFAULT_FAILURE_CHARS: failureChars } = await import('../../retrieve/episode-warnings.js');
+    const { taskContext } = await import('../../services/context.js');
     const { renderContextMd } = await import('../../render/context.js');
     const { contextJson } = await import('../../render/entries.js');
-    const now = env.now();
-    const hw: string[] = [];
-    const { value: res, warnings: w } = await fresh(vault, async (ix) => buildContext(ix.db, {
-      task: args.task, filter, rank: r, now, scopeMultipliers: vault.config.scopeMultipliers,
-      institutionalChars: args.institutional_chars ?? c.institutionalChars, taskChars: args.task_chars ?? c.taskChars,
-      proxyChars: args.proxy_chars ?? c.proxyChars, limit: args.limit ?? c.limit, candidates: vault.config.search.candidates,
-      hybrid: await hybridFor(env, vault, ix.db, args.task, hw),
-      failureChars,
-    }));
-    w.push(...hw);
-    await logRetrieval(vault, session, now, args.task, [...res.learnings, ...res.proxy].map((h) => h.id));
-    const { addProvenPatterns, DEFAULT_PATTERN_CHARS } = await import('../../retrieve/context.js');
-    const full = await addProvenPatterns(res, vault.root, args.pattern_chars ?? DEFAULT_PATTERN_CHARS);
-    if (full.learnings.some((h) => h.episode)) full.learnings = (await import('../../episodes/local.js')).withMessages(vault.root, full.learnings, 'auto');
-    const markdown = renderContextMd(full);
-    return toolResult(withWarnings({ markdown, ...(await contextJson(full)), patterns: full.patterns }, w), markdown);
+    const { context, warnings: w } = await taskContext(vault, {
+      task: args.task, filter: filterFromArgs(args), rank: args.rank, limit: args.limit, detail: 'auto',
+      institutionalChars: args.institutional_chars, taskChars: args.task_chars, proxyChars: args.proxy_chars, patternChars: args.pattern_chars,
+    }, { env: env.vars, now: env.now(), session });
+    const markdown = renderContextMd(context);
+    return toolResult(withWarnings({ markdown, ...(await contextJson(context)) }, w), markdown);
   },
 };
 
@@ -304,15 +235,11 @@ const listTool: ToolSpec = {
   annotations: { readOnlyHint: true, openWorldHint: false },
   async run(a, env) {
     const args = a as unknown as { all?: boolean; limit?: number } & FilterArgs;
-    const filter = { kinds: [...NOT_EPISODES], ...filterFromArgs(args) }; // as mem list
-    filter.includeRetired = Boolean(args.all) || Boolean(filter.statuses?.includes('retired'));
     const vault = await env.openVault();
-    const { listEntries } = await import('../../index/queries.js');
+    const { listMemory } = await import('../../services/list.js');
     const { entryJson } = await import('../../render/entries.js');
-    const lim = args.limit ?? 100;
-    // One more than asked tells whether there are more.
-    const { value: rows, warnings: w } = await fresh(vault, (ix) => listEntries(ix.db, filter, lim + 1));
-    return toolResult(withWarnings({ entries: rows.slice(0, lim).map(entryJson), truncated: rows.length > lim }, w));
+    const { rows, truncated, warnings: w } = await listMemory(vault, { filter: filterFromArgs(args), all: args.all, limit: args.limit ?? 100 });
+    return toolResult(withWarnings({ entries: rows.map(entryJson), truncated }, w));
   },
 };
 
@@ -336,11 +263,10 @@ const reviewTool: ToolSpec = {
   async run(a, env) {
     const args = a as unknown as { ids: string[]; rating: 'again' | 'hard' | 'good' | 'easy'; dry_run?: boolean };
     const vault = await env.openVault();
-    const { reviewIds } = await import('../../lifecycle/review.js');
-    const w: string[] = [];
-    const res = await reviewIds(vault, [...new Set(args.ids)], { rating: args.rating, now: env.now(), dryRun: args.dry_run, onNotes: (n) => w.push(...n) });
-    if (res.lag) w.push(res.lag);
-    return toolResult(withWarnings({ dry_run: Boolean(args.dry_run), decisions: res.decisions as unknown as Record<string, unknown>[], unknown: res.unknown }, w));
+    const { reviewEntries } = await import('../../services/reinforce.js');
+    const { decisionsJson } = await import('../../render/entries.js');
+    const res = await reviewEntries(vault, args.ids, { rating: args.rating, now: env.now(), dryRun: args.dry_run });
+    return toolResult(withWarnings(decisionsJson(res, { dryRun: args.dry_run }), res.warnings));
   },
 };
 
@@ -360,9 +286,9 @@ const recentTool: ToolSpec = {
   async run(a, env) {
     const args = a as unknown as { limit?: number; days?: number; session?: string; detail?: 'auto' | 'none' | 'full' };
     const vault = await env.openVault();
-    const { recentEpisodes } = await import('../../episodes/recent.js');
-    const { value, warnings: w } = await fresh(vault, (ix) => recentEpisodes(ix.db, { limit: args.limit ?? 10, days: args.days, session: args.session, nowMs: env.now(), detail: args.detail, root: vault.root }));
-    return toolResult(withWarnings({ episodes: value as unknown as Record<string, unknown>[] }, w));
+    const { recentMemory } = await import('../../services/recent.js');
+    const { episodes, warnings: w } = await recentMemory(vault, { limit: args.limit ?? 10, days: args.days, session: args.session, now: env.now(), detail: args.detail });
+    return toolResult(withWarnings({ episodes: episodes as unknown as Record<string, unknown>[] }, w));
   },
 };
 
