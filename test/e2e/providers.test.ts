@@ -105,7 +105,7 @@ describe('mem extract with a language model', () => {
     expect(v.read('MEMORY.md')).toBe(before);
   });
 
-  it('a server that never answers ends in mem's own timeout error (no retries configured)', async () => {
+  it('a server that never answers ends in a timeout error of its own (no retries configured)', async () => {
     const srv = await fakeServer([{ hang: true }]);
     const v = vault('llm:\n  max_retries: 0\n');
     const r = await run(['extract', SAMPLE, '--no-fallback', '--timeout', '400'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: srv.url } });
