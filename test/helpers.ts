@@ -50,13 +50,21 @@ export function launcherFor(spawnOpts?: SpawnSyncOptions): string {
   return bin;
 }
 
+/**
+ * An agent hook answers within 2 s of its process's start or gives up, answering nothing. A busy
+ * machine can spend that long starting node, so a hook a test runs gets ten minutes, past any
+ * test's timeout: what they check is the answer, not its speed (npm run bench). The deadline's own
+ * tests set theirs.
+ */
+export const HOOK_TIME: Record<string, string> = { MEM_HOOK_DEADLINE_MS: '600000' };
+
 /** The environment a test's mem runs in: this node first on PATH, so the `#!/usr/bin/env node` line runs it. */
 export function runEnv(opts: { cwd: string; home?: string; env?: Record<string, string | undefined> }): NodeJS.ProcessEnv {
   const env: Record<string, string | undefined> = {
     ...process.env, PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ''}`,
     MEM_HOME: opts.home ?? path.join(opts.cwd, '..', 'home'), NO_COLOR: '1', MEM_ROOT: undefined, MEM_SESSION: undefined,
     // A machine-wide CA bundle costs each Node start ~75 ms and mem never needs it in tests.
-    NODE_EXTRA_CA_CERTS: undefined, ...opts.env,
+    NODE_EXTRA_CA_CERTS: undefined, ...HOOK_TIME, ...opts.env,
   };
   for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
   return env as NodeJS.ProcessEnv;

@@ -28,12 +28,21 @@ async function server() {
   return { s, mode };
 }
 
-function vault(config = '') {
+/**
+ * The client's timeout where the server answers: generous, since a busy machine can take long
+ * over an answer that must come (a search waits 10 s at most whatever it says). Only a server
+ * that drips for minutes meets DRIP_TIMEOUT_MS.
+ */
+const ANSWER_TIMEOUT_MS = 120_000;
+const DRIP_TIMEOUT_MS = 1500;
+const embedConfig = (timeoutMs: number) => `embeddings:\n  timeout_ms: ${timeoutMs}\n  max_retries: 0\n`;
+
+function vault() {
   const v = tempVault();
   v.write('MEMORY.md', [
     ...CAR_GARDEN_DB,
   ].join(''));
-  v.write('.mem/config.yaml', `embeddings:\n  timeout_ms: 1500\n  max_retries: 0\n${config}`);
+  v.write('.mem/config.yaml', embedConfig(ANSWER_TIMEOUT_MS));
   return v;
 }
 
@@ -91,6 +100,7 @@ describe('mem search against a hostile embeddings endpoint', () => {
     expect((await run(['index', '--embed'], { cwd: v.root, home: v.home, env })).status).toBe(0);
     // Over a kilobyte at 200 ms a byte: minutes, past this test's timeout. The answer can only
     // come from mem's own deadline, which the warning names.
+    v.write('.mem/config.yaml', embedConfig(DRIP_TIMEOUT_MS));
     mode.hostile = (_i, h) => ({ body: JSON.stringify(h), dripMs: 200 });
     const r = await run(['search', 'automobile upkeep', '--json'], { cwd: v.root, home: v.home, env });
     expect(r.status, r.stderr).toBe(0);
@@ -120,6 +130,7 @@ describe('mem index --embed against a hostile embeddings endpoint', () => {
   it('a body dripped one byte every 200 ms: fails within timeout_ms (the SDK\'s own timeout stops at the headers)', async () => {
     const { s, mode } = await server();
     const v = vault();
+    v.write('.mem/config.yaml', embedConfig(DRIP_TIMEOUT_MS));
     // Kilobytes at 200 ms a byte: the end comes from mem's own deadline, which the error names.
     mode.hostile = (_i, h) => ({ body: JSON.stringify(h), dripMs: 200 });
     const r = await run(['index', '--embed'], { cwd: v.root, home: v.home, env: envFor(s) });

@@ -46,7 +46,8 @@ function listing(dir: string): string[] {
   return fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort();
 }
 
-async function waitFor(check: () => boolean, ms = 20_000): Promise<void> {
+/** Poll until `check` holds: a generous deadline, since success ends the wait at once. */
+async function waitFor(check: () => boolean, ms = 90_000): Promise<void> {
   const t0 = Date.now();
   while (!check()) {
     if (Date.now() - t0 > ms) throw new Error('timed out waiting');
@@ -239,14 +240,19 @@ describe('never hurts the host', () => {
     const v = project();
     for (let i = 0; i < 40; i++) v.write(`.mem/jobs/job-${i}/MEMORY.md`, entry(`bulk-${i}`, `Bulk learning ${i} about the kafka consumer group offsets.`));
     const payload = JSON.stringify({ session_id: 'big', cwd: v.root, hook_event_name: 'SessionStart', source: 'startup' });
-    const r = v.run(['context', '--hook', 'claude'], payload);
+    // The background index is held back until the hook has answered: its answer comes from the
+    // new, empty index however the two processes are scheduled.
+    const hold = holdBackground('index');
+    const r = v.run(['context', '--hook', 'claude'], payload, hold.env);
     expect(r.status).toBe(0);
     expect(r.stdout).toBe(''); // a new, empty index: nothing yet
+    await waitFor(() => hold.held() === 1);
+    hold.release();
     await waitFor(() => fs.existsSync(v.path('.mem/logs/index.log')) && mem(['list', '--json'], { cwd: v.root, home: v.home, env: { MEM_BUSY_TIMEOUT_MS: '0' } }).stdout.includes('bulk-39'));
     expect(v.read('.mem/logs/hooks.log')).toMatch(/SessionStart: the index was missing \(\d+ files to index\); started mem index in the background/);
     const again = v.run(['context', '--hook', 'claude'], payload);
     expect(context(again.stdout, 'SessionStart')).toContain(NORM);
-  }, 30_000);
+  });
 
   it('an index locked by another writer: answers at once from the index as it is, never waits for the lock', async () => {
     const v = project();
@@ -271,7 +277,7 @@ describe('never hurts the host', () => {
     }
     expect(v.read('.mem/logs/hooks.log')).toMatch(/SessionStart: the index is being written by another process; answered from it as it is/);
     expect(context(v.run(['context', '--hook', 'claude'], payload).stdout, 'SessionStart')).toContain('down migration');
-  }, 30_000);
+  });
 
   it('SessionStart and a prompt answer every time on an indexed vault (their speed: npm run bench)', () => {
     const v = project();
@@ -282,7 +288,7 @@ describe('never hurts the host', () => {
       expect(context(v.run(['context', '--hook', 'claude'], start(`s${i}`)).stdout, 'SessionStart')).toContain(NORM);
       expect(context(v.run(['context', '--hook', 'claude'], prompt(`p${i}`)).stdout, 'UserPromptSubmit')).toContain(VPN);
     }
-  }, 60_000);
+  });
 });
 
 describe('mem extract --hook gemini', () => {
@@ -310,7 +316,7 @@ describe('mem extract --hook gemini', () => {
     await waitFor(() => v.read('MEMORY.md').includes('never commit generated files'));
     expect(v.read('MEMORY.md')).toContain('session_id: g-end-1');
     expect(v.read('.mem/logs/extract.log')).toMatch(/gemini hook \(SessionEnd\): extracting .*session-g-end-1\.json/);
-  }, 30_000);
+  });
 
   it('PreCompress with a transcript that is a folder: exit 0 at once, the failure logged', async () => {
     const v = project();
@@ -319,5 +325,5 @@ describe('mem extract --hook gemini', () => {
     expect(r.status).toBe(0);
     expect(r.stdout).toBe('');
     await waitFor(() => fs.existsSync(v.path('.mem/logs/extract.log')) && /mem: /.test(v.read('.mem/logs/extract.log')));
-  }, 30_000);
+  });
 });

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BIN, cleanup, entry, tempVault, type TempVault } from '../helpers.js';
+import { BIN, cleanup, entry, HOOK_TIME, tempVault, type TempVault } from '../helpers.js';
 import { run as runMem } from '../run.js';
 
 afterEach(cleanup);
@@ -31,7 +31,7 @@ function installed(file: string, event: string): string {
 }
 
 function sh(command: string, cwd: string, input: string, home: string) {
-  return spawnSync('sh', ['-c', command], { cwd, input, encoding: 'utf8', env: { ...process.env, HOME: home, MEM_HOME: home, MEM_ROOT: '' } });
+  return spawnSync('sh', ['-c', command], { cwd, input, encoding: 'utf8', env: { ...process.env, HOME: home, MEM_HOME: home, MEM_ROOT: '', ...HOOK_TIME } });
 }
 
 describe('the installed commands run', () => {
@@ -56,7 +56,7 @@ describe('the installed commands run', () => {
     expect((await run(v, ['hooks', 'install', '--codex', '--user'])).status).toBe(0);
     const m = /^notify = (\[.*\])$/m.exec(read(path.join(v.home, '.codex', 'config.toml')));
     const argv = JSON.parse(m![1]) as string[];
-    const r = spawnSync(argv[0], [...argv.slice(1), JSON.stringify({ type: 'agent-turn-complete', 'thread-id': 't', cwd: v.root })], { cwd: v.root, encoding: 'utf8', env: { ...process.env, HOME: v.home, MEM_HOME: v.home, MEM_ROOT: '' } });
+    const r = spawnSync(argv[0], [...argv.slice(1), JSON.stringify({ type: 'agent-turn-complete', 'thread-id': 't', cwd: v.root })], { cwd: v.root, encoding: 'utf8', env: { ...process.env, HOME: v.home, MEM_HOME: v.home, MEM_ROOT: '', ...HOOK_TIME } });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toBe('');
   });
@@ -100,13 +100,14 @@ describe('the installed commands run', () => {
     const r = sh(installed(v.path(rel), event), v.root, JSON.stringify({ session_id: `hook-${agent}`, transcript_path: transcript, cwd: v.root, hook_event_name: event }), v.home);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toBe('');
-    const deadline = Date.now() + 20_000;
+    // Generous: the wait ends as soon as the background run has written.
+    const deadline = Date.now() + 90_000;
     const has = () => exists(v.path('MEMORY.md')) && read(v.path('MEMORY.md')).includes(`session_id: hook-${agent}`);
     while (!has() && Date.now() < deadline) await new Promise((res) => setTimeout(res, 100));
     expect(read(v.path('MEMORY.md'))).toContain(`session_id: hook-${agent}`);
     // let the detached run finish (compaction, index) before the folder is removed
     const done = () => exists(v.path('.mem/logs/extract.log')) && read(v.path('.mem/logs/extract.log')).includes('wrote ');
     while (!done() && Date.now() < deadline) await new Promise((res) => setTimeout(res, 100));
-  }, 30_000);
+  });
 });
 

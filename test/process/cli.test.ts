@@ -37,13 +37,13 @@ sys.exit(os.waitstatus_to_exitcode(status))
     const v = tempVault();
     for (let i = 0; i < 150; i++) v.write(`memory/f${i}.md`, entry(`e${i}`, `## Entry ${i}\ntext ${i}`));
     const env = { ...process.env, MEM_HOME: v.home };
-    const tty = spawnSync('python3', ['-c', PTY, process.execPath, BIN, 'index'], { cwd: v.root, env, encoding: 'utf8', timeout: 30_000 });
+    const tty = spawnSync('python3', ['-c', PTY, process.execPath, BIN, 'index'], { cwd: v.root, env, encoding: 'utf8', timeout: 100_000 });
     expect(tty.status).toBe(0);
     // Animated on a terminal; under CI=true ora prints the line once instead.
     expect(tty.stdout).toMatch(/indexing \d+\/150 files/);
     expect(tty.stdout).toContain('150 entries');
     v.write('memory/f0.md', entry('e0', 'changed'));
-    const quiet = spawnSync('python3', ['-c', PTY, process.execPath, BIN, 'index', '--rebuild', '--quiet'], { cwd: v.root, env, encoding: 'utf8', timeout: 30_000 });
+    const quiet = spawnSync('python3', ['-c', PTY, process.execPath, BIN, 'index', '--rebuild', '--quiet'], { cwd: v.root, env, encoding: 'utf8', timeout: 100_000 });
     expect(quiet.status).toBe(0);
     expect(quiet.stdout).not.toContain('indexing');
     const piped = mem(['index', '--rebuild'], { cwd: v.root, home: v.home });

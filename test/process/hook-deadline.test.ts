@@ -3,7 +3,7 @@
 
 import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanup, entry, launch, mem, tempDir, tempVault, type TempVault } from '../helpers.js';
+import { cleanup, entry, HOOK_TIME, launch, mem, tempDir, tempVault, type TempVault } from '../helpers.js';
 
 afterEach(cleanup);
 
@@ -17,15 +17,19 @@ function project(): TempVault {
   return v;
 }
 
-/** Run the hook with `input` written to its stdin, which is then left open until the hook ends. */
+/**
+ * Run the hook with `input` written to its stdin, which is then left open until the hook ends.
+ * Its deadline is HOOK_TIME's unless `env` sets one: far past the guard below, so that a hook
+ * that waited for the end of its input is killed by the guard.
+ */
 function hookWithOpenStdin(v: TempVault, input: string, env: Record<string, string> = {}): Promise<{ status: number | null; signal: string | null; stdout: string }> {
   const [cmd, argv] = launch(['context', '--hook', 'claude']);
-  const child = spawn(cmd, argv, { cwd: v.root, env: { ...process.env, NODE_EXTRA_CA_CERTS: undefined, HOME: v.home, MEM_HOME: v.home, MEM_NOW: '2026-11-20', ...env } as NodeJS.ProcessEnv });
+  const child = spawn(cmd, argv, { cwd: v.root, env: { ...process.env, NODE_EXTRA_CA_CERTS: undefined, HOME: v.home, MEM_HOME: v.home, MEM_NOW: '2026-11-20', ...HOOK_TIME, ...env } as NodeJS.ProcessEnv });
   let stdout = '';
   child.stdout.on('data', (d) => (stdout += d));
   child.stdin.write(input);
   // Never ended: the agent keeps its end of the pipe open. Killed only if the hook hangs (the test then fails).
-  const guard = setTimeout(() => child.kill('SIGKILL'), 40_000);
+  const guard = setTimeout(() => child.kill('SIGKILL'), 90_000);
   return new Promise((resolve) => child.on('close', (status, signal) => {
     clearTimeout(guard);
     child.stdin.destroy();
@@ -41,7 +45,7 @@ describe('the hook deadline', () => {
     expect(r.signal).toBeNull();
     expect(r.status).toBe(0);
     expect(JSON.parse(r.stdout).hookSpecificOutput.additionalContext).toContain('VPN connection');
-  }, 60_000);
+  });
 
   it('half a payload on a pipe left open: at the deadline the hook answers nothing, exits 0 and logs why', async () => {
     const v = project();
@@ -50,7 +54,7 @@ describe('the hook deadline', () => {
     expect(r.status).toBe(0);
     expect(r.stdout).toBe('');
     expect(v.read('.mem/logs/hooks.log')).toMatch(/context hook: the hook's deadline passed while its payload was read; nothing done/);
-  }, 60_000);
+  });
 
   it('no time left: nothing printed, exit 0; the same payload with time answers', () => {
     const v = project();
@@ -62,7 +66,7 @@ describe('the hook deadline', () => {
     const onTime = mem(['context', '--hook', 'claude'], { cwd: tempDir(), home: v.home, input: payload, env: { MEM_NOW: '2026-11-20' } });
     expect(onTime.status).toBe(0);
     expect(JSON.parse(onTime.stdout).hookSpecificOutput.additionalContext).toContain('integer cents');
-  }, 60_000);
+  });
 
   it('a prompt of megabytes: its opening is read, and the learning it names is found', () => {
     const v = project();
@@ -71,5 +75,5 @@ describe('the hook deadline', () => {
     const r = mem(['context', '--hook', 'claude'], { cwd: tempDir(), home: v.home, input: payload, env: { MEM_NOW: '2026-11-20' } });
     expect(r.status).toBe(0);
     expect(JSON.parse(r.stdout).hookSpecificOutput.additionalContext).toContain('VPN connection');
-  }, 60_000);
+  });
 });

@@ -160,10 +160,18 @@ describe('killing mem compact', { timeout: 120_000 }, () => {
     const v = copy();
     const [cmd, argv] = launch(['compact', '--quiet']);
     const child = spawn(cmd, argv, { cwd: v.root, env: envFor(v, { MEM_NOW: NOW }), stdio: 'ignore' });
-    await sleep(300);
-    // No other process works in the vault: the pid we started is the only one.
-    expect(processesIn(v.root)).toEqual(IS_LINUX ? [child.pid] : []);
-    await exited(child);
+    const done = exited(child);
+    let running = true;
+    void done.then(() => (running = false));
+    // No other process works in the vault at any moment of the run: the pid we started is the
+    // only one (it is there from the spawn on: its working folder is set before it runs).
+    const seen = new Set<number>();
+    while (running) {
+      for (const pid of processesIn(v.root)) seen.add(pid);
+      await sleep(20);
+    }
+    expect([...seen]).toEqual(IS_LINUX ? [child.pid] : []);
+    await done;
     expect(child.exitCode).toBe(0);
     expect(texts(v.root)).toEqual(compacted);
     expect([...compacted].filter(([f, t]) => original.get(f) !== t).length).toBeGreaterThan(100);
@@ -345,7 +353,7 @@ describe('locks left by a crash', { timeout: 120_000 }, () => {
       const old = new Date(Date.now() - 5000);
       fs.utimesSync(v.path('.MEMORY.md.lock'), old, old);
       const runs = await Promise.all(Array.from({ length: 50 }, (_, i) =>
-        memAsync(['add', `Concurrent fact number ${i} about the queue.`, '--tags', `n${i}`], { cwd: v.root, env: { MEM_LOCK_TIMEOUT_MS: '60000' } })));
+        memAsync(['add', `Concurrent fact number ${i} about the queue.`, '--tags', `n${i}`], { cwd: v.root, env: { MEM_LOCK_TIMEOUT_MS: '600000' } })));
       for (const r of runs) expect(r.status, r.stderr).toBe(0);
       const text = v.read('MEMORY.md');
       for (let i = 0; i < 50; i++) expect(text, `fact ${i}`).toContain(`Concurrent fact number ${i} about the queue.`);

@@ -61,6 +61,6 @@ describe('key moments over MCP', () => {
     expect(plain.every((h: any) => h.messages === undefined)).toBe(true);
     const auto = await call({ detail: 'auto' });
     auto.forEach((h: any, i: number) => expect(h.messages !== undefined).toBe(i < 2 && h.key_moment === true));
-  }, 30_000);
+  });
 });
 

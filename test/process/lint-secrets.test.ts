@@ -59,5 +59,5 @@ describe('pre-commit hook: secrets', () => {
     const committed = git(v.root, ['show', 'HEAD:MEMORY.md']) + git(v.root, ['show', 'HEAD:.mem/episodes/EPISODE-s1.md']);
     noValue(committed);
     expect(committed).toContain("token: '[redacted: github-token]'");
-  }, 60_000);
+  });
 });

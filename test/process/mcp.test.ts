@@ -343,9 +343,11 @@ describe('mem mcp: bad requests are tool errors, and the server keeps answering'
 describe('mem mcp: process', () => {
   it('adds from the server and from mem add at the same time lose nothing', async () => {
     const v = seeded();
-    const s = await serve(v, { all: true });
+    // Every writer waits for the others' locks as long as it takes: what is checked is that all land.
+    const patient = { MEM_LOCK_TIMEOUT_MS: '600000' };
+    const s = await serve(v, { all: true, env: patient });
     const n = 6;
-    const cli = Array.from({ length: n }, (_, i) => memAsync(['add', `CLI learning number ${i} about the build.`], { cwd: v.root, home: v.home }));
+    const cli = Array.from({ length: n }, (_, i) => memAsync(['add', `CLI learning number ${i} about the build.`], { cwd: v.root, home: v.home, env: patient }));
     const served = Array.from({ length: n }, (_, i) => s.call('add', { text: `Server learning number ${i} about the build.` }));
     const [cliRes, serverRes] = await Promise.all([Promise.all(cli), Promise.all(served)]);
     for (const r of cliRes) expect(r.status, r.stderr).toBe(0);
@@ -394,7 +396,7 @@ describe('mem mcp: process', () => {
     send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'search', arguments: { query: 'cache' } } });
     child.stdin.write('this is not json\n');
     send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'get', arguments: { id: 'missing' } } });
-    const deadline = Date.now() + 20_000;
+    const deadline = Date.now() + 90_000; // generous: the answer ends the wait
     while (!/"id":3/.test(out) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     child.kill('SIGTERM');

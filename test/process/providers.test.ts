@@ -49,5 +49,5 @@ describe('mem extract with a language model', () => {
     expect(results.reduce((n, r) => n + r.written.length, 0)).toBe(2);
     expect(v.read('MEMORY.md').split('Procedural: Run the test migrations before the API tests').length).toBe(2);
     expect(fs.readdirSync(v.path('.mem/extracting'))).toEqual([]);
-  }, 30_000);
+  });
 });

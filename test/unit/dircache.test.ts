@@ -48,7 +48,9 @@ describe('DirCache', () => {
   it('does not keep listings of folders changed within the racy window', () => {
     const dir = tempDir();
     fs.writeFileSync(path.join(dir, 'a.md'), 'a');
-    const cache = new DirCache(null);
+    // A clock a moment after the change, however long this machine took to get here.
+    const st = fs.statSync(dir);
+    const cache = new DirCache(null, () => Math.max(st.mtimeMs, st.ctimeMs) + 100);
     expect(names(cache.read(dir))).toEqual(['a.md']);
     expect(JSON.parse(cache.serialize())).toEqual({});
   });

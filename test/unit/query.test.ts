@@ -14,6 +14,12 @@ afterEach(async () => {
   for (const c of closers.splice(0)) await c();
 });
 
+/**
+ * The timeout where the server answers: generous, since a busy machine may take long over an
+ * answer that must come. Only a server that never answers meets a short one.
+ */
+const ANSWERS_WITHIN = 30_000;
+
 const settings = (baseUrl: string, over: Partial<EmbedSettings> = {}): EmbedSettings => ({ ...DEFAULT_CONFIG.embeddings, model: 'fake-embed', baseUrl, ...over });
 
 async function fake(): Promise<EmbedServer> {
@@ -41,7 +47,7 @@ async function answering(status: number, body: string): Promise<string> {
 describe('embedQueries', () => {
   it('sends one request with the SDK path\'s body and returns unit vectors in order', async () => {
     const s = await fake();
-    const vecs = await embedQueries(settings(s.url), ['automobile upkeep', 'release database'], {}, 5000);
+    const vecs = await embedQueries(settings(s.url), ['automobile upkeep', 'release database'], {}, ANSWERS_WITHIN);
     expect(s.requests).toEqual([{ model: 'fake-embed', input: ['automobile upkeep', 'release database'], encoding_format: 'float' }]);
     expect(vecs).toHaveLength(2);
     const want = fakeVector('automobile upkeep', 32);
@@ -52,30 +58,30 @@ describe('embedQueries', () => {
 
   it('asks for the configured dimensions, and refuses an answer of another size', async () => {
     const s = await fake();
-    const [v] = await embedQueries(settings(s.url, { dimensions: 16 }), ['x'], {}, 5000);
+    const [v] = await embedQueries(settings(s.url, { dimensions: 16 }), ['x'], {}, ANSWERS_WITHIN);
     expect(v).toHaveLength(16);
     const url = await answering(200, JSON.stringify({ data: [{ index: 0, embedding: [1, 0, 0] }] }));
-    await expect(embedQueries(settings(url, { dimensions: 16 }), ['x'], {}, 5000)).rejects.toThrow(/answered vectors of 3 dimensions, not the 16 configured/);
+    await expect(embedQueries(settings(url, { dimensions: 16 }), ['x'], {}, ANSWERS_WITHIN)).rejects.toThrow(/answered vectors of 3 dimensions, not the 16 configured/);
   });
 
   it('words failures as the SDK path does: unreachable, HTTP error, wrong count, not JSON, timeout', async () => {
     const down = await answering(200, '{}');
     await closers.pop()!();
-    await expect(embedQueries(settings(down), ['x'], {}, 5000)).rejects.toThrow(/^cannot reach the embeddings endpoint \(fake-embed\) at http:\/\/127\.0\.0\.1:\d+\/v1: .*ECONNREFUSED/);
+    await expect(embedQueries(settings(down), ['x'], {}, ANSWERS_WITHIN)).rejects.toThrow(/^cannot reach the embeddings endpoint \(fake-embed\) at http:\/\/127\.0\.0\.1:\d+\/v1: .*ECONNREFUSED/);
     const err = await answering(500, JSON.stringify({ error: { message: 'model not loaded' } }));
-    await expect(embedQueries(settings(err), ['x'], {}, 5000)).rejects.toThrow('the embeddings endpoint (fake-embed) answered with an error (500): model not loaded');
+    await expect(embedQueries(settings(err), ['x'], {}, ANSWERS_WITHIN)).rejects.toThrow('the embeddings endpoint (fake-embed) answered with an error (500): model not loaded');
     const auth = await answering(401, '{}');
-    await expect(embedQueries(settings(auth), ['x'], {}, 5000)).rejects.toThrow(/rejected the API key \(401\)/);
+    await expect(embedQueries(settings(auth), ['x'], {}, ANSWERS_WITHIN)).rejects.toThrow(/rejected the API key \(401\)/);
     const short = await answering(200, JSON.stringify({ data: [] }));
-    await expect(embedQueries(settings(short), ['x', 'y'], {}, 5000)).rejects.toThrow('answered 0 vectors for 2 texts');
+    await expect(embedQueries(settings(short), ['x', 'y'], {}, ANSWERS_WITHIN)).rejects.toThrow('answered 0 vectors for 2 texts');
     const html = await answering(200, '<html>');
-    await expect(embedQueries(settings(html), ['x'], {}, 5000)).rejects.toThrow('answered something other than JSON');
+    await expect(embedQueries(settings(html), ['x'], {}, ANSWERS_WITHIN)).rejects.toThrow('answered something other than JSON');
     const silent = await answering(0, '');
     await expect(embedQueries(settings(silent), ['x'], {}, 300)).rejects.toThrow('the embeddings endpoint (fake-embed) did not answer within 300 ms');
   });
 
   it('needs a key for a remote endpoint, and sends it as a bearer token', async () => {
-    await expect(embedQueries(settings(undefined as unknown as string, { baseUrl: undefined }), ['x'], {}, 5000)).rejects.toThrow(/needs an API key/);
+    await expect(embedQueries(settings(undefined as unknown as string, { baseUrl: undefined }), ['x'], {}, ANSWERS_WITHIN)).rejects.toThrow(/needs an API key/);
     let auth = '';
     const server = http.createServer((req, res) => {
       auth = req.headers.authorization ?? '';
@@ -86,7 +92,7 @@ describe('embedQueries', () => {
     closers.push(() => new Promise((r) => server.close(r)));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
     // OPENAI_BASE_URL stands in for an unset base URL, as it does for the SDK.
-    const [v] = await embedQueries(settings(url, { baseUrl: undefined }), ['x'], { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: url }, 5000);
+    const [v] = await embedQueries(settings(url, { baseUrl: undefined }), ['x'], { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: url }, ANSWERS_WITHIN);
     expect(auth).toBe('Bearer sk-test');
     expect(Array.from(v)).toEqual([0, 1]);
   });

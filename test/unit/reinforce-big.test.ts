@@ -1,21 +1,19 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { openIndex } from '../../src/index/db.js';
 import { rebuildIndex } from '../../src/index/indexer.js';
 import { withIndex } from '../../src/index/open.js';
 import { BIG_EDIT } from '../../src/lifecycle/big-file-edit.js';
 import { reinforceFile } from '../../src/lifecycle/reinforce.js';
 import { reinforceIds } from '../../src/lifecycle/reinforce-ids.js';
+import { inRun, settingsFrom } from '../../src/run.js';
 import { editFiles } from '../../src/vault/edit.js';
 import { openVault } from '../../src/vault/vault.js';
 import { cleanup, entry, tempVault } from '../helpers.js';
 import { indexRows } from '../index-rows.js';
 
-afterEach(() => {
-  vi.unstubAllEnvs();
-  cleanup();
-});
+afterEach(cleanup);
 
 /** Long bodies: the file is over 1 MB with a few hundred entries (indexing time goes by entries, not bytes). */
 const DETAIL = ' Check the runbook, the dashboards and the on-call channel before and after it.'.repeat(20);
@@ -86,9 +84,8 @@ describe('reinforcing entries of a big file', () => {
     const other = openIndex(vault.dbPath).db;
     other.exec('BEGIN EXCLUSIVE');
     // Held for the whole call: a short busy timeout gives up as SQLite's default 5 s would, sooner.
-    vi.stubEnv('MEM_BUSY_TIMEOUT_MS', '100');
     try {
-      const r = await reinforceIds(vault, ['e301'], { today: '2026-03-01' });
+      const r = await inRun(settingsFrom({ MEM_BUSY_TIMEOUT_MS: '100' }), () => reinforceIds(vault, ['e301'], { today: '2026-03-01' }));
       expect(r.decisions.map((d) => d.action)).toEqual(['reinforced']);
       expect(r.lag).toMatch(/index/);
     } finally {

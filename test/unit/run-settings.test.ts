@@ -3,14 +3,20 @@
 // another run, however their steps interleave.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { inRun, runSettings, settingsFrom, LOCK_TIMEOUT_MS, BUSY_TIMEOUT_MS } from '../../src/run.js';
 import { confineWritesTo, writeTarget } from '../../src/vault/boundary.js';
 import { acquireLock } from '../../src/vault/write.js';
 import { cleanup, tempDir, tempVault } from '../helpers.js';
 import { run } from '../run.js';
 
-afterEach(cleanup);
+afterEach(() => {
+  vi.unstubAllEnvs();
+  cleanup();
+});
+
+/** A lock wait past any test's timeout. */
+const LONG_WAIT_MS = 120_000;
 
 const tick = () => new Promise((r) => setTimeout(r, 5));
 
@@ -55,9 +61,13 @@ describe('run settings', () => {
   it('a command run in-process waits for a held lock as long as its own environment says, then says who holds it', async () => {
     const v = tempVault();
     v.write('MEMORY.md', '# Memory\n');
+    // This process's environment and the run around the command both say two minutes, past this
+    // test's timeout: a command that took either instead of its own 150 ms would end the test.
+    vi.stubEnv('MEM_LOCK_TIMEOUT_MS', String(LONG_WAIT_MS));
     const lock = acquireLock(v.path('MEMORY.md'), 'MEMORY.md');
     try {
-      const r = await run(['add', 'The cache needs a warm-up after deploys.'], { cwd: v.root, home: v.home, env: { MEM_LOCK_TIMEOUT_MS: '150' } });
+      const r = await inRun(settingsFrom({ MEM_LOCK_TIMEOUT_MS: String(LONG_WAIT_MS) }), () =>
+        run(['add', 'The cache needs a warm-up after deploys.'], { cwd: v.root, home: v.home, env: { MEM_LOCK_TIMEOUT_MS: '150' } }));
       expect(r.status).not.toBe(0);
       expect(r.stderr).toMatch(/^mem: MEMORY\.md is locked by another writer \(pid \d+\)/m);
     } finally {
@@ -66,6 +76,5 @@ describe('run settings', () => {
     expect(v.read('MEMORY.md')).toBe('# Memory\n');
     const ok = await run(['add', 'The cache needs a warm-up after deploys.'], { cwd: v.root, home: v.home, env: { MEM_LOCK_TIMEOUT_MS: '150' } });
     expect(ok.status).toBe(0);
-    // With the default wait (10 s) instead of the run's own, this test would outlast its timeout.
-  }, 5000);
+  });
 });

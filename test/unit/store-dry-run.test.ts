@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { inRun, settingsFrom } from '../../src/run.js';
 import { editFilesTogether } from '../../src/vault/edit.js';
 import { acquireLock } from '../../src/vault/write.js';
 
@@ -44,15 +45,10 @@ describe('editFilesTogether dryRun', () => {
     const { d, targets } = files();
     const held = acquireLock(targets[0].abs, 'a.md');
     try {
-      const prev = process.env.MEM_LOCK_TIMEOUT_MS;
-      process.env.MEM_LOCK_TIMEOUT_MS = '0';
-      try {
+      await inRun(settingsFrom({ MEM_LOCK_TIMEOUT_MS: '0' }), async () => {
         await expect(editFilesTogether(targets, (p) => p.map(() => null))).rejects.toThrow(/locked/);
         expect(await editFilesTogether(targets, (p) => p.map(() => null), { dryRun: true })).toEqual([]);
-      } finally {
-        if (prev === undefined) delete process.env.MEM_LOCK_TIMEOUT_MS;
-        else process.env.MEM_LOCK_TIMEOUT_MS = prev;
-      }
+      });
     } finally {
       held.release();
     }

@@ -2,8 +2,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { inRun, settingsFrom } from '../../src/run.js';
 import { acquireLock, acquireLockAsync, replaceAll, withFileLock } from '../../src/vault/write.js';
 import { editFilesTogether } from '../../src/vault/edit.js';
+
+/** `fn` as a run of mem whose lock timeout is `ms` (the run's own, as MEM_LOCK_TIMEOUT_MS sets it). */
+const withLockTimeout = <T>(ms: number, fn: () => T): T => inRun(settingsFrom({ MEM_LOCK_TIMEOUT_MS: String(ms) }), fn);
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -53,8 +57,7 @@ describe('locked writes', () => {
     fs.writeFileSync(lockFile, '---\nid: half-written\n');
     // Held open (by this process here; a writer keeps its lock file open until it is renamed).
     const fd = fs.openSync(lockFile, 'r');
-    process.env.MEM_LOCK_TIMEOUT_MS = '100';
-    try {
+    withLockTimeout(100, () => {
       if (process.platform === 'linux') expect(() => acquireLock(file, 'MEMORY.md')).toThrow(/MEMORY\.md is locked by another writer/);
       fs.closeSync(fd);
       // Nobody holds it: the writer is gone, and the lock is taken over however fresh it is.
@@ -64,9 +67,7 @@ describe('locked writes', () => {
         fs.utimesSync(lockFile, old, old);
         withFileLock(file, (l) => l.replace('taken over\n'), 'MEMORY.md');
       }
-    } finally {
-      delete process.env.MEM_LOCK_TIMEOUT_MS;
-    }
+    });
     expect(fs.readFileSync(file, 'utf8')).toBe('taken over\n');
     expect(fs.existsSync(lockFile)).toBe(false);
   });
@@ -128,14 +129,7 @@ describe('locked writes', () => {
     (await acquireLockAsync(a)).release();
     // A live holder past the timeout: a clear error, and its lock stays.
     const held = acquireLock(a);
-    const before = process.env.MEM_LOCK_TIMEOUT_MS;
-    process.env.MEM_LOCK_TIMEOUT_MS = '120';
-    try {
-      await expect(acquireLockAsync(a, 'a.md')).rejects.toThrow(/^a\.md is locked by another writer \(pid \d+\)/);
-    } finally {
-      if (before === undefined) delete process.env.MEM_LOCK_TIMEOUT_MS;
-      else process.env.MEM_LOCK_TIMEOUT_MS = before;
-    }
+    await withLockTimeout(120, () => expect(acquireLockAsync(a, 'a.md')).rejects.toThrow(/^a\.md is locked by another writer \(pid \d+\)/));
     expect(fs.existsSync(path.join(d, '.a.md.lock'))).toBe(true);
     held.release();
     expect(fs.readdirSync(d)).toEqual(['a.md']);
@@ -178,15 +172,18 @@ describe('locked writes', () => {
     fs.writeFileSync(z, block('y', 'the survivor'));
     // The order of the renames, as the kernel reports them (inotify, in order).
     const seen: string[] = [];
+    let bothSeen!: () => void;
+    const both = new Promise<void>((resolve) => (bothSeen = resolve));
     const watcher = fs.watch(d, (_event, name) => {
       if ((name === 'a.md' || name === 'z.md') && seen[seen.length - 1] !== name) seen.push(name);
+      if (seen.includes('a.md') && seen.includes('z.md')) bothSeen();
     });
     const written = await editFilesTogether([{ abs: a, path: 'a.md' }, { abs: z, path: 'z.md' }], (parsed) => {
       const [pa, pz] = parsed;
       const merged = { ...pz.blocks[0], raw: block('y', 'the survivor and the absorbed text') };
       return [{ ...pa, blocks: [], entries: [] }, { ...pz, blocks: [merged], entries: pz.entries }];
     });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await both; // however late the events come (the test's timeout, should one never)
     watcher.close();
     expect(written.sort()).toEqual(['a.md', 'z.md']);
     expect(fs.readFileSync(z, 'utf8')).toContain('the absorbed text');
