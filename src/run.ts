@@ -1,10 +1,11 @@
 // What one run of mem (a command, an agent hook, an MCP server) settles at its start and the
 // layers below consult: its environment, how long to wait for another writer's lock or for the
-// index, and the folders its writes are confined to. Kept per run (node:async_hooks'
-// AsyncLocalStorage), not per process: a test runs many commands in one process, each with its
-// own environment and vault, and none may see another's settings.
-
-import { AsyncLocalStorage } from 'node:async_hooks';
+// index, and the folders its writes are confined to. Kept per run, not per process: a test runs
+// many commands in one process, each with its own environment and vault, and none may see
+// another's settings. Runs in one process follow one another (main awaits its command), so the
+// run in progress is simply the one inRun set last; it is put back when that run ends.
+// (node:async_hooks' AsyncLocalStorage would also allow runs side by side, but on Node 20 it
+// hooks every promise: measured 4-12 ms more per command, mem context the most.)
 
 export interface RunSettings {
   /** The run's environment variables (the command's, not necessarily this process's). */
@@ -35,16 +36,35 @@ export function settingsFrom(env: NodeJS.ProcessEnv): RunSettings {
   };
 }
 
-const runs = new AsyncLocalStorage<RunSettings>();
 /** For code called outside any run (the library used directly, unit tests): this process's environment and the default timeouts. */
 const outside: RunSettings = { env: process.env, lockTimeoutMs: LOCK_TIMEOUT_MS, busyTimeoutMs: BUSY_TIMEOUT_MS, writeBases: [] };
 
-/** Run `fn` (and everything it awaits) with `settings`. */
+let current: RunSettings | undefined;
+
+/**
+ * Run `fn` to its end (a promise it returns included) with `settings`; the settings before it
+ * are back afterwards, whatever happens.
+ */
 export function inRun<T>(settings: RunSettings, fn: () => T): T {
-  return runs.run(settings, fn);
+  const before = current;
+  current = settings;
+  let result: T;
+  try {
+    result = fn();
+  } catch (err) {
+    current = before;
+    throw err;
+  }
+  if (result instanceof Promise) {
+    return result.finally(() => {
+      current = before;
+    }) as T;
+  }
+  current = before;
+  return result;
 }
 
-/** The settings of the run this code is part of. */
+/** The settings of the run in progress (the defaults outside any). */
 export function runSettings(): RunSettings {
-  return runs.getStore() ?? outside;
+  return current ?? outside;
 }

@@ -1,6 +1,6 @@
 // Each run of mem (a command in this process, as the tests run them) has its own settings: the
 // timeouts its environment names and the folders its writes are confined to. None leaks into
-// another run, however their steps interleave.
+// the next run or into what follows.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -29,33 +29,46 @@ describe('run settings', () => {
     }
   });
 
-  it('two runs interleaved each see their own timeouts and write confinement', async () => {
+  it('a run sees its own timeouts and write confinement, and leaves nothing of them to the next run or to what follows', async () => {
     const a = tempDir();
     const b = tempDir();
     const outsideDir = tempDir();
     fs.symlinkSync(outsideDir, path.join(a, 'link'));
-    const seen: string[] = [];
-    const one = (name: string, ms: string, base: string) => inRun(settingsFrom({ MEM_LOCK_TIMEOUT_MS: ms }), async () => {
-      confineWritesTo([base]);
-      for (let i = 0; i < 5; i++) {
+    const one = (ms: string, base: string | null) => inRun(settingsFrom({ MEM_LOCK_TIMEOUT_MS: ms }), async () => {
+      if (base) confineWritesTo([base]);
+      const seen: string[] = [];
+      for (let i = 0; i < 3; i++) {
         await tick();
-        seen.push(`${name}:${runSettings().lockTimeoutMs}:${runSettings().writeBases.join(',')}`);
+        seen.push(`${runSettings().lockTimeoutMs}:${runSettings().writeBases.join(',')}`);
       }
-      // Only the run confined to `a` refuses a write through a's link out.
+      // Only a run confined to `a` refuses a write through a's link out.
       try {
         writeTarget(path.join(a, 'link', 'x.md'));
-        return 'written';
+        return { seen, write: 'written' };
       } catch (err) {
-        return (err as Error).message;
+        return { seen, write: (err as Error).message };
       }
     });
-    const [ra, rb] = await Promise.all([one('a', '111', a), one('b', '222', b)]);
-    expect(ra).toMatch(/leads out of the vault through a symlink/);
-    expect(rb).toBe('written');
-    expect(seen.filter((s) => s.startsWith('a:')).every((s) => s === `a:111:${path.resolve(a)}`)).toBe(true);
-    expect(seen.filter((s) => s.startsWith('b:')).every((s) => s === `b:222:${path.resolve(b)}`)).toBe(true);
-    // Outside any run: the defaults, untouched by either.
+    const ra = await one('111', a);
+    expect(ra.seen).toEqual(Array(3).fill(`111:${path.resolve(a)}`));
+    expect(ra.write).toMatch(/leads out of the vault through a symlink/);
+    const rb = await one('222', null);
+    expect(rb.seen).toEqual(Array(3).fill('222:'));
+    expect(rb.write).toBe('written');
+    // A run inside another (nothing in mem does it) gives the outer one back when it ends.
+    await inRun(settingsFrom({ MEM_LOCK_TIMEOUT_MS: '333' }), async () => {
+      await one('444', b);
+      expect(runSettings().lockTimeoutMs).toBe(333);
+      expect(runSettings().writeBases).toEqual([]);
+    });
+    // A run that fails gives them back too.
+    await expect(inRun(settingsFrom({ MEM_LOCK_TIMEOUT_MS: '555' }), async () => {
+      await tick();
+      throw new Error('boom');
+    })).rejects.toThrow('boom');
+    // Outside any run: the defaults, untouched by all of them.
     expect(runSettings().lockTimeoutMs).toBe(LOCK_TIMEOUT_MS);
+    expect(runSettings().writeBases).toEqual([]);
   });
 
   it('a command run in-process waits for a held lock as long as its own environment says, then says who holds it', async () => {
