@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { anthropicMessage, closeServers, fakeServer } from '../fake-llm.js';
-import { cleanup, entry, REPO, tempVault, type TempVault } from '../helpers.js';
+import { cleanup, entry, REPO, type TempVault } from '../helpers.js';
+import { LOGIN, NOTE, runIn, vault } from '../fixtures/episode-notes.js';
 import { run as runMem } from '../run.js';
 
 afterEach(async () => {
@@ -10,33 +11,7 @@ afterEach(async () => {
   cleanup();
 });
 
-function vault(): TempVault {
-  return tempVault();
-}
-
-const NOW = '2026-01-25T12:00:00Z';
-
-function run(v: TempVault, args: string[], input?: string, env: Record<string, string> = {}) {
-  return runMem(args, { cwd: v.root, home: v.home, input, env: { MEM_NOW: NOW, ...env } });
-}
-
-const LOGIN = {
-  session_id: '2026-01-21-session-42',
-  task: 'Fix the flaky login test',
-  outcome: 'partial',
-  decisions: [
-    { id: 'd002', timestamp: '2026-01-21T10:20:00.1234567Z', type: 'test', context: 'Dates drift between runs', chosen: 'fake timers', outcome: 'success' },
-    { id: 'd001', timestamp: '2026-01-21T10:05:00Z', type: 'implementation', context: 'Timeout under load', options: ['sleep 2s', 'retry with backoff'], chosen: 'retry with backoff', rationale: 'sleeping hides the race', outcome: 'success', effects: ['d002', 'e2'] },
-  ],
-  events: [
-    { id: 'e1', timestamp: '2026-01-21T10:01:00Z', type: 'error', content: 'npm test failed: TimeoutError in login.spec.ts' },
-    { id: 'e2', timestamp: '2026-01-21T10:10:00Z', type: 'test', content: 'npm test passed', caused_by: ['d001'] },
-  ],
-  lessons: ['Retry network calls in tests with backoff instead of sleeping'],
-  metrics: { duration_minutes: 35, tool_calls: 12, errors: 2, recoveries: 1, commits: 1, files_changed: 3 },
-};
-
-const NOTE = '.mem/episodes/EPISODE-2026-01-21-session-42.md';
+const run = runIn(runMem);
 
 describe('mem episode add', () => {
   it('writes the episode note from store_episode JSON on stdin, and again changes nothing', async () => {

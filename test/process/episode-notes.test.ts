@@ -2,37 +2,12 @@
 // (the payload on standard input) and the MCP episode tools over stdio with the official client.
 
 import { afterEach, describe, expect, it } from 'vitest';
-import { BIN, cleanup, mem, tempVault, type TempVault } from '../helpers.js';
+import { BIN, cleanup, mem } from '../helpers.js';
+import { LOGIN, NOTE, NOW, runIn, vault } from '../fixtures/episode-notes.js';
 
 afterEach(cleanup);
 
-function vault(): TempVault {
-  return tempVault();
-}
-
-const NOW = '2026-01-25T12:00:00Z';
-
-function run(v: TempVault, args: string[], input?: string, env: Record<string, string> = {}) {
-  return mem(args, { cwd: v.root, home: v.home, input, env: { MEM_NOW: NOW, ...env } });
-}
-
-const LOGIN = {
-  session_id: '2026-01-21-session-42',
-  task: 'Fix the flaky login test',
-  outcome: 'partial',
-  decisions: [
-    { id: 'd002', timestamp: '2026-01-21T10:20:00.1234567Z', type: 'test', context: 'Dates drift between runs', chosen: 'fake timers', outcome: 'success' },
-    { id: 'd001', timestamp: '2026-01-21T10:05:00Z', type: 'implementation', context: 'Timeout under load', options: ['sleep 2s', 'retry with backoff'], chosen: 'retry with backoff', rationale: 'sleeping hides the race', outcome: 'success', effects: ['d002', 'e2'] },
-  ],
-  events: [
-    { id: 'e1', timestamp: '2026-01-21T10:01:00Z', type: 'error', content: 'npm test failed: TimeoutError in login.spec.ts' },
-    { id: 'e2', timestamp: '2026-01-21T10:10:00Z', type: 'test', content: 'npm test passed', caused_by: ['d001'] },
-  ],
-  lessons: ['Retry network calls in tests with backoff instead of sleeping'],
-  metrics: { duration_minutes: 35, tool_calls: 12, errors: 2, recoveries: 1, commits: 1, files_changed: 3 },
-};
-
-const NOTE = '.mem/episodes/EPISODE-2026-01-21-session-42.md';
+const run = runIn(mem);
 
 describe('mem context warns of recent failures', () => {
   it('at most 3 failed episodes of the last 7 days, newest first, in their own budget; --json too', () => {
