@@ -5,11 +5,11 @@
 // The background run of an agent's extract hook is in test/process/secrets-output.test.ts.
 
 import fs from 'node:fs';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeServers, fakeServer, type Seen } from '../fake-llm.js';
 import { embedServer } from '../fake-embeddings.js';
-import { cleanup, entry, REPO, tempVault, type RunResult } from '../helpers.js';
+import { CLEAN, cred, echo, expectClean, KEY, PASS, SAMPLE, USER, vault } from '../fixtures/secrets-output.js';
+import { cleanup, entry } from '../helpers.js';
 import { run } from '../run.js';
 
 const embedServers: { close(): Promise<void> }[] = [];
@@ -19,47 +19,7 @@ afterEach(async () => {
   cleanup();
 });
 
-const SAMPLE = path.join(REPO, 'examples', 'sessions', 'fix-checkout-tests.jsonl');
-// A key of no vendor's shape: only knowing it (from the environment) can redact it.
-const KEY = 'qv7Rk2mZp9TxL4wB8nYc3HdJ6fGs1uEa';
-const USER = 'deploybot';
-const PASS = 'hunter2-Zq9xW7';
-
-const CLEAN = {
-  ANTHROPIC_API_KEY: undefined, ANTHROPIC_BASE_URL: undefined, OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined, MEM_PROVIDER: undefined, MEM_MODEL: undefined,
-  MEM_EMBED_MODEL: undefined, MEM_EMBED_BASE_URL: undefined, MEM_EMBED_PROVIDER: undefined, MEM_EMBED_DIMENSIONS: undefined, MEM_EMBED_API_KEY: undefined,
-};
-
-/** What the server was sent, echoed back: the two headers, bare and named, in a JSON error and in plain text. */
-const echo = (req: Seen) => {
-  const auth = String(req.headers.authorization ?? '');
-  const apiKey = String(req.headers['x-api-key'] ?? '');
-  return { error: { type: 'invalid_request_error', message: `bad request: got Authorization: ${auth} and x-api-key: ${apiKey}; the key ${auth.replace(/^Bearer /, '')}${apiKey} is not valid for this model` } };
-};
-const cred = (url: string) => url.replace('http://', `http://${USER}:${PASS}@`);
 const echoText = (req: Seen) => `Internal error for ${String(req.headers.authorization ?? req.headers['x-api-key'])}`;
-
-function vault() {
-  const v = tempVault();
-  // No retries: a 500 is answered at once (the SDKs' back-off is not what is tested here).
-  v.write('.mem/config.yaml', 'llm:\n  max_retries: 0\nembeddings:\n  max_retries: 0\n');
-  v.write('MEMORY.md', `# Memory\n\n${entry('migrations-first', 'Run the database migrations before the API tests')}`);
-  return v;
-}
-
-function logs(root: string): string {
-  const dir = path.join(root, '.mem', 'logs');
-  if (!fs.existsSync(dir)) return '';
-  return fs.readdirSync(dir).map((f) => fs.readFileSync(path.join(dir, f), 'utf8')).join('\n');
-}
-
-function expectClean(r: RunResult, root: string, secrets: string[] = [KEY]): void {
-  for (const s of secrets) {
-    expect(r.stdout, `stdout holds ${s}`).not.toContain(s);
-    expect(r.stderr, `stderr holds ${s}`).not.toContain(s);
-    expect(logs(root), `a log holds ${s}`).not.toContain(s);
-  }
-}
 
 const MODES = [[], ['--json'], ['--debug']];
 
