@@ -4,43 +4,12 @@
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
+import { append, BASE, conflict, MARKER, markerLines, repo, resolveFromStages } from '../fixtures/git-conflicts.js';
 import { cleanup, entry, git, tempVault, type TempVault } from '../helpers.js';
 import { run as runIn } from '../run.js';
 
 afterEach(cleanup);
 
-const MARKER = /^(<{7}|\|{7}|={7}|>{7})(?:[ \t].*)?\r?$/;
-
-function repo(text: string, opts: { crlf?: boolean } = {}): TempVault {
-  const v = tempVault({ git: true });
-  v.write('.gitignore', '.memory.db*\n.mem/\n');
-  // No merge driver and no eol conversion: the file is merged as plain text, as a clone without
-  // mem's config (or a web UI) does it.
-  git(v.root, ['config', 'core.autocrlf', 'false']);
-  v.write('MEMORY.md', opts.crlf ? text.replace(/\n/g, '\r\n') : text);
-  git(v.root, ['add', '-A']);
-  git(v.root, ['commit', '-qm', 'base']);
-  git(v.root, ['branch', '-M', 'main']);
-  return v;
-}
-
-/** Commit `change` on a branch `other` and `ours` on main, then merge other into main: a real conflict. */
-async function conflict(v: TempVault, ours: () => void | Promise<void>, theirs: () => void | Promise<void>, style?: 'diff3' | 'zdiff3'): Promise<string> {
-  git(v.root, ['checkout', '-qb', 'other']);
-  await theirs();
-  git(v.root, ['commit', '-qam', 'theirs']);
-  git(v.root, ['checkout', '-q', 'main']);
-  await ours();
-  git(v.root, ['commit', '-qam', 'ours']);
-  const r = spawnSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', ...(style ? ['-c', `merge.conflictStyle=${style}`] : []), 'merge', 'other'], { cwd: v.root, encoding: 'utf8' });
-  expect(r.status).not.toBe(0);
-  expect(r.stdout).toMatch(/CONFLICT \((content|add\/add)\): Merge conflict in MEMORY\.md/);
-  const text = v.read('MEMORY.md');
-  expect(text).toMatch(/^<<<<<<< /m);
-  return text;
-}
-
-const markerLines = (text: string) => text.split('\n').flatMap((l, i) => (MARKER.test(l) ? [i + 1] : []));
 const run = (v: TempVault, args: string[]) => runIn(args, { cwd: v.root, home: v.home });
 const listedIds = async (v: TempVault) => ((await run(v, ['list', '--json'])).json().entries as { id: string }[]).map((e) => e.id);
 const edit = (v: TempVault, from: string | RegExp, to: string) => () => {
@@ -49,7 +18,6 @@ const edit = (v: TempVault, from: string | RegExp, to: string) => () => {
   expect(next).not.toBe(t);
   fs.writeFileSync(v.path('MEMORY.md'), next);
 };
-const append = (v: TempVault, text: string) => () => fs.appendFileSync(v.path('MEMORY.md'), text);
 
 /** What every conflicted vault must show: lint fails at each marker, reads warn once per file, writes are refused. */
 async function expectConflictHandled(v: TempVault, text: string, visible: { id: string; query: string }[]): Promise<void> {
@@ -107,22 +75,6 @@ function resolveKeepingBoth(v: TempVault): void {
   fs.writeFileSync(v.path('MEMORY.md'), out.join('\n'));
 }
 
-/**
- * Resolve by hand from git's stages, the way a careful user does when the hunks cut through
- * headers (keeping both sides line by line would glue two headers into one): ours, then the
- * entries only theirs has.
- */
-function resolveFromStages(v: TempVault): void {
-  const ours = git(v.root, ['show', ':2:MEMORY.md']);
-  const theirs = git(v.root, ['show', ':3:MEMORY.md']);
-  const blocks = (t: string) => t.split(/(?=^---\r?\nid: )/m).slice(1);
-  const idOf = (b: string) => /^id: (.*?)\r?$/m.exec(b)![1];
-  const have = new Set(blocks(ours).map(idOf));
-  const nl = ours.includes('\r\n') ? '\r\n' : '\n';
-  const extra = blocks(theirs).filter((b) => !have.has(idOf(b)));
-  fs.writeFileSync(v.path('MEMORY.md'), `${ours.endsWith(`${nl}${nl}`) ? ours : `${ours}${nl}`}${extra.join('')}`);
-}
-
 async function expectNormalAfterResolving(v: TempVault, ids: string[]): Promise<void> {
   const lint = await run(v, ['lint']);
   expect(lint.stdout).not.toMatch(/conflict marker/);
@@ -134,7 +86,6 @@ async function expectNormalAfterResolving(v: TempVault, ids: string[]): Promise<
   expect((await run(v, ['search', 'writable'])).stderr).not.toMatch(/conflict/);
 }
 
-const BASE = `# Project memory\n\n${entry('base-entry', '## Base: the build uses esbuild\n\nRun npm run build first.')}`;
 
 describe('git merges without the driver leave conflict markers', () => {
   it('both branches `mem add` an entry (the hunk cuts through the new headers)', async () => {
