@@ -3,43 +3,14 @@
 // as a file. The real check.sh and the workflow's steps run the installed command:
 // test/process/git-ci.test.ts.
 
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import YAML from 'yaml';
-import { REPO, cleanup, entry, git, tempVault, type TempVault } from '../helpers.js';
+import { CLEAN, DUP_A, DUP_B, expectUnchanged, NOW, POSIX, runAtNow, snapshot, workflowJob } from '../fixtures/git-ci.js';
+import { cleanup, entry, git, tempVault, type TempVault } from '../helpers.js';
 import { run as runIn } from '../run.js';
 
 afterEach(cleanup);
 
-const POSIX = process.platform !== 'win32';
-const WORKFLOW = path.join(REPO, 'examples', 'ci', 'mem.yml');
-const NOW = '2026-11-25';
-
-const run = (v: TempVault, args: string[], env: Record<string, string> = {}) => runIn(args, { cwd: v.root, home: v.home, env: { MEM_NOW: NOW, ...env } });
-
-/** Every file and folder under `dirs`: kind, mtime and, for files, the bytes. */
-function snapshot(...dirs: string[]): Map<string, string> {
-  const out = new Map<string, string>();
-  const walk = (p: string) => {
-    const st = fs.lstatSync(p);
-    out.set(p, `${st.isDirectory() ? 'dir' : 'file'} ${st.mtimeMs} ${st.isFile() ? fs.readFileSync(p).toString('base64') : ''}`);
-    if (st.isDirectory()) for (const n of fs.readdirSync(p)) walk(path.join(p, n));
-  };
-  for (const d of dirs) walk(d);
-  return out;
-}
-
-function expectUnchanged(v: TempVault, before: Map<string, string>): void {
-  const after = snapshot(v.root, v.home);
-  expect([...after.keys()].sort()).toEqual([...before.keys()].sort());
-  for (const [p, s] of before) expect(after.get(p), p).toBe(s);
-}
-
-// Lessons that trip each check, and nothing else.
-const DUP_A = 'Run the database migrations before starting the API integration tests in CI.';
-const DUP_B = 'Always run the database migrations before starting the API integration tests in CI.';
-const CLEAN = `# Project memory\n\n${entry('m1', 'Seed the payment fixtures with npm run seed before the checkout tests.', { created_at: '2026-11-01' })}${entry('m2', 'The staging deploy needs the VPN to reach the registry.', { created_at: '2026-11-02' })}`;
+const run = runAtNow(runIn);
 
 interface Dirty {
   name: string;
@@ -177,9 +148,7 @@ describe('--check on lint, compact, promote and consolidate', () => {
 });
 
 describe.runIf(POSIX)('examples/ci/mem.yml', () => {
-  const wf = YAML.parse(fs.readFileSync(WORKFLOW, 'utf8'));
-  const job = wf.jobs.memory;
-  const step = (name: string) => job.steps.find((s: { name?: string }) => s.name === name);
+  const { job, step } = workflowJob();
 
   it('is a complete job: checkout, Node 20, install mem from MEM_REPO at MEM_REF, check', () => {
     expect(job['runs-on']).toBe('ubuntu-latest');

@@ -6,40 +6,14 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import YAML from 'yaml';
+import { CLEAN, DUP_A, DUP_B, expectUnchanged, POSIX, runAtNow, snapshot, workflowJob } from '../fixtures/git-ci.js';
 import { BIN, REPO, cleanup, entry, git, mem, tempDir, tempVault, type TempVault } from '../helpers.js';
 
 afterEach(cleanup);
 
-const POSIX = process.platform !== 'win32';
 const CHECK_SH = path.join(REPO, 'examples', 'ci', 'check.sh');
-const WORKFLOW = path.join(REPO, 'examples', 'ci', 'mem.yml');
-const NOW = '2026-11-25';
 
-const run = (v: TempVault, args: string[], env: Record<string, string> = {}) => mem(args, { cwd: v.root, home: v.home, env: { MEM_NOW: NOW, ...env } });
-
-/** Every file and folder under `dirs`: kind, mtime and, for files, the bytes. */
-function snapshot(...dirs: string[]): Map<string, string> {
-  const out = new Map<string, string>();
-  const walk = (p: string) => {
-    const st = fs.lstatSync(p);
-    out.set(p, `${st.isDirectory() ? 'dir' : 'file'} ${st.mtimeMs} ${st.isFile() ? fs.readFileSync(p).toString('base64') : ''}`);
-    if (st.isDirectory()) for (const n of fs.readdirSync(p)) walk(path.join(p, n));
-  };
-  for (const d of dirs) walk(d);
-  return out;
-}
-
-function expectUnchanged(v: TempVault, before: Map<string, string>): void {
-  const after = snapshot(v.root, v.home);
-  expect([...after.keys()].sort()).toEqual([...before.keys()].sort());
-  for (const [p, s] of before) expect(after.get(p), p).toBe(s);
-}
-
-// Lessons that trip each check, and nothing else.
-const DUP_A = 'Run the database migrations before starting the API integration tests in CI.';
-const DUP_B = 'Always run the database migrations before starting the API integration tests in CI.';
-const CLEAN = `# Project memory\n\n${entry('m1', 'Seed the payment fixtures with npm run seed before the checkout tests.', { created_at: '2026-11-01' })}${entry('m2', 'The staging deploy needs the VPN to reach the registry.', { created_at: '2026-11-02' })}`;
+const run = runAtNow(mem);
 
 describe('--check on lint, compact, promote and consolidate', () => {
   it.runIf(POSIX && process.getuid?.() === 0)('compact --check and --dry-run work on a vault the user cannot write (no lock file is taken)', () => {
@@ -143,10 +117,7 @@ describe.runIf(POSIX)('examples/ci/check.sh on a git repository', () => {
 });
 
 describe.runIf(POSIX)('examples/ci/mem.yml', () => {
-  const wf = YAML.parse(fs.readFileSync(WORKFLOW, 'utf8'));
-  const job = wf.jobs.memory;
-  const step = (name: string) => job.steps.find((s: { name?: string }) => s.name === name);
-
+  const { job, step } = workflowJob();
 
   it("the install step's fetch takes a pinned commit of a mem repository; the check step runs the real script", () => {
     // The install step without its npm ci (no network here), against this repository at HEAD.
