@@ -6,36 +6,10 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { REPO, cleanup, entry, mem, tempDir, tempVault, type TempVault } from '../helpers.js';
+import { g, hookFile, HOOKS, ok, repo } from '../fixtures/git-hooks.js';
+import { REPO, cleanup, entry, mem, tempDir, type TempVault } from '../helpers.js';
 
 afterEach(cleanup);
-
-const HOOKS = ['post-merge', 'post-checkout', 'post-rewrite', 'pre-commit'];
-
-/** git as a user runs it (hooks and all): status and output, never throwing. */
-function g(cwd: string, args: string[], env: Record<string, string> = {}) {
-  const r = spawnSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', ...args], {
-    cwd, encoding: 'utf8', env: { ...process.env, MEM_ROOT: '', NO_COLOR: '1', ...env },
-  });
-  return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
-}
-
-function ok(cwd: string, args: string[], env: Record<string, string> = {}): string {
-  const r = g(cwd, args, env);
-  if (r.status !== 0) throw new Error(`git ${args.join(' ')} (${r.status}): ${r.stderr}`);
-  return r.stdout;
-}
-
-/** A repository with one committed memory entry (hooks not yet installed). */
-function repo(): TempVault {
-  const v = tempVault({ git: true });
-  v.write('MEMORY.md', `# Memory\n\n${entry('base-entry', 'Run the migrations before the API tests.')}`);
-  v.write('.gitignore', '.memory.db*\n'); // as mem init writes it
-  ok(v.root, ['add', '-A']);
-  ok(v.root, ['commit', '-qm', 'base']);
-  ok(v.root, ['branch', '-M', 'main']);
-  return v;
-}
 
 function ids(v: TempVault): string[] | null {
   const r = mem(['list', '--no-refresh', '--json'], { cwd: v.root, home: v.home });
@@ -87,7 +61,6 @@ async function backgroundDone(root: string): Promise<void> {
   }
 }
 
-const hookFile = (v: TempVault, h: string) => path.join(v.root, '.git', 'hooks', h);
 const install = (v: TempVault, extra: string[] = [], cwd = v.root) => mem(['hooks', 'install', '--git', ...extra], { cwd, home: v.home });
 
 /** A copy of the built mem in a folder of its own, to install from and then take away. */
