@@ -2,46 +2,16 @@
 // list --kind episode, recent, segment — with key_moment in their JSON; --detail auto|none|full
 // decides whose messages are shown.
 
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanup, entry, tempVault } from '../helpers.js';
+import { setup } from '../fixtures/key-moments.js';
+import { cleanup } from '../helpers.js';
 import { run as runMem } from '../run.js';
-import { CSS_TURNS, DB_TURNS } from '../topics.js';
 
 afterEach(cleanup);
 
-const DB = DB_TURNS.slice(0, 6);
-const CSS = CSS_TURNS;
-
-function transcript(dir: string, session: string, texts: string[], start: string): string {
-  const p = path.join(dir, `${session}.jsonl`);
-  const t0 = Date.parse(start);
-  fs.writeFileSync(p, `${texts.map((text, i) => {
-    const timestamp = new Date(t0 + i * 60_000).toISOString();
-    return JSON.stringify(i % 2 === 0
-      ? { type: 'user', sessionId: session, timestamp, uuid: `u${i}`, message: { role: 'user', content: text } }
-      : { type: 'assistant', sessionId: session, timestamp, uuid: `a${i}`, message: { id: `m${i}`, role: 'assistant', content: [{ type: 'text', text }] } });
-  }).join('\n')}\n`);
-  return p;
-}
-
-/**
- * A vault with a learning and two sessions: `switch` (the database, then the navbar: its second
- * episode is a key moment) and `calm` (one subject: no key moment).
- */
-async function setup() {
-  const v = tempVault();
-  const run = (args: string[]) => runMem(args, { cwd: v.root, home: v.home });
-  v.write('MEMORY.md', entry('5d1e7c2a-3b4f-4a6e-8c9d-0e1f2a3b4c5d', '## The navbar dropdown needs a z-index above the hero banner', { type: 'directive' }));
-  expect((await run(['segment', transcript(v.root, 'switch', [...DB, ...CSS], '2026-02-03T10:00:00Z')])).status).toBe(0);
-  expect((await run(['segment', transcript(v.root, 'calm', [...CSS, ...CSS.slice(0, 2).map((t) => t.replace('Now something else: ', ''))], '2026-02-04T10:00:00Z')])).status).toBe(0);
-  return { v, run };
-}
-
 describe('key moments', () => {
   it('mem search: marked in the human view, key_moment in --json, messages by --detail', async () => {
-    const { run } = await setup();
+    const { run } = await setup(runMem);
     const json = async (args: string[]) => (await run(['search', 'navbar dropdown banner', '--json', ...args])).json().results;
     const plain = await json([]);
     const key = plain.filter((h: any) => h.key_moment === true);
@@ -84,7 +54,7 @@ describe('key moments', () => {
   });
 
   it('mem list --kind episode and mem recent: marked; key_moment in --json', async () => {
-    const { run } = await setup();
+    const { run } = await setup(runMem);
     const listed = (await run(['list', '--kind', 'episode', '--json'])).json().entries;
     expect(listed.map((e: any) => [e.id, e.kind, e.key_moment])).toEqual([
       ['ep-calm-001', 'episode', false], ['ep-switch-001', 'episode', false], ['ep-switch-002', 'episode', true],
@@ -101,7 +71,7 @@ describe('key moments', () => {
   });
 
   it('mem context --kind episode: marked; the key moment\'s messages by default (auto), none with --detail none', async () => {
-    const { run } = await setup();
+    const { run } = await setup(runMem);
     const md = (await run(['context', 'navbar dropdown banner', '--kind', 'episode'])).stdout;
     expect(md).toMatch(/^_declarative · project · episode · ★ key moment · \.mem\/episodes\/switch\.md:\d+_$/m);
     expect(md).toMatch(/^_declarative · project · episode · \.mem\/episodes\/calm\.md:\d+_$/m);
