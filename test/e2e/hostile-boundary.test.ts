@@ -7,24 +7,15 @@ import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { SECRET, vaultBesideSecrets } from '../fixtures/hostile-boundary.js';
 import { cleanup, entry, REPO, tempDir, tempVault, type TempVault } from '../helpers.js';
 import { run as runIn } from '../run.js';
 
 afterEach(cleanup);
 
-const SECRET = 'AKIAZZSECRETZZ42';
-
-/** A vault plus a folder beside it holding "the user's secrets" (a file and a folder of notes). */
+/** vaultBesideSecrets(), and `run` in that vault. */
 function setup() {
-  const v = tempVault();
-  const outside = path.join(path.dirname(v.root), 'outside');
-  fs.mkdirSync(path.join(outside, 'notes'), { recursive: true });
-  // Secrets in every shape the walk would accept: an entry file, a plain note, MEMORY.md-like.
-  fs.writeFileSync(path.join(outside, 'credentials'), `[default]\naws_secret_access_key = ${SECRET} deploy\n`);
-  fs.writeFileSync(path.join(outside, 'creds.md'), entry('leak1', `## Deploy credentials\n${SECRET} deploy`));
-  fs.writeFileSync(path.join(outside, 'notes', 'MEMORY.md'), entry('leak2', `## Deploy notes\n${SECRET} deploy`));
-  fs.writeFileSync(path.join(outside, 'notes', 'deploy.md'), `# Deploy secret\n\n${SECRET} deploy\n`);
-  v.write('memory/fine.md', entry('fine1', '## Deploy process\nDeploy through the CI pipeline.'));
+  const { v, outside } = vaultBesideSecrets();
   const run = (args: string[], opts: { input?: string; env?: Record<string, string> } = {}) => runIn(args, { cwd: v.root, home: v.home, ...opts });
   return { v, outside, run };
 }

@@ -5,29 +5,14 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { vaultBesideSecrets } from '../fixtures/hostile-boundary.js';
 import { cleanup, entry, mem, REPO, tempDir, tempVault } from '../helpers.js';
 
 afterEach(cleanup);
 
-const SECRET = 'AKIAZZSECRETZZ42';
-
-/** A vault plus a folder beside it holding "the user's secrets" (a file and a folder of notes). */
-function setup() {
-  const v = tempVault();
-  const outside = path.join(path.dirname(v.root), 'outside');
-  fs.mkdirSync(path.join(outside, 'notes'), { recursive: true });
-  // Secrets in every shape the walk would accept: an entry file, a plain note, MEMORY.md-like.
-  fs.writeFileSync(path.join(outside, 'credentials'), `[default]\naws_secret_access_key = ${SECRET} deploy\n`);
-  fs.writeFileSync(path.join(outside, 'creds.md'), entry('leak1', `## Deploy credentials\n${SECRET} deploy`));
-  fs.writeFileSync(path.join(outside, 'notes', 'MEMORY.md'), entry('leak2', `## Deploy notes\n${SECRET} deploy`));
-  fs.writeFileSync(path.join(outside, 'notes', 'deploy.md'), `# Deploy secret\n\n${SECRET} deploy\n`);
-  v.write('memory/fine.md', entry('fine1', '## Deploy process\nDeploy through the CI pipeline.'));
-  return { v, outside };
-}
-
 describe('writes never go through a link out of the vault', () => {
   it('mem extract --hook with .mem/logs linked out: exit 0 for the agent, no log written outside', () => {
-    const { v } = setup();
+    const { v } = vaultBesideSecrets();
     const elsewhere = tempDir('mem-elsewhere-');
     fs.symlinkSync(elsewhere, v.path('.mem/logs'));
     const sample = path.join(REPO, 'examples', 'sessions', 'fix-checkout-tests.jsonl');
