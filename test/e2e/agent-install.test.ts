@@ -4,23 +4,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { cmd, exists, JS, NODE, read, run } from '../fixtures/agent-install.js';
 import { BIN, cleanup, tempDir, tempVault, type TempVault } from '../helpers.js';
-import { run as runMem } from '../run.js';
 
 afterEach(cleanup);
-
-const NODE = fs.realpathSync(process.execPath);
-const JS = fs.realpathSync(BIN);
-const q = (s: string) => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
-const cmd = (verb: string, agent: string) => `${q(NODE)} ${q(JS)} ${verb} --hook ${agent}`;
-
-/** mem with HOME in the temp folder and none of the agents' own variables from this machine. */
-function run(v: TempVault, args: string[], env: Record<string, string | undefined> = {}, cwd = v.root) {
-  return runMem(args, { cwd, home: v.home, env: { HOME: v.home, CLAUDE_CONFIG_DIR: undefined, CODEX_HOME: undefined, ...env } });
-}
-
-const read = (f: string) => fs.readFileSync(f, 'utf8');
-const exists = (f: string) => fs.existsSync(f);
 
 const CLAUDE_BEFORE = `{
   "model": "opus",
