@@ -1,51 +1,26 @@
 // The merge driver's setup and its rules without git running it, in-process: mem init registers it,
 // mem merge-driver run directly, and mem resolve and mem lint --fix on the markers of a merge made
 // without it. Merges, rebases and pulls that run the driver: test/process/git-merge.test.ts.
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { addedId, committer, gitTry, inFileOrder, LIST_ALL, markers, NOW } from '../fixtures/git-merge.js';
 import { cleanup, git, tempDir, tempVault, type TempVault } from '../helpers.js';
 import { run as runIn } from '../run.js';
 
 afterEach(cleanup);
-
-const NOW = '2026-11-25';
-
-/** git that may fail (a conflicted merge): its status and output. */
-function gitTry(cwd: string, args: string[]): { status: number; out: string } {
-  const r = spawnSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', '-c', 'init.defaultBranch=main', ...args], { cwd, encoding: 'utf8' });
-  return { status: r.status ?? -1, out: `${r.stdout}${r.stderr}` };
-}
 
 async function setup(opts: { init?: boolean } = {}) {
   const v = tempVault({ git: true });
   git(v.root, ['checkout', '-q', '-b', 'main']);
   const run = (args: string[], now = NOW) => runIn(args, { cwd: v.root, home: v.home, env: { MEM_NOW: now } });
   if (opts.init !== false) expect((await run(['init', '-q'])).status).toBe(0);
-  const commit = (msg: string) => {
-    git(v.root, ['add', '-A']);
-    git(v.root, ['commit', '-q', '-m', msg]);
-  };
-  const add = async (text: string, extra: string[] = []): Promise<string> => {
-    const r = await run(['add', text, '--json', ...extra]);
-    expect(r.status, r.stderr).toBe(0);
-    return JSON.parse(r.stdout).id as string;
-  };
+  const commit = committer(v);
+  const add = async (text: string, extra: string[] = []): Promise<string> => addedId(await run(['add', text, '--json', ...extra]));
   /** Entries as mem reads them, in file order. */
-  const list = async () => {
-    const r = await run(['list', '--json', '--all', '--limit', '1000']);
-    expect(r.status, r.stderr).toBe(0);
-    type Row = { id: string; status: string; reinforcement_count: number; last_reinforced: string; body: string; title: string };
-    const rows = r.json().entries as Row[];
-    const order = [...v.read('MEMORY.md').matchAll(/^id: (\S+)/gm)].map((x) => x[1]);
-    expect(rows.map((e) => e.id).sort()).toEqual([...order].sort());
-    return order.map((id) => rows.find((e) => e.id === id)!);
-  };
+  const list = async () => inFileOrder(v, await run(LIST_ALL));
   return { v, run, commit, add, list };
 }
-
-const markers = (text: string) => text.split(/\r?\n/).filter((l) => /^(<{7}|={7}|>{7}|\|{7})( |$)/.test(l));
 
 describe('mem merge-driver run directly', () => {
   function files(dir: string, texts: Record<string, string | Buffer>) {

@@ -1,21 +1,13 @@
 // The merge driver as git runs it: mem init registers it, and merges, rebases, cherry-picks and
 // pulls of memory files then merge by entry id; only a body edited on both sides stops with markers.
 // (The driver run directly, its setup, mem resolve and mem lint --fix: test/e2e/git-merge.test.ts.)
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { addedId, committer, gitTry, inFileOrder, LIST_ALL, markers, NOW } from '../fixtures/git-merge.js';
 import { cleanup, git, mem, tempDir, tempVault, type TempVault } from '../helpers.js';
 
 afterEach(cleanup);
-
-const NOW = '2026-11-25';
-
-/** git that may fail (a conflicted merge): its status and output. */
-function gitTry(cwd: string, args: string[]): { status: number; out: string } {
-  const r = spawnSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', '-c', 'init.defaultBranch=main', ...args], { cwd, encoding: 'utf8' });
-  return { status: r.status ?? -1, out: `${r.stdout}${r.stderr}` };
-}
 
 function setup(opts: { init?: boolean } = {}) {
   const v = tempVault({ git: true });
@@ -25,29 +17,12 @@ function setup(opts: { init?: boolean } = {}) {
     return r;
   };
   if (opts.init !== false) expect(run(['init', '-q']).status).toBe(0);
-  const commit = (msg: string) => {
-    git(v.root, ['add', '-A']);
-    git(v.root, ['commit', '-q', '-m', msg]);
-  };
-  const add = (text: string, extra: string[] = []): string => {
-    const r = run(['add', text, '--json', ...extra]);
-    expect(r.status, r.stderr).toBe(0);
-    return JSON.parse(r.stdout).id as string;
-  };
+  const commit = committer(v);
+  const add = (text: string, extra: string[] = []): string => addedId(run(['add', text, '--json', ...extra]));
   /** Entries as mem reads them, in file order. */
-  const list = () => {
-    const r = run(['list', '--json', '--all', '--limit', '1000']);
-    expect(r.status, r.stderr).toBe(0);
-    type Row = { id: string; status: string; reinforcement_count: number; last_reinforced: string; body: string; title: string };
-    const rows = r.json().entries as Row[];
-    const order = [...v.read('MEMORY.md').matchAll(/^id: (\S+)/gm)].map((x) => x[1]);
-    expect(rows.map((e) => e.id).sort()).toEqual([...order].sort());
-    return order.map((id) => rows.find((e) => e.id === id)!);
-  };
+  const list = () => inFileOrder(v, run(LIST_ALL));
   return { v, run, commit, add, list };
 }
-
-const markers = (text: string) => text.split(/\r?\n/).filter((l) => /^(<{7}|={7}|>{7}|\|{7})( |$)/.test(l));
 
 describe('git merge of memory files with the mem driver', () => {
   it('both sides append (mem add on two branches): a clean merge with every entry once', () => {
