@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { rankVault } from '../fixtures/fsrs.js';
 import { cleanup, entry, git, tempDir, tempVault } from '../helpers.js';
 import { run } from '../run.js';
 
@@ -97,15 +98,6 @@ describe('mem review', () => {
     expect(fs.readFileSync(v.path('MEMORY.md'), 'utf8')).toBe(ORIGINAL);
   });
 });
-
-/** Two entries with the same words (equal relevance) and the same stability, reviewed 60 days and 1 day ago. */
-function rankVault() {
-  const v = tempVault();
-  const state = (lr: string) => `{stability: 5, difficulty: 5, last_review: '${lr}', reps: 2, lapses: 0, state: review}`;
-  v.write('MEMORY.md', `# Memory\n\n${entry('11111111-0000-4000-8000-00000000000a', '## Rotate the signing keys\nRotate the signing keys every quarter.', { created_at: '2026-09-01', fsrs: state('2026-09-27T12:00:00Z') })}`
-    + `${entry('22222222-0000-4000-8000-00000000000b', '## Rotate the signing keys\nRotate the signing keys every quarter.', { created_at: '2026-09-01', fsrs: state('2026-11-25T12:00:00Z') })}`);
-  return v;
-}
 
 describe('--rank fsrs', () => {
   const ids = (out: string) => out.trim().split('\n');
