@@ -5,18 +5,10 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { GH, noValue, PW, STRIPE } from '../fixtures/lint-secrets.js';
 import { cleanup, entry, git, mem, tempVault } from '../helpers.js';
 
 afterEach(cleanup);
-
-const GH = 'ghp_' + 'R4nd0mT0k3nValue1234567890abcdefABCD';
-const STRIPE = 'sk_live_' + '51H8x2eKZvKYlo2C0aBcDeFgHiJkLmNoPqRsTuV';
-const PW = 'Tr0ub4dor-x9Q';
-const VALUES = [GH, STRIPE, PW, GH.slice(4, 20), STRIPE.slice(8, 24)];
-
-function noValue(...outputs: string[]): void {
-  for (const out of outputs) for (const v of VALUES) expect(out).not.toContain(v);
-}
 
 /** git as a user runs it, hooks and all. */
 function userGit(cwd: string, args: string[]) {
