@@ -2,33 +2,21 @@
 // driver covers, a note left with conflict markers is named as such, and a vault set up by an older
 // mem gets the new coverage when the setup runs again. Merges that run the driver:
 // test/process/git-merge-notes.test.ts.
-import { spawnSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
+import { committer } from '../fixtures/git-merge.js';
+import { gitTry, markers, NOW, PATTERN, withoutInit } from '../fixtures/git-merge-notes.js';
 import { cleanup, git, tempVault } from '../helpers.js';
 import { run as runIn } from '../run.js';
 
 afterEach(cleanup);
-
-const NOW = '2026-11-25';
-
-function gitTry(cwd: string, args: string[]): { status: number; out: string } {
-  const r = spawnSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', ...args], { cwd, encoding: 'utf8' });
-  return { status: r.status ?? -1, out: `${r.stdout}${r.stderr}` };
-}
 
 async function setup(opts: { init?: boolean } = {}) {
   const v = tempVault({ git: true });
   git(v.root, ['checkout', '-q', '-b', 'main']);
   const run = (args: string[], now = NOW) => runIn(args, { cwd: v.root, home: v.home, env: { MEM_NOW: now } });
   if (opts.init !== false) expect((await run(['init', '-q'])).status).toBe(0);
-  else {
-    v.write('MEMORY.md', '# Project memory\n');
-    v.write('.gitignore', '.memory.db*\n');
-  }
-  const commit = (msg: string) => {
-    git(v.root, ['add', '-A']);
-    git(v.root, ['commit', '-q', '-m', msg]);
-  };
+  else withoutInit(v);
+  const commit = committer(v);
   /** `onOther` on a branch, `onMain` on main, then a merge of the branch: its status. */
   const branches = async (onOther: () => unknown, onMain: () => unknown) => {
     commit('base');
@@ -46,9 +34,6 @@ async function setup(opts: { init?: boolean } = {}) {
   };
   return { v, run, commit, branches, patternAdd };
 }
-
-const PATTERN = '.mem/patterns/PATTERN-run-migrations-first.md';
-const markers = (text: string) => text.split(/\r?\n/).filter((l) => /^(<{7}|={7}|>{7})( |$)/.test(l));
 
 describe('mem resolve finds every file the driver covers', () => {
   it('memory/ files and pattern notes conflicted by a merge without the driver: found and resolved with no file named', async () => {

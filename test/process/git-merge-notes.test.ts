@@ -1,32 +1,20 @@
 // Typed notes and memory/ files through real git merges that run the driver: it merges pattern notes
 // by field, and an entry edited on both sides under memory/ stops with markers that mem resolve
 // names (the rest, in-process: test/e2e/git-merge-notes.test.ts).
-import { spawnSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
+import { committer } from '../fixtures/git-merge.js';
+import { gitTry, markers, NOW, PATTERN, withoutInit } from '../fixtures/git-merge-notes.js';
 import { cleanup, git, mem, tempVault } from '../helpers.js';
 
 afterEach(cleanup);
-
-const NOW = '2026-11-25';
-
-function gitTry(cwd: string, args: string[]): { status: number; out: string } {
-  const r = spawnSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', ...args], { cwd, encoding: 'utf8' });
-  return { status: r.status ?? -1, out: `${r.stdout}${r.stderr}` };
-}
 
 function setup(opts: { init?: boolean } = {}) {
   const v = tempVault({ git: true });
   git(v.root, ['checkout', '-q', '-b', 'main']);
   const run = (args: string[], now = NOW) => mem(args, { cwd: v.root, home: v.home, env: { MEM_NOW: now } });
   if (opts.init !== false) expect(run(['init', '-q']).status).toBe(0);
-  else {
-    v.write('MEMORY.md', '# Project memory\n');
-    v.write('.gitignore', '.memory.db*\n');
-  }
-  const commit = (msg: string) => {
-    git(v.root, ['add', '-A']);
-    git(v.root, ['commit', '-q', '-m', msg]);
-  };
+  else withoutInit(v);
+  const commit = committer(v);
   /** `onOther` on a branch, `onMain` on main, then a merge of the branch: its status. */
   const branches = (onOther: () => void, onMain: () => void) => {
     commit('base');
@@ -45,8 +33,6 @@ function setup(opts: { init?: boolean } = {}) {
   return { v, run, commit, branches, patternAdd };
 }
 
-const PATTERN = '.mem/patterns/PATTERN-run-migrations-first.md';
-const markers = (text: string) => text.split(/\r?\n/).filter((l) => /^(<{7}|={7}|>{7})( |$)/.test(l));
 type Row = { title: string; occurrences: number; success_rate: number; last_validated: string };
 
 describe('pattern notes through a merge with the driver', () => {
