@@ -10,6 +10,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { breakIndex, clean, indexVault, leftovers, OFFLINE, POSIX, SAMPLE, UUID, vaultWithEntries, warnings, type IndexState } from '../broken-index.js';
+import { serialiseBombTest, writeSucceedsTests } from '../fixtures/hostile-faults.js';
 import { cleanup, entry, tempDir, tempVault, type TempVault } from '../helpers.js';
 import { run } from '../run.js';
 
@@ -18,71 +19,7 @@ afterEach(cleanup);
 describe('7: a write whose markdown is saved succeeds whatever state the index is in', () => {
   // 'locked' and 'read-only': test/process/hostile-faults.test.ts.
   const states: IndexState[] = ['folder', 'corrupt', 'corrupt-pages', 'corrupt-table'];
-  for (const state of states) {
-    it(`mem add with a ${state} index prints the id, exits 0 and warns once`, async () => {
-      const v = vaultWithEntries();
-      const broken = await breakIndex(v, state);
-      let r, j;
-      try {
-        r = await run(['add', `Xylophone builds need ${state} care`], { cwd: v.root, home: v.home, env: broken.env });
-        j = await run(['add', '--json', `Marimba builds need ${state} care`], { cwd: v.root, home: v.home, env: broken.env });
-      } finally {
-        broken.release();
-      }
-      expect(r.status, r.stderr).toBe(0);
-      expect(r.stdout.trim()).toMatch(UUID);
-      clean(r.stderr);
-      expect(j.status, j.stderr).toBe(0);
-      expect(j.json().id).toMatch(UUID);
-      expect(j.json().path).toBe('MEMORY.md');
-      if (state.startsWith('corrupt')) {
-        // A corrupt index is replaced and the entry indexed: nothing to warn about but that.
-        expect(fs.statSync(v.path('.memory.db')).isFile()).toBe(true);
-      } else {
-        expect(warnings(r.stderr)).toHaveLength(1);
-        expect(warnings(r.stderr)[0]).toMatch(/(index .*(locked|cannot be written)|\.memory\.db is a folder).*the markdown is written/);
-      }
-      const text = v.read('MEMORY.md');
-      expect(text).toContain(`Xylophone builds need ${state} care`);
-      expect(text).toContain(`Marimba builds need ${state} care`);
-      // Each entry once: no retry is needed, so no duplicate either.
-      expect(text.split(`Xylophone builds need ${state} care`)).toHaveLength(2);
-      for (const [word, id] of [['xylophone', r.stdout.trim()], ['marimba', j.json().id]]) {
-        const s = await run(['search', word, '--ids'], { cwd: v.root, home: v.home });
-        expect(s.status, s.stderr).toBe(0);
-        expect(s.stdout.split('\n')[0]).toBe(id);
-      }
-      if (state === 'folder') expect(fs.readFileSync(v.path('.memory.db/keep.txt'), 'utf8')).toBe('not mem\'s\n');
-    });
-
-    it(`mem extract with a ${state} index writes, records the ledger line and exits 0`, async () => {
-      const v = vaultWithEntries();
-      const sample = path.join(path.dirname(v.root), 'session.jsonl');
-      fs.copyFileSync(SAMPLE, sample);
-      const broken = await breakIndex(v, state);
-      let r;
-      try {
-        r = await run(['extract', sample, '--json'], { cwd: v.root, home: v.home, env: { ...OFFLINE, ...broken.env } });
-      } finally {
-        broken.release();
-      }
-      expect(r.status, r.stderr).toBe(0);
-      clean(r.stderr);
-      const out = r.json();
-      expect(out.written.length).toBeGreaterThan(0);
-      if (!state.startsWith('corrupt')) {
-        expect(out.index_warning).toMatch(/index/);
-        expect(warnings(r.stderr).some((w) => /the markdown is written/.test(w))).toBe(true);
-      }
-      const ledger = v.read('.mem/extracted.jsonl').trim().split('\n');
-      expect(ledger).toHaveLength(1);
-      expect(JSON.parse(ledger[0]).written).toEqual(out.written.map((w: { id: string }) => w.id));
-      // A second run knows it is done: nothing is written twice.
-      const again = await run(['extract', sample, '--json'], { cwd: v.root, home: v.home, env: OFFLINE });
-      expect(again.status, again.stderr).toBe(0);
-      expect(again.json().up_to_date).toBe(true);
-    });
-  }
+  writeSucceedsTests(states, run);
 });
 
 describe('8: read commands answer on an index they cannot write, and errors keep their real cause', () => {
@@ -148,20 +85,7 @@ describe('8: read commands answer on an index they cannot write, and errors keep
   // length" (in the main thread for a few files, in the parse worker for many). The other files
   // are indexed and the real cause is named; no TypeError replaces it. The parse worker runs only
   // from the built CLI: the case of many files is in test/process/hostile-faults.test.ts.
-  for (const files of [1]) {
-    it(`a file that cannot be serialised (Invalid string length) is skipped, not fatal (${files} other file${files > 1 ? 's' : ''})`, async () => {
-      const v = vaultWithEntries();
-      for (let i = 1; i < files; i++) v.write(`memory/note-${i}.md`, entry(`n${i}`, `Note ${i} about the billing service.`));
-      await indexVault(v);
-      const big = 'x'.repeat(5_500_000);
-      v.write('memory/bomb.md', `---\nid: bomb1\nbig: &a "${big}"\nrefs: [${Array(98).fill('*a').join(', ')}]\n---\nThe bomb.\n`);
-      v.write('MEMORY.md', `${v.read('MEMORY.md')}${entry('fresh4', 'Zookeeper runs on port 2181.')}`);
-      const s = await run(['search', 'zookeeper', '--ids'], { cwd: v.root, home: v.home });
-      expect(s.status, s.stderr).toBe(0);
-      clean(s.stderr);
-      expect(s.stdout.split('\n')[0]).toBe('fresh4');
-    });
-  }
+  for (const files of [1]) serialiseBombTest(files, run);
 });
 
 function claudeTranscript(sessionId: string): string {

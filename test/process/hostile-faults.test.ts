@@ -9,7 +9,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AS_ROOT, breakIndex, clean, indexVault, leftovers, OFFLINE, POSIX, SAMPLE, unprivileged, UUID, vaultWithEntries, warnings, type IndexState } from '../broken-index.js';
+import { AS_ROOT, breakIndex, clean, indexVault, leftovers, OFFLINE, POSIX, unprivileged, vaultWithEntries, warnings, type IndexState } from '../broken-index.js';
+import { serialiseBombTest, writeSucceedsTests } from '../fixtures/hostile-faults.js';
 import { BIN, cleanup, entry, mem, tempDir, tempVault, type TempVault } from '../helpers.js';
 import { run } from '../run.js';
 
@@ -18,64 +19,7 @@ afterEach(cleanup);
 describe('7: a write whose markdown is saved succeeds whatever state the index is in', () => {
   // The other states: test/e2e/hostile-faults.test.ts.
   const states: IndexState[] = ['locked', 'read-only'];
-  for (const state of states) {
-    it(`mem add with a ${state} index prints the id, exits 0 and warns once`, async () => {
-      const v = vaultWithEntries();
-      const broken = await breakIndex(v, state);
-      let r, j;
-      try {
-        r = mem(['add', `Xylophone builds need ${state} care`], { cwd: v.root, home: v.home, env: broken.env, spawn: broken.spawn });
-        j = mem(['add', '--json', `Marimba builds need ${state} care`], { cwd: v.root, home: v.home, env: broken.env, spawn: broken.spawn });
-      } finally {
-        broken.release();
-      }
-      expect(r.status, r.stderr).toBe(0);
-      expect(r.stdout.trim()).toMatch(UUID);
-      clean(r.stderr);
-      expect(j.status, j.stderr).toBe(0);
-      expect(j.json().id).toMatch(UUID);
-      expect(j.json().path).toBe('MEMORY.md');
-      expect(warnings(r.stderr)).toHaveLength(1);
-      expect(warnings(r.stderr)[0]).toMatch(/(index .*(locked|cannot be written)|\.memory\.db is a folder).*the markdown is written/);
-      const text = v.read('MEMORY.md');
-      expect(text).toContain(`Xylophone builds need ${state} care`);
-      expect(text).toContain(`Marimba builds need ${state} care`);
-      // Each entry once: no retry is needed, so no duplicate either.
-      expect(text.split(`Xylophone builds need ${state} care`)).toHaveLength(2);
-      for (const [word, id] of [['xylophone', r.stdout.trim()], ['marimba', j.json().id]]) {
-        const s = mem(['search', word, '--ids'], { cwd: v.root, home: v.home, spawn: broken.spawn });
-        expect(s.status, s.stderr).toBe(0);
-        expect(s.stdout.split('\n')[0]).toBe(id);
-      }
-    });
-
-    it(`mem extract with a ${state} index writes, records the ledger line and exits 0`, async () => {
-      const v = vaultWithEntries();
-      // The transcript inside the vault's folder: the unprivileged user may not reach the checkout.
-      const sample = path.join(path.dirname(v.root), 'session.jsonl');
-      fs.copyFileSync(SAMPLE, sample);
-      const broken = await breakIndex(v, state);
-      let r;
-      try {
-        r = mem(['extract', sample, '--json'], { cwd: v.root, home: v.home, env: { ...OFFLINE, ...broken.env }, spawn: broken.spawn });
-      } finally {
-        broken.release();
-      }
-      expect(r.status, r.stderr).toBe(0);
-      clean(r.stderr);
-      const out = r.json();
-      expect(out.written.length).toBeGreaterThan(0);
-      expect(out.index_warning).toMatch(/index/);
-      expect(warnings(r.stderr).some((w) => /the markdown is written/.test(w))).toBe(true);
-      const ledger = v.read('.mem/extracted.jsonl').trim().split('\n');
-      expect(ledger).toHaveLength(1);
-      expect(JSON.parse(ledger[0]).written).toEqual(out.written.map((w: { id: string }) => w.id));
-      // A second run knows it is done: nothing is written twice.
-      const again = mem(['extract', sample, '--json'], { cwd: v.root, home: v.home, env: OFFLINE, spawn: broken.spawn });
-      expect(again.status, again.stderr).toBe(0);
-      expect(again.json().up_to_date).toBe(true);
-    });
-  }
+  writeSucceedsTests(states, mem);
 });
 
 describe('7: other commands that write markdown, then index it', () => {
@@ -172,20 +116,7 @@ describe('8: read commands answer on an index they cannot write, and errors keep
   // length" (in the main thread for a few files, in the parse worker for many). The other files
   // are indexed and the real cause is named; no TypeError replaces it. The parse worker runs only
   // from the built CLI; the case of one file is in test/e2e/hostile-faults.test.ts.
-  for (const files of [70]) {
-    it(`a file that cannot be serialised (Invalid string length) is skipped, not fatal (${files} other file${files > 1 ? 's' : ''})`, async () => {
-      const v = vaultWithEntries();
-      for (let i = 1; i < files; i++) v.write(`memory/note-${i}.md`, entry(`n${i}`, `Note ${i} about the billing service.`));
-      await indexVault(v);
-      const big = 'x'.repeat(5_500_000);
-      v.write('memory/bomb.md', `---\nid: bomb1\nbig: &a "${big}"\nrefs: [${Array(98).fill('*a').join(', ')}]\n---\nThe bomb.\n`);
-      v.write('MEMORY.md', `${v.read('MEMORY.md')}${entry('fresh4', 'Zookeeper runs on port 2181.')}`);
-      const s = mem(['search', 'zookeeper', '--ids'], { cwd: v.root, home: v.home });
-      expect(s.status, s.stderr).toBe(0);
-      clean(s.stderr);
-      expect(s.stdout.split('\n')[0]).toBe('fresh4');
-    });
-  }
+  for (const files of [70]) serialiseBombTest(files, mem);
 });
 
 /** A vault of `n` entries over `files` files, with the word "quasar" in every seventh entry. */
