@@ -3,7 +3,8 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanup, entry, tempDir, tempVault, type TempVault } from '../helpers.js';
+import { goodVault, noStack } from '../fixtures/bad-input.js';
+import { cleanup, entry, tempDir, type TempVault } from '../helpers.js';
 import { run as runMem } from '../run.js';
 
 afterEach(cleanup);
@@ -21,16 +22,7 @@ function snapshot(v: TempVault): Record<string, string> {
   return out;
 }
 
-function setup() {
-  const v = tempVault();
-  v.write('MEMORY.md', `# Memory\n\n${entry('good1', '## Kafka lag\nConsumers lag when partitions are few.')}${entry('good2', '## Redis\nEviction is allkeys-lru.')}`);
-  const run = (args: string[], input?: string, env?: Record<string, string>) => runMem(args, { cwd: v.root, home: v.home, input, env });
-  return { v, run };
-}
-
-function noStack(stderr: string) {
-  expect(stderr).not.toMatch(/^\s+at /m);
-}
+const setup = () => goodVault(runMem);
 
 describe('bad input', () => {
   it('malformed YAML: warning with file:line, other entries indexed, file untouched', async () => {

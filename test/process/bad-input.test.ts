@@ -7,20 +7,12 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanup, entry, mem, tempVault } from '../helpers.js';
+import { goodVault, noStack } from '../fixtures/bad-input.js';
+import { cleanup, entry, mem } from '../helpers.js';
 
 afterEach(cleanup);
 
-function setup() {
-  const v = tempVault();
-  v.write('MEMORY.md', `# Memory\n\n${entry('good1', '## Kafka lag\nConsumers lag when partitions are few.')}${entry('good2', '## Redis\nEviction is allkeys-lru.')}`);
-  const run = (args: string[], input?: string, env?: Record<string, string>) => mem(args, { cwd: v.root, home: v.home, input, env });
-  return { v, run };
-}
-
-function noStack(stderr: string) {
-  expect(stderr).not.toMatch(/^\s+at /m);
-}
+const setup = () => goodVault(mem);
 
 describe('bad input', () => {
   it('an unreadable file is skipped with a warning', () => {
