@@ -1,27 +1,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanup, entry, REPO, tempDir, tempVault } from '../helpers.js';
+import { DESIGN, FIX, vault } from '../fixtures/episodes.js';
+import { cleanup, entry, tempDir } from '../helpers.js';
 import { run } from '../run.js';
 import { CSS_TURNS, DB_TURNS } from '../topics.js';
 
 afterEach(cleanup);
 
-const FIX = path.join(REPO, 'test', 'fixtures', 'transcripts');
-const DESIGN = path.join(FIX, 'claude-more', 'entire-54-bb2ec87cc8-0-v2.1.22.jsonl');
 const DESIGN_SESSION = '63784323-7042-4ab8-82b1-3c0b79467bf9';
 const NIGHT = path.join(FIX, 'claude', 'claude-v2.1.7-MALFORMED-concatenated-line.entire.jsonl');
 const EPISODE_FILE = `.mem/episodes/${DESIGN_SESSION}.md`;
-
-/**
- * The design session is one drifting discussion: the calibrated surprise channel rightly finds no
- * outlier in it, so these tests cut it by size (12 messages) to get several episodes from it.
- */
-function vault() {
-  const v = tempVault();
-  v.write('.mem/config.yaml', 'episodes:\n  max_messages: 12\n');
-  return v;
-}
 
 const DB_TOPIC = DB_TURNS.slice(0, 6);
 const CSS_TOPIC = CSS_TURNS;

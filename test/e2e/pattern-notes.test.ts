@@ -1,20 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanup, entry, REPO, tempDir, tempVault, type TempVault } from '../helpers.js';
+import { runAtNow, vault } from '../fixtures/pattern-notes.js';
+import { cleanup, entry, REPO, tempDir, type TempVault } from '../helpers.js';
 import { run as runMem } from '../run.js';
 
 afterEach(cleanup);
 
-const NOW = { MEM_NOW: '2026-11-20' };
-
-function vault(): TempVault {
-  return tempVault();
-}
-
-function run(v: TempVault, args: string[], input?: string) {
-  return runMem(args, { cwd: v.root, home: v.home, env: NOW, input });
-}
+const run = runAtNow(runMem);
 
 async function addChain(v: TempVault): Promise<void> {
   expect((await run(v, ['pattern', 'add', '--name', 'run-migrations-first', '--trigger', 'API tests fail on a fresh database', '--action', 'run npm run db:migrate first',

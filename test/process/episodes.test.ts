@@ -1,24 +1,11 @@
 // Episodes and the agent's prompt hook: `mem context --hook claude` run as Claude Code runs it (the
 // hook payload on a real standard input) never hands the agent an episode.
 
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanup, mem, REPO, tempVault } from '../helpers.js';
+import { DESIGN, vault } from '../fixtures/episodes.js';
+import { cleanup, mem } from '../helpers.js';
 
 afterEach(cleanup);
-
-const FIX = path.join(REPO, 'test', 'fixtures', 'transcripts');
-const DESIGN = path.join(FIX, 'claude-more', 'entire-54-bb2ec87cc8-0-v2.1.22.jsonl');
-
-/**
- * The design session is one drifting discussion: the calibrated surprise channel rightly finds no
- * outlier in it, so these tests cut it by size (12 messages) to get several episodes from it.
- */
-function vault() {
-  const v = tempVault();
-  v.write('.mem/config.yaml', 'episodes:\n  max_messages: 12\n');
-  return v;
-}
 
 describe('prompt context keeps to learnings', () => {
   it('the Claude prompt hook never hands the agent an episode, even when only an episode matches', () => {

@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BIN, cleanup, mem, memAsync, tempVault, type TempVault } from '../helpers.js';
+import { NOW, runAtNow, vault } from '../fixtures/pattern-notes.js';
+import { BIN, cleanup, mem, memAsync } from '../helpers.js';
 
 const clients: Client[] = [];
 
@@ -15,15 +16,7 @@ afterEach(async () => {
   cleanup();
 });
 
-const NOW = { MEM_NOW: '2026-11-20' };
-
-function vault(): TempVault {
-  return tempVault();
-}
-
-function run(v: TempVault, args: string[], input?: string) {
-  return mem(args, { cwd: v.root, home: v.home, env: NOW, input });
-}
+const run = runAtNow(mem);
 
 describe('mem context: proven patterns', () => {
   it('shows at most 5 patterns with success rate > 0.7, best first (ties: more occurrences), in their own budget', () => {
