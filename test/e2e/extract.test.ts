@@ -1,24 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanup, entry, REPO, tempDir, tempVault } from '../helpers.js';
+import { OFFLINE, SAMPLE, vault } from '../fixtures/extract.js';
+import { cleanup, entry, REPO, tempDir } from '../helpers.js';
 import { run } from '../run.js';
 
 afterEach(cleanup);
 
-const SAMPLE = path.join(REPO, 'examples', 'sessions', 'fix-checkout-tests.jsonl');
 const FIXTURES = path.join(REPO, 'test', 'fixtures', 'transcripts');
 const ALL_HEURISTIC = 'project,corrective,interventions,observations';
-const OFFLINE = { ANTHROPIC_API_KEY: undefined, OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined, MEM_PROVIDER: undefined, MEM_NOW: '2026-11-20' };
-
-const MEMORY_MD = fs.readFileSync(path.join(REPO, 'templates', 'MEMORY.md'), 'utf8');
-
-/** A vault with the MEMORY.md `mem init` writes, and `entries` in it. */
-function vault(...entries: string[]) {
-  const v = tempVault();
-  v.write('MEMORY.md', `${MEMORY_MD}${entries.length ? `\n${entries.join('')}` : ''}`);
-  return v;
-}
 
 describe('mem extract (offline heuristics)', () => {
   it('writes learnings with session fields to the scope files and tells what it wrote', async () => {

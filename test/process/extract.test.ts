@@ -4,19 +4,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanup, mem, REPO, tempDir, tempVault } from '../helpers.js';
+import { OFFLINE, SAMPLE, vault } from '../fixtures/extract.js';
+import { cleanup, mem, tempDir } from '../helpers.js';
 
 afterEach(cleanup);
-
-const SAMPLE = path.join(REPO, 'examples', 'sessions', 'fix-checkout-tests.jsonl');
-const OFFLINE = { ANTHROPIC_API_KEY: undefined, OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined, MEM_PROVIDER: undefined, MEM_NOW: '2026-11-20' };
-
-/** A vault with the MEMORY.md `mem init` writes. */
-function vault() {
-  const v = tempVault();
-  v.write('MEMORY.md', fs.readFileSync(path.join(REPO, 'templates', 'MEMORY.md'), 'utf8'));
-  return v;
-}
 
 describe('mem extract (offline heuristics)', () => {
   it('streams a 200 MB transcript in bounded memory', () => {
