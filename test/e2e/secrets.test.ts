@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { anthropicMessage, closeServers, fakeServer } from '../fake-llm.js';
 import { allText, AWS_ID, AWS_SECRET, DB_URL, expectClean, expectNoSecret, GH, JWT, PEM, STRIPE } from '../fixtures/secrets.js';
-import { cleanup, tempDir, tempVault, type TempVault } from '../helpers.js';
+import { cleanup, tempDir, tempVault } from '../helpers.js';
 import { run } from '../run.js';
 
 afterEach(async () => {

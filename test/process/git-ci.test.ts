@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLEAN, DUP_A, DUP_B, expectUnchanged, POSIX, runAtNow, snapshot, workflowJob } from '../fixtures/git-ci.js';
+import { CLEAN, DUP_A, DUP_B, expectUnchanged, NOW, POSIX, runAtNow, snapshot, workflowJob } from '../fixtures/git-ci.js';
 import { BIN, REPO, cleanup, entry, git, mem, tempDir, tempVault, type TempVault } from '../helpers.js';
 
 afterEach(cleanup);
