@@ -31,6 +31,7 @@ export function registerDoctor(program: Command): void {
 Examples:
   $ mem doctor
   $ mem doctor --json | jq '.checks[] | select(.status != "ok")'
+  $ mem doctor --json | jq '.checks[] | select(.name == "llm") | {provider, source}'   # which model, and why
   $ mem doctor --fix        # episodes' messages found in .mem/episodes/ move to .mem/local/episodes/`)
     .action(async (opts: { fix?: boolean }, command: Command) => {
       await doctorCommand(commandCtx(command), opts);
