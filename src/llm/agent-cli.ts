@@ -278,12 +278,17 @@ export function agentCliProvider(config: ProviderConfig & { name: AgentCliProvid
       for (const k of spec.unset) delete env[k];
       // A folder of its own: the agent reads no project files (AGENTS.md, CLAUDE.md, GEMINI.md)
       // and a session it keeps is filed under no project of the user's.
-      const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'mem-model-'));
+      let cwd: string | undefined;
+      try {
+        cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'mem-model-'));
+      } catch {
+        // no writable temp folder: the temp folder itself is still no project of the user's
+      }
       let r: CliOutcome;
       try {
-        r = await runCli({ command, args: spec.args(config, req), input: promptText(req, !spec.systemInArgs), env, cwd, timeoutMs: opts.timeoutMs });
+        r = await runCli({ command, args: spec.args(config, req), input: promptText(req, !spec.systemInArgs), env, cwd: cwd ?? os.tmpdir(), timeoutMs: opts.timeoutMs });
       } finally {
-        fs.rmSync(cwd, { recursive: true, force: true });
+        if (cwd) fs.rmSync(cwd, { recursive: true, force: true });
       }
       if (r.spawnError) {
         throw new ProviderError(`${who}: cannot run ${command} (${r.spawnError})`, 'not-found', 'check that the agent is installed and runs, or choose another provider (--provider)');
