@@ -36,7 +36,7 @@ const sessionId = z.string().max(128).optional().describe('your session id: logs
 const detail = z.enum(['auto', 'none', 'full']).optional().describe('episode messages: none (default), auto (top two key moments), full');
 const limit = (what: string) => z.number().int().min(1).max(MAX_LIMIT).optional().describe(what);
 const chars = (what: string) => z.number().int().min(0).max(1_000_000).optional().describe(what);
-const ids = (empty: string) => z.array(z.string().trim().min(1).max(200)).min(1, empty).max(MAX_IDS).describe('entry ids as search returns them (a unique prefix of 4+ characters will do)');
+const ids = (empty: string) => z.array(z.string().trim().min(1).max(200)).min(1, empty).max(MAX_IDS).describe('entry ids as search returns them, or unique prefixes (4+ characters)');
 const dryRun = z.boolean().optional().describe('write nothing, report what would change');
 
 // Items are open objects: their fields are those of the CLI's --json, and an entry's frontmatter
