@@ -245,7 +245,7 @@ describe('mem validate and mem lint', () => {
       '.mem/episodes/EPISODE-2026-11-01-session-1.md:33: broken link [[nowhere-at-all]]: no note, entry, decision or event has that name',
       '.mem/patterns/PATTERN-flaky-api-tests.md:7: success_rate must be a number from 0 to 1 (got 1.8)',
       '.mem/patterns/PATTERN-flaky-api-tests.md:12: missing section "## Action"',
-      '.mem/patterns/PATTERN-flaky-api-tests.md:26: causal edge "causes [[PATTERN-missing]]": no pattern note has that name, title or permalink',
+      '.mem/patterns/PATTERN-flaky-api-tests.md:26: causal edge "causes [[PATTERN-missing]]": no pattern or observation note has that name, title or permalink',
       expect.stringMatching(/^\.mem\/patterns\/PATTERN-flaky-api-tests\.md:27: causal relationship not understood: "leads to \[\[nothing-here\]\]"/),
       '.mem/patterns/PATTERN-untyped.md:1: a pattern note needs a YAML frontmatter (title, type: pattern, tags, permalink, trigger, success_rate, occurrences, last_validated)',
     ]);
@@ -269,7 +269,7 @@ function snapshot(dir: string): Record<string, string> {
 }
 
 describe('import of the ai-agents causal graph', () => {
-  it('writes pattern notes with their causal relationships; re-import changes no byte; BOM and nulls tolerated', async () => {
+  it('writes pattern and observation notes with their causal relationships; re-import changes no byte; BOM and nulls tolerated', async () => {
     const v = vault();
     const dry = await run(v, ['import', 'ai-agents', FIX, '--dry-run', '--json']);
     expect(dry.status).toBe(0);
@@ -280,11 +280,40 @@ describe('import of the ai-agents causal graph', () => {
     const rep = r.json().graphs[0];
     expect(rep.notes).toEqual([
       { title: 'PATTERN-run-migrations-first', path: '.mem/patterns/PATTERN-run-migrations-first.md', action: 'created', relationships: 1 },
-      { title: 'PATTERN-flaky-api-tests', path: '.mem/patterns/PATTERN-flaky-api-tests.md', action: 'created', relationships: 1 },
-      { title: 'PATTERN-retry-until-green', path: '.mem/patterns/PATTERN-retry-until-green.md', action: 'created', relationships: 0 },
+      { title: 'PATTERN-flaky-api-tests', path: '.mem/patterns/PATTERN-flaky-api-tests.md', action: 'created', relationships: 2 },
+      { title: 'PATTERN-retry-until-green', path: '.mem/patterns/PATTERN-retry-until-green.md', action: 'created', relationships: 1 },
       { title: 'PATTERN-missing-numbers', path: '.mem/patterns/PATTERN-missing-numbers.md', action: 'created', relationships: 0 },
     ]);
-    expect(rep).toMatchObject({ observations: 3, other_nodes: 2, warnings: [expect.stringMatching(/Missing numbers.*success_rate null/)] });
+    // The error and the outcome are notes of their own; every edge between two nodes is a causal relationship.
+    expect(rep.other_notes).toEqual([
+      { title: 'ERROR-404-from-the-model-api-table-x-not-a-link', path: '.mem/patterns/ERROR-404-from-the-model-api-table-x-not-a-link.md', action: 'created', relationships: 0 },
+      { title: 'OUTCOME-success-session-305-2026-01-04', path: '.mem/patterns/OUTCOME-success-session-305-2026-01-04.md', action: 'created', relationships: 0 },
+    ]);
+    expect(rep).toMatchObject({ observations: 1, other_nodes: 0, warnings: [expect.stringMatching(/Missing numbers.*success_rate null/)] });
+    expect(v.read('.mem/patterns/PATTERN-flaky-api-tests.md')).toContain('- causes [[PATTERN-retry-until-green]]\n- correlates [[ERROR-404-from-the-model-api-table-x-not-a-link]]\n');
+    expect(v.read('.mem/patterns/OUTCOME-success-session-305-2026-01-04.md')).toBe(`---
+title: OUTCOME-success-session-305-2026-01-04
+type: observation
+kind: outcome
+tags: [causal, observation, outcome]
+permalink: patterns/outcome-success-session-305-2026-01-04
+---
+
+# OUTCOME-success-session-305-2026-01-04
+
+## Context
+Outcome: success - Session 305 - 2026-01-04
+
+## Observations
+- [evidence] frequency 1, success rate 1 #metrics
+- [migrated] from ai-agents causal-graph.json (node n005) #migration
+
+## Causal Relationships
+
+## Relations
+`);
+    // The foreign label is text: its [[…]] is no link.
+    expect(v.read('.mem/patterns/ERROR-404-from-the-model-api-table-x-not-a-link.md')).toContain('## Context\nerror: 404 from the model API | table `x` [ [not a link] ]\n');
     const first = v.read('.mem/patterns/PATTERN-run-migrations-first.md');
     expect(first).toContain("last_validated: '2026-01-02'\n");
     expect(first).toContain('success_rate: 0.9\noccurrences: 4\n');
@@ -295,9 +324,16 @@ describe('import of the ai-agents causal graph', () => {
     expect(v.read('.mem/patterns/PATTERN-flaky-api-tests.md')).toContain("last_validated: '2026-01-08'");
     expect((await run(v, ['validate'])).status).toBe(0);
     expect((await run(v, ['pattern', 'path', 'migrations', 'retry'])).stdout.trim()).toBe('PATTERN-run-migrations-first —prevents→ PATTERN-flaky-api-tests —causes→ PATTERN-retry-until-green');
+    // A path ends at an outcome, named as the graph's label is written.
+    const toOutcome = await run(v, ['pattern', 'path', 'Run migrations first', 'Outcome: success - Session 305', '--json']);
+    expect(toOutcome.json()).toMatchObject({ found: true, depth: 3, to: 'OUTCOME-success-session-305-2026-01-04' });
+    expect(toOutcome.json().path.map((s: { type: string }) => s.type)).toEqual(['pattern', 'pattern', 'pattern', 'outcome']);
+    const j = (await run(v, ['validate', '--json'])).json();
+    expect(j).toMatchObject({ notes: 8, problems: [], episodes: { total: 2, valid: 2 }, patterns: { total: 4, valid: 4 }, observations: { total: 2, valid: 2 }, graph_integrity: { total_edges: 4, valid_edges: 4, broken_links: [] } });
     const before = snapshot(v.path('.mem/patterns'));
     // Again, and from the BOM + CRLF copy: nothing changes.
-    expect((await run(v, ['import', 'ai-agents', FIX, '--json'])).json().graphs[0].notes.map((n: { action: string }) => n.action)).toEqual(['unchanged', 'unchanged', 'unchanged', 'unchanged']);
+    const again = (await run(v, ['import', 'ai-agents', FIX, '--json'])).json().graphs[0];
+    expect([...again.notes, ...again.other_notes].map((n: { action: string }) => n.action)).toEqual(['unchanged', 'unchanged', 'unchanged', 'unchanged', 'unchanged', 'unchanged']);
     expect((await run(v, ['import', 'ai-agents', path.join(FIX, 'causal-graph-bom.json')])).status).toBe(0);
     expect(snapshot(v.path('.mem/patterns'))).toEqual(before);
   });
@@ -308,7 +344,7 @@ describe('import of the ai-agents causal graph', () => {
     const mine = v.read('.mem/patterns/PATTERN-flaky-api-tests.md');
     const r = await run(v, ['import', 'ai-agents', path.join(FIX, 'causal-graph.json'), '--json']);
     expect(r.json().graphs[0].notes[1]).toMatchObject({ title: 'PATTERN-flaky-api-tests', action: 'updated' });
-    expect(v.read('.mem/patterns/PATTERN-flaky-api-tests.md')).toBe(mine.replace('## Causal Relationships\n', '## Causal Relationships\n- causes [[PATTERN-retry-until-green]]\n'));
+    expect(v.read('.mem/patterns/PATTERN-flaky-api-tests.md')).toBe(mine.replace('## Causal Relationships\n', '## Causal Relationships\n- causes [[PATTERN-retry-until-green]]\n- correlates [[ERROR-404-from-the-model-api-table-x-not-a-link]]\n'));
     const d = v.path('bad');
     fs.mkdirSync(d);
     fs.writeFileSync(path.join(d, 'causal-graph.json'), '{"patterns": 3');
