@@ -58,11 +58,14 @@ const KIND_PREFIX = /^\s*(?:anti-?pattern|pattern|outcome|error|decision|event|o
 
 /**
  * A name in the form `mem pattern add` gives it (kebab-case), with and without a kind prefix:
- * "Stop old job before cutover" and "PATTERN-stop-old-job-before-cutover" name the same note.
+ * "Stop old job before cutover", "PATTERN-stop-old-job-before-cutover" and
+ * "PATTERN-stop-old-job-before-cutover.md" name the same note.
  */
 export function normalForms(name: string): string[] {
-  const m = KIND_PREFIX.exec(name);
-  return [...new Set([kebab(name), m ? kebab(name.slice(m[0].length)) : ''].filter((k) => k !== ''))];
+  // A file name as a shell completes it names its note too.
+  const bare = name.trim().replace(/\.md$/i, '');
+  const m = KIND_PREFIX.exec(bare);
+  return [...new Set([kebab(bare), m ? kebab(bare.slice(m[0].length)) : ''].filter((k) => k !== ''))];
 }
 
 /** A note as the graph reads it. */

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runAtNow, vault } from '../fixtures/pattern-notes.js';
+import { CUTOVER_GRAPH, runAtNow, vault } from '../fixtures/pattern-notes.js';
 import { cleanup, entry, REPO, tempDir, type TempVault } from '../helpers.js';
 import { run as runMem } from '../run.js';
 
@@ -377,5 +377,87 @@ describe('mem pattern add: writes are locked, confined and never half-done', () 
     expect(z.status).toBe(1);
     expect(z.stderr).toMatch(/^mem: \.mem\/patterns\/PATTERN-z\.md: the frontmatter does not parse; not updating it/);
     expect(v.read('.mem/patterns/PATTERN-z.md')).toBe(broken);
+  });
+});
+
+describe('the causal graph named as users write it, through imported outcomes', () => {
+  function graphDir(v: TempVault): string {
+    const d = v.path('export');
+    fs.mkdirSync(d, { recursive: true });
+    fs.writeFileSync(path.join(d, 'causal-graph.json'), JSON.stringify(CUTOVER_GRAPH, null, 2));
+    return d;
+  }
+
+  it('mem pattern path takes names as pattern add normalises them, or a unique prefix; ambiguous names list the candidates', async () => {
+    const v = vault();
+    expect((await run(v, ['pattern', 'add', '--name', 'Stop old job before cutover', '--trigger', 'migrating a job', '--action', 'disable the old one', '--relation', 'causes:Invoices sent once'])).status).toBe(0);
+    expect((await run(v, ['pattern', 'add', '--name', 'Invoices sent once', '--trigger', 'billing run', '--action', 'check the sent log'])).status).toBe(0);
+    expect(fs.existsSync(v.path('.mem/patterns/PATTERN-stop-old-job-before-cutover.md'))).toBe(true);
+    // The relation target was written as the user wrote it, and resolves all the same.
+    expect(v.read('.mem/patterns/PATTERN-stop-old-job-before-cutover.md')).toContain('- causes [[Invoices sent once]]\n');
+    for (const [from, to] of [['Stop old job before cutover', 'Invoices sent once'], ['Stop old job', 'invoices sent'], ['PATTERN-stop-old-job-before-cutover.md', 'INVOICES_SENT_ONCE']]) {
+      const r = await run(v, ['pattern', 'path', from, to]);
+      expect([r.status, r.stdout.trim()]).toEqual([0, 'PATTERN-stop-old-job-before-cutover —causes→ PATTERN-invoices-sent-once']);
+    }
+    expect((await run(v, ['pattern', 'add', '--name', 'Stop old cron', '--trigger', 't', '--action', 'a'])).status).toBe(0);
+    const amb = await run(v, ['pattern', 'path', 'Stop old', 'Invoices sent once']);
+    expect(amb.status).toBe(1);
+    expect(amb.stderr).toMatch(/^mem: "Stop old" matches 2 patterns: PATTERN-stop-old-cron, PATTERN-stop-old-job-before-cutover$/m);
+    // A link in a note to a name as the user wrote it is no broken link.
+    const rel = '.mem/patterns/PATTERN-stop-old-cron.md';
+    v.write(rel, v.read(rel).replace(/## Relations\n$/, '## Relations\n- relates_to [[Stop old job before cutover]]\n'));
+    expect((await run(v, ['validate'])).status).toBe(0);
+  });
+
+  it('imports outcomes, errors and decisions as notes with every edge, paths reach them, re-import changes nothing; validate --json totals', async () => {
+    const v = vault();
+    const dir = graphDir(v);
+    const r = await run(v, ['import', 'ai-agents', dir, '--json']);
+    expect(r.status).toBe(0);
+    const g = r.json().graphs[0];
+    expect(g.notes).toEqual([{ title: 'PATTERN-stop-old-job-before-cutover', path: '.mem/patterns/PATTERN-stop-old-job-before-cutover.md', action: 'created', relationships: 2 }]);
+    expect(g.other_notes.map((n: { title: string; relationships: number }) => [n.title, n.relationships])).toEqual([
+      ['OUTCOME-no-duplicate-invoices', 0], ['ERROR-duplicate-invoice-emails', 1], ['DECISION-run-both-jobs-during-cutover', 1],
+    ]);
+    expect(g).toMatchObject({ observations: 1, other_nodes: 0, warnings: ['edges[5]: its source node "n8" is not in the graph; skipped'] });
+    expect(v.read('.mem/patterns/PATTERN-stop-old-job-before-cutover.md')).toContain('## Causal Relationships\n- causes [[OUTCOME-no-duplicate-invoices]]\n- prevents [[ERROR-duplicate-invoice-emails]]\n');
+    const err = v.read('.mem/patterns/ERROR-duplicate-invoice-emails.md');
+    expect(err).toContain('type: observation\nkind: error\n');
+    expect(err).toContain('## Causal Relationships\n- prevents [[OUTCOME-no-duplicate-invoices]]\n');
+    // The edge to a node the file lacks is kept as a line of text.
+    expect(err).toContain('- [causes] n9 #causal-graph\n');
+    expect(v.read('.mem/patterns/OUTCOME-no-duplicate-invoices.md')).toContain('- [episode] episode-2026-01-30-session-4 #causal-graph\n');
+    // Observation notes are no patterns: the lists of patterns leave them out.
+    expect((await run(v, ['pattern', 'list', '--json'])).json().total).toBe(1);
+
+    const p = await run(v, ['pattern', 'path', 'Stop old job', 'No duplicate invoices']);
+    expect([p.status, p.stdout.trim()]).toEqual([0, 'PATTERN-stop-old-job-before-cutover —causes→ OUTCOME-no-duplicate-invoices']);
+    const through = await run(v, ['pattern', 'path', 'Run both jobs', 'no duplicate invoices', '--json']);
+    expect(through.json()).toMatchObject({ found: true, depth: 2 });
+    expect(through.json().path.map((s: { label: string; type: string }) => `${s.type}:${s.label}`)).toEqual([
+      'decision:DECISION-run-both-jobs-during-cutover', 'error:ERROR-duplicate-invoice-emails', 'outcome:OUTCOME-no-duplicate-invoices',
+    ]);
+
+    // Again: the same bytes, every note unchanged.
+    const before = snapshot(v.path('.mem/patterns'));
+    const again = await run(v, ['import', 'ai-agents', dir]);
+    expect(again.stderr).toMatch(/1 pattern: 0 created, 0 updated, 1 unchanged; 3 other nodes \(outcomes, errors, decisions, events\): 0 created, 0 updated, 3 unchanged; 1 edge to no node kept as observation text/);
+    expect(snapshot(v.path('.mem/patterns'))).toEqual(before);
+
+    const ok = (await run(v, ['validate', '--json'])).json();
+    expect(ok).toEqual({
+      notes: 4, problems: [], episodes: { total: 0, valid: 0 }, patterns: { total: 1, valid: 1 }, observations: { total: 3, valid: 3 },
+      graph_integrity: { total_edges: 4, valid_edges: 4, broken_links: [] },
+    });
+    // A hand-added edge to nothing, and an episode note with a broken link: counted and listed.
+    const rel = '.mem/patterns/ERROR-duplicate-invoice-emails.md';
+    v.write(rel, v.read(rel).replace('## Causal Relationships\n', '## Causal Relationships\n- causes [[Angry customers]]\n'));
+    v.write('.mem/episodes/EPISODE-s1.md', '---\ntitle: EPISODE-s1\ntype: episode\ntags: [episodic]\npermalink: episodes/episode-s1\noutcome: success\ntask: cutover\n---\n\n# EPISODE-s1\n\n## Context\nx\n\n## Relations\n- relates_to [[nowhere]]\n');
+    const bad = await run(v, ['validate', '--json']);
+    expect(bad.status).toBe(1);
+    expect(bad.json()).toMatchObject({
+      notes: 5, episodes: { total: 1, valid: 0 }, patterns: { total: 1, valid: 1 }, observations: { total: 3, valid: 2 },
+      graph_integrity: { total_edges: 5, valid_edges: 4, broken_links: [{ source: 'ERROR-duplicate-invoice-emails', target: 'Angry customers', type: 'causes', file: rel, line: 20 }] },
+    });
   });
 });
