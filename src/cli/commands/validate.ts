@@ -9,7 +9,7 @@ import { commandCtx } from '../io.js';
 export function registerValidate(program: Command): void {
   program
     .command('validate')
-    .description('check episode and pattern notes: schema, broken [[links]], causal edges to missing patterns (exit 1 on problems)')
+    .description('check episode and pattern notes: schema, broken [[links]], causal edges to missing notes (exit 1 on problems)')
     .addHelpText('after', `
 Checks every typed note in .mem/episodes/ and .mem/patterns/ (by its frontmatter type, or an
 EPISODE-/PATTERN-/ANTIPATTERN- file name): required frontmatter fields and sections, value
