@@ -54,7 +54,7 @@ export const MAX_DEPTH = 10;
 const low = (s: string) => s.trim().toLowerCase();
 
 /** The note-kind prefixes a name may carry (`PATTERN-x`, `OUTCOME-x`): dropped to compare bare names. */
-const KIND_PREFIX = /^\s*(?:anti-?pattern|pattern|outcome|error|decision|event|observation)[-_ ]+/i;
+const KIND_PREFIX = /^\s*(?:anti-?pattern|pattern|outcome|error|decision|event|observation)[-_]+/i;
 
 /**
  * A name in the form `mem pattern add` gives it (kebab-case), with and without a kind prefix:
@@ -118,14 +118,19 @@ function lowerBound(sorted: [string, string][], key: string): number {
 export function resolveName(graph: CausalGraph, query: string, loose: boolean): string[] {
   const exact = graph.keys.get(low(query));
   if (exact) return exact;
+  // The name as given before the name without its kind prefix: "error-handling" is the note of
+  // that name when there is one, not a note named "handling".
   const forms = normalForms(query);
+  for (const f of forms) {
+    const hit = graph.norm.get(f);
+    if (hit) return hit;
+  }
   const ids = new Set<string>();
-  for (const f of forms) for (const id of graph.norm.get(f) ?? []) ids.add(id);
-  if (ids.size > 0) return [...ids];
   for (const f of forms) {
     for (let i = lowerBound(graph.sorted, `${f}-`); i < graph.sorted.length && graph.sorted[i][0].startsWith(`${f}-`); i++) ids.add(graph.sorted[i][1]);
+    if (ids.size > 0) return [...ids];
   }
-  if (ids.size > 0 || !loose) return [...ids];
+  if (!loose) return [];
   const q = low(query);
   for (const n of graph.nodes.values()) {
     if ([n.name, n.label, n.id].some((k) => low(k).includes(q)) || forms.some((f) => kebab(n.name).includes(f) || kebab(n.label).includes(f))) ids.add(n.id);

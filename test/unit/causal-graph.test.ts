@@ -95,6 +95,12 @@ describe('names as users write them', () => {
     }
     expect(findNode(g, 'No duplicate invoices')).toMatchObject({ label: 'OUTCOME-no-duplicate-invoices', type: 'outcome' });
     expect(findNode(g, 'outcome: no duplicate invoices').label).toBe('OUTCOME-no-duplicate-invoices');
+    // A kind prefix is dropped only when the name as given matches nothing, and only as a prefix (PATTERN-…), not a first word.
+    expect(normalForms('Error handling')).toEqual(['error-handling']);
+    const h = buildCausalGraph([pat('error-handling', []), pat('handling', []), pat('retry', [], true)]);
+    expect(findNode(h, 'Error_Handling').label).toBe('PATTERN-error-handling');
+    expect(findNode(h, 'pattern-handling').label).toBe('PATTERN-handling');
+    expect(findNode(h, 'PATTERN-retry').label).toBe('ANTIPATTERN-retry');
   });
 
   it('a unique prefix of a normalised name matches at a word boundary; an ambiguous one names the candidates', () => {
