@@ -241,7 +241,7 @@ async function extractCommand(ctx: Ctx, file: string | undefined, opts: ExtractO
       scopes, provider, budget: budget ?? vault.config.extract.budgetChars,
       client: { timeoutMs: timeout ?? fromConfig.timeoutMs, maxRetries: fromConfig.maxRetries, env: ctx.env },
       sessionId: opts.recent ? undefined : sessionId, job: opts.job, task: opts.task, dryRun: Boolean(opts.dryRun), force: Boolean(opts.force), fallback: opts.fallback !== false,
-      today: ctx.today(), stage: readCurrentStage(vault.root) ?? undefined, knownSecrets: apiKeysIn(ctx.env),
+      today: ctx.today(), now: ctx.now(), stage: readCurrentStage(vault.root) ?? undefined, knownSecrets: apiKeysIn(ctx.env),
     });
   // Hooks fire several extractions of one session: they take turns (the transcript is read after the turn begins).
   const run = (one: string) => (one === '-' || opts.dryRun ? runOne(one) : oneExtractionAtATime(vault.root, path.resolve(ctx.cwd, one), () => runOne(one)));
@@ -319,6 +319,7 @@ function warnAbout(ctx: Ctx, r: ExtractResult): void {
   if (r.index_warning) ctx.warn(r.index_warning);
   if (r.episodes_warning) ctx.warn(r.episodes_warning);
   if (r.episode_note_warning) ctx.warn(r.episode_note_warning);
+  if (r.review_warning) ctx.warn(r.review_warning);
   if (r.consolidation_warning) ctx.warn(r.consolidation_warning);
   if (r.redacted) ctx.warn(describeRedaction(r.redacted));
 }
