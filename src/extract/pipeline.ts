@@ -84,7 +84,8 @@ export interface ExtractResult {
   /** Set when the index could not be updated after the write (the entries are written). */
   index_warning: string | null;
   /** The session's episode file (extract.episodes), when it was segmented. */
-  episodes?: { path: string; count: number; written: boolean };
+  /** `summarized`: episodes a model titled and summarised in this run. */
+  episodes?: { path: string; count: number; written: boolean; summarized?: number };
   /** Why the episodes could not be written (the learnings are). */
   episodes_warning?: string;
   /** The session's episode note (extract.episode_note), when written or checked. */
@@ -300,6 +301,7 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
   // The session's episodes (extract.episodes, on by default): the whole transcript segmented and
   // its episode file rewritten, the same bytes when nothing changed. A failure here is reported,
   // never fatal: the learnings are written.
+  let sessionSummary: { title: string; summary: string } | undefined;
   if (vault.config.extract.episodes) {
     try {
       const { segmentLoaded } = await import('../episodes/segment-transcript.js');
@@ -311,9 +313,13 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
       const seg = await segmentLoaded(vault, clean, vault.config.episodes, {
         sessionId, now: `${opts.today}T00:00:00.000Z`,
         channels: { embeddings: vault.config.episodes.embeddings ? embeddingsFrom(vault.config.embeddings, opts.client.env) : null, llm: useLlm ? { provider: opts.provider, client: opts.client } : null, env: opts.client.env },
+        // With a model (and unless it failed for the learnings), it titles and summarises the episodes and the session.
+        summaries: opts.provider.name !== 'heuristic' && !result.fallback ? { provider: opts.provider, client: opts.client, llm: opts.llm } : null,
       });
+      if (seg.usage) result.usage = { input_tokens: (result.usage?.input_tokens ?? 0) + seg.usage.input_tokens, output_tokens: (result.usage?.output_tokens ?? 0) + seg.usage.output_tokens };
+      sessionSummary = seg.session_summary;
       if (seg.warnings.length > 0) result.episodes_warning = seg.warnings.join('; ');
-      result.episodes = { path: seg.path, count: seg.episodes.length, written: seg.written };
+      result.episodes = { path: seg.path, count: seg.episodes.length, written: seg.written, ...(seg.summarized && { summarized: seg.summarized }) };
       if (seg.written) {
         const { classifyPath } = await import('../vault/scope.js');
         const abs = path.join(vault.root, ...seg.path.split('/'));
@@ -331,7 +337,7 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
       const { writeSessionEpisode } = await import('../notes/extract-note.js');
       const note = await writeSessionEpisode(vault, clean, {
         sessionId, task: task ?? '', lessons: learnings.map((l) => l.title),
-        now: new Date().toISOString(), modelAnswer: modelEpisode,
+        now: new Date().toISOString(), modelAnswer: modelEpisode, summary: sessionSummary,
       });
       result.episode_note = note.summary;
       if (note.warning) result.episode_note_warning = note.warning;
