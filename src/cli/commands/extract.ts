@@ -83,7 +83,10 @@ counted by reason (--json: "rejected", "rejected_learnings"; --explain lists the
 
 A re-run on the same transcript writes nothing; a resumed session extracts only what is new
 (.mem/extracted.jsonl). New entries are compacted with their file, the session's retrieved
-entries are reinforced when the transcript shows they were used, and the index is refreshed.
+entries are reinforced when the whole session shows they were used (weakened otherwise) and get
+an FSRS review (rated by the model when one is configured), each once per session however often
+it is extracted (.mem/sessions/<ID>/judged.jsonl), and the index is refreshed. With a model, the
+episodes' titles and summaries are the model's (one more request).
 
 --recent looks for the sessions of this project (the vault root, or a folder inside it), oldest
 first, changed in the last 7 days unless --since says otherwise:
@@ -98,6 +101,7 @@ Examples:
   $ mem extract --recent --agent codex,gemini --since 2026-11-01 --dry-run
   $ mem extract --recent --json | jq '.found'
   $ mem extract ~/.claude/projects/-home-me-app/3f0c2a4e.jsonl
+  $ mem extract ~/.claude/projects/-home-me-app/3f0c2a4e.jsonl --session 3f0c2a4e --json | jq '.judged'
   $ mem extract ~/.claude/projects/-home-me-app/        # every session in the folder not extracted yet
   $ mem extract ~/.codex/sessions                       # walks YYYY/MM/DD (up to 6 levels)
   $ mem extract ~/.codex/sessions/2026/11 --max-depth 1
