@@ -290,13 +290,18 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
       result.usage = { input_tokens: (result.usage?.input_tokens ?? 0) + r.usage.input_tokens, output_tokens: (result.usage?.output_tokens ?? 0) + r.usage.output_tokens };
       return r.ratings;
     } : undefined;
-    const s = await reinforceSession(vault, sessionId, {
-      today: opts.today, now: opts.now ?? Date.now(), used: wordSet(assistantText(clean.transcript)), rate, rater: source,
-    });
-    result.reinforced = s.judged.filter((j) => j.action === 'reinforced').length;
-    result.judged = s.judged;
-    if (s.warning) result.review_warning = s.warning;
-    for (const f of s.written) reindexFiles.set(f.abs, f);
+    // A failure here is reported, never fatal: the learnings are written (and the ledger must say so).
+    try {
+      const s = await reinforceSession(vault, sessionId, {
+        today: opts.today, now: opts.now ?? Date.now(), used: wordSet(assistantText(clean.transcript)), rate, rater: source,
+      });
+      result.reinforced = s.judged.filter((j) => j.action === 'reinforced').length;
+      result.judged = s.judged;
+      if (s.warning) result.review_warning = s.warning;
+      for (const f of s.written) reindexFiles.set(f.abs, f);
+    } catch (err) {
+      result.review_warning = `retrieved entries not reinforced: ${err instanceof Error ? err.message : String(err)}`;
+    }
   }
   // The session's episodes (extract.episodes, on by default): the whole transcript segmented and
   // its episode file rewritten, the same bytes when nothing changed. A failure here is reported,

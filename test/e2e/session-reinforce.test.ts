@@ -122,6 +122,25 @@ describe('one session extracted again and again: each retrieved id changes once'
   });
 });
 
+describe('the judged log is written only inside the vault', () => {
+  it('a judged log that links out of the vault: the extraction is written, the entries are not reinforced, one warning', async () => {
+    const v = sessionVault();
+    const opts = { cwd: v.root, home: v.home, env: { ...OFFLINE, MEM_NOW: '2026-11-20T12:00:00Z' } };
+    await run(['search', 'migrations database cache deploys', '--session', SESSION], opts);
+    const outside = path.join(tempDir(), 'elsewhere.jsonl');
+    fs.writeFileSync(outside, '');
+    fs.symlinkSync(outside, v.path(`.mem/sessions/${SESSION}/judged.jsonl`));
+    const file = path.join(tempDir(), 's.jsonl');
+    fs.writeFileSync(file, transcript('claude', 1));
+    const r = await run(['extract', file, '--session', SESSION, '--json'], opts);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/^mem: warning: retrieved entries not reinforced: refusing to write .*judged\.jsonl: it leads out of the vault/m);
+    expect(fs.readFileSync(outside, 'utf8')).toBe('');
+    expect(await counts(v)).toEqual({ [USED]: 0, [IGNORED]: 2, [LATER]: 0 });
+    expect(v.read('.mem/extracted.jsonl')).toContain(SESSION);
+  });
+});
+
 describe('with a model configured, the review rating is the model\'s', () => {
   const modelEnv = (url: string, day = '20') => ({ ...NO_KEYS, ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: url, MEM_NOW: `2026-11-${day}T12:00:00Z` });
   const toolOf = (req: Seen) => req.body.tool_choice?.name as string;
