@@ -107,6 +107,7 @@ export function renderEpisodes(input: EpisodeWriteInput, previous: Map<string, R
       fsrs: { stability: initialStability(ep.surprise), difficulty: INITIAL_DIFFICULTY, state: 'Review', last_review: ep.endAt ?? input.now, reps: 0, lapses: 0 },
       consolidated_at: null,
       ...(input.episodeNote !== undefined && { episode_note: input.episodeNote }),
+      ...(ep.summaryBy !== undefined && { summary_by: ep.summaryBy }),
     };
     const old = previous.get(id);
     // The same episode (same messages) keeps what reviews and consolidation wrote on it.
@@ -122,6 +123,22 @@ export function renderEpisodes(input: EpisodeWriteInput, previous: Map<string, R
   const text = parts.join('\n');
   if (hasUnsafeControl(text)) throw new Error('renderEpisodes: unsafe control character in the episode file');
   return text;
+}
+
+/** The title and summary a model wrote for each episode of a session's file, by id, with the messages they cover. */
+export function modelSummaries(root: string, session: string): Map<string, { title: string; summary: string; by: string; start: unknown; end: unknown }> {
+  const out = new Map<string, { title: string; summary: string; by: string; start: unknown; end: unknown }>();
+  const { abs, rel } = episodeFile(root, session);
+  if (!fs.existsSync(abs)) return out;
+  const r = readVaultText(abs);
+  if ('error' in r) return out;
+  for (const e of parseMemoryFile(r.text, rel).entries) {
+    const by = e.meta.summary_by;
+    if (typeof by !== 'string' || by === '') continue;
+    // The summary is the body's first line (the messages may follow, after a blank line).
+    out.set(e.id, { title: e.title, summary: e.body.split('\n')[0].trim(), by, start: e.meta.message_start, end: e.meta.message_end });
+  }
+  return out;
 }
 
 /** Each entry's frontmatter by id, from a session file's text. */

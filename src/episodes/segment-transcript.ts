@@ -10,7 +10,9 @@ import { createHash } from 'node:crypto';
 import type { Vault } from '../vault/vault.js';
 import { conversationOf, KEY_MOMENT, segment, type EpisodeSpan, type SegmentConfig } from './segment.js';
 import type { ChannelOptions } from './channels.js';
-import { episodeFile, episodeId, sessionSlug, writeEpisodes } from './episode-file.js';
+import { episodeFile, episodeId, modelSummaries, sessionSlug, writeEpisodes } from './episode-file.js';
+import type { WrittenSummary } from './summaries.js';
+import type { ClientOptions, LlmProvider, ProviderConfig } from '../llm/provider.js';
 
 export interface SegmentOptions {
   format?: TranscriptFormat;
@@ -55,6 +57,18 @@ export interface SegmentResult {
   warnings: string[];
   /** Credentials in the messages, written (and sent to a channel) as placeholders. */
   redacted?: RedactionReport;
+  /** The whole session's title and summary, when a model wrote them in this run. */
+  session_summary?: WrittenSummary;
+  /** Episodes titled by a model in this run. */
+  summarized?: number;
+  usage?: { input_tokens: number; output_tokens: number };
+}
+
+/** The model that writes episodes' titles and summaries (a test may give its instance). */
+export interface SummaryModel {
+  provider: ProviderConfig;
+  client: ClientOptions;
+  llm?: LlmProvider;
 }
 
 /**
@@ -75,7 +89,7 @@ export function fallbackSession(loaded: LoadedTranscript): string {
  * Segment a transcript already read and (unless a dry run) write the session's episode file.
  * `channels`: the embeddings and model for the surprise and topic channels (none: offline).
  */
-export async function segmentLoaded(vault: Vault, raw: LoadedTranscript, cfg: SegmentConfig, opts: { sessionId?: string; dryRun?: boolean; now: string; channels?: ChannelOptions }): Promise<SegmentResult> {
+export async function segmentLoaded(vault: Vault, raw: LoadedTranscript, cfg: SegmentConfig, opts: { sessionId?: string; dryRun?: boolean; now: string; channels?: ChannelOptions; summaries?: SummaryModel | null }): Promise<SegmentResult> {
   // Episodes keep the messages, and the channels send them out: both get them redacted.
   const { loaded, findings } = await redactTranscript(raw);
   const { redactionReport } = await import('../secrets/redact.js');
@@ -90,9 +104,10 @@ export async function segmentLoaded(vault: Vault, raw: LoadedTranscript, cfg: Se
     : { channels: {}, used: { surprise: 'lexical' as const, topic: false }, warnings: [] };
   const spans = segment(conversation, cfg, ch.channels);
   const { rel } = episodeFile(vault.root, session);
+  const warnings = [...ch.warnings];
+  const titled = await modelTitles(vault.root, session, spans, opts.summaries ?? null, warnings);
   const source = loaded.path === '-' ? 'stdin' : path.basename(loaded.path);
   let written = false;
-  const warnings = [...ch.warnings];
   if (!opts.dryRun && spans.length > 0) {
     const w = writeEpisodes(vault.root, { session, source, episodes: spans, now: opts.now, shareMessages: vault.config.episodes.shareMessages });
     written = w.changed;
@@ -108,6 +123,9 @@ export async function segmentLoaded(vault: Vault, raw: LoadedTranscript, cfg: Se
     channels: ch.used,
     warnings,
     ...(redacted && { redacted }),
+    ...(titled.session && { session_summary: titled.session }),
+    ...(titled.count > 0 && { summarized: titled.count }),
+    ...(titled.usage && { usage: titled.usage }),
     episodes: spans.map((s, n) => ({
       id: episodeId(session, n),
       title: s.title,
@@ -122,6 +140,34 @@ export async function segmentLoaded(vault: Vault, raw: LoadedTranscript, cfg: Se
       boundary: s.reason,
     })),
   };
+}
+
+/**
+ * Titles and summaries by a model, set on the spans: an episode whose messages are those a model
+ * already titled keeps that title (no request for it, the same bytes); the others are asked about
+ * in one request when a model is given. On failure the extractive ones stay, with a warning.
+ */
+async function modelTitles(root: string, session: string, spans: EpisodeSpan[], model: SummaryModel | null, warnings: string[]): Promise<{ session?: WrittenSummary; count: number; usage?: { input_tokens: number; output_tokens: number } }> {
+  const before = modelSummaries(root, session);
+  const ask = new Set<number>();
+  spans.forEach((s, n) => {
+    const old = before.get(episodeId(session, n));
+    if (old && old.start === s.first + 1 && old.end === s.last + 1 && old.title && old.summary) Object.assign(s, { title: old.title, summary: old.summary, summaryBy: old.by });
+    else ask.add(n);
+  });
+  if (!model || model.provider.name === 'heuristic' || ask.size === 0) return { count: 0 };
+  try {
+    const { createProvider } = await import('../llm/provider.js');
+    const { summarizeEpisodes } = await import('./summaries.js');
+    const llm = model.llm ?? (await createProvider(model.provider, model.client));
+    const r = await summarizeEpisodes(llm, spans, ask);
+    const by = `${model.provider.name}:${model.provider.model}`;
+    for (const [n, w] of r.episodes) Object.assign(spans[n], { ...w, summaryBy: by });
+    return { session: r.session, count: r.episodes.size, usage: r.usage };
+  } catch (err) {
+    warnings.push(`episode titles not written by the model (${(err instanceof Error ? err.message : String(err)).split('\n')[0]}); the extractive ones stand`);
+    return { count: 0 };
+  }
 }
 
 export async function segmentTranscript(vault: Vault, file: string, cfg: SegmentConfig, opts: SegmentOptions): Promise<SegmentResult> {

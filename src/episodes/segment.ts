@@ -56,6 +56,8 @@ export interface EpisodeSpan {
   endAt: string | null;
   title: string;
   summary: string;
+  /** Who wrote the title and summary when a model did (provider:model); absent: extractive. */
+  summaryBy?: string;
 }
 
 /**

@@ -105,6 +105,8 @@ async function extractInto(root: string, abs: string, labels: LabelFile, opts: E
   fs.mkdirSync(home);
   const vault = await openVault({ root, noConfig: true, env: { ...opts.client.env, MEM_HOME: home } });
   const loaded = loadTranscript(abs, { format: checkFormat(labels.format), cwd: root });
+  // Only the learnings are scored: the episodes (and the model's request for their titles) are not made.
+  vault.config.extract.episodes = false;
   const result = await runExtract(vault, loaded, {
     scopes: opts.scopes ?? SCOPES, provider: opts.provider, client: opts.client, budget: vault.config.extract.budgetChars,
     dryRun: false, force: true, fallback: false, today: opts.today,

@@ -5,8 +5,7 @@
 
 import path from 'node:path';
 import { MemError, usageError } from '../errors.js';
-import type { ParsedFile } from '../vault/format.js';
-import { describeFile, userHome, type Vault, type VaultFile } from '../vault/vault.js';
+import { describeFile, userHome, type Vault } from '../vault/vault.js';
 import { staysInside, writeTarget } from '../vault/boundary.js';
 import { INTERRUPTED, isHumanText } from './condense.js';
 import { heuristicLearnings } from './heuristic.js';
@@ -18,6 +17,8 @@ import { preambleFor, scopeByName, targetPath, type ExtractionScopeName } from '
 import { readRegular } from '../vault/read.js';
 import { redactTranscript, type LoadedTranscript } from './source.js';
 import type { RedactionReport } from '../secrets/redact.js';
+import { createProvider } from '../llm/provider.js';
+import type { SessionJudgement } from '../lifecycle/session-reinforce.js';
 import type { Transcript, TranscriptMessage } from './transcript.js';
 
 export interface ExtractOptions extends LearningsOptions {
@@ -29,6 +30,8 @@ export interface ExtractOptions extends LearningsOptions {
   force?: boolean;
   /** Values that are credentials whatever their shape (the API keys mem is given): redacted too. */
   knownSecrets?: string[];
+  /** The time (ms) of the reviews recorded for the session's retrieved entries (default: the clock). */
+  now?: number;
 }
 
 export interface WrittenEntry {
@@ -72,12 +75,17 @@ export interface ExtractResult {
   not_global: { title: string; reason: string }[];
   compacted: number;
   reinforced: number;
+  /** The session's retrieved entries judged by this run (each id once per session): the change, the FSRS rating and who gave it. */
+  judged?: SessionJudgement[];
+  /** Why the model's review ratings were not used (the offline rule stood in). */
+  review_warning?: string;
   /** The transcript's own session id when it could not be used as a name (see usableSessionId). */
   session_id_from_transcript: string | null;
   /** Set when the index could not be updated after the write (the entries are written). */
   index_warning: string | null;
   /** The session's episode file (extract.episodes), when it was segmented. */
-  episodes?: { path: string; count: number; written: boolean };
+  /** `summarized`: episodes a model titled and summarised in this run. */
+  episodes?: { path: string; count: number; written: boolean; summarized?: number };
   /** Why the episodes could not be written (the learnings are). */
   episodes_warning?: string;
   /** The session's episode note (extract.episode_note), when written or checked. */
@@ -266,36 +274,39 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
     });
   }
 
-  // Reinforce what this session retrieved, when the transcript shows it was used.
+  // Reinforce what this session retrieved, when the transcript shows it was used: judged on the
+  // whole session (not only its new messages), each id once per session however often the
+  // growing session is extracted, with an FSRS review rated by the model when one is configured.
   const reindexFiles = new Map(touched.map((f) => [f.abs, f]));
   if (sessionId) {
-    const { readRetrievalIds } = await import('../vault/sessions.js');
-    const ids = readRetrievalIds(vault.root, sessionId);
-    if (ids.length > 0) {
-      const { locateIds } = await import('../lifecycle/vault-ops.js');
-      const { reinforceFile } = await import('../lifecycle/reinforce.js');
-      const { wordSet } = await import('../lifecycle/words.js');
-      const { editFiles } = await import('../vault/edit.js');
-      const { assistantText } = await import('./transcript.js');
-      const used = wordSet(assistantText({ ...clean.transcript, messages: cleanFresh }));
-      const loc = await locateIds(vault, { logged: ids });
-      const files = new Map<string, VaultFile>();
-      for (const list of loc.found.values()) for (const f of list) files.set(f.abs, f);
-      const idSet = new Set(loc.found.keys());
-      const written = await editFiles([...files.values()].map((f) => ({
-        abs: f.abs, path: f.path,
-        change: (parsed: ParsedFile) => {
-          const r = reinforceFile(parsed, f.path, idSet, { today: opts.today, used });
-          result.reinforced += r.decisions.filter((d) => d.action === 'reinforced').length;
-          return r.file;
-        },
-      })));
-      for (const f of files.values()) if (written.includes(f.path)) reindexFiles.set(f.abs, f);
+    const { reinforceSession } = await import('../lifecycle/session-reinforce.js');
+    const { wordSet } = await import('../lifecycle/words.js');
+    const { assistantText } = await import('./transcript.js');
+    const withModel = opts.provider.name !== 'heuristic' && !result.fallback;
+    const rate = withModel ? async (entries: { id: string; title: string; body: string }[]) => {
+      const { rateUsage } = await import('./usage-review.js');
+      const llm = opts.llm ?? (await createProvider(opts.provider, opts.client));
+      const r = await rateUsage(llm, entries, clean.transcript.messages, opts.budget);
+      result.usage = { input_tokens: (result.usage?.input_tokens ?? 0) + r.usage.input_tokens, output_tokens: (result.usage?.output_tokens ?? 0) + r.usage.output_tokens };
+      return r.ratings;
+    } : undefined;
+    // A failure here is reported, never fatal: the learnings are written (and the ledger must say so).
+    try {
+      const s = await reinforceSession(vault, sessionId, {
+        today: opts.today, now: opts.now ?? Date.now(), used: wordSet(assistantText(clean.transcript)), rate, rater: source,
+      });
+      result.reinforced = s.judged.filter((j) => j.action === 'reinforced').length;
+      result.judged = s.judged;
+      if (s.warning) result.review_warning = s.warning;
+      for (const f of s.written) reindexFiles.set(f.abs, f);
+    } catch (err) {
+      result.review_warning = `retrieved entries not reinforced: ${err instanceof Error ? err.message : String(err)}`;
     }
   }
   // The session's episodes (extract.episodes, on by default): the whole transcript segmented and
   // its episode file rewritten, the same bytes when nothing changed. A failure here is reported,
   // never fatal: the learnings are written.
+  let sessionSummary: { title: string; summary: string } | undefined;
   if (vault.config.extract.episodes) {
     try {
       const { segmentLoaded } = await import('../episodes/segment-transcript.js');
@@ -307,9 +318,13 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
       const seg = await segmentLoaded(vault, clean, vault.config.episodes, {
         sessionId, now: `${opts.today}T00:00:00.000Z`,
         channels: { embeddings: vault.config.episodes.embeddings ? embeddingsFrom(vault.config.embeddings, opts.client.env) : null, llm: useLlm ? { provider: opts.provider, client: opts.client } : null, env: opts.client.env },
+        // With a model (and unless it failed for the learnings), it titles and summarises the episodes and the session.
+        summaries: opts.provider.name !== 'heuristic' && !result.fallback ? { provider: opts.provider, client: opts.client, llm: opts.llm } : null,
       });
+      if (seg.usage) result.usage = { input_tokens: (result.usage?.input_tokens ?? 0) + seg.usage.input_tokens, output_tokens: (result.usage?.output_tokens ?? 0) + seg.usage.output_tokens };
+      sessionSummary = seg.session_summary;
       if (seg.warnings.length > 0) result.episodes_warning = seg.warnings.join('; ');
-      result.episodes = { path: seg.path, count: seg.episodes.length, written: seg.written };
+      result.episodes = { path: seg.path, count: seg.episodes.length, written: seg.written, ...(seg.summarized && { summarized: seg.summarized }) };
       if (seg.written) {
         const { classifyPath } = await import('../vault/scope.js');
         const abs = path.join(vault.root, ...seg.path.split('/'));
@@ -327,7 +342,7 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
       const { writeSessionEpisode } = await import('../notes/extract-note.js');
       const note = await writeSessionEpisode(vault, clean, {
         sessionId, task: task ?? '', lessons: learnings.map((l) => l.title),
-        now: new Date().toISOString(), modelAnswer: modelEpisode,
+        now: new Date().toISOString(), modelAnswer: modelEpisode, summary: sessionSummary,
       });
       result.episode_note = note.summary;
       if (note.warning) result.episode_note_warning = note.warning;

@@ -2,12 +2,14 @@
 // transcript, usage-aware: an entry the assistant actually used (at least 30% of its distinctive
 // words appear in the assistant's text) gains +1, one it ignored loses 1 (floor 0) and keeps its
 // date. Retired entries are never touched. With `review`, each decision is also an FSRS review
-// (review.ts): `good` for an entry reinforced, `again` for one ignored.
+// (review.ts): `good` for an entry reinforced, `again` for one ignored, unless a model's rating
+// of how the entry was used is given for it.
 
 import type { Entry } from '../vault/entry.js';
 import { updateBlockMeta, type ParsedFile } from '../vault/format.js';
 import { distinctiveWords } from './words.js';
 import { reviewEntry, type ReviewDecision } from './review.js';
+import type { ReviewRating } from '../fsrs/state.js';
 
 export const USAGE_SHARE = 0.3;
 
@@ -39,8 +41,11 @@ export interface ReinforceOptions {
   today: string;
   /** Stemmed words of the assistant's text; present = usage-aware mode. */
   used?: Set<string>;
-  /** Record an FSRS review at this time (ms) with each decision. */
-  review?: { now: number };
+  /**
+   * Record an FSRS review at this time (ms) with each decision; `ratings`: a model's rating per
+   * id, in place of the rule (used → good, ignored → again) for the ids it names.
+   */
+  review?: { now: number; ratings?: ReadonlyMap<string, ReviewRating> };
 }
 
 /** Apply reinforcement to the entries of `ids` in one parsed file; returns the new file and decisions. */
@@ -63,7 +68,7 @@ export function reinforceFile(file: ParsedFile, path: string, ids: Set<string>, 
     const used = share === undefined || share >= USAGE_SHARE;
     // The review that goes with the decision: what the code can observe is use (the entry's words
     // in the assistant's text, or retrieval alone without a transcript) or its absence.
-    const review = opts.review ? reviewEntry(e, path, used ? 'good' : 'again', opts.review.now) : undefined;
+    const review = opts.review ? reviewEntry(e, path, opts.review.ratings?.get(e.id) ?? (used ? 'good' : 'again'), opts.review.now) : undefined;
     const reviewNote = review && { rating: review.decision.rating, action: review.decision.action, before: review.decision.before, after: review.decision.after, hours_since: review.decision.hours_since };
     const withReview = (changes: Record<string, unknown>) => ({ ...changes, ...review?.change });
     if (used) {

@@ -14,6 +14,8 @@ export interface Located {
   found: Map<string, VaultFile[]>;
   unknown: string[];
   notes: string[];
+  /** Each found id's title and body as indexed (the first file's). */
+  texts: Map<string, { title: string; body: string }>;
 }
 
 /**
@@ -31,14 +33,19 @@ export async function locateIds(vault: Vault, req: IdRequest): Promise<Located> 
   const byPath = new Map(discoverFiles(vault).map((f) => [f.path, f]));
   return withIndex(vault, { tolerateBusy: true }, (ix) => {
     const found = new Map<string, VaultFile[]>();
+    const texts = new Map<string, { title: string; body: string }>();
     const unknown: string[] = [];
     const typed = resolveIds(ix.db, req.typed ?? []);
     for (const id of new Set([...typed, ...(req.logged ?? [])])) {
-      const files = [...new Set(entriesById(ix.db, id).map((r) => r.path))].map((p) => byPath.get(p)).filter((f): f is VaultFile => Boolean(f));
+      const rows = entriesById(ix.db, id);
+      const files = [...new Set(rows.map((r) => r.path))].map((p) => byPath.get(p)).filter((f): f is VaultFile => Boolean(f));
       if (files.length === 0) unknown.push(id);
-      else found.set(id, files);
+      else {
+        found.set(id, files);
+        texts.set(id, { title: rows[0].title, body: rows[0].body });
+      }
     }
-    return { found, unknown, notes: [...ix.notes, ...(ix.report?.diagnostics ?? []).map((d) => `${d.message} (${d.file}${d.line ? `:${d.line}` : ''})`)] };
+    return { found, unknown, texts, notes: [...ix.notes, ...(ix.report?.diagnostics ?? []).map((d) => `${d.message} (${d.file}${d.line ? `:${d.line}` : ''})`)] };
   });
 }
 

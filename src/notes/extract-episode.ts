@@ -217,6 +217,8 @@ export interface TranscriptEpisodeInput {
   outcome?: Outcome;
   source: string;
   now: string;
+  /** A model's title and summary of the session, as the Context line that says them. */
+  summary?: string;
 }
 
 /** The episode note's data for a transcript. */
@@ -242,7 +244,7 @@ export function episodeFromTranscript(t: Transcript, input: TranscriptEpisodeInp
     ...(f.duration_minutes !== null && { duration_minutes: f.duration_minutes }),
     metrics: m,
     tags: [],
-    context: `Task: ${input.task || '(no task recorded)'}\n\nWritten by mem extract from ${input.source} (${t.format}, ${t.messages.length} messages).`,
+    context: `Task: ${input.task || '(no task recorded)'}\n\n${input.summary ? `${input.summary}\n\n` : ''}Written by mem extract from ${input.source} (${t.format}, ${t.messages.length} messages).`,
     observations,
     decisions: input.decisions ?? [],
     events,

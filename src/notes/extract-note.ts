@@ -98,8 +98,14 @@ export interface SessionEpisodeResult {
   warning?: string;
 }
 
-/** Write the session's episode note from its transcript. */
-export async function writeSessionEpisode(vault: Vault, loaded: LoadedTranscript, opts: { sessionId?: string; task: string; lessons: string[]; now: string; modelAnswer?: unknown; dryRun?: boolean }): Promise<SessionEpisodeResult> {
+/** The Context line that holds a model's title and summary of the session. */
+const SUMMARY_LINE = /^Summary: \S/;
+
+/**
+ * Write the session's episode note from its transcript. `summary`: the session's title and summary
+ * by a model (the episodes' request); without one, the summary an earlier run wrote stays.
+ */
+export async function writeSessionEpisode(vault: Vault, loaded: LoadedTranscript, opts: { sessionId?: string; task: string; lessons: string[]; now: string; modelAnswer?: unknown; summary?: { title: string; summary: string }; dryRun?: boolean }): Promise<SessionEpisodeResult> {
   const t = loaded.transcript;
   const session = opts.sessionId ?? usableSessionId(t.sessionId) ?? fallbackSession(loaded);
   const { abs, rel } = episodeNotePath(vault.root, session);
@@ -122,6 +128,7 @@ export async function writeSessionEpisode(vault: Vault, loaded: LoadedTranscript
     sessionId: session, task: opts.task, lessons,
     decisions: opts.modelAnswer !== undefined ? model.decisions : previous?.decisions ?? [],
     outcome: model.outcome, source: loaded.path === '-' ? 'stdin' : path.basename(loaded.path), now: opts.now,
+    summary: opts.summary ? `Summary: ${opts.summary.title} — ${opts.summary.summary}` : previous?.context.split('\n').find((l) => SUMMARY_LINE.test(l)),
   });
   const stored = await storeEpisode(vault.root, data, { dryRun: opts.dryRun });
   const segmentRel = `${EPISODE_NOTES_DIR}/${episodeSlug(session)}.md`;

@@ -65,3 +65,48 @@ export function readRetrievalIds(root: string, sessionId: string): string[] {
   }
   return [...ids];
 }
+
+/**
+ * What the session's extractions already did with each retrieved id:
+ * `.mem/sessions/<ID>/judged.jsonl`, one line per id. An id listed there is never reinforced,
+ * weakened or reviewed again for this session, however often the growing session is extracted.
+ */
+export function judgedLogPath(root: string, sessionId: string): string {
+  return path.join(root, '.mem', 'sessions', checkSessionId(sessionId), 'judged.jsonl');
+}
+
+export interface JudgedRecord {
+  id: string;
+  at: string;
+  /** What happened to the entry (reinforce.ts's action). */
+  action: string;
+  /** The FSRS rating recorded with it, and who chose it (`usage`: the offline rule; else provider:model). */
+  rating?: string;
+  by?: string;
+  reason?: string;
+}
+
+/** The ids of a judged log's text (torn lines skipped). */
+export function judgedIds(text: string | null): Set<string> {
+  const ids = new Set<string>();
+  for (const line of (text ?? '').split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      const rec = JSON.parse(line) as Partial<JudgedRecord>;
+      if (typeof rec.id === 'string') ids.add(rec.id);
+    } catch {
+      // a torn line loses only its own id (judged again: the rest of the log still counts)
+    }
+  }
+  return ids;
+}
+
+/** The judged log's text ('' when there is none); never through a link out of the vault, never a FIFO. */
+export function readJudgedText(root: string, sessionId: string): string {
+  const file = judgedLogPath(root, sessionId);
+  try {
+    return readRegular(readTarget(file, file, [root]), LOG_LIMIT) ?? '';
+  } catch {
+    return '';
+  }
+}

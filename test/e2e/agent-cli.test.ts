@@ -33,7 +33,13 @@ describe('mem extract with an agent CLI as the model', () => {
     const r = await run(['extract', SAMPLE, '--session', 'sess-c'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, ...fake.env('ok', { CLAUDECODE: '1' }) } });
     expect(r.status, r.stderr).toBe(0);
     const calls = fake.calls();
-    expect(calls).toHaveLength(1);
+    // The learnings, then the episodes' titles: every call headless, guarded, on stdin.
+    expect(calls).toHaveLength(2);
+    for (const other of calls.slice(1)) {
+      expect(other.args.slice(0, 5)).toEqual(['-p', '--output-format', 'json', '--model', 'haiku']);
+      expect(other.guard).toBe('1');
+      expect(other.tty).toBe(false);
+    }
     const c = calls[0];
     expect(c.name).toBe('claude');
     expect(c.args.slice(0, 5)).toEqual(['-p', '--output-format', 'json', '--model', 'haiku']);

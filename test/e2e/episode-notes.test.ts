@@ -257,7 +257,8 @@ describe('mem extract writes the episode note', () => {
     const v = vault();
     const r = await runMem(['extract', SNIFFLY, '--session', 'push-3', '--json'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: srv.url } });
     expect(r.status, r.stderr).toBe(0);
-    expect(srv.seen).toHaveLength(1);
+    // The learnings (with the note's outcome and decisions), then the episodes' titles.
+    expect(srv.seen.map((s) => s.body.tool_choice.name)).toEqual(['record_learnings', 'record_summaries']);
     const schema = srv.seen[0].body.tools[0].input_schema;
     expect(schema.required).toEqual(['learnings', 'episode']);
     expect(schema.properties.episode.properties.decisions.items.required).toContain('evidence');

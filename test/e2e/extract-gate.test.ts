@@ -68,7 +68,8 @@ describe('mem extract: the quality gate on a model\'s answer', () => {
     const v = vault();
     const r = await run(['extract', SAMPLE, '--json'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: srv.url } });
     expect(r.status, r.stderr).toBe(0);
-    expect(srv.seen).toHaveLength(1);
+    // The learnings, then the episodes' titles.
+    expect(srv.seen).toHaveLength(2);
     const req = srv.seen[0].body;
     const item = req.tools[0].input_schema.properties.learnings.items;
     expect(item.required).toContain('evidence');

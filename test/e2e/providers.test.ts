@@ -20,7 +20,8 @@ describe('mem extract with a language model', () => {
     const v = vault();
     const r = await run(['extract', SAMPLE, '--session', 'sess-a'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: srv.url } });
     expect(r.status, r.stderr).toBe(0);
-    expect(srv.seen).toHaveLength(1);
+    // The learnings, then the episodes' titles and summaries.
+    expect(srv.seen.map((s) => s.body.tool_choice.name)).toEqual(['record_learnings', 'record_summaries']);
     const req = srv.seen[0];
     expect(req.path).toBe('/v1/messages');
     expect(String(req.headers['x-api-key'] ?? req.headers.authorization)).toMatch(/sk-test/);
@@ -65,7 +66,8 @@ describe('mem extract with a language model', () => {
     const v = vault();
     const r = await run(['extract', SAMPLE, '--json'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: srv.url } });
     expect(r.status, r.stderr).toBe(0);
-    expect(srv.seen).toHaveLength(2);
+    // The 429, its retry, then the episodes' titles.
+    expect(srv.seen).toHaveLength(3);
     expect(r.json().fallback).toBeNull();
     expect(r.json().written).toHaveLength(2);
   });
@@ -158,7 +160,8 @@ describe('mem extract --rollup', () => {
       expect(v.read(`.mem/jobs/${job}/MEMORY.md`)).toContain('Seed the test data before the checkout suite');
       if (job === 'j3') expect(r.json().rollup.promoted).toEqual([expect.objectContaining({ scope: 'project', path: 'MEMORY.md' })]);
     }
-    expect(srv.seen).toHaveLength(3);
+    // Each extraction: the learnings, then the episodes' titles.
+    expect(srv.seen).toHaveLength(6);
     const project = v.read('MEMORY.md');
     expect(project).toContain('Seed the test data before the checkout suite');
     expect(project).toMatch(/promoted_from: \[[^\]]+,[^\]]+,[^\]]+\]/);

@@ -122,8 +122,10 @@ describe('credentials never reach the vault', () => {
     const srv = await fakeServer([{ body: anthropicMessage(echoed) }]);
     const r = await run(['extract', sessionFile(), '--json', '--session', 'model-run'], { cwd: v.root, home: v.home, env: { ...OFFLINE, ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: srv.url } });
     expect(r.status, r.stderr).toBe(0);
-    expect(srv.seen).toHaveLength(1);
+    // The learnings, then the episodes' titles: neither request holds a credential.
+    expect(srv.seen).toHaveLength(2);
     expectNoSecret('the prompt', JSON.stringify(srv.seen[0].body));
+    expectNoSecret('the episodes\' prompt', JSON.stringify(srv.seen[1].body));
     expect(JSON.stringify(srv.seen[0].body)).toContain('[redacted: stripe-key]');
     const out = JSON.parse(r.stdout);
     expect(out.written.map((w: { title: string }) => w.title).join('\n')).toContain('Export STRIPE_API_KEY=[redacted: stripe-key] before the billing');

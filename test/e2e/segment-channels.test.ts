@@ -256,17 +256,19 @@ describe('mem extract segments with the channels', () => {
     const once = await fakeServer([{ body: openaiCompletion(JSON.stringify(LEARNING)) }]);
     const r = await run(['extract', file, '--json', '--provider', 'openai', '--base-url', `${once.url}/v1`], { cwd: v.root, home: v.home, env });
     expect(r.status, r.stderr).toBe(0);
-    expect(once.seen).toHaveLength(1);
+    // The learnings, then the episodes' titles (the topic channel is off).
+    expect(once.seen).toHaveLength(2);
     expect(emb.requests).toHaveLength(1);
     expect(JSON.parse(r.stdout).episodes).toMatchObject({ count: 1, written: true });
 
     const w = vault();
     w.write('.mem/config.yaml', 'extract:\n  episodes_topic: true\n');
     const file2 = transcript(w.root, 'ex.jsonl', [...DB, ...DB.slice(0, 4)]);
-    const twice = await fakeServer([{ body: openaiCompletion(JSON.stringify(LEARNING)) }, { body: openaiCompletion(JSON.stringify({ boundaries: [6] })) }]);
+    const titles = { session: { title: 'Database work', summary: 'Two database subjects.' }, episodes: [1, 2].map((n) => ({ n, title: `Database subject ${n}`, summary: `The ${n === 1 ? 'first' : 'second'} subject.` })) };
+    const twice = await fakeServer([{ body: openaiCompletion(JSON.stringify(LEARNING)) }, { body: openaiCompletion(JSON.stringify({ boundaries: [6] })) }, { body: openaiCompletion(JSON.stringify(titles)) }]);
     const r2 = await run(['extract', file2, '--json', '--provider', 'openai', '--base-url', `${twice.url}/v1`], { cwd: w.root, home: w.home, env });
     expect(r2.status, r2.stderr).toBe(0);
-    expect(twice.seen).toHaveLength(2);
+    expect(twice.seen).toHaveLength(3);
     expect(twice.seen[1].body.messages[1].content).toContain('Candidates (messages that may begin a new subject)');
     const out = JSON.parse(r2.stdout);
     expect(out.episodes).toMatchObject({ count: 2, written: true });

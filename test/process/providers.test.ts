@@ -24,7 +24,8 @@ describe('mem extract with a language model', () => {
     ]);
     expect(a.status, a.stderr).toBe(0);
     expect(b.status, b.stderr).toBe(0);
-    expect(srv.seen).toHaveLength(1);
+    // One extraction asks: for the learnings, then for the episodes' titles.
+    expect(srv.seen.map((s) => s.body.tool_choice.name)).toEqual(['record_learnings', 'record_summaries']);
     const results = [a.json(), b.json()];
     expect(results.map((r) => r.up_to_date).sort()).toEqual([false, true]);
     expect(results.reduce((n, r) => n + r.written.length, 0)).toBe(2);

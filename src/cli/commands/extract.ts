@@ -86,7 +86,10 @@ counted by reason (--json: "rejected", "rejected_learnings"; --explain lists the
 
 A re-run on the same transcript writes nothing; a resumed session extracts only what is new
 (.mem/extracted.jsonl). New entries are compacted with their file, the session's retrieved
-entries are reinforced when the transcript shows they were used, and the index is refreshed.
+entries are reinforced when the whole session shows they were used (weakened otherwise) and get
+an FSRS review (rated by the model when one is configured), each once per session however often
+it is extracted (.mem/sessions/<ID>/judged.jsonl), and the index is refreshed. With a model, the
+episodes' titles and summaries are the model's (one more request).
 
 --recent looks for the sessions of this project (the vault root, or a folder inside it), oldest
 first, changed in the last 7 days unless --since says otherwise:
@@ -101,6 +104,7 @@ Examples:
   $ mem extract --recent --agent codex,gemini --since 2026-11-01 --dry-run
   $ mem extract --recent --json | jq '.found'
   $ mem extract ~/.claude/projects/-home-me-app/3f0c2a4e.jsonl
+  $ mem extract ~/.claude/projects/-home-me-app/3f0c2a4e.jsonl --session 3f0c2a4e --json | jq '.judged'
   $ mem extract ~/.claude/projects/-home-me-app/        # every session in the folder not extracted yet
   $ mem extract ~/.codex/sessions                       # walks YYYY/MM/DD (up to 6 levels)
   $ mem extract ~/.codex/sessions/2026/11 --max-depth 1
@@ -246,7 +250,7 @@ async function extractCommand(ctx: Ctx, file: string | undefined, opts: ExtractO
       scopes, provider, budget: budget ?? vault.config.extract.budgetChars,
       client: { timeoutMs: timeout ?? fromConfig.timeoutMs, maxRetries: fromConfig.maxRetries, env: ctx.env },
       sessionId: opts.recent ? undefined : sessionId, job: opts.job, task: opts.task, dryRun: Boolean(opts.dryRun), force: Boolean(opts.force), fallback: opts.fallback !== false,
-      today: ctx.today(), stage: readCurrentStage(vault.root) ?? undefined, knownSecrets: apiKeysIn(ctx.env),
+      today: ctx.today(), now: ctx.now(), stage: readCurrentStage(vault.root) ?? undefined, knownSecrets: apiKeysIn(ctx.env),
     });
   // Hooks fire several extractions of one session: they take turns (the transcript is read after the turn begins).
   const run = (one: string) => (one === '-' || opts.dryRun ? runOne(one) : oneExtractionAtATime(vault.root, path.resolve(ctx.cwd, one), () => runOne(one)));
@@ -324,6 +328,7 @@ function warnAbout(ctx: Ctx, r: ExtractResult): void {
   if (r.index_warning) ctx.warn(r.index_warning);
   if (r.episodes_warning) ctx.warn(r.episodes_warning);
   if (r.episode_note_warning) ctx.warn(r.episode_note_warning);
+  if (r.review_warning) ctx.warn(r.review_warning);
   if (r.consolidation_warning) ctx.warn(r.consolidation_warning);
   if (r.redacted) ctx.warn(describeRedaction(r.redacted));
 }
