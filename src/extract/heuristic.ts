@@ -4,8 +4,9 @@
 // failed and the step that fixed it (cause and fix). Lower importance than a model's learnings.
 
 import { CORRECTION, INTERRUPTED, isHumanText } from './condense.js';
-import { cleanTitle, safeBody, withEvidence, type Learning } from './learning.js';
+import { cleanTitle, safeBody, shorten, withEvidence, type Learning } from './learning.js';
 import type { ExtractionScopeName } from './scopes.js';
+import { clauseTitle, standalone } from './referents.js';
 import type { TranscriptMessage } from './transcript.js';
 
 /** A rule's lead-in, at the start of the sentence ("If we ever do X in the future, …" is not a rule). */
@@ -25,11 +26,13 @@ export const REFUSED = /the user doesn'?t want to (?:proceed with this tool use|
 const LEAD = /^(?:(?:no|nope|ok|okay|actually|wait|great|thanks|also|please|hmm|sorry|well)[,.!:]?\s+)*/i;
 /**
  * A request to keep what was just said ("remember this", "add this to CLAUDE.md", "don't forget
- * that"), even asked as a question: the learning is the sentence before it, not the request.
+ * that"), even asked as a question: the learning is what "this" stands for, not the request.
+ * "Remember that the tests …" is a rule with its lead-in, not such a request: the pronoun must
+ * end the clause or be followed by an adverbial ("for next time", "going forward", "please").
  */
-const KEEP_THIS = /\b(?:remember (?:this|that|it)\b|(?:add|put|write|save|note|record) (?:this|that|it)\b.{0,40}?\b(?:to|in|into) (?:the |our |your )?(?:[\w-]+\.md|memory|memories|notes|docs|readme)\b|don'?t forget (?:this|that|it)\b)/i;
-/** A word that points back: the sentence before says what it is about. */
-const POINTS_BACK = /\b(?:it|its|them|they|this|these|those)\b/i;
+const KEEP_THIS = /\b(?:(?:remember|don'?t forget) (?:this|that|it)(?=\s*(?:[.!?,;:\u2014\u2013-]|$)|\s+(?:for\b|next time|going forward|in (?:the )?future|from now on|too\b|as well|please|so\b|when\b|and\b|because\b|if\b))|(?:add|put|write|save|note|record) (?:this|that|it)\b.{0,40}?\b(?:to|in|into) (?:the |our |your )?(?:[\w-]+\.md|memory|memories|notes|docs|readme)\b)/i;
+/** "Remember this: …" points forward: the rule follows the colon. */
+const KEEP_WHAT_FOLLOWS = /^[^:]{0,40}:\s*(\S.+)$/;
 
 // ---------------------------------------------------------------------------------------------
 // Whole clauses, not fragments
@@ -80,11 +83,7 @@ export function isWholeClause(text: string): boolean {
 
 /** Cut at a word boundary to about `max` characters. */
 function capWords(s: string, max: number): string {
-  const t = s.replace(/\s+/g, ' ').trim();
-  if (t.length <= max) return t;
-  const cut = t.slice(0, max);
-  const sp = cut.lastIndexOf(' ');
-  return `${(sp > max * 0.6 ? cut.slice(0, sp) : cut).replace(/[\s,;:.-]+$/, '')}\u2026`;
+  return shorten(s, max, { clauses: false });
 }
 
 /** The main clause of a sentence: what follows ", so …", ", but …" or ";" starts another thought. */
@@ -303,8 +302,7 @@ function sentences(text: string): string[] {
 }
 
 function excerpt(s: string, n: number): string {
-  const t = s.replace(/\s+/g, ' ').trim();
-  return t.length <= n ? t : `${t.slice(0, n - 1)}\u2026`;
+  return shorten(s, n);
 }
 
 function toolName(call: string): string {
@@ -328,6 +326,55 @@ const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
 function unsafe(l: Learning): boolean {
   const t = `${l.title}\n${l.body}`;
   return /\b\w+\(\{"|\{"[\w-]+":/.test(t) || /\S+\.jsonl\b/.test(t);
+}
+
+/** The rule made to stand alone from the sentences before it (its pronoun resolved), when it is a whole clause; else null. */
+function wholeStandalone(rule: string, before: readonly string[]): string | null {
+  const s = standalone(rule, before);
+  return s !== null && isWholeClause(s) ? s : null;
+}
+
+/** A rule and its title (a whole clause within 90 characters), both standing alone; null when they cannot. */
+function ruleAndTitle(said: string, before: readonly string[]): { rule: string; title: string } | null {
+  const rule = wholeStandalone(said, before);
+  if (!rule) return null;
+  // The title may be a clause whose referent is elsewhere in the rule ("…, that's why we add it").
+  const title = standalone(clauseTitle(rule, 90, isWholeClause), [...before, rule]);
+  return title ? { rule, title: cleanTitle(title) } : null;
+}
+
+/** The sentences of the human's message just before message `i`, when the human wrote twice in a row. */
+function previousHuman(messages: TranscriptMessage[], i: number): string[] {
+  for (let j = i - 1; j >= 0; j--) {
+    const m = messages[j];
+    if (isHumanText(m)) return sentences(m.text);
+    if (m.kind === 'text' || m.kind === 'tool_use') return [];
+  }
+  return [];
+}
+
+/**
+ * What "remember this" stands for: the statements just before the request (up to three, back to
+ * the first question), the nearest one that reads as a whole, standalone rule giving the title.
+ */
+function keptBefore(before: readonly string[]): { title: string; said: string } | null {
+  const run: string[] = [];
+  for (let j = before.length - 1; j >= 0 && run.length < 3; j--) {
+    const s = before[j].replace(LEAD, '');
+    if (/\?\s*$/.test(s)) break;
+    run.unshift(s);
+  }
+  for (let j = run.length - 1; j >= 0; j--) {
+    const r = ruleAndTitle(run[j], [...before.slice(0, before.length - run.length), ...run.slice(0, j)]);
+    if (r) return { title: r.title, said: run.join(' ') };
+  }
+  return null;
+}
+
+/** "Remember this: the rule": the rule after the colon. */
+function keptAhead(rule: string, before: readonly string[]): { title: string; said: string } | null {
+  const r = ruleAndTitle(rule.replace(/^(?:that|to)\s+/i, ''), before);
+  return r ? { title: r.title, said: rule } : null;
 }
 
 export function heuristicLearnings(messages: TranscriptMessage[], scopes: readonly ExtractionScopeName[]): Learning[] {
@@ -361,7 +408,9 @@ export function heuristicLearnings(messages: TranscriptMessage[], scopes: readon
     const answers = messages.slice(0, i).some((x) => x.role === 'assistant' && (x.kind === 'text' || x.kind === 'tool_use'));
     if ((interrupted || CORRECTION.test(text)) && !NOT_A_CORRECTION.test(text) && answers) {
       for (let k = 0; k < Math.min(2, said.length); k++) {
-        const rule = correctionRule(said[k]);
+        const stated = correctionRule(said[k]);
+        // correctionRule checked the clause is whole (before capping it): only its pronouns are left to resolve.
+        const rule = stated && standalone(stated, said.slice(0, k));
         if (!rule) continue;
         const cmd = lastCommand(messages, i);
         // The human's words are the evidence (the gate judges the rule, not the quote).
@@ -375,26 +424,25 @@ export function heuristicLearnings(messages: TranscriptMessage[], scopes: readon
     said.forEach((s, k) => {
       if (k === used) return;
       const core = s.replace(LEAD, '');
-      if (KEEP_THIS.test(core) && k > 0) {
-        // "… that's why we add the trailer. Add this to CLAUDE.md so you remember it": the nearest
-        // whole sentence before the request is what to keep; the human's words are the evidence.
-        for (let j = k - 1; j >= Math.max(0, k - 2); j--) {
-          const kept = said[j].replace(LEAD, '');
-          if (/\?\s*$/.test(kept) || !isWholeClause(kept)) continue;
-          add({ scope: 'project', type: 'directive', importance: 0.5, title: cleanTitle(capWords(kept, 100)), body: withEvidence('The human asked for it to be remembered.', excerpt(said.slice(j, k + 1).join(' '), 400)) });
-          break;
-        }
+      const before = said.slice(0, k);
+      const keep = KEEP_THIS.exec(core);
+      if (keep) {
+        const ahead = KEEP_WHAT_FOLLOWS.exec(core.slice(keep.index + keep[0].length));
+        const kept = ahead ? keptAhead(ahead[1], before) : keptBefore(k > 0 ? before : previousHuman(messages, i));
+        if (kept) add({ scope: 'project', type: 'directive', importance: 0.5, title: kept.title, body: withEvidence(excerpt(kept.said, 400), excerpt(s, 300)) });
         return;
       }
       if (/\?\s*$/.test(core)) return; // a question is not a rule
       if (REMEMBER.test(core) || ALWAYS_NEVER.test(core) || DONT.test(core)) {
-        const rule = core.replace(LEAD_IN, '');
-        // A rule that points back ("don't give it a number") keeps the sentence it points to.
-        const about = k > 0 && POINTS_BACK.test(rule) ? `\n\nSaid about: "${excerpt(said.slice(Math.max(0, k - 2), k).join(' '), 300)}"` : '';
-        if (isWholeClause(rule)) add({ scope: 'project', type: 'directive', importance: 0.4, title: cleanTitle(rule), body: `${excerpt(s, 400)}${about}` });
+        const said = core.replace(LEAD_IN, '');
+        const r = ruleAndTitle(said, before);
+        if (!r) return;
+        // A rule whose pronoun was resolved keeps the sentences it was resolved from.
+        const about = r.rule !== said ? `\n\nSaid about: "${excerpt(before.slice(-2).join(' '), 300)}"` : '';
+        add({ scope: 'project', type: 'directive', importance: 0.4, title: r.title, body: `${excerpt(s, 400)}${about}` });
       } else if (PREFER.test(core)) {
-        const clause = mainClause(core);
-        if (isWholeClause(clause)) add({ scope: 'observations', type: 'declarative', importance: 0.4, title: cleanTitle(capWords(clause, 100)), body: withEvidence('A preference the human stated.', excerpt(s, 300)) });
+        const r = ruleAndTitle(mainClause(core), before);
+        if (r) add({ scope: 'observations', type: 'declarative', importance: 0.4, title: r.title, body: withEvidence('A preference the human stated.', excerpt(s, 300)) });
       }
     });
   });

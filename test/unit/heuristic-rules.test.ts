@@ -273,7 +273,8 @@ describe('what the human asks to keep, and what a rule points back to', () => {
       'The card id is reused across retries, so the idempotency key must be the order id.',
       'Deploys go through the blue-green script in ops/.',
     ]);
-    expect(ls[0].body).toMatch(/^The human asked for it to be remembered\.\n\nEvidence: "The card id is reused/);
+    // The body is what was asked to be kept; the request is the evidence.
+    expect(ls[0].body).toBe('The card id is reused across retries, so the idempotency key must be the order id. Because retries reuse it.\n\nEvidence: "Could you add that to AGENTS.md so you remember it?"');
     expect(ls.every((l) => l.scope === 'project' && l.type === 'directive')).toBe(true);
   });
 
@@ -282,13 +283,13 @@ describe('what the human asks to keep, and what a rule points back to', () => {
     expect(heuristicLearnings([said('ok'), human('Because of the proxy. Remember that.')], [...ALL])).toEqual([]);
   });
 
-  it('a rule that says "it" keeps the sentences it points back to, as context in the body', () => {
+  it('a rule that says "it" names what "it" is, and keeps the sentences it was resolved from', () => {
     const ls = heuristicLearnings([
       said('I drafted the changelog entry.'),
       human('Can you redo the changelog entry for the 2.0 release? Keep it short. Also never put internal ticket numbers in it.'),
     ], [...ALL]);
     expect(ls).toHaveLength(1);
-    expect(ls[0].title).toBe('Never put internal ticket numbers in it.');
+    expect(ls[0].title).toBe('Never put internal ticket numbers in the changelog entry.');
     expect(ls[0].body).toContain('Said about: "Can you redo the changelog entry for the 2.0 release? Keep it short."');
     const plain = heuristicLearnings([said('x'), human('Fix the build. Never commit the generated protobuf files.')], [...ALL]);
     expect(plain[0].body).not.toContain('Said about');
