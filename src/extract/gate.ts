@@ -310,8 +310,10 @@ interface Terms {
   all: Set<string>;
   negated: boolean;
   titleProfile: FactProfile;
-  /** Numbers, versions and ports the learning states, and the commands of its code spans. */
+  /** Numbers, versions and ports the learning states. */
   numbers: Set<string>;
+  /** The commands of its code spans: of the title, and of title and text together. */
+  titleCommands: string[];
   commands: string[];
 }
 
@@ -354,8 +356,13 @@ function termsOfLearning(title: string, body: string): Terms {
   return {
     title: titleTerms, all: new Set([...titleTerms, ...termsOf(rule)]), negated: profile.negations > 0, titleProfile: profile,
     numbers: new Set(text.match(/(?<![\w.])v?\d[\d.:]*(?:[a-z]{1,3})?(?![\w])/gi) ?? []),
-    commands: [...text.matchAll(/`([^`\n]+)`/g)].map((m) => commandOf(m[1])),
+    titleCommands: commandsOf(title),
+    commands: commandsOf(text),
   };
+}
+
+function commandsOf(text: string): string[] {
+  return [...text.matchAll(/`([^`\n]+)`/g)].map((m) => commandOf(m[1]));
 }
 
 /** Each side has one the other lacks: one value put in place of another. */
@@ -388,7 +395,9 @@ function sameRule(a: Terms, b: Terms): boolean {
   const ab = coveredBy(a.title, b.all);
   const ba = coveredBy(b.title, a.all);
   if (ab.share < COVERED || ba.share < COVERED || (ab.missing > 0 && ba.missing > 0)) return false;
-  if (swapped(a.numbers, b.numbers, inSet) || swapped(a.commands, b.commands, sameCommand)) return false;
+  if (swapped(a.numbers, b.numbers, inSet)) return false;
+  // A command a title names that the other learning never mentions, both ways: another rule.
+  if (a.titleCommands.some((c) => !sameCommand(b.commands, c)) && b.titleCommands.some((c) => !sameCommand(a.commands, c))) return false;
   return conflictBetween(a.titleProfile, b.titleProfile, { only: true }) === null;
 }
 

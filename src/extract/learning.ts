@@ -66,7 +66,7 @@ function oneLine(s: string, max: number): string {
 /**
  * The text on one line within `max` characters (the ellipsis included), never cut inside a word
  * or a code span: whole when it fits; else up to the last sentence end, when that keeps most of
- * it (a whole sentence, no ellipsis); else up to the last clause boundary (";", ",", a dash) or
+ * it (a whole sentence, no ellipsis); else up to the last clause boundary (";", a dash, ", so …") or
  * else the last word boundary, with an ellipsis. Only a single word longer than `max` is cut.
  * `clauses: false` (a command): word boundaries only.
  */
@@ -84,7 +84,8 @@ export function shorten(s: string, max: number, opts: { clauses?: boolean } = {}
   const clauses = opts.clauses ?? true;
   const sentence = clauses ? last(/[.!?](?=\s)/g, Math.floor(max * 0.5)) : -1;
   if (sentence > 0) return t.slice(0, sentence + 1);
-  const clause = !clauses ? -1 : last(/\s*(?:[;,]\s|\s[\u2014\u2013-]\s)/g, Math.floor(max * 0.5));
+  // A comma ends a clause only before a conjunction: inside a list it does not.
+  const clause = !clauses ? -1 : last(/\s*(?:;\s|\s[\u2014\u2013-]\s|,\s(?=(?:so|but|because|since|which|and then|then)\s))/g, Math.floor(max * 0.5));
   const word = clause > 0 ? clause : last(/\s/g, 1);
   const cut = word > 0 ? t.slice(0, word) : t.slice(0, max - 1);
   return `${cut.replace(/[\s,;:.\u2014\u2013-]+$/, '')}\u2026`;

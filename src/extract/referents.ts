@@ -46,7 +46,7 @@ const EMPHASIS = new Set(['NEVER', 'ALWAYS', 'NOT', 'DO', 'DONT', 'IMPORTANT', '
 /** A token that names a thing by its form: a code span, a path, a file, an identifier, an acronym. */
 function named(t: Token): boolean {
   const w = t.word;
-  return /^`.+`$/.test(w) || /[\w.-]\/[\w.-]/.test(w) || /^[\w-]{2,}\.[a-z][a-z0-9]{0,5}$/i.test(w) || /^[a-z]+[A-Z]\w*$|^\w+_\w+$|^[A-Z][a-z]+[A-Z]\w*$/.test(w) || (/^[A-Z][A-Z0-9]{1,}$/.test(w) && !EMPHASIS.has(w));
+  return /^`.+`$/.test(w) || /[\w.-]\/[\w.-]/.test(w) || /^(?:[\w-]{2,})?\.[a-z][\w-]{0,12}$/i.test(w) || /^[a-z]+[A-Z]\w*$|^\w+_\w+$|^[A-Z][a-z]+[A-Z]\w*$/.test(w) || (/^[A-Z][A-Z0-9]{1,}$/.test(w) && !EMPHASIS.has(w));
 }
 
 interface Phrase {
@@ -64,7 +64,7 @@ function phraseAt(ts: Token[], i: number): Phrase | null {
   const words: Token[] = [];
   for (let j = i + 1; j < ts.length && words.length < 3; j++) {
     const w = ts[j];
-    if (isStopword(w.low) || VERB.has(w.low) || /ly$/.test(w.low) || !/^[\p{L}\p{N}`]/u.test(w.word)) break;
+    if (isStopword(w.low) || VERB.has(w.low) || /ly$/.test(w.low) || !/^[\p{L}\p{N}`./~_-]/u.test(w.word)) break;
     words.push(w);
     if (w.closes) break;
   }
