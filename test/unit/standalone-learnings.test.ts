@@ -69,7 +69,7 @@ describe('titles are cut between words', () => {
   const wholeWords = (title: string, source: string) => title.replace(/\u2026$/, '').split(/\s+/).every((w) => words(source).has(w));
 
   it('a long title ends at a word (or a clause), with an ellipsis', () => {
-    const long = `Set \`${'x'.repeat(70)}\` in the config file for every environment we deploy`;
+    const long = `Set the webhook URL to https://hooks.example.internal/${'services/'.repeat(9)}deploy in the config`;
     const t = cleanTitle(long);
     expect(t.length).toBeLessThanOrEqual(90);
     expect(t.endsWith('\u2026')).toBe(true);
@@ -85,7 +85,7 @@ describe('titles are cut between words', () => {
   });
 
   it('a rule too long for a title still gets one that ends on a whole word', () => {
-    const rule = "Don't run the integration suite against the shared staging cluster from a laptop because other teams rely on its data";
+    const rule = "Don't run the integration suite against https://staging.example.internal/clusters/shared-cluster-of-every-team";
     const [t] = titles([human(rule)]);
     expect(t.length).toBeLessThanOrEqual(90);
     expect(wholeWords(t, rule)).toBe(true);
