@@ -20,6 +20,8 @@ const ALWAYS_NEVER = /^(?:(?:always|never)\b|(?:we|you)\s+(?:should\s+|must\s+|w
 const DONT = /^(?:please\s+)?(?:don'?t|do not|avoid|stop)\b/i;
 /** A stated preference or house rule, with the clause it governs. */
 const PREFER = /^(?:i (?:prefer|(?:'d|would) rather|(?:always|usually) (?:use|want))|we (?:prefer|always|never|usually|use)|our (?:convention|style|rule|standard|policy|practice) (?:is|says))\b/i;
+/** An exclusive rule, opening a clause: "only the `--local-dev` flag should …", "X must only …". */
+const ONLY = /^(?:only\s+[^,;:?]{2,60}?\s+(?:should|must|may|is allowed to|are allowed to)\s+\w|[^,;:?]{3,60}?\s+(?:should|must)\s+only\s+\w)/i;
 /** A tool call the human refused: an intervention, not an error to learn a fix from. */
 export const REFUSED = /the user doesn'?t want to (?:proceed with this tool use|take this action)|\[Request interrupted by user for tool use\]/i;
 /** Interjections before the rule itself ("No, don't …", "OK, also always …"). */
@@ -184,6 +186,32 @@ export function errorCause(output: string): string | null {
   return capWords(line.replace(/^(?:error|fatal|npm ERR!)\s*:?\s*/i, '').replace(/^Error:\s*/, ''), 160) || null;
 }
 
+/** A command that runs a linter: its findings name the project's coding rules. */
+const LINTER = /\b(?:lint|linter|golangci-lint|eslint|ruff|flake8|pylint|clippy|rubocop|stylelint|shellcheck|hadolint|biome|staticcheck|revive|ktlint|swiftlint)\b/i;
+/** A linter's finding, by the common output shapes: `file:line:col: message (rule)`, `file:line:col: CODE message`, eslint's `line:col  error  message  rule`. */
+const FINDINGS: [RegExp, (m: RegExpExecArray) => { rule: string; message: string }][] = [
+  [/^\S+?:\d+(?::\d+)?:\s*(?:([A-Z]+\d{2,}):\s*)?(.+?)\s+\(([\w-]+)\)\s*$/, (m) => ({ rule: m[1] ? `${m[3]} ${m[1]}` : m[3], message: m[2] })],
+  [/^\S+?:\d+(?::\d+)?:\s*([A-Z]+\d{2,})\s+(?:\[\*\]\s+)?(.+)$/, (m) => ({ rule: m[1], message: m[2] })],
+  [/^\d+:\d+\s+(?:error|warning)\s+(.+?)\s{2,}(@?[\w/-]+)$/, (m) => ({ rule: m[2], message: m[1] })],
+];
+
+/** The first rule a lint command's output says the code broke, or null (not a linter, or no finding in a known shape). */
+export function lintFinding(cmd: string, output: string): { rule: string; message: string } | null {
+  if (!LINTER.test(cmd)) return null;
+  for (const line of output.split('\n').map((l) => l.trim())) {
+    for (const [re, read] of FINDINGS) {
+      const m = re.exec(line);
+      if (m) return read(m);
+    }
+  }
+  return null;
+}
+
+/** The step of a command chain that lints (`make fmt && make lint` → `make lint`). */
+function lintStep(cmd: string): string {
+  return bare(cmd).split(/\s*(?:&&|;)\s*/).find((p) => LINTER.test(p)) ?? short(cmd);
+}
+
 function isFailure(r: TranscriptMessage): boolean {
   if (r.kind !== 'tool_result') return false;
   if (r.isError !== undefined) return r.isError;
@@ -246,8 +274,11 @@ function errorFixes(messages: TranscriptMessage[]): Learning[] {
     if (!cmd || !res || !isFailure(res) || AGENT_MECHANICS.test(res.text.slice(0, 2000))) continue;
     const prog = program(cmd);
     if (!prog || INSPECTION.has(prog) || GIT.test(cmd.replace(/^cd\s+\S+\s*&&\s*/, ''))) continue;
-    const cause = errorCause(res.text);
+    const lint = lintFinding(cmd, res.text);
+    const cause = errorCause(res.text) ?? (lint && `${lint.message} (${lint.rule})`);
     if (!cause) continue;
+    // A lint failure inside a chain ("make fmt && make lint") is fixed when the lint step passes.
+    const job = lint ? lintStep(cmd) : cmd;
     // Look ahead for the same job succeeding, and note what ran in between.
     const between: string[] = [];
     let edited = false;
@@ -261,7 +292,7 @@ function errorFixes(messages: TranscriptMessage[]): Learning[] {
         if (/^(?:Edit|MultiEdit|Write|NotebookEdit|apply_patch|str_replace|edit|write|replace|create_file)/.test(toolName(m.text))) edited = true;
         continue;
       }
-      if (sameJob(cmd, c)) {
+      if (sameJob(job, c)) {
         if (!ok) continue;
         const fixes = between.filter((b) => !INSPECTION.has(program(b)) && !GIT.test(b) && !sameJob(cmd, b));
         let l: Learning | null = null;
@@ -277,6 +308,13 @@ function errorFixes(messages: TranscriptMessage[]): Learning[] {
             scope: 'corrective', type: 'corrective', importance: 0.4,
             title: withCause(`Run ${tick(fix, 40)} before ${tick(short(cmd), 40)}`, cause),
             body: `${tick(cmd, 200)} failed with: ${capWords(cause, 200)}\n\nWhat fixed it: ${tick(fix, 240)}, then ${tick(c, 120)} worked.`,
+          };
+        } else if (edited && lint) {
+          // The code was changed until the linter passed: the rule it enforces is the project's.
+          l = {
+            scope: 'corrective', type: 'corrective', importance: 0.4,
+            title: cleanTitle(shorten(`${tick(lintStep(cmd), 40)} flags ${lint.rule}: ${lint.message}`, 90)),
+            body: `${tick(cmd, 200)} failed with: ${capWords(cause, 200)}\n\nThe code was changed to satisfy it, then ${tick(c, 120)} passed.`,
           };
         }
         if (l) out.push(l);
@@ -442,7 +480,14 @@ export function heuristicLearnings(messages: TranscriptMessage[], scopes: readon
         add({ scope: 'project', type: 'directive', importance: 0.4, title: r.title, body: `${excerpt(s, 400)}${about}` });
       } else if (PREFER.test(core)) {
         const r = ruleAndTitle(mainClause(core), before);
-        if (r) add({ scope: 'observations', type: 'declarative', importance: 0.4, title: r.title, body: withEvidence('A preference the human stated.', excerpt(s, 300)) });
+        // Without the observations scope, the preference is still the project's rule for the agent.
+        const l = r && { type: 'declarative' as const, importance: 0.4, title: r.title, body: withEvidence('A preference the human stated.', excerpt(s, 300)) };
+        if (l) for (const scope of ['observations', 'project'] as const) if (add({ ...l, scope })) break;
+      } else {
+        // "This should not change, only the X flag should …": the exclusive rule, as its own clause.
+        const clause = core.split(/\s*[;,]\s+/).find((c) => ONLY.test(c));
+        const r = clause && ruleAndTitle(clause, before);
+        if (r) add({ scope: 'project', type: 'directive', importance: 0.4, title: r.title, body: withEvidence('A rule the human stated.', excerpt(s, 300)) });
       }
     });
   });

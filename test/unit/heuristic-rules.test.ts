@@ -296,6 +296,31 @@ describe('what the human asks to keep, and what a rule points back to', () => {
   });
 });
 
+describe('lint rules, exclusive rules and preferences without the observations scope', () => {
+  it('a linter finding the agent fixed by editing code: the rule the project\'s lint enforces', () => {
+    const edit = tool('Edit', { file_path: 'src/a.go', old_string: 'x', new_string: 'y' });
+    const ls = heuristicLearnings([
+      human('Add the retry loop.'),
+      bash('make fmt && make lint'), fail('Exit code 1\nsrc/retry.go:41:2: G104: Errors unhandled (gosec)'), edit, ok(),
+      bash('make lint'), ok('0 issues.'),
+    ], [...ALL]);
+    expect(ls.map((l) => l.title)).toEqual(['`make lint` flags gosec G104: Errors unhandled']);
+    expect(ls[0].body).toBe('`make fmt && make lint` failed with: Errors unhandled (gosec G104)\n\nThe code was changed to satisfy it, then `make lint` passed.');
+    // A compiler error fixed by an edit is the agent's own code being wrong: nothing to learn.
+    expect(heuristicLearnings([human('Build it.'), bash('go build ./...'), fail('src/a.go:3:1: undefined: Foo'), edit, ok(), bash('go build ./...'), ok()], [...ALL])).toEqual([]);
+  });
+
+  it('"only X should Y" is a rule, as its own clause', () => {
+    expect(heuristicLearnings([said('Done.'), human('This should not change, only the release job should publish the npm package.')], [...ALL]).map((l) => l.title))
+      .toEqual(['Only the release job should publish the npm package.']);
+  });
+
+  it('a preference goes to the project file when the observations scope is not extracted', () => {
+    const ls = heuristicLearnings([said('Done.'), human('I prefer small commits with the test in the same commit.')], ['project', 'corrective']);
+    expect(ls.map((l) => `${l.scope}|${l.title}`)).toEqual(['project|I prefer small commits with the test in the same commit.']);
+  });
+});
+
 describe('Codex command output: the exit code is read past other header lines', () => {
   it('a failure reported after `Chunk ID:` / `Wall time:` lines is a failure', async () => {
     const { readTranscript } = await import('../../src/extract/transcript.js');
