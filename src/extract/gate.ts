@@ -17,6 +17,8 @@ export interface Rejection {
   reason: RejectReason;
   /** Why, in a few words (the rule that fired, or the entry it repeats). */
   detail: string;
+  /** For a duplicate: the file that holds the entry it repeats, when the check knows it. */
+  file?: string;
 }
 
 /** What the gate knows of the session: the text instruction files injected, and what the human typed. */
@@ -434,18 +436,18 @@ export class DuplicateCheck {
     let terms: Terms | undefined;
     for (const k of this.known) {
       const where = k.file && k.file !== into ? ` in ${k.file}` : '';
-      if (k.bare === bare) return { reason: 'duplicate', detail: `same title as "${k.title}"${where}` };
+      if (k.bare === bare) return { reason: 'duplicate', detail: `same title as "${k.title}"${where}`, file: k.file };
       if (tokens.length > 0) {
         const j = jaccardSorted(tokens, k.tokens);
         if (j > MERGE_THRESHOLD) {
           profile ??= factProfile(fact);
           k.profile ??= factProfile(k.fact);
-          if (!conflictBetween(profile, k.profile)) return { reason: 'duplicate', detail: `repeats "${k.title}"${where} (similarity ${j.toFixed(2)})` };
+          if (!conflictBetween(profile, k.profile)) return { reason: 'duplicate', detail: `repeats "${k.title}"${where} (similarity ${j.toFixed(2)})`, file: k.file };
         }
       }
       terms ??= termsOfLearning(bareTitle(l.title), l.body);
       k.terms ??= termsOfLearning(k.title, k.fact);
-      if (sameRule(terms, k.terms)) return { reason: 'duplicate', detail: `states the same rule as "${k.title}"${where}` };
+      if (sameRule(terms, k.terms)) return { reason: 'duplicate', detail: `states the same rule as "${k.title}"${where}`, file: k.file };
     }
     this.remember(l.title, l.body, fact, into);
     return null;

@@ -106,6 +106,7 @@ export interface LearningsReport<L extends Learning> {
   rejected: Record<RejectReason, number>;
   /** Each learning turned away, gate first, then duplicates. */
   rejections: { learning: L; reason: RejectReason; detail: string }[];
+  /** Learnings memory already holds, with the file that holds them. */
   duplicates: { learning: L; file: string }[];
   /** Each entry written (or that a dry run would write). */
   written: { learning: L; file: string; id: string }[];
@@ -193,7 +194,8 @@ export async function runLearnings<L extends Learning>(vault: Vault, opts: Learn
       for (const l of slot.items) {
         const dup = known.check(l, slot.target.path);
         if (dup) {
-          report.duplicates.push({ learning: l, file: slot.target.path });
+          // The file that already holds it (the target itself, or another file of the project).
+          report.duplicates.push({ learning: l, file: dup.file ?? slot.target.path });
           reject(l, { reason: dup.reason, detail: `${slot.target.path} ${dup.detail}` });
           continue;
         }

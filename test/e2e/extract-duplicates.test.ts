@@ -23,6 +23,8 @@ describe('extract: no second copy of a rule memory holds', () => {
       'The API tests need the migrations on a fresh database; CI runs them in its setup step. | MEMORY.md states the same rule as "run migrations before the API tests"',
       'Run `npm run db:migrate -- --env test` before `npm test -- checkout` | MEMORY.md states the same rule as "run migrations before the API tests"',
     ]);
+    // Each duplicate names the file that already holds the rule.
+    expect(j.duplicates.map((d: { file: string }) => d.file)).toEqual(['proxy.md', 'MEMORY.md', 'MEMORY.md']);
     expect(v.read('MEMORY.md').match(/^## .*migrat/gm)).toHaveLength(1);
   });
 
