@@ -8,7 +8,7 @@ import { emptyCounts, type RejectReason } from '../extract/gate.js';
 import { surpriseOf } from './detail.js';
 import { heuristicLearnings } from '../extract/heuristic.js';
 import type { Learning } from '../extract/learning.js';
-import { runLearnings, type LearningsOptions } from '../extract/learnings-pipeline.js';
+import { relatedFiles, runLearnings, type LearningsOptions } from '../extract/learnings-pipeline.js';
 import { preambleFor, scopeByName, targetPath, type ExtractionScopeName } from '../extract/scopes.js';
 import type { Role, TranscriptMessage } from '../extract/transcript.js';
 import { parseMemoryFile, updateBlockMeta, type ParsedFile } from '../vault/format.js';
@@ -199,6 +199,7 @@ export async function consolidateEpisodes(vault: Vault, opts: ConsolidateOptions
       const rel = targetPath(def.target, {})!;
       return { abs: describeFile(vault, path.join(vault.root, rel)).abs, path: rel, preamble: preambleFor(def.target) };
     },
+    related: relatedFiles(vault, {}),
     provenance: (l) => {
       const sessions = [...new Set(pending.filter((e) => l.episodes.includes(e.id)).map((e) => e.session_id).filter((s): s is string => s !== null))];
       return { session_id: sessions.length === 1 ? sessions[0] : undefined, tags: ['consolidated'], episodes: l.episodes };

@@ -4,7 +4,7 @@
 
 import type { Entry } from '../vault/entry.js';
 import { MERGE_THRESHOLD, similarityText } from '../lifecycle/compact.js';
-import { conflictBetween, factProfile, factText, type FactProfile } from '../lifecycle/conflict.js';
+import { conflictBetween, factProfile, factText, wordKey, type FactProfile } from '../lifecycle/conflict.js';
 import { TokenVocab, jaccardSorted, normTokens, type TokenSet } from '../lifecycle/similarity.js';
 import { isStopword } from '../retrieve/stopwords.js';
 import { splitEvidence, type Learning } from './learning.js';
@@ -17,6 +17,8 @@ export interface Rejection {
   reason: RejectReason;
   /** Why, in a few words (the rule that fired, or the entry it repeats). */
   detail: string;
+  /** For a duplicate: the file that holds the entry it repeats, when the check knows it. */
+  file?: string;
 }
 
 /** What the gate knows of the session: the text instruction files injected, and what the human typed. */
@@ -297,42 +299,157 @@ interface Known {
   tokens: TokenSet;
   fact: string;
   profile?: FactProfile;
+  /** The file it is in, when the check spans several. */
+  file?: string;
+  terms?: Terms;
+}
+
+// ---- the same rule in other words ----
+
+/** A learning's key terms: of its title, and of its title and text together (evidence quotes left out). */
+interface Terms {
+  title: Set<string>;
+  all: Set<string>;
+  negated: boolean;
+  titleProfile: FactProfile;
+  /** Numbers, versions and ports the learning states. */
+  numbers: Set<string>;
+  /** The commands of its code spans: of the title, and of title and text together. */
+  titleCommands: string[];
+  commands: string[];
+}
+
+/** Share of a learning's title terms the other learning states too, above which the two may say the same. */
+const COVERED = 0.75;
+
+/**
+ * A word's key for comparing wordings: its inflection off (conflict.ts), then "-ation", "-ion" and
+ * "-ate", so "migration", "migrations" and "migrate" are one term, as are "configure" and
+ * "configuration".
+ */
+function termKey(w: string): string {
+  const k = wordKey(w);
+  const cut = k.replace(/(?:ation|ion|at)$/, '');
+  return cut.length >= 4 ? cut : k;
 }
 
 /**
- * Duplicates within one target file, by the measure compaction merges on (compact.ts): Jaccard of
- * similarityText's tokens above MERGE_THRESHOLD, with no conflicting fact (a number, a name, a
- * negation) between the two; or the same title. New learnings join the known set as they pass.
+ * The terms of a text: content words by their key; a code span by the command it names (its words
+ * up to the first flag or "--", at most three): `npm run db:migrate -- --env test` and `npm run
+ * db:migrate` name one command, their arguments only narrow it.
+ */
+function termsOf(text: string): Set<string> {
+  const plain = text.replace(/`([^`\n]+)`/g, (_, code: string) => commandOf(code));
+  const out = new Set<string>();
+  for (const w of plain.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) if (w.length > 1 && !isStopword(w)) out.add(termKey(w));
+  return out;
+}
+
+/** A code span's command: its words up to the first flag or "--", at most three. */
+function commandOf(code: string): string {
+  return code.split(/\s+/).filter(Boolean).slice(0, 3).join(' ').split(/\s+-/)[0];
+}
+
+function termsOfLearning(title: string, body: string): Terms {
+  const { rule } = splitEvidence(body);
+  const titleTerms = termsOf(title);
+  const profile = factProfile(title);
+  const text = `${title}\n${rule}`;
+  return {
+    title: titleTerms, all: new Set([...titleTerms, ...termsOf(rule)]), negated: profile.negations > 0, titleProfile: profile,
+    numbers: new Set(text.match(/(?<![\w.])v?\d[\d.:]*(?:[a-z]{1,3})?(?![\w])/gi) ?? []),
+    titleCommands: commandsOf(title),
+    commands: commandsOf(text),
+  };
+}
+
+function commandsOf(text: string): string[] {
+  return [...text.matchAll(/`([^`\n]+)`/g)].map((m) => commandOf(m[1]));
+}
+
+/** Each side has one the other lacks: one value put in place of another. */
+function swapped<T>(a: Iterable<T>, b: Iterable<T>, has: (xs: Iterable<T>, x: T) => boolean): boolean {
+  const onlyA = [...a].some((x) => !has(b, x));
+  const onlyB = [...b].some((x) => !has(a, x));
+  return onlyA && onlyB;
+}
+const inSet = <T>(xs: Iterable<T>, x: T) => (xs as Set<T>).has(x);
+/** A command the other names too, or names more narrowly ("npm test" and "npm test -- checkout"). */
+const sameCommand = (xs: Iterable<string>, x: string) => [...xs].some((y) => y === x || y.startsWith(`${x} `) || x.startsWith(`${y} `));
+
+function coveredBy(a: Set<string>, b: Set<string>): { share: number; missing: number } {
+  let hit = 0;
+  for (const t of a) if (b.has(t)) hit++;
+  return { share: a.size === 0 ? 0 : hit / a.size, missing: a.size - hit };
+}
+
+/**
+ * Two learnings that state the same rule in other words: most of each title's terms (COVERED) are
+ * stated by the other learning; no term of one title is swapped for another term of the other
+ * ("the unit tests" / "the integration tests": each title has a term the other lacks); titles of
+ * the same polarity ("Always …" / "Never …"); and no number, name or negation changed between the
+ * titles (conflict.ts), nor a number or a command of one learning put in place of one of the
+ * other's. A longer restatement of the same rule is a duplicate; a rule that differs in what it
+ * acts on is not.
+ */
+function sameRule(a: Terms, b: Terms): boolean {
+  if (a.title.size < 2 || b.title.size < 2 || a.negated !== b.negated) return false;
+  const ab = coveredBy(a.title, b.all);
+  const ba = coveredBy(b.title, a.all);
+  if (ab.share < COVERED || ba.share < COVERED || (ab.missing > 0 && ba.missing > 0)) return false;
+  if (swapped(a.numbers, b.numbers, inSet)) return false;
+  // A command a title names that the other learning never mentions, both ways: another rule.
+  if (a.titleCommands.some((c) => !sameCommand(b.commands, c)) && b.titleCommands.some((c) => !sameCommand(a.commands, c))) return false;
+  return conflictBetween(a.titleProfile, b.titleProfile, { only: true }) === null;
+}
+
+/**
+ * Duplicates of what memory already holds, by the measure compaction merges on (compact.ts):
+ * Jaccard of similarityText's tokens above MERGE_THRESHOLD, with no conflicting fact (a number, a
+ * name, a negation) between the two; or the same title; or the same rule in other words
+ * (sameRule). Entries of several files may be known (the target file and the files read beside it
+ * for the same project); new learnings join the known set as they pass.
  */
 export class DuplicateCheck {
   private readonly vocab = new TokenVocab();
   private readonly known: Known[] = [];
 
-  constructor(entries: readonly Pick<Entry, 'title' | 'body' | 'titleFromHeading'>[]) {
-    for (const e of entries) this.remember(bareTitle(e.title), e.body, factText(e));
+  constructor(entries: readonly Pick<Entry, 'title' | 'body' | 'titleFromHeading'>[] = [], file?: string) {
+    this.add(entries, file);
   }
 
-  private remember(title: string, body: string, fact: string): void {
-    this.known.push({ title, bare: title.toLowerCase(), tokens: this.vocab.ofText(similarityText({ title, body })), fact });
+  /** Entries of one more file to check against. */
+  add(entries: readonly Pick<Entry, 'title' | 'body' | 'titleFromHeading'>[], file?: string): void {
+    for (const e of entries) this.remember(bareTitle(e.title), e.body, factText(e), file);
   }
 
-  /** The entry a learning repeats (its title), or null; a learning that is new is remembered. */
-  check(l: Pick<Learning, 'title' | 'body'>): Rejection | null {
+  private remember(title: string, body: string, fact: string, file?: string): void {
+    this.known.push({ title, bare: title.toLowerCase(), tokens: this.vocab.ofText(similarityText({ title, body })), fact, file });
+  }
+
+  /** The entry a learning repeats (its title, and its file when it is not `into`), or null; a learning that is new is remembered (as in `into`). */
+  check(l: Pick<Learning, 'title' | 'body'>, into?: string): Rejection | null {
     const bare = l.title.toLowerCase();
     const tokens = this.vocab.ofText(similarityText(l));
     const fact = factText({ title: l.title, body: l.body, titleFromHeading: true });
     let profile: FactProfile | undefined;
+    let terms: Terms | undefined;
     for (const k of this.known) {
-      if (k.bare === bare) return { reason: 'duplicate', detail: `same title as "${k.title}"` };
-      if (tokens.length === 0) continue;
-      const j = jaccardSorted(tokens, k.tokens);
-      if (j <= MERGE_THRESHOLD) continue;
-      profile ??= factProfile(fact);
-      k.profile ??= factProfile(k.fact);
-      if (conflictBetween(profile, k.profile)) continue;
-      return { reason: 'duplicate', detail: `repeats "${k.title}" (similarity ${j.toFixed(2)})` };
+      const where = k.file && k.file !== into ? ` in ${k.file}` : '';
+      if (k.bare === bare) return { reason: 'duplicate', detail: `same title as "${k.title}"${where}`, file: k.file };
+      if (tokens.length > 0) {
+        const j = jaccardSorted(tokens, k.tokens);
+        if (j > MERGE_THRESHOLD) {
+          profile ??= factProfile(fact);
+          k.profile ??= factProfile(k.fact);
+          if (!conflictBetween(profile, k.profile)) return { reason: 'duplicate', detail: `repeats "${k.title}"${where} (similarity ${j.toFixed(2)})`, file: k.file };
+        }
+      }
+      terms ??= termsOfLearning(bareTitle(l.title), l.body);
+      k.terms ??= termsOfLearning(k.title, k.fact);
+      if (sameRule(terms, k.terms)) return { reason: 'duplicate', detail: `states the same rule as "${k.title}"${where}`, file: k.file };
     }
-    this.remember(l.title, l.body, fact);
+    this.remember(l.title, l.body, fact, into);
     return null;
   }
 }

@@ -4,8 +4,9 @@
 // failed and the step that fixed it (cause and fix). Lower importance than a model's learnings.
 
 import { CORRECTION, INTERRUPTED, isHumanText } from './condense.js';
-import { cleanTitle, safeBody, withEvidence, type Learning } from './learning.js';
+import { cleanTitle, safeBody, shorten, withEvidence, type Learning } from './learning.js';
 import type { ExtractionScopeName } from './scopes.js';
+import { clauseTitle, standalone } from './referents.js';
 import type { TranscriptMessage } from './transcript.js';
 
 /** A rule's lead-in, at the start of the sentence ("If we ever do X in the future, …" is not a rule). */
@@ -19,17 +20,21 @@ const ALWAYS_NEVER = /^(?:(?:always|never)\b|(?:we|you)\s+(?:should\s+|must\s+|w
 const DONT = /^(?:please\s+)?(?:don'?t|do not|avoid|stop)\b/i;
 /** A stated preference or house rule, with the clause it governs. */
 const PREFER = /^(?:i (?:prefer|(?:'d|would) rather|(?:always|usually) (?:use|want))|we (?:prefer|always|never|usually|use)|our (?:convention|style|rule|standard|policy|practice) (?:is|says))\b/i;
+/** An exclusive rule, opening a clause: "only the `--local-dev` flag should …", "X must only …". */
+const ONLY = /^(?:only\s+[^,;:?]{2,60}?\s+(?:should|must|may|is allowed to|are allowed to)\s+\w|[^,;:?]{3,60}?\s+(?:should|must)\s+only\s+\w)/i;
 /** A tool call the human refused: an intervention, not an error to learn a fix from. */
 export const REFUSED = /the user doesn'?t want to (?:proceed with this tool use|take this action)|\[Request interrupted by user for tool use\]/i;
 /** Interjections before the rule itself ("No, don't …", "OK, also always …"). */
 const LEAD = /^(?:(?:no|nope|ok|okay|actually|wait|great|thanks|also|please|hmm|sorry|well)[,.!:]?\s+)*/i;
 /**
  * A request to keep what was just said ("remember this", "add this to CLAUDE.md", "don't forget
- * that"), even asked as a question: the learning is the sentence before it, not the request.
+ * that"), even asked as a question: the learning is what "this" stands for, not the request.
+ * "Remember that the tests …" is a rule with its lead-in, not such a request: the pronoun must
+ * end the clause or be followed by an adverbial ("for next time", "going forward", "please").
  */
-const KEEP_THIS = /\b(?:remember (?:this|that|it)\b|(?:add|put|write|save|note|record) (?:this|that|it)\b.{0,40}?\b(?:to|in|into) (?:the |our |your )?(?:[\w-]+\.md|memory|memories|notes|docs|readme)\b|don'?t forget (?:this|that|it)\b)/i;
-/** A word that points back: the sentence before says what it is about. */
-const POINTS_BACK = /\b(?:it|its|them|they|this|these|those)\b/i;
+const KEEP_THIS = /\b(?:(?:remember|don'?t forget) (?:this|that|it)(?=\s*(?:[.!?,;:\u2014\u2013-]|$)|\s+(?:for\b|next time|going forward|in (?:the )?future|from now on|too\b|as well|please|so\b|when\b|and\b|because\b|if\b))|(?:add|put|write|save|note|record) (?:this|that|it)\b.{0,40}?\b(?:to|in|into) (?:the |our |your )?(?:[\w-]+\.md|memory|memories|notes|docs|readme)\b)/i;
+/** "Remember this: …" points forward: the rule follows the colon. */
+const KEEP_WHAT_FOLLOWS = /^[^:]{0,40}:\s*(\S.+)$/;
 
 // ---------------------------------------------------------------------------------------------
 // Whole clauses, not fragments
@@ -80,11 +85,7 @@ export function isWholeClause(text: string): boolean {
 
 /** Cut at a word boundary to about `max` characters. */
 function capWords(s: string, max: number): string {
-  const t = s.replace(/\s+/g, ' ').trim();
-  if (t.length <= max) return t;
-  const cut = t.slice(0, max);
-  const sp = cut.lastIndexOf(' ');
-  return `${(sp > max * 0.6 ? cut.slice(0, sp) : cut).replace(/[\s,;:.-]+$/, '')}\u2026`;
+  return shorten(s, max, { clauses: false });
 }
 
 /** The main clause of a sentence: what follows ", so …", ", but …" or ";" starts another thought. */
@@ -185,6 +186,32 @@ export function errorCause(output: string): string | null {
   return capWords(line.replace(/^(?:error|fatal|npm ERR!)\s*:?\s*/i, '').replace(/^Error:\s*/, ''), 160) || null;
 }
 
+/** A command that runs a linter: its findings name the project's coding rules. */
+const LINTER = /\b(?:lint|linter|golangci-lint|eslint|ruff|flake8|pylint|clippy|rubocop|stylelint|shellcheck|hadolint|biome|staticcheck|revive|ktlint|swiftlint)\b/i;
+/** A linter's finding, by the common output shapes: `file:line:col: message (rule)`, `file:line:col: CODE message`, eslint's `line:col  error  message  rule`. */
+const FINDINGS: [RegExp, (m: RegExpExecArray) => { rule: string; message: string }][] = [
+  [/^\S+?:\d+(?::\d+)?:\s*(?:([A-Z]+\d{2,}):\s*)?(.+?)\s+\(([\w-]+)\)\s*$/, (m) => ({ rule: m[1] ? `${m[3]} ${m[1]}` : m[3], message: m[2] })],
+  [/^\S+?:\d+(?::\d+)?:\s*([A-Z]+\d{2,})\s+(?:\[\*\]\s+)?(.+)$/, (m) => ({ rule: m[1], message: m[2] })],
+  [/^\d+:\d+\s+(?:error|warning)\s+(.+?)\s{2,}(@?[\w/-]+)$/, (m) => ({ rule: m[2], message: m[1] })],
+];
+
+/** The first rule a lint command's output says the code broke, or null (not a linter, or no finding in a known shape). */
+export function lintFinding(cmd: string, output: string): { rule: string; message: string } | null {
+  if (!LINTER.test(cmd)) return null;
+  for (const line of output.split('\n').map((l) => l.trim())) {
+    for (const [re, read] of FINDINGS) {
+      const m = re.exec(line);
+      if (m) return read(m);
+    }
+  }
+  return null;
+}
+
+/** The step of a command chain that lints (`make fmt && make lint` → `make lint`). */
+function lintStep(cmd: string): string {
+  return bare(cmd).split(/\s*(?:&&|;)\s*/).find((p) => LINTER.test(p)) ?? short(cmd);
+}
+
 function isFailure(r: TranscriptMessage): boolean {
   if (r.kind !== 'tool_result') return false;
   if (r.isError !== undefined) return r.isError;
@@ -247,8 +274,11 @@ function errorFixes(messages: TranscriptMessage[]): Learning[] {
     if (!cmd || !res || !isFailure(res) || AGENT_MECHANICS.test(res.text.slice(0, 2000))) continue;
     const prog = program(cmd);
     if (!prog || INSPECTION.has(prog) || GIT.test(cmd.replace(/^cd\s+\S+\s*&&\s*/, ''))) continue;
-    const cause = errorCause(res.text);
+    const lint = lintFinding(cmd, res.text);
+    const cause = errorCause(res.text) ?? (lint && `${lint.message} (${lint.rule})`);
     if (!cause) continue;
+    // A lint failure inside a chain ("make fmt && make lint") is fixed when the lint step passes.
+    const job = lint ? lintStep(cmd) : cmd;
     // Look ahead for the same job succeeding, and note what ran in between.
     const between: string[] = [];
     let edited = false;
@@ -262,7 +292,7 @@ function errorFixes(messages: TranscriptMessage[]): Learning[] {
         if (/^(?:Edit|MultiEdit|Write|NotebookEdit|apply_patch|str_replace|edit|write|replace|create_file)/.test(toolName(m.text))) edited = true;
         continue;
       }
-      if (sameJob(cmd, c)) {
+      if (sameJob(job, c)) {
         if (!ok) continue;
         const fixes = between.filter((b) => !INSPECTION.has(program(b)) && !GIT.test(b) && !sameJob(cmd, b));
         let l: Learning | null = null;
@@ -278,6 +308,13 @@ function errorFixes(messages: TranscriptMessage[]): Learning[] {
             scope: 'corrective', type: 'corrective', importance: 0.4,
             title: withCause(`Run ${tick(fix, 40)} before ${tick(short(cmd), 40)}`, cause),
             body: `${tick(cmd, 200)} failed with: ${capWords(cause, 200)}\n\nWhat fixed it: ${tick(fix, 240)}, then ${tick(c, 120)} worked.`,
+          };
+        } else if (edited && lint) {
+          // The code was changed until the linter passed: the rule it enforces is the project's.
+          l = {
+            scope: 'corrective', type: 'corrective', importance: 0.4,
+            title: cleanTitle(shorten(`${tick(lintStep(cmd), 40)} flags ${lint.rule}: ${lint.message}`, 90)),
+            body: `${tick(cmd, 200)} failed with: ${capWords(cause, 200)}\n\nThe code was changed to satisfy it, then ${tick(c, 120)} passed.`,
           };
         }
         if (l) out.push(l);
@@ -303,8 +340,7 @@ function sentences(text: string): string[] {
 }
 
 function excerpt(s: string, n: number): string {
-  const t = s.replace(/\s+/g, ' ').trim();
-  return t.length <= n ? t : `${t.slice(0, n - 1)}\u2026`;
+  return shorten(s, n);
 }
 
 function toolName(call: string): string {
@@ -328,6 +364,55 @@ const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
 function unsafe(l: Learning): boolean {
   const t = `${l.title}\n${l.body}`;
   return /\b\w+\(\{"|\{"[\w-]+":/.test(t) || /\S+\.jsonl\b/.test(t);
+}
+
+/** The rule made to stand alone from the sentences before it (its pronoun resolved), when it is a whole clause; else null. */
+function wholeStandalone(rule: string, before: readonly string[]): string | null {
+  const s = standalone(rule, before);
+  return s !== null && isWholeClause(s) ? s : null;
+}
+
+/** A rule and its title (a whole clause within 90 characters), both standing alone; null when they cannot. */
+function ruleAndTitle(said: string, before: readonly string[]): { rule: string; title: string } | null {
+  const rule = wholeStandalone(said, before);
+  if (!rule) return null;
+  // The title may be a clause whose referent is elsewhere in the rule ("…, that's why we add it").
+  const title = standalone(clauseTitle(rule, 90, isWholeClause), [...before, rule]);
+  return title ? { rule, title: cleanTitle(title) } : null;
+}
+
+/** The sentences of the human's message just before message `i`, when the human wrote twice in a row. */
+function previousHuman(messages: TranscriptMessage[], i: number): string[] {
+  for (let j = i - 1; j >= 0; j--) {
+    const m = messages[j];
+    if (isHumanText(m)) return sentences(m.text);
+    if (m.kind === 'text' || m.kind === 'tool_use') return [];
+  }
+  return [];
+}
+
+/**
+ * What "remember this" stands for: the statements just before the request (up to three, back to
+ * the first question), the nearest one that reads as a whole, standalone rule giving the title.
+ */
+function keptBefore(before: readonly string[]): { title: string; said: string } | null {
+  const run: string[] = [];
+  for (let j = before.length - 1; j >= 0 && run.length < 3; j--) {
+    const s = before[j].replace(LEAD, '');
+    if (/\?\s*$/.test(s)) break;
+    run.unshift(s);
+  }
+  for (let j = run.length - 1; j >= 0; j--) {
+    const r = ruleAndTitle(run[j], [...before.slice(0, before.length - run.length), ...run.slice(0, j)]);
+    if (r) return { title: r.title, said: run.join(' ') };
+  }
+  return null;
+}
+
+/** "Remember this: the rule": the rule after the colon. */
+function keptAhead(rule: string, before: readonly string[]): { title: string; said: string } | null {
+  const r = ruleAndTitle(rule.replace(/^(?:that|to)\s+/i, ''), before);
+  return r ? { title: r.title, said: rule } : null;
 }
 
 export function heuristicLearnings(messages: TranscriptMessage[], scopes: readonly ExtractionScopeName[]): Learning[] {
@@ -361,7 +446,9 @@ export function heuristicLearnings(messages: TranscriptMessage[], scopes: readon
     const answers = messages.slice(0, i).some((x) => x.role === 'assistant' && (x.kind === 'text' || x.kind === 'tool_use'));
     if ((interrupted || CORRECTION.test(text)) && !NOT_A_CORRECTION.test(text) && answers) {
       for (let k = 0; k < Math.min(2, said.length); k++) {
-        const rule = correctionRule(said[k]);
+        const stated = correctionRule(said[k]);
+        // correctionRule checked the clause is whole (before capping it): only its pronouns are left to resolve.
+        const rule = stated && standalone(stated, said.slice(0, k));
         if (!rule) continue;
         const cmd = lastCommand(messages, i);
         // The human's words are the evidence (the gate judges the rule, not the quote).
@@ -375,26 +462,32 @@ export function heuristicLearnings(messages: TranscriptMessage[], scopes: readon
     said.forEach((s, k) => {
       if (k === used) return;
       const core = s.replace(LEAD, '');
-      if (KEEP_THIS.test(core) && k > 0) {
-        // "… that's why we add the trailer. Add this to CLAUDE.md so you remember it": the nearest
-        // whole sentence before the request is what to keep; the human's words are the evidence.
-        for (let j = k - 1; j >= Math.max(0, k - 2); j--) {
-          const kept = said[j].replace(LEAD, '');
-          if (/\?\s*$/.test(kept) || !isWholeClause(kept)) continue;
-          add({ scope: 'project', type: 'directive', importance: 0.5, title: cleanTitle(capWords(kept, 100)), body: withEvidence('The human asked for it to be remembered.', excerpt(said.slice(j, k + 1).join(' '), 400)) });
-          break;
-        }
+      const before = said.slice(0, k);
+      const keep = KEEP_THIS.exec(core);
+      if (keep) {
+        const ahead = KEEP_WHAT_FOLLOWS.exec(core.slice(keep.index + keep[0].length));
+        const kept = ahead ? keptAhead(ahead[1], before) : keptBefore(k > 0 ? before : previousHuman(messages, i));
+        if (kept) add({ scope: 'project', type: 'directive', importance: 0.5, title: kept.title, body: withEvidence(excerpt(kept.said, 400), excerpt(s, 300)) });
         return;
       }
       if (/\?\s*$/.test(core)) return; // a question is not a rule
       if (REMEMBER.test(core) || ALWAYS_NEVER.test(core) || DONT.test(core)) {
-        const rule = core.replace(LEAD_IN, '');
-        // A rule that points back ("don't give it a number") keeps the sentence it points to.
-        const about = k > 0 && POINTS_BACK.test(rule) ? `\n\nSaid about: "${excerpt(said.slice(Math.max(0, k - 2), k).join(' '), 300)}"` : '';
-        if (isWholeClause(rule)) add({ scope: 'project', type: 'directive', importance: 0.4, title: cleanTitle(rule), body: `${excerpt(s, 400)}${about}` });
+        const said = core.replace(LEAD_IN, '');
+        const r = ruleAndTitle(said, before);
+        if (!r) return;
+        // A rule whose pronoun was resolved keeps the sentences it was resolved from.
+        const about = r.rule !== said ? `\n\nSaid about: "${excerpt(before.slice(-2).join(' '), 300)}"` : '';
+        add({ scope: 'project', type: 'directive', importance: 0.4, title: r.title, body: `${excerpt(s, 400)}${about}` });
       } else if (PREFER.test(core)) {
-        const clause = mainClause(core);
-        if (isWholeClause(clause)) add({ scope: 'observations', type: 'declarative', importance: 0.4, title: cleanTitle(capWords(clause, 100)), body: withEvidence('A preference the human stated.', excerpt(s, 300)) });
+        const r = ruleAndTitle(mainClause(core), before);
+        // Without the observations scope, the preference is still the project's rule for the agent.
+        const l = r && { type: 'declarative' as const, importance: 0.4, title: r.title, body: withEvidence('A preference the human stated.', excerpt(s, 300)) };
+        if (l) for (const scope of ['observations', 'project'] as const) if (add({ ...l, scope })) break;
+      } else {
+        // "This should not change, only the X flag should …": the exclusive rule, as its own clause.
+        const clause = core.split(/\s*[;,]\s+/).find((c) => ONLY.test(c));
+        const r = clause && ruleAndTitle(clause, before);
+        if (r) add({ scope: 'project', type: 'directive', importance: 0.4, title: r.title, body: withEvidence('A rule the human stated.', excerpt(s, 300)) });
       }
     });
   });

@@ -60,11 +60,35 @@ export function splitEvidence(body: string): { rule: string; evidence: string[] 
 }
 
 function oneLine(s: string, max: number): string {
+  return shorten(s, max);
+}
+
+/**
+ * The text on one line within `max` characters (the ellipsis included), never cut inside a word
+ * or a code span: whole when it fits; else up to the last sentence end, when that keeps most of
+ * it (a whole sentence, no ellipsis); else up to the last clause boundary (";", a dash, ", so …") or
+ * else the last word boundary, with an ellipsis. Only a single word longer than `max` is cut.
+ * `clauses: false` (a command): word boundaries only.
+ */
+export function shorten(s: string, max: number, opts: { clauses?: boolean } = {}): string {
   const t = s.replace(/\s+/g, ' ').trim();
   if (t.length <= max) return t;
-  const cut = t.slice(0, max);
-  const sp = cut.lastIndexOf(' ');
-  return `${(sp > max * 0.6 ? cut.slice(0, sp) : cut).replace(/[\s,;:.-]+$/, '')}…`;
+  const room = t.slice(0, max);
+  // Boundaries inside an unclosed code span do not count: the span would be cut open.
+  const open = (i: number) => (room.slice(0, i).match(/`/g) ?? []).length % 2 === 1;
+  const last = (re: RegExp, min: number): number => {
+    let at = -1;
+    for (const m of room.matchAll(re)) if ((m.index ?? 0) >= min && !open(m.index ?? 0)) at = m.index ?? 0;
+    return at;
+  };
+  const clauses = opts.clauses ?? true;
+  const sentence = clauses ? last(/[.!?](?=\s)/g, Math.floor(max * 0.5)) : -1;
+  if (sentence > 0) return t.slice(0, sentence + 1);
+  // A comma ends a clause only before a conjunction: inside a list it does not.
+  const clause = !clauses ? -1 : last(/\s*(?:;\s|\s[\u2014\u2013-]\s|,\s(?=(?:so|but|because|since|which|and then|then)\s))/g, Math.floor(max * 0.5));
+  const word = clause > 0 ? clause : last(/\s/g, 1);
+  const cut = word > 0 ? t.slice(0, word) : t.slice(0, max - 1);
+  return `${cut.replace(/[\s,;:.\u2014\u2013-]+$/, '')}\u2026`;
 }
 
 /** Most learnings one extraction keeps (the most important first): a runaway answer is cut here. */

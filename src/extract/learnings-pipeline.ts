@@ -3,17 +3,18 @@
 // answer redacted → the quality gate → grouped per target file → the duplicate check against each
 // file as it is under its lock → appended together (or only rendered, in a dry run).
 
+import path from 'node:path';
 import { createProvider, ProviderError, type ClientOptions, type LlmProvider, type ProviderConfig } from '../llm/provider.js';
 import type { RedactionReport, SecretFinding } from '../secrets/redact.js';
 import { appendTogether, renderNewEntry, type Append } from '../vault/edit.js';
-import type { ParsedFile } from '../vault/format.js';
+import { parseMemoryFile, type ParsedFile } from '../vault/format.js';
 import { readRegular } from '../vault/read.js';
 import { describeFile, type Vault, type VaultFile } from '../vault/vault.js';
 import { condense } from './condense.js';
 import { DuplicateCheck, emptyCounts, gateContext, gateLearnings, type RejectReason } from './gate.js';
 import type { Learning } from './learning.js';
 import { askForLearnings, buildPrompt } from './prompt.js';
-import { scopeByName, type ExtractionScopeName } from './scopes.js';
+import { scopeByName, scopeChain, type ExtractionScopeName } from './scopes.js';
 import type { TranscriptMessage } from './transcript.js';
 
 /** How the learnings are found and written, as the command was asked. */
@@ -78,6 +79,11 @@ export interface LearningsOutput<L extends Learning> {
   provenance(l: L): Provenance;
   /** After the gate, the feature's own filter (it reports what it leaves out). */
   accept?(kept: L[]): Promise<L[]>;
+  /**
+   * Memory files read beside the targets for the duplicate check (the rest of the project's scope
+   * chain): a learning one of them already holds is not written to another.
+   */
+  related?: { abs: string; path: string }[];
   /** Just before the files are written (never in a dry run): a last check that may stop it. */
   beforeWrite?(): void;
 }
@@ -100,6 +106,7 @@ export interface LearningsReport<L extends Learning> {
   rejected: Record<RejectReason, number>;
   /** Each learning turned away, gate first, then duplicates. */
   rejections: { learning: L; reason: RejectReason; detail: string }[];
+  /** Learnings memory already holds, with the file that holds them. */
   duplicates: { learning: L; file: string }[];
   /** Each entry written (or that a dry run would write). */
   written: { learning: L; file: string; id: string }[];
@@ -175,12 +182,20 @@ export async function runLearnings<L extends Learning>(vault: Vault, opts: Learn
   const slots = [...byFile.values()];
   const appends: Append[] = slots.map((s) => ({ abs: s.target.abs, path: s.target.path, preamble: s.target.preamble, texts: [] }));
   const render = (parsed: (ParsedFile | null)[]) => {
+    // One check over every target and the related files: the same rule is not written twice,
+    // whichever file holds it first.
+    const known = new DuplicateCheck();
+    slots.forEach((slot, i) => known.add(parsed[i]?.entries ?? [], slot.target.path));
+    for (const r of output.related ?? []) {
+      if (slots.some((s) => s.target.abs === r.abs)) continue;
+      known.add(readEntries(r.abs, r.path), r.path);
+    }
     slots.forEach((slot, i) => {
-      const known = new DuplicateCheck(parsed[i]?.entries ?? []);
       for (const l of slot.items) {
-        const dup = known.check(l);
+        const dup = known.check(l, slot.target.path);
         if (dup) {
-          report.duplicates.push({ learning: l, file: slot.target.path });
+          // The file that already holds it (the target itself, or another file of the project).
+          report.duplicates.push({ learning: l, file: dup.file ?? slot.target.path });
           reject(l, { reason: dup.reason, detail: `${slot.target.path} ${dup.detail}` });
           continue;
         }
@@ -196,7 +211,6 @@ export async function runLearnings<L extends Learning>(vault: Vault, opts: Learn
   };
 
   if (opts.dryRun) {
-    const { parseMemoryFile } = await import('../vault/format.js');
     render(slots.map((s) => {
       const text = readRegular(s.target.abs);
       return text === null ? null : parseMemoryFile(text, s.target.path);
@@ -207,4 +221,23 @@ export async function runLearnings<L extends Learning>(vault: Vault, opts: Learn
   const writtenPaths = await appendTogether(appends, render);
   report.touched = slots.filter((s) => writtenPaths.includes(s.target.path)).map((s) => describeFile(vault, s.target.abs));
   return report;
+}
+
+/** The entries of a memory file read only for comparison (none when it is missing, not a regular file, or unreadable). */
+function readEntries(abs: string, display: string): ParsedFile['entries'] {
+  const text = readRegular(abs);
+  return text === null ? [] : parseMemoryFile(text, display).entries;
+}
+
+/** The project's other memory files of the scope chain, read for the duplicate check (a file that links out of the vault is left out). */
+export function relatedFiles(vault: Vault, where: { job?: string; task?: string }): { abs: string; path: string }[] {
+  const out: { abs: string; path: string }[] = [];
+  for (const rel of scopeChain(where)) {
+    try {
+      out.push({ abs: describeFile(vault, path.join(vault.root, rel)).abs, path: rel });
+    } catch {
+      // a memory file that links out of the vault is never read
+    }
+  }
+  return out;
 }

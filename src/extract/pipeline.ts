@@ -12,7 +12,7 @@ import { heuristicLearnings } from './heuristic.js';
 import { emptyCounts, type RejectReason } from './gate.js';
 import { checkSessionId, printable, usableSessionId } from './session-id.js';
 import { appendLedger, checkLedger, LEDGER_PATH, messagesHash, readLedger, resumePoint } from './ledger.js';
-import { runLearnings, type LearningsOptions, type LearningTarget } from './learnings-pipeline.js';
+import { relatedFiles, runLearnings, type LearningsOptions, type LearningTarget } from './learnings-pipeline.js';
 import { preambleFor, scopeByName, targetPath, type ExtractionScopeName } from './scopes.js';
 import { readRegular } from '../vault/read.js';
 import { redactTranscript, type LoadedTranscript } from './source.js';
@@ -222,6 +222,7 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
     },
   }, {
     target: (scope) => targets.get(scope)!,
+    related: relatedFiles(vault, { job, task: opts.task }),
     provenance: () => ({ session_id: sessionId, session_task: task }),
     // The global scope takes only what could hold in any project (the same offline check as promote).
     accept: async (kept) => {

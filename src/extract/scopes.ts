@@ -94,6 +94,15 @@ export function targetPath(kind: TargetKind, where: { job?: string; task?: strin
   }
 }
 
+/**
+ * The project's memory files extraction writes to, for a job and task when known (the global file
+ * aside): a learning one of them already holds is not written again to another.
+ */
+export function scopeChain(where: { job?: string; task?: string }): string[] {
+  const kinds: TargetKind[] = ['project', 'institutional', 'proxy', 'session', 'team'];
+  return kinds.map((k) => targetPath(k, where)).filter((p): p is string => p !== null);
+}
+
 /** The first lines of a new memory file of a target kind (the file a scope's learnings go to). */
 export function preambleFor(kind: string, job?: string, task?: string): string {
   switch (kind) {

@@ -75,7 +75,7 @@ function sentenceStart(text: string, at: number): boolean {
  * A word's key for comparison: endings that only inflect ("runs", "running", "configured",
  * "retries", "uses") come off, so a change of ending is never read as another word.
  */
-function wordKey(w: string): string {
+export function wordKey(w: string): string {
   let s = w;
   if (s.length > 4 && s.endsWith('ies')) s = `${s.slice(0, -3)}y`;
   else if (s.length > 4 && s.endsWith('ing')) s = s.slice(0, -3);

@@ -273,7 +273,8 @@ describe('what the human asks to keep, and what a rule points back to', () => {
       'The card id is reused across retries, so the idempotency key must be the order id.',
       'Deploys go through the blue-green script in ops/.',
     ]);
-    expect(ls[0].body).toMatch(/^The human asked for it to be remembered\.\n\nEvidence: "The card id is reused/);
+    // The body is what was asked to be kept; the request is the evidence.
+    expect(ls[0].body).toBe('The card id is reused across retries, so the idempotency key must be the order id. Because retries reuse it.\n\nEvidence: "Could you add that to AGENTS.md so you remember it?"');
     expect(ls.every((l) => l.scope === 'project' && l.type === 'directive')).toBe(true);
   });
 
@@ -282,16 +283,41 @@ describe('what the human asks to keep, and what a rule points back to', () => {
     expect(heuristicLearnings([said('ok'), human('Because of the proxy. Remember that.')], [...ALL])).toEqual([]);
   });
 
-  it('a rule that says "it" keeps the sentences it points back to, as context in the body', () => {
+  it('a rule that says "it" names what "it" is, and keeps the sentences it was resolved from', () => {
     const ls = heuristicLearnings([
       said('I drafted the changelog entry.'),
       human('Can you redo the changelog entry for the 2.0 release? Keep it short. Also never put internal ticket numbers in it.'),
     ], [...ALL]);
     expect(ls).toHaveLength(1);
-    expect(ls[0].title).toBe('Never put internal ticket numbers in it.');
+    expect(ls[0].title).toBe('Never put internal ticket numbers in the changelog entry.');
     expect(ls[0].body).toContain('Said about: "Can you redo the changelog entry for the 2.0 release? Keep it short."');
     const plain = heuristicLearnings([said('x'), human('Fix the build. Never commit the generated protobuf files.')], [...ALL]);
     expect(plain[0].body).not.toContain('Said about');
+  });
+});
+
+describe('lint rules, exclusive rules and preferences without the observations scope', () => {
+  it('a linter finding the agent fixed by editing code: the rule the project\'s lint enforces', () => {
+    const edit = tool('Edit', { file_path: 'src/a.go', old_string: 'x', new_string: 'y' });
+    const ls = heuristicLearnings([
+      human('Add the retry loop.'),
+      bash('make fmt && make lint'), fail('Exit code 1\nsrc/retry.go:41:2: G104: Errors unhandled (gosec)'), edit, ok(),
+      bash('make lint'), ok('0 issues.'),
+    ], [...ALL]);
+    expect(ls.map((l) => l.title)).toEqual(['`make lint` flags gosec G104: Errors unhandled']);
+    expect(ls[0].body).toBe('`make fmt && make lint` failed with: Errors unhandled (gosec G104)\n\nThe code was changed to satisfy it, then `make lint` passed.');
+    // A compiler error fixed by an edit is the agent's own code being wrong: nothing to learn.
+    expect(heuristicLearnings([human('Build it.'), bash('go build ./...'), fail('src/a.go:3:1: undefined: Foo'), edit, ok(), bash('go build ./...'), ok()], [...ALL])).toEqual([]);
+  });
+
+  it('"only X should Y" is a rule, as its own clause', () => {
+    expect(heuristicLearnings([said('Done.'), human('This should not change, only the release job should publish the npm package.')], [...ALL]).map((l) => l.title))
+      .toEqual(['Only the release job should publish the npm package.']);
+  });
+
+  it('a preference goes to the project file when the observations scope is not extracted', () => {
+    const ls = heuristicLearnings([said('Done.'), human('I prefer small commits with the test in the same commit.')], ['project', 'corrective']);
+    expect(ls.map((l) => `${l.scope}|${l.title}`)).toEqual(['project|I prefer small commits with the test in the same commit.']);
   });
 });
 

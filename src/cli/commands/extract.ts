@@ -70,7 +70,9 @@ With no API key, mem runs the coding agent you are logged in to as the model: th
 claude, codex, gemini on PATH (claude -p / codex exec / gemini -p, headless, no tools, no hooks),
 which uses your subscription's quota; MEM_AGENT_CLI=0 or llm.agent_cli: false turns that off.
 Without any model mem uses heuristics: explicit signals only ("remember …",
-"always/never …", "don't …", corrections, interruptions, an error and the fix that worked).
+"always/never …", "don't …", corrections, interruptions, an error and the fix that worked, a lint
+rule the code was changed to pass). A rule that says "it" names what "it" is, or is not kept:
+"Can we rewrite the ADR …? Also don't give it a number" → "Don't give the ADR a number".
 Credentials in the session (tokens, keys, passwords in URLs) are redacted before the heuristics
 or the model read it, and the answer again before writing: [redacted: github-token].
 
@@ -82,7 +84,9 @@ counted by reason (--json: "rejected", "rejected_learnings"; --explain lists the
   instruction-text  copied from an instruction file or harness text (AGENTS.md, system reminders)
   fragment          not a whole sentence: too few words, a verb without an object, cut at either end
   no-subject        names no command, file, tool, service or thing (only pronouns and vague words)
-  duplicate         what an entry of the target file already says (the measure compaction merges on)
+  duplicate         what memory already says, in the target or another file of the project
+                    (MEMORY.md, institutional.md, proxy.md, the job's): the measure compaction
+                    merges on, or the same rule in other words
 
 A re-run on the same transcript writes nothing; a resumed session extracts only what is new
 (.mem/extracted.jsonl). New entries are compacted with their file, the session's retrieved
