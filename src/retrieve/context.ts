@@ -43,7 +43,7 @@ export interface ContextResult {
   failures: FailureWarning[];
 }
 
-const SCOPE_ORDER: Record<string, number> = { team: 0, session: 1, project: 2, global: 3 };
+const SCOPE_ORDER: Record<string, number> = { team: 0, session: 1, project: 2, dispatch: 2, global: 3 };
 
 export function buildContext(db: Db, req: ContextRequest): ContextResult {
   const norms = listEntries(db, { ...req.filter, learningTypes: ['institutional'] })

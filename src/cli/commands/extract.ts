@@ -65,7 +65,8 @@ export function registerExtract(program: Command): void {
     .addHelpText('after', `
 Scopes and where they write: project, corrective, prospective → MEMORY.md; observations,
 interventions, intent-alignment → proxy.md; escalation → institutional.md; session, in-flight →
-.mem/jobs/<job>/MEMORY.md; team → .mem/jobs/<job>/tasks/<task>/MEMORY.md; global → ~/MEMORY.md.
+.mem/jobs/<job>/MEMORY.md; team → .mem/jobs/<job>/tasks/<task>/MEMORY.md; global → ~/MEMORY.md;
+dispatch (handing work to sub-agents) → dispatch.md.
 Without a model (no API key) mem uses heuristics: explicit signals only ("remember …",
 "always/never …", "don't …", corrections, interruptions, an error and the fix that worked).
 Credentials in the session (tokens, keys, passwords in URLs) are redacted before the heuristics

@@ -124,7 +124,7 @@ const addTool: ToolSpec = {
     domain: z.enum(DOMAINS).optional().describe('task: about the work; team: how we work (default)'),
     importance: z.number().min(0).max(1).optional().describe('default 0.5; 0.8+ when forgetting it costs real time'),
     phase: z.string().max(100).optional().describe('project phase, one word'),
-    scope: z.enum(SCOPES as readonly string[] as [string, ...string[]]).optional().describe('project (default: this repo), global (every project), session or team (need job; team also task)'),
+    scope: z.enum(SCOPES as readonly string[] as [string, ...string[]]).optional().describe('project (default: this repo), global (every project), session or team (need job; team also task), dispatch (handing work to sub-agents: dispatch.md)'),
     job: z.string().max(100).optional(),
     task: z.string().max(100).optional(),
     institutional: z.boolean().optional().describe('a standing norm, loaded into every context'),
