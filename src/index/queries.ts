@@ -18,6 +18,12 @@ export interface EntryFilter {
   outcomes?: string[];
   /** Include retired entries (listings only; search never returns them). */
   includeRetired?: boolean;
+  /** Only entries recorded in one of these conversations (their `session_id`). */
+  conversations?: string[];
+  /** Only entries that happened at or after this time (ms): their span ends then or later. */
+  afterMs?: number;
+  /** Only entries that happened before this time (ms): their span starts earlier. */
+  beforeMs?: number;
 }
 
 /**
@@ -80,6 +86,16 @@ export function where(filter: EntryFilter, params: unknown[]): string {
   if (filter.outcomes && filter.outcomes.length > 0) {
     clauses.push(`json_extract(e.metadata_json, '$.outcome') IN (${filter.outcomes.map(() => '?').join(', ')})`);
     params.push(...filter.outcomes);
+  }
+  inList('session_id', filter.conversations);
+  // An entry with no time (no created_at, a note) has NULL here: no time filter keeps it.
+  if (filter.afterMs !== undefined) {
+    clauses.push('e.end_ms >= ?');
+    params.push(filter.afterMs);
+  }
+  if (filter.beforeMs !== undefined) {
+    clauses.push('e.start_ms < ?');
+    params.push(filter.beforeMs);
   }
   if (!filter.includeRetired) clauses.push("e.status != 'retired'");
   return clauses.length > 0 ? clauses.join(' AND ') : '1';

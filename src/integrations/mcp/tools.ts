@@ -29,6 +29,9 @@ const filters = {
   phase: z.union([z.string().max(100), z.array(z.string().max(100)).max(20)]).optional().describe('project phase, e.g. implementation'),
   status: oneOrMany(STATUSES),
   learning_type: oneOrMany(LEARNING_TYPES as readonly string[] as [string, ...string[]]),
+  conversation: z.union([z.string().max(200), z.array(z.string().max(200)).max(20)]).optional().describe('only what these session ids recorded'),
+  after: z.string().max(40).optional().describe('ISO date or date-time, UTC unless offset given: only what happened then or later'),
+  before: z.string().max(40).optional().describe('ISO date or date-time: only what happened earlier'),
 };
 
 const rank = z.enum(['prominence', 'relevance', 'fsrs']).optional().describe('default prominence: importance, recency, reinforcement');
@@ -279,15 +282,18 @@ const recentTool: ToolSpec = {
     limit: limit('default 10'),
     days: z.number().int().min(1).max(3650).optional().describe('only the last N days'),
     session: z.string().max(200).optional().describe('only this session id'),
+    after: filters.after,
+    before: filters.before,
     detail,
   },
   outputSchema: { episodes: z.array(item), warnings },
   annotations: { readOnlyHint: true, openWorldHint: false },
   async run(a, env) {
-    const args = a as unknown as { limit?: number; days?: number; session?: string; detail?: 'auto' | 'none' | 'full' };
+    const args = a as unknown as { limit?: number; days?: number; session?: string; after?: string; before?: string; detail?: 'auto' | 'none' | 'full' };
+    const bounds = (await import('../../vault/origin.js')).timeBounds(args.after, args.before, (f) => f);
     const vault = await env.openVault();
     const { recentMemory } = await import('../../services/recent.js');
-    const { episodes, warnings: w } = await recentMemory(vault, { limit: args.limit ?? 10, days: args.days, session: args.session, now: env.now(), detail: args.detail });
+    const { episodes, warnings: w } = await recentMemory(vault, { limit: args.limit ?? 10, days: args.days, session: args.session, ...bounds, now: env.now(), detail: args.detail });
     return toolResult(withWarnings({ episodes: episodes as unknown as Record<string, unknown>[] }, w));
   },
 };
