@@ -74,6 +74,24 @@ describe('--conversation', () => {
     expect(everything.learnings.map((e: { id: string }) => e.id).sort()).toEqual(['l-alpha', 'l-beta', 'l-none', 'l-num', 'l-old']);
   });
 
+  it('context: recent failures only of the conversation; proven patterns (drawn from many) left out', async () => {
+    const { v, cli } = seeded();
+    const note = (session: string, task: string) => ['---', `title: EPISODE-${session}`, 'type: episode', 'tags: [episodic]', `session_id: ${session}`,
+      "created_at: '2026-11-27T08:00:00Z'", 'outcome: failure', `task: ${task}`, '---', '', `# EPISODE-${session}`, '', '## Lessons Learned', `- ${task} lesson`, ''].join('\n');
+    v.write('.mem/episodes/EPISODE-alpha.md', note('alpha', 'warm the deploy cache'));
+    v.write('.mem/episodes/EPISODE-beta.md', note('beta', 'move the cache to redis'));
+    v.write('.mem/patterns/PATTERN-warm-first.md', ['---', 'title: PATTERN-warm-first', 'type: pattern', 'tags: [pattern]', 'trigger: deploy', 'success_rate: 0.9',
+      'occurrences: 4', 'last_validated: 2026-11-20', '---', '', '# PATTERN-warm-first', '', '## Action', 'Warm the cache first.', ''].join('\n'));
+    const all = (await cli(['context', 'deploy cache', '--json'])).json();
+    expect(all.failures.map((f: { session_id: string }) => f.session_id).sort()).toEqual(['alpha', 'beta']);
+    expect(all.patterns.map((p: { title: string }) => p.title)).toEqual(['PATTERN-warm-first']);
+    const alpha = (await cli(['context', 'deploy cache', '--conversation', 'alpha', '--json'])).json();
+    expect(alpha.failures.map((f: { session_id: string }) => f.session_id)).toEqual(['alpha']);
+    expect(alpha.patterns ?? []).toEqual([]);
+    const late = (await cli(['context', 'deploy cache', '--after', '2026-11-27T09:00', '--json'])).json();
+    expect(late.failures).toEqual([]);
+  });
+
   it('list and recent take it too; recent --session is the same filter', async () => {
     const { cli } = seeded();
     const list = (await cli(['list', '--conversation', 'beta', '--json'])).json().entries.map((e: { id: string }) => e.id).sort();
