@@ -62,6 +62,21 @@ describe('--conversation', () => {
     expect(none.json().results).toEqual([]);
   });
 
+  it('finds a conversation\'s entries among many stronger matches of others, before, after and between them', async () => {
+    const v = tempVault();
+    const many = (prefix: string, n: number, session: string) => Array.from({ length: n }, (_, i) =>
+      learning(`${prefix}-${i}`, `Flaky login test ${i}`, 'The flaky login test fails on the flaky login page; flaky login again.', { session_id: session })).join('');
+    const mine = (i: number) => learning(`c-${i}`, `Note ${i}`, 'The login test needed a retry.', { session_id: 'c' });
+    for (const between of [5, 60]) {
+      v.write('memory/a.md', many('a', 150, 'other'));
+      v.write('memory/b.md', [mine(0), many('b1', between, 'other'), mine(1), many('b2', between, 'other'), mine(2)].join(''));
+      v.write('memory/c.md', many('z', 150, 'other'));
+      const r = await run(['search', 'flaky login test', '--conversation', 'c', '--limit', '5', '--json'], { cwd: v.root, home: v.home });
+      expect(r.status, r.stderr).toBe(0);
+      expect(ids(r), `${between} between`).toEqual(['c-0', 'c-1', 'c-2']);
+    }
+  });
+
   it('context keeps every section to the conversation: norms, learnings', async () => {
     const { cli } = seeded();
     const r = await cli(['context', 'deploy cache', '--conversation', 'alpha', '--json']);
