@@ -29,8 +29,12 @@ const filters = {
   phase: z.union([z.string().max(100), z.array(z.string().max(100)).max(20)]).optional().describe('project phase, e.g. implementation'),
   status: oneOrMany(STATUSES),
   learning_type: oneOrMany(LEARNING_TYPES as readonly string[] as [string, ...string[]]),
-  conversation: z.union([z.string().max(200), z.array(z.string().max(200)).max(20)]).optional().describe('only what these session ids recorded'),
-  after: z.string().max(40).optional().describe('ISO date or date-time, UTC unless offset given: only what happened then or later'),
+  conversation: z.string().max(200).optional().describe('only what this session id recorded'),
+};
+
+// Time bounds cost every session's context too: offered where time is the question (recent, list).
+const timeFilters = {
+  after: z.string().max(40).optional().describe('ISO date or date-time (UTC unless it has an offset): only what happened then or later'),
   before: z.string().max(40).optional().describe('ISO date or date-time: only what happened earlier'),
 };
 
@@ -231,6 +235,7 @@ const listTool: ToolSpec = {
     + 'correction (type corrective) or thing the user said (learning_type proxy). To find entries about something use search.',
   inputSchema: {
     ...filters,
+    ...timeFilters,
     all: z.boolean().optional().describe('include retired entries'),
     limit: limit('default 100'),
   },
@@ -282,8 +287,7 @@ const recentTool: ToolSpec = {
     limit: limit('default 10'),
     days: z.number().int().min(1).max(3650).optional().describe('only the last N days'),
     session: z.string().max(200).optional().describe('only this session id'),
-    after: filters.after,
-    before: filters.before,
+    ...timeFilters,
     detail,
   },
   outputSchema: { episodes: z.array(item), warnings },
