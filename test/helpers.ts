@@ -64,7 +64,10 @@ export function runEnv(opts: { cwd: string; home?: string; env?: Record<string, 
     ...process.env, PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ''}`,
     MEM_HOME: opts.home ?? path.join(opts.cwd, '..', 'home'), NO_COLOR: '1', MEM_ROOT: undefined, MEM_SESSION: undefined,
     // A machine-wide CA bundle costs each Node start ~75 ms and mem never needs it in tests.
-    NODE_EXTRA_CA_CERTS: undefined, ...HOOK_TIME, ...opts.env,
+    NODE_EXTRA_CA_CERTS: undefined,
+    // Offline unless a test says otherwise: an agent CLI on this machine's PATH (claude, codex,
+    // gemini) is never chosen as the model, and a test run from inside one is no model call.
+    MEM_AGENT_CLI: '0', MEM_IN_MODEL_CALL: undefined, ...HOOK_TIME, ...opts.env,
   };
   for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
   return env as NodeJS.ProcessEnv;

@@ -278,7 +278,7 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
       const { editFiles } = await import('../vault/edit.js');
       const { assistantText } = await import('./transcript.js');
       const used = wordSet(assistantText({ ...clean.transcript, messages: cleanFresh }));
-      const loc = await locateIds(vault, ids);
+      const loc = await locateIds(vault, { logged: ids });
       const files = new Map<string, VaultFile>();
       for (const list of loc.found.values()) for (const f of list) files.set(f.abs, f);
       const idSet = new Set(loc.found.keys());

@@ -183,9 +183,15 @@ export function entryLine(db: Db, id: string): number | null {
   return r?.line ?? null;
 }
 
-export function entriesByIdPrefix(db: Db, prefix: string, limit = 5): EntryRow[] {
-  const escaped = prefix.replace(/[\\%_]/g, (c) => `\\${c}`);
-  return db.prepare(`SELECT ${COLUMNS} FROM entries e WHERE e.entry_id LIKE ? ESCAPE '\\' ORDER BY e.path, e.ordinal LIMIT ?`).all(`${escaped}%`, limit) as EntryRow[];
+/**
+ * The distinct entry ids that start with `prefix` (ASCII case ignored, as LIKE does), each with
+ * a title, the first `limit` in id order; and how many there are in all.
+ */
+export function entryIdsByPrefix(db: Db, prefix: string, limit: number): { ids: { entry_id: string; title: string }[]; total: number } {
+  const like = `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const ids = db.prepare(`SELECT entry_id, MIN(title) AS title FROM entries WHERE entry_id LIKE ? ESCAPE '\\' GROUP BY entry_id ORDER BY entry_id LIMIT ?`).all(like, limit) as { entry_id: string; title: string }[];
+  const total = ids.length < limit ? ids.length : (db.prepare(`SELECT COUNT(DISTINCT entry_id) AS n FROM entries WHERE entry_id LIKE ? ESCAPE '\\'`).get(like) as { n: number }).n;
+  return { ids, total };
 }
 
 /** What ranking by metadata needs of an entry, without its text (only its size). */

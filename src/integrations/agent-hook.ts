@@ -12,6 +12,7 @@ import { memBin } from '../package.js';
 import { runSettings } from '../run.js';
 import { credentialsIn, displaySafe } from '../secrets/display.js';
 import { homeDir, type Vault } from '../vault/vault.js';
+import { IN_MODEL_CALL } from '../llm/agent-cli.js';
 import type { Db } from '../index/db.js';
 
 export const HOOK_AGENTS = ['claude', 'codex', 'gemini'] as const;
@@ -429,6 +430,9 @@ export interface HookCall {
  * `work` gets it to answer by then with what it has.
  */
 export async function runHook(o: { agentName: string; cwd: string; env: NodeJS.ProcessEnv; root?: string; arg?: string; logName: string; what: string }, work: (call: HookCall) => Promise<void>): Promise<void> {
+  // An agent CLI that mem runs as its model fires its own hooks (mem's among them, if the user's
+  // settings still load): those must neither extract that call nor start another one.
+  if (o.env[IN_MODEL_CALL]) return;
   const deadline = hookDeadline(o.env);
   const home = homeDir(o.env);
   let root: string | null = null;

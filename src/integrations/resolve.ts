@@ -14,6 +14,7 @@ import { mergeCoveredFile } from './note-merge.js';
 import { gitMergeFile } from './git-merge-file.js';
 import { firstMarkerLine } from '../vault/gitmarkers.js';
 import { driverCovers } from './merge-coverage.js';
+import { parseMemoryFile } from '../vault/format.js';
 
 export interface Outcome {
   path: string;
@@ -22,6 +23,10 @@ export interface Outcome {
   staged: boolean;
   conflicts: number;
   conflict_ids: string[];
+  /** The title of each of `conflict_ids` (this side's), to name the entries to the user. */
+  conflict_titles?: string[];
+  /** The file as the user names it from the folder mem ran in (`path` is from the repository's top). */
+  file?: string;
   /** For a typed note: the fields and sections left in conflict. */
   conflict_parts?: string[];
   source: 'stages' | 'markers' | 'none';
@@ -115,7 +120,7 @@ export function resolveConflicts(cwd: string, args: string[], stage: boolean, va
   const outcomes: Outcome[] = [];
   for (const t of targets) {
     const shown = t.rel ?? path.relative(cwd, t.abs);
-    const o: Outcome = { path: shown, resolved: false, changed: false, staged: false, conflicts: 0, conflict_ids: [], source: 'none' };
+    const o: Outcome = { path: shown, resolved: false, changed: false, staged: false, conflicts: 0, conflict_ids: [], source: 'none', file: path.relative(cwd, t.abs) || t.abs };
     outcomes.push(o);
     const buf = readRegularBytes(t.abs, MEMORY_FILE_LIMIT);
     if (isFailure(buf)) {
@@ -160,6 +165,7 @@ export function resolveConflicts(cwd: string, args: string[], stage: boolean, va
     }
     o.conflicts = r.conflicts;
     o.conflict_ids = r.conflictIds;
+    if (r.conflictIds.length > 0) o.conflict_titles = titlesOf(r.conflictIds, [sides.ours, sides.theirs], t.rel ?? shown);
     if (r.conflictParts) o.conflict_parts = r.conflictParts;
     if (r.text !== current) {
       withFileLock(t.abs, () => {
@@ -179,3 +185,27 @@ export function resolveConflicts(cwd: string, args: string[], stage: boolean, va
   }
   return outcomes;
 }
+
+/** Each id's title as one side has it (this side first): what the user recognises the entry by. */
+function titlesOf(ids: string[], sides: string[], rel: string): string[] {
+  const titles = new Map<string, string>();
+  for (const text of sides) {
+    for (const b of parseMemoryFile(text, rel).blocks) if (b.entry && !titles.has(b.entry.id)) titles.set(b.entry.id, b.entry.title);
+  }
+  return ids.map((id) => titles.get(id) ?? '');
+}
+
+/**
+ * What to do about the files left between conflict markers, for the user to read after their
+ * names: mem merges what it can by entry id, but which of two edits of one entry's text is right
+ * only a person can say.
+ */
+export function handResolution(left: Outcome[]): string | null {
+  const files = left.filter((o) => !o.resolved && o.conflicts > 0).map((o) => o.file ?? o.path);
+  if (files.length === 0) return null;
+  const names = files.join(' ');
+  const notes = left.some((o) => !o.resolved && o.conflicts > 0 && o.conflict_parts);
+  return `edit ${files.length === 1 ? files[0] : names} by hand: between each <<<<<<< and >>>>>>> keep one version of the ${notes ? 'entry or part' : 'entry'} (or write the two as one), `
+    + `delete the marker lines (<<<<<<<, |||||||, =======, >>>>>>>), then run mem lint and git add ${names}`;
+}
+

@@ -4,16 +4,17 @@
 
 import type { Vault, VaultFile } from '../vault/vault.js';
 import type { ReinforceDecision } from './reinforce.js';
+import type { IdRequest } from './vault-ops.js';
 
 export interface ReinforceIdsResult {
   decisions: ReinforceDecision[];
-  /** Ids no memory file holds. */
+  /** Logged ids no memory file holds any more (a typed id that names no entry throws instead). */
   unknown: string[];
   /** The index could not be updated after the write (the markdown is written). */
   lag?: string;
 }
 
-export async function reinforceIds(vault: Vault, ids: string[], opts: { today: string; used?: Set<string>; review?: { now: number }; dryRun?: boolean; onNotes?: (notes: string[]) => void }): Promise<ReinforceIdsResult> {
+export async function reinforceIds(vault: Vault, ids: IdRequest, opts: { today: string; used?: Set<string>; review?: { now: number }; dryRun?: boolean; onNotes?: (notes: string[]) => void }): Promise<ReinforceIdsResult> {
   const { locateIds, reindex } = await import('./vault-ops.js');
   const { reinforceFile } = await import('./reinforce.js');
   const { editFiles } = await import('../vault/edit.js');

@@ -5,6 +5,7 @@
 import type { Entry } from '../vault/entry.js';
 import { updateBlockMeta, type Block, type ParsedFile } from '../vault/format.js';
 import type { Vault, VaultFile } from '../vault/vault.js';
+import type { IdRequest } from './vault-ops.js';
 import { reviewState, type FsrsState, type ReviewRating } from '../fsrs/state.js';
 
 export type ReviewAction = 'reviewed' | 'skipped-recent' | 'skipped-retired' | 'read-only';
@@ -59,8 +60,8 @@ export interface ReviewIdsResult {
   lag?: string;
 }
 
-/** Find the entries' files, rewrite them under their locks, re-index. */
-export async function reviewIds(vault: Vault, ids: string[], opts: { rating: ReviewRating; now: number; dryRun?: boolean; onNotes?: (notes: string[]) => void }): Promise<ReviewIdsResult> {
+/** Find the entries' files (every typed id checked first), rewrite them under their locks, re-index. */
+export async function reviewIds(vault: Vault, ids: IdRequest, opts: { rating: ReviewRating; now: number; dryRun?: boolean; onNotes?: (notes: string[]) => void }): Promise<ReviewIdsResult> {
   const { locateIds, reindex } = await import('./vault-ops.js');
   const { editFiles } = await import('../vault/edit.js');
   const loc = await locateIds(vault, ids);

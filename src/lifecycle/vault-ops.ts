@@ -7,6 +7,7 @@ import { indexWritten, withIndex } from '../index/open.js';
 import { entriesById } from '../index/queries.js';
 import { parseMemoryFile, type ParsedFile } from '../vault/format.js';
 import { readVaultText } from '../vault/read.js';
+import { resolveIds } from '../retrieve/get.js';
 import { discoverFiles, type Vault, type VaultFile } from '../vault/vault.js';
 
 export interface Located {
@@ -15,13 +16,24 @@ export interface Located {
   notes: string[];
 }
 
-/** Which files hold each id (an id may live in several files). */
-export async function locateIds(vault: Vault, ids: string[]): Promise<Located> {
+/**
+ * The ids to locate. `typed` ones (given by a person or an agent) may be unique prefixes and must
+ * all name an entry: one that does not throws before anything is read or written. `logged` ones
+ * (a session's retrieval log) are matched exactly, and those gone since are reported as unknown.
+ */
+export interface IdRequest {
+  typed?: string[];
+  logged?: string[];
+}
+
+/** Which files hold each id, by its full id (an id may live in several files). */
+export async function locateIds(vault: Vault, req: IdRequest): Promise<Located> {
   const byPath = new Map(discoverFiles(vault).map((f) => [f.path, f]));
   return withIndex(vault, { tolerateBusy: true }, (ix) => {
     const found = new Map<string, VaultFile[]>();
     const unknown: string[] = [];
-    for (const id of ids) {
+    const typed = resolveIds(ix.db, req.typed ?? []);
+    for (const id of new Set([...typed, ...(req.logged ?? [])])) {
       const files = [...new Set(entriesById(ix.db, id).map((r) => r.path))].map((p) => byPath.get(p)).filter((f): f is VaultFile => Boolean(f));
       if (files.length === 0) unknown.push(id);
       else found.set(id, files);

@@ -6,8 +6,15 @@ import { MemError } from '../errors.js';
 import { displaySafe } from '../secrets/display.js';
 import { urlForDisplay } from '../secrets/rules.js';
 
-export const PROVIDERS = ['anthropic', 'openai', 'heuristic'] as const;
+export const PROVIDERS = ['anthropic', 'openai', 'claude-cli', 'codex-cli', 'gemini-cli', 'heuristic'] as const;
 export type ProviderName = (typeof PROVIDERS)[number];
+/** The providers that run an installed coding agent's command line headless as the model (agent-cli.ts). */
+export const AGENT_CLI_PROVIDERS = ['claude-cli', 'codex-cli', 'gemini-cli'] as const;
+export type AgentCliProvider = (typeof AGENT_CLI_PROVIDERS)[number];
+
+export function isAgentCli(name: string): name is AgentCliProvider {
+  return (AGENT_CLI_PROVIDERS as readonly string[]).includes(name);
+}
 
 export interface ProviderConfig {
   name: ProviderName;
@@ -18,6 +25,8 @@ export interface ProviderConfig {
   apiKeyEnv?: string;
   /** Why this provider was chosen, for `mem doctor` and for messages. */
   source: string;
+  /** An agent CLI provider: the executable found on PATH (absent when it is not there). */
+  command?: string;
 }
 
 export interface LlmRequest {
@@ -51,7 +60,7 @@ export interface ClientOptions {
 
 /** A provider call that failed (unreachable, rejected key, timeout, unusable answer). */
 export class ProviderError extends MemError {
-  constructor(message: string, readonly kind: 'auth' | 'timeout' | 'connection' | 'rate-limit' | 'api' | 'invalid-answer', hint?: string, cause?: unknown) {
+  constructor(message: string, readonly kind: 'auth' | 'timeout' | 'connection' | 'rate-limit' | 'api' | 'invalid-answer' | 'not-found', hint?: string, cause?: unknown) {
     super(message, { hint, cause });
   }
 }

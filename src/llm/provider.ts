@@ -4,16 +4,18 @@
 // provider implements and this re-exports lives in provider-api.ts.
 
 import { MemError, usageError } from '../errors.js';
-import { PROVIDERS, type ClientOptions, type LlmProvider, type ProviderConfig, type ProviderName } from './provider-api.js';
+import { isAgentCli, PROVIDERS, type ClientOptions, type LlmProvider, type ProviderConfig, type ProviderName } from './provider-api.js';
+import { AGENT_CLI_COMMANDS, AGENT_CLI_MODELS, agentCliAllowed, findOnPath, firstAgentCli } from './agent-cli.js';
 
 export {
-  EMBED_CONNECTION_HINT, PROVIDERS, ProviderError, providerError,
+  AGENT_CLI_PROVIDERS, EMBED_CONNECTION_HINT, isAgentCli, PROVIDERS, ProviderError, providerError,
   type ClientOptions, type LlmProvider, type LlmRequest, type LlmResponse, type ProviderConfig, type ProviderName,
 } from './provider-api.js';
 
 export const DEFAULT_MODELS: Record<ProviderName, string> = {
   anthropic: 'claude-haiku-4-5',
   openai: 'gpt-4o-mini',
+  ...AGENT_CLI_MODELS,
   heuristic: 'rules',
 };
 
@@ -28,6 +30,8 @@ export interface ProviderChoice {
   /** `llm.model` and `llm.base_url` of the config: below the environment. */
   configModel?: string;
   configBaseUrl?: string;
+  /** `llm.agent_cli` of the config: false keeps mem from choosing an agent CLI by itself (MEM_AGENT_CLI overrides it). */
+  agentCli?: boolean;
 }
 
 function checkName(wanted: string, source: string): ProviderName {
@@ -39,15 +43,10 @@ function checkName(wanted: string, source: string): ProviderName {
 }
 
 /**
- * Which provider to use: --provider, else MEM_PROVIDER, else `llm.provider` in the config, else
- * ANTHROPIC_API_KEY, else OPENAI_API_KEY / OPENAI_BASE_URL, else the offline heuristics. The
- * model is --model, MEM_MODEL, `llm.model`, or the provider's default.
- */
-/**
  * The provider a command uses: its flags (--provider, --model, --base-url) over the environment
  * over `llm:` in .mem/config.yaml (mem extract, mem consolidate --episodes).
  */
-export function providerFromFlags(flags: { provider?: string; model?: string; baseUrl?: string }, fromConfig: { provider?: string; model?: string; baseUrl?: string }, env: NodeJS.ProcessEnv): ProviderConfig {
+export function providerFromFlags(flags: { provider?: string; model?: string; baseUrl?: string }, fromConfig: { provider?: string; model?: string; baseUrl?: string; agentCli?: boolean }, env: NodeJS.ProcessEnv): ProviderConfig {
   return resolveProviderConfig(env, {
     provider: flags.provider ?? fromConfig.provider,
     providerSource: flags.provider ? '--provider' : '.mem/config.yaml',
@@ -55,9 +54,18 @@ export function providerFromFlags(flags: { provider?: string; model?: string; ba
     baseUrl: flags.baseUrl,
     configModel: fromConfig.model,
     configBaseUrl: fromConfig.baseUrl,
+    agentCli: fromConfig.agentCli,
   });
 }
 
+/**
+ * Which provider to use: --provider, else MEM_PROVIDER, else `llm.provider` in the config, else
+ * ANTHROPIC_API_KEY, else OPENAI_API_KEY / OPENAI_BASE_URL / a base URL, else the first agent CLI
+ * on PATH (claude, codex, gemini) unless MEM_AGENT_CLI=0 or `llm.agent_cli: false`, else the
+ * offline heuristics. The model is --model, MEM_MODEL, `llm.model`, or the provider's default;
+ * an agent CLI chosen by itself takes only --model (MEM_MODEL and `llm.model` name the API's
+ * models), else its own small default.
+ */
 export function resolveProviderConfig(env: NodeJS.ProcessEnv, choice: ProviderChoice | string = {}): ProviderConfig {
   const c: ProviderChoice = typeof choice === 'string' ? { provider: choice, providerSource: '--provider' } : choice;
   const envModel = env.MEM_MODEL?.trim() || undefined;
@@ -83,8 +91,14 @@ export function resolveProviderConfig(env: NodeJS.ProcessEnv, choice: ProviderCh
   } else if (env.OPENAI_API_KEY || env.OPENAI_BASE_URL || c.baseUrl || c.configBaseUrl) {
     name = 'openai';
     source = env.OPENAI_API_KEY ? 'OPENAI_API_KEY is set' : 'a base URL is set';
+  } else {
+    const may = agentCliAllowed(env, c.agentCli);
+    const found = may.allowed ? firstAgentCli(env) : undefined;
+    if (found) return { name: found.name, model: c.model || DEFAULT_MODELS[found.name], source: `no API key; ${AGENT_CLI_COMMANDS[found.name]} on PATH`, command: found.command };
+    if (!may.allowed) return { name: 'heuristic', model: DEFAULT_MODELS.heuristic, source: `no API key or provider set, agent CLIs off (${may.why}): offline` };
   }
-  if (!name) return { name: 'heuristic', model: DEFAULT_MODELS.heuristic, source: 'no API key or provider set: offline' };
+  if (!name) return { name: 'heuristic', model: DEFAULT_MODELS.heuristic, source: 'no API key, provider or agent CLI (claude, codex, gemini) found: offline' };
+  if (isAgentCli(name)) return { name, model: modelFor(name), source, command: findOnPath(AGENT_CLI_COMMANDS[name], env) };
   return { name, model: modelFor(name), baseUrl: baseFor(name), apiKeyEnv: keyEnv(name), source };
 }
 
@@ -92,5 +106,6 @@ export function resolveProviderConfig(env: NodeJS.ProcessEnv, choice: ProviderCh
 export async function createProvider(config: ProviderConfig, opts: ClientOptions): Promise<LlmProvider> {
   if (config.name === 'anthropic') return (await import('./anthropic.js')).anthropicProvider(config, opts);
   if (config.name === 'openai') return (await import('./openai.js')).openaiProvider(config, opts);
+  if (isAgentCli(config.name)) return (await import('./agent-cli.js')).agentCliProvider({ ...config, name: config.name }, opts);
   throw new MemError('the heuristic provider does not call a model');
 }

@@ -205,11 +205,11 @@ export function listItems(body: string): { text: string; offset: number }[] {
 }
 
 /** The note types mem knows, from a note's frontmatter `type`. */
-export type NoteType = 'episode' | 'pattern';
+export type NoteType = 'episode' | 'pattern' | 'observation';
 
 export function noteType(data: Record<string, unknown> | undefined | null): NoteType | null {
   const t = data?.type;
-  return t === 'episode' || t === 'pattern' ? t : null;
+  return t === 'episode' || t === 'pattern' || t === 'observation' ? t : null;
 }
 
 /**

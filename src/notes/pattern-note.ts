@@ -112,11 +112,11 @@ export function patternName(raw: string): { name: string; antipattern?: boolean 
  */
 const ESCAPABLE = /^([ \t]*)(\\*)(#|```|~~~|---[ \t]*$)/;
 
-function escapeBlock(text: string): string {
+export function escapeBlock(text: string): string {
   return safeText(text).split('\n').map((l) => l.replace(ESCAPABLE, '$1\\$2$3')).join('\n').trim();
 }
 
-function unescapeBlock(text: string): string {
+export function unescapeBlock(text: string): string {
   return text.split('\n').map((l) => l.replace(/^([ \t]*)\\(\\*(?:#|```|~~~|---[ \t]*$))/, '$1$2')).join('\n');
 }
 
@@ -163,7 +163,7 @@ export function formatPatternNote(d: PatternData): string {
 // ---- Parser -----------------------------------------------------------------------------------
 
 const CAUSAL_LINE = /^(causes|enables|prevents|correlates)[ \t]+\[\[([^\[\]|\n]+?)(?:\|[^\[\]\n]*)?\]\][ \t]*$/i;
-const RELATION_LINE = /^([\p{L}\p{N}_-]+)[ \t]+\[\[([^\[\]|\n]+?)(?:\|[^\[\]\n]*)?\]\]/u;
+export const RELATION_LINE = /^([\p{L}\p{N}_-]+)[ \t]+\[\[([^\[\]|\n]+?)(?:\|[^\[\]\n]*)?\]\]/u;
 
 function text(note: ParsedNote, name: string): string {
   const body = sectionBody(note, name);

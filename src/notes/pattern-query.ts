@@ -4,6 +4,7 @@
 
 import { MemError } from '../errors.js';
 import { bfsPath, buildCausalGraph, checkDepth, findNode, type CausalPath } from './graph.js';
+import { readCausalNotes } from './observation-note.js';
 import { readPatterns, type CausalRelation, type PatternFile } from './pattern-note.js';
 
 export interface PatternSummary {
@@ -94,12 +95,14 @@ export interface CausalPathAnswer {
 }
 
 /**
- * get_causal_path: the shortest chain of causal edges between two patterns. Unknown or ambiguous
- * names throw (MemError naming the candidates).
+ * get_causal_path: the shortest chain of causal edges between two notes of the graph (patterns,
+ * and the outcomes, errors, decisions and events an import made notes of), each named as a user
+ * writes it (findNode). Unknown or ambiguous names throw (MemError naming the candidates).
  */
 export function causalPath(root: string, from: string, to: string, maxDepth?: number): CausalPathAnswer {
   const depth = checkDepth(maxDepth);
-  const graph = buildCausalGraph(readPatterns(root));
+  const { patterns, observations } = readCausalNotes(root);
+  const graph = buildCausalGraph(patterns, observations);
   const a = findNode(graph, from);
   const b = findNode(graph, to);
   const p: CausalPath = bfsPath(graph, a, b, depth);

@@ -8,9 +8,10 @@ import { parseMemoryFile } from '../vault/format.js';
 import { readVaultText } from '../vault/read.js';
 import { discoverFiles, type Vault } from '../vault/vault.js';
 import { DECISION_HEAD, validateEpisodeNote } from './episode-note.js';
-import { buildCausalGraph } from './graph.js';
+import { buildCausalGraph, normalForms } from './graph.js';
 import { conflictDiagnostic, findSection, listItems, noteFiles, noteType, parseNote, wikiLinks, type NoteType, type ParsedNote } from './note.js';
-import { notesDirInside, patternFromNote, validatePatternNote, type PatternFile } from './pattern-note.js';
+import { observationFromNote, validateObservationNote, type ObservationFile } from './observation-note.js';
+import { kebab, notesDirInside, patternFromNote, validatePatternNote, type PatternFile } from './pattern-note.js';
 
 export type NoteValidator = (note: ParsedNote, rel: string) => Diagnostic[];
 
@@ -20,6 +21,7 @@ export type NoteValidator = (note: ParsedNote, rel: string) => Diagnostic[];
 export const NOTE_VALIDATORS: { type: NoteType; validate: NoteValidator }[] = [
   { type: 'episode', validate: validateEpisodeNote },
   { type: 'pattern', validate: validatePatternNote },
+  { type: 'observation', validate: validateObservationNote },
 ];
 // =================================================================================================
 
@@ -94,6 +96,7 @@ function namesOf(n: TypedNote): string[] {
   if (typeof fm.permalink === 'string') names.push(fm.permalink);
   if (n.note.title) names.push(n.note.title.text);
   if (n.type === 'pattern') names.push(patternFromNote(n.note, n.file).name);
+  if (n.type === 'observation') names.push(observationFromNote(n.note, n.file).name);
   return names;
 }
 
@@ -121,28 +124,70 @@ function localIds(note: ParsedNote): Set<string> {
   return ids;
 }
 
+/** How many notes of one type there are, and how many have no error. */
+export interface NoteTally {
+  total: number;
+  valid: number;
+}
+
+/** A causal edge whose target names no note (or several). */
+export interface BrokenLink {
+  /** The title of the note the edge is written in. */
+  source: string;
+  /** The target as written. */
+  target: string;
+  type: string;
+  file: string;
+  line: number;
+  /** The notes an ambiguous target could mean. */
+  candidates?: string[];
+}
+
 export interface ValidateReport {
   /** How many typed notes were checked. */
   notes: number;
   diagnostics: Diagnostic[];
+  /** The totals a migration report gives: notes per type that pass their checks, and the causal graph's edges. */
+  episodes: NoteTally;
+  patterns: NoteTally;
+  observations: NoteTally;
+  graph_integrity: { total_edges: number; valid_edges: number; broken_links: BrokenLink[] };
 }
 
 /**
  * Check every typed note: its schema (NOTE_VALIDATORS), its [[links]] (a note name, title or
- * permalink; an entry id or title from `known`; a decision/event id of the same note), and its
- * causal edges (the target must be a pattern note). Sorted by file and line.
+ * permalink, also as `mem pattern add` normalises names; an entry id or title from `known`; a
+ * decision/event id of the same note), and its causal edges (the target must name one pattern or
+ * observation note, as the causal graph resolves it). Sorted by file and line; with the totals
+ * per note type and of the graph's edges.
  */
 export function validateTypedNotes(root: string, opts: { known?: Iterable<string> } = {}): ValidateReport {
   const { notes, unreadable } = readTypedNotes(root);
   const diags: Diagnostic[] = [...unreadable];
   const known = new Set<string>([...(opts.known ?? [])].map(low));
-  for (const n of notes) for (const name of namesOf(n)) known.add(low(name));
+  // A typed note also answers to its names as `mem pattern add` normalises them ("Stop old job" → stop-old-job).
+  const knownNorm = new Set<string>();
+  for (const n of notes) {
+    for (const name of namesOf(n)) {
+      known.add(low(name));
+      const k = kebab(name);
+      if (k !== '') knownNorm.add(k);
+    }
+  }
   const patterns: PatternFile[] = notes.filter((n) => n.type === 'pattern' && n.note.frontmatter).map((n) => ({ path: n.path, file: n.file, note: n.note, data: patternFromNote(n.note, n.file) }));
-  const graph = buildCausalGraph(patterns);
+  const observations: ObservationFile[] = notes.filter((n) => n.type === 'observation' && n.note.frontmatter).map((n) => ({ path: n.path, file: n.file, note: n.note, data: observationFromNote(n.note, n.file) }));
+  const graph = buildCausalGraph(patterns, observations);
   const causalAt = new Set<string>();
+  const broken: BrokenLink[] = [];
   for (const e of graph.edges) {
     causalAt.add(`${e.path}:${e.line}`);
-    if (e.target === null) diags.push({ severity: 'error', message: `causal edge "${e.type} [[${e.target_text}]]": no pattern note has that name, title or permalink`, file: e.path, line: e.line });
+    if (e.target !== null) continue;
+    const source = graph.nodes.get(e.source)?.label ?? e.source;
+    broken.push({ source, target: e.target_text, type: e.type, file: e.path, line: e.line, ...(e.candidates ? { candidates: e.candidates } : {}) });
+    const why = e.candidates
+      ? `matches ${e.candidates.length} notes: ${e.candidates.slice(0, 10).join(', ')}${e.candidates.length > 10 ? ', …' : ''} (give more of the name)`
+      : 'no pattern or observation note has that name, title or permalink';
+    diags.push({ severity: 'error', message: `causal edge "${e.type} [[${e.target_text}]]": ${why}`, file: e.path, line: e.line });
   }
   for (const n of notes) {
     const validators = NOTE_VALIDATORS.filter((v) => v.type === n.type);
@@ -171,11 +216,20 @@ export function validateTypedNotes(root: string, opts: { known?: Iterable<string
       if (causalAt.has(`${n.path}:${line}`)) continue;
       const t = low(link.target);
       if (known.has(t) || known.has(`${t}.md`) || local.has(t) || said.has(t)) continue;
+      if (normalForms(link.target).some((f) => knownNorm.has(f))) continue;
       diags.push({ severity: 'error', message: `broken link [[${link.target}]]: no note, entry, decision or event has that name`, file: n.path, line });
     }
   }
   diags.sort((a, b) => a.file.localeCompare(b.file) || (a.line ?? 0) - (b.line ?? 0));
-  return { notes: notes.length, diagnostics: diags };
+  const withErrors = new Set(diags.filter((d) => d.severity === 'error').map((d) => d.file));
+  const tally = (type: NoteType): NoteTally => {
+    const of = notes.filter((n) => n.type === type);
+    return { total: of.length, valid: of.filter((n) => !withErrors.has(n.path)).length };
+  };
+  return {
+    notes: notes.length, diagnostics: diags, episodes: tally('episode'), patterns: tally('pattern'), observations: tally('observation'),
+    graph_integrity: { total_edges: graph.edges.length, valid_edges: graph.edges.length - broken.length, broken_links: broken },
+  };
 }
 
 /** validateTypedNotes for a whole vault: the link targets of its other files included. */

@@ -1,6 +1,7 @@
 // Rating entries after use, for `mem reinforce` / `mem review` and the MCP `reinforce` / `review`
-// tools: each id once, the entries' files rewritten under their locks, and what was found on the
-// way as warnings. Nothing is printed here.
+// tools: each id once (an id or a unique prefix; one that names no entry, or several, fails the
+// whole call before anything is written), the entries' files rewritten under their locks, and
+// what was found on the way as warnings. Nothing is printed here.
 
 import type { ReviewRating } from '../fsrs/state.js';
 import type { ReinforceIdsResult } from '../lifecycle/reinforce-ids.js';
@@ -15,12 +16,13 @@ export interface RatingRun extends WarningSink {
 
 /**
  * +1 reinforcement and today's date for each entry; `used` (the assistant's words) makes it
- * usage-aware, and `review` records an FSRS review with it.
+ * usage-aware, and `review` records an FSRS review with it. `logged`: ids from a session's
+ * retrieval log, matched exactly; those gone since are returned as unknown, not an error.
  */
-export async function reinforceEntries(vault: Vault, ids: string[], opts: RatingRun & { today: string; used?: Set<string>; review?: { now: number } }): Promise<ReinforceIdsResult & { warnings: string[] }> {
+export async function reinforceEntries(vault: Vault, ids: string[], opts: RatingRun & { today: string; used?: Set<string>; review?: { now: number }; logged?: string[] }): Promise<ReinforceIdsResult & { warnings: string[] }> {
   const { reinforceIds } = await import('../lifecycle/reinforce-ids.js');
   const w = warningsFor(opts);
-  const res = await reinforceIds(vault, [...new Set(ids)], { today: opts.today, used: opts.used, review: opts.review, dryRun: opts.dryRun, onNotes: (n) => w.add(...n) });
+  const res = await reinforceIds(vault, { typed: ids, logged: opts.logged }, { today: opts.today, used: opts.used, review: opts.review, dryRun: opts.dryRun, onNotes: (n) => w.add(...n) });
   if (res.lag) w.add(res.lag);
   return { ...res, warnings: w.list };
 }
@@ -29,7 +31,7 @@ export async function reinforceEntries(vault: Vault, ids: string[], opts: Rating
 export async function reviewEntries(vault: Vault, ids: string[], opts: RatingRun & { rating: ReviewRating; now: number }): Promise<ReviewIdsResult & { warnings: string[] }> {
   const { reviewIds } = await import('../lifecycle/review.js');
   const w = warningsFor(opts);
-  const res = await reviewIds(vault, [...new Set(ids)], { rating: opts.rating, now: opts.now, dryRun: opts.dryRun, onNotes: (n) => w.add(...n) });
+  const res = await reviewIds(vault, { typed: ids }, { rating: opts.rating, now: opts.now, dryRun: opts.dryRun, onNotes: (n) => w.add(...n) });
   if (res.lag) w.add(res.lag);
   return { ...res, warnings: w.list };
 }

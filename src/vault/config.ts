@@ -15,7 +15,8 @@ export interface VaultConfig {
   search: { limit: number; candidates: number; rank: string };
   context: { institutionalChars: number; taskChars: number; proxyChars: number; limit: number };
   /** Language model settings (flags and environment variables override them). */
-  llm: { provider?: string; model?: string; baseUrl?: string; timeoutMs: number; maxRetries: number };
+  /** `agentCli`: false keeps mem from choosing an installed agent CLI (claude, codex, gemini) as the model by itself. */
+  llm: { provider?: string; model?: string; baseUrl?: string; timeoutMs: number; maxRetries: number; agentCli?: boolean };
   /** `episodes`: whether `mem extract` also segments the session into episodes (src/episodes/). */
   /** `consolidate`: whether it then consolidates waiting episodes into learnings (src/episodes/consolidate-episodes.ts; off by default). */
   /** `episodesTopic`: whether its segmentation also asks the model for topic boundaries (one more request; off by default). */
@@ -256,6 +257,10 @@ export async function loadConfig(root: string): Promise<VaultConfig> {
   cfg.llm.baseUrl = str(llm.base_url, 'llm.base_url');
   cfg.llm.timeoutMs = num(llm.timeout_ms, cfg.llm.timeoutMs, 'llm.timeout_ms', CONFIG_PATH, 1);
   cfg.llm.maxRetries = num(llm.max_retries, cfg.llm.maxRetries, 'llm.max_retries', CONFIG_PATH);
+  if (llm.agent_cli !== undefined && llm.agent_cli !== null) {
+    if (typeof llm.agent_cli !== 'boolean') throw new MemError(`llm.agent_cli must be true or false (got ${JSON.stringify(llm.agent_cli)})`, { where: { file: CONFIG_PATH } });
+    cfg.llm.agentCli = llm.agent_cli;
+  }
   const ex = (raw.extract ?? {}) as Record<string, unknown>;
   if (ex.scopes !== undefined) cfg.extract.scopes = strings(ex.scopes, 'extract.scopes', CONFIG_PATH);
   cfg.extract.budgetChars = num(ex.budget_chars, cfg.extract.budgetChars, 'extract.budget_chars', CONFIG_PATH, 1000);

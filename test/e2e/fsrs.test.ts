@@ -76,11 +76,15 @@ describe('mem review', () => {
     expect(v.read('MEMORY.md')).toContain("last_review: '2026-11-27T10:00:01Z', reps: 2, lapses: 1");
   });
 
-  it('reports retired and unknown ids, writes nothing for them; --dry-run writes nothing', async () => {
+  it('reports retired ids and writes nothing for them; an unknown id writes nothing at all; --dry-run writes nothing', async () => {
     const v = reviewVault();
-    const r = await run(['review', R, 'no-such-id', '--rating', 'easy', '--json'], { cwd: v.root, home: v.home });
+    const unknown = await run(['review', A, 'no-such-id', '--rating', 'easy'], { cwd: v.root, home: v.home });
+    expect(unknown.status).toBe(1);
+    expect(unknown.stderr).toMatch(/^mem: no entry with id "no-such-id"$/m);
+    expect(fs.readFileSync(v.path('MEMORY.md'), 'utf8')).toBe(ORIGINAL);
+    const r = await run(['review', R, '--rating', 'easy', '--json'], { cwd: v.root, home: v.home });
     expect(r.status).toBe(0);
-    expect(r.json()).toMatchObject({ decisions: [{ id: R, action: 'skipped-retired' }], unknown: ['no-such-id'] });
+    expect(r.json()).toMatchObject({ decisions: [{ id: R, action: 'skipped-retired' }], unknown: [] });
     const dry = await run(['review', A, '--rating', 'easy', '--dry-run'], { cwd: v.root, home: v.home });
     expect(dry.status).toBe(0);
     expect(dry.stdout).toMatch(/reviewed \(easy\)/);

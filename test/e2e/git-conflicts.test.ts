@@ -131,6 +131,41 @@ describe('git merges without the driver leave conflict markers', () => {
     expect((await listedIds(v)).filter((id) => id === 'pkg')).toHaveLength(1);
   });
 
+  it('mem resolve leaves entries whose text both sides edited marked and says how to finish by hand; following it works', async () => {
+    const v = repo(`${BASE}${entry('pkg', '## Package manager\n\nUse npm for installs.')}${entry('tail', '## Tail entry\n\nUnrelated text.')}`
+      + entry('ci', '## CI runner\n\nThe CI runs on ubuntu-22.04.'));
+    await conflict(v,
+      () => { edit(v, 'Use npm for installs.', 'Use pnpm for installs.')(); edit(v, 'The CI runs on ubuntu-22.04.', 'The CI runs on ubuntu-24.04.')(); },
+      () => { edit(v, 'Use npm for installs.', 'Use yarn berry for installs.')(); edit(v, 'The CI runs on ubuntu-22.04.', 'The CI runs on a self-hosted runner.')(); });
+    // Run from a folder below the top: the file is named as it is typed from there.
+    fs.mkdirSync(v.path('docs'));
+    const r = await runIn(['resolve'], { cwd: v.path('docs'), home: v.home });
+    expect(r.status).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trimEnd().split('\n')).toEqual([
+      'mem: MEMORY.md: entries pkg "Package manager", ci "CI runner" edited on both sides; left between conflict markers',
+      'hint: edit ../MEMORY.md by hand: between each <<<<<<< and >>>>>>> keep one version of the entry (or write the two as one), '
+        + 'delete the marker lines (<<<<<<<, |||||||, =======, >>>>>>>), then run mem lint and git add ../MEMORY.md',
+    ]);
+    const json = (await runIn(['resolve', '--json'], { cwd: v.path('docs'), home: v.home })).json();
+    expect(json.files).toEqual([expect.objectContaining({ path: 'MEMORY.md', file: '../MEMORY.md', resolved: false, conflict_ids: ['pkg', 'ci'], conflict_titles: ['Package manager', 'CI runner'] })]);
+    // Lint still fails on the markers until the user has chosen.
+    expect((await run(v, ['lint'])).status).toBe(1);
+
+    // As the hint says: one version of each entry kept, the markers gone, lint, git add.
+    const text = v.read('MEMORY.md');
+    const chosen = text.replace(/^<<<<<<< [^\n]*\n([\s\S]*?)^=======\n[\s\S]*?^>>>>>>> [^\n]*\n/gm, '$1');
+    expect(chosen).not.toMatch(MARKER);
+    fs.writeFileSync(v.path('MEMORY.md'), chosen);
+    const lint = await runIn(['lint'], { cwd: v.path('docs'), home: v.home });
+    expect(lint.status, lint.stdout + lint.stderr).toBe(0);
+    git(v.path('docs'), ['add', '../MEMORY.md']);
+    git(v.root, ['commit', '-qm', 'merged by hand']);
+    expect(await listedIds(v)).toEqual(['base-entry', 'pkg', 'tail', 'ci']);
+    expect(v.read('MEMORY.md')).toContain('Use pnpm for installs.');
+    expect(v.read('MEMORY.md')).toContain('ubuntu-24.04');
+  });
+
   it('one side edits a header key and the body end of the last entry, the other appends after it', async () => {
     const v = repo(`${BASE}${entry('last', '## Last entry\n\nThe tests need Docker.', { importance: 0.4 })}`);
     // Ours changes the key and the last body line (and drops the blank line after it), theirs

@@ -215,7 +215,9 @@ describe('mem resolve', () => {
     );
     const r = await s.run(['resolve']);
     expect(r.status).toBe(1);
-    expect(r.stderr).toContain(`entry ${b} edited on both sides`);
+    // Named with its title as this side (ours) has it.
+    expect(r.stderr).toContain(`entry ${b} "Procedural: The token is DEPLOY_TOKEN." edited on both sides`);
+    expect(r.stderr).toMatch(/^hint: edit MEMORY\.md by hand: .*keep one version of the entry.*then run mem lint and git add MEMORY\.md$/m);
     const text = s.v.read('MEMORY.md');
     expect(markers(text)).toHaveLength(3);
     const inside = text.slice(text.indexOf('<<<<<<<'), text.indexOf('>>>>>>>'));

@@ -119,13 +119,16 @@ describe('mem compact', () => {
 });
 
 describe('mem reinforce', () => {
-  it('+1 and today, cumulative; retired skipped; unknown ids reported; only those lines change', async () => {
+  it('+1 and today, cumulative; retired skipped; an unknown id fails the whole call; only those lines change', async () => {
     const { v, run } = vault();
     v.write('MEMORY.md', entry('a', 'First.', { last_reinforced: '2026-01-01' }) + entry('b', 'Second.', { last_reinforced: '2026-01-01' }) + entry('r', 'Retired.', { status: 'retired', last_reinforced: '2026-01-01' }));
     commit(v);
-    const r1 = await run(['reinforce', 'a', 'r', 'ghost']);
+    const bad = await run(['reinforce', 'a', 'r', 'ghost']);
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toMatch(/^mem: no entry with id "ghost"$/m);
+    expect(changedLines(v)).toEqual([]);
+    const r1 = await run(['reinforce', 'a', 'r']);
     expect(r1.status).toBe(0);
-    expect(r1.stderr).toContain('unknown id ghost');
     expect(changedLines(v).sort()).toEqual(["+last_reinforced: '2026-11-25'", '+reinforcement_count: 1', "-last_reinforced: '2026-01-01'", '-reinforcement_count: 0'].sort());
     await run(['reinforce', 'a']);
     const a = (await run(['show', 'a', '--json'])).json();

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runAtNow, vault } from '../fixtures/pattern-notes.js';
+import { CUTOVER_GRAPH, runAtNow, vault } from '../fixtures/pattern-notes.js';
 import { cleanup, entry, REPO, tempDir, type TempVault } from '../helpers.js';
 import { run as runMem } from '../run.js';
 
@@ -245,7 +245,7 @@ describe('mem validate and mem lint', () => {
       '.mem/episodes/EPISODE-2026-11-01-session-1.md:33: broken link [[nowhere-at-all]]: no note, entry, decision or event has that name',
       '.mem/patterns/PATTERN-flaky-api-tests.md:7: success_rate must be a number from 0 to 1 (got 1.8)',
       '.mem/patterns/PATTERN-flaky-api-tests.md:12: missing section "## Action"',
-      '.mem/patterns/PATTERN-flaky-api-tests.md:26: causal edge "causes [[PATTERN-missing]]": no pattern note has that name, title or permalink',
+      '.mem/patterns/PATTERN-flaky-api-tests.md:26: causal edge "causes [[PATTERN-missing]]": no pattern or observation note has that name, title or permalink',
       expect.stringMatching(/^\.mem\/patterns\/PATTERN-flaky-api-tests\.md:27: causal relationship not understood: "leads to \[\[nothing-here\]\]"/),
       '.mem/patterns/PATTERN-untyped.md:1: a pattern note needs a YAML frontmatter (title, type: pattern, tags, permalink, trigger, success_rate, occurrences, last_validated)',
     ]);
@@ -269,7 +269,7 @@ function snapshot(dir: string): Record<string, string> {
 }
 
 describe('import of the ai-agents causal graph', () => {
-  it('writes pattern notes with their causal relationships; re-import changes no byte; BOM and nulls tolerated', async () => {
+  it('writes pattern and observation notes with their causal relationships; re-import changes no byte; BOM and nulls tolerated', async () => {
     const v = vault();
     const dry = await run(v, ['import', 'ai-agents', FIX, '--dry-run', '--json']);
     expect(dry.status).toBe(0);
@@ -280,11 +280,40 @@ describe('import of the ai-agents causal graph', () => {
     const rep = r.json().graphs[0];
     expect(rep.notes).toEqual([
       { title: 'PATTERN-run-migrations-first', path: '.mem/patterns/PATTERN-run-migrations-first.md', action: 'created', relationships: 1 },
-      { title: 'PATTERN-flaky-api-tests', path: '.mem/patterns/PATTERN-flaky-api-tests.md', action: 'created', relationships: 1 },
-      { title: 'PATTERN-retry-until-green', path: '.mem/patterns/PATTERN-retry-until-green.md', action: 'created', relationships: 0 },
+      { title: 'PATTERN-flaky-api-tests', path: '.mem/patterns/PATTERN-flaky-api-tests.md', action: 'created', relationships: 2 },
+      { title: 'PATTERN-retry-until-green', path: '.mem/patterns/PATTERN-retry-until-green.md', action: 'created', relationships: 1 },
       { title: 'PATTERN-missing-numbers', path: '.mem/patterns/PATTERN-missing-numbers.md', action: 'created', relationships: 0 },
     ]);
-    expect(rep).toMatchObject({ observations: 3, other_nodes: 2, warnings: [expect.stringMatching(/Missing numbers.*success_rate null/)] });
+    // The error and the outcome are notes of their own; every edge between two nodes is a causal relationship.
+    expect(rep.other_notes).toEqual([
+      { title: 'ERROR-404-from-the-model-api-table-x-not-a-link', path: '.mem/patterns/ERROR-404-from-the-model-api-table-x-not-a-link.md', action: 'created', relationships: 0 },
+      { title: 'OUTCOME-success-session-305-2026-01-04', path: '.mem/patterns/OUTCOME-success-session-305-2026-01-04.md', action: 'created', relationships: 0 },
+    ]);
+    expect(rep).toMatchObject({ observations: 1, other_nodes: 0, warnings: [expect.stringMatching(/Missing numbers.*success_rate null/)] });
+    expect(v.read('.mem/patterns/PATTERN-flaky-api-tests.md')).toContain('- causes [[PATTERN-retry-until-green]]\n- correlates [[ERROR-404-from-the-model-api-table-x-not-a-link]]\n');
+    expect(v.read('.mem/patterns/OUTCOME-success-session-305-2026-01-04.md')).toBe(`---
+title: OUTCOME-success-session-305-2026-01-04
+type: observation
+kind: outcome
+tags: [causal, observation, outcome]
+permalink: patterns/outcome-success-session-305-2026-01-04
+---
+
+# OUTCOME-success-session-305-2026-01-04
+
+## Context
+Outcome: success - Session 305 - 2026-01-04
+
+## Observations
+- [evidence] frequency 1, success rate 1 #metrics
+- [migrated] from ai-agents causal-graph.json (node n005) #migration
+
+## Causal Relationships
+
+## Relations
+`);
+    // The foreign label is text: its [[…]] is no link.
+    expect(v.read('.mem/patterns/ERROR-404-from-the-model-api-table-x-not-a-link.md')).toContain('## Context\nerror: 404 from the model API | table `x` [ [not a link] ]\n');
     const first = v.read('.mem/patterns/PATTERN-run-migrations-first.md');
     expect(first).toContain("last_validated: '2026-01-02'\n");
     expect(first).toContain('success_rate: 0.9\noccurrences: 4\n');
@@ -295,9 +324,16 @@ describe('import of the ai-agents causal graph', () => {
     expect(v.read('.mem/patterns/PATTERN-flaky-api-tests.md')).toContain("last_validated: '2026-01-08'");
     expect((await run(v, ['validate'])).status).toBe(0);
     expect((await run(v, ['pattern', 'path', 'migrations', 'retry'])).stdout.trim()).toBe('PATTERN-run-migrations-first —prevents→ PATTERN-flaky-api-tests —causes→ PATTERN-retry-until-green');
+    // A path ends at an outcome, named as the graph's label is written.
+    const toOutcome = await run(v, ['pattern', 'path', 'Run migrations first', 'Outcome: success - Session 305', '--json']);
+    expect(toOutcome.json()).toMatchObject({ found: true, depth: 3, to: 'OUTCOME-success-session-305-2026-01-04' });
+    expect(toOutcome.json().path.map((s: { type: string }) => s.type)).toEqual(['pattern', 'pattern', 'pattern', 'outcome']);
+    const j = (await run(v, ['validate', '--json'])).json();
+    expect(j).toMatchObject({ notes: 8, problems: [], episodes: { total: 2, valid: 2 }, patterns: { total: 4, valid: 4 }, observations: { total: 2, valid: 2 }, graph_integrity: { total_edges: 4, valid_edges: 4, broken_links: [] } });
     const before = snapshot(v.path('.mem/patterns'));
     // Again, and from the BOM + CRLF copy: nothing changes.
-    expect((await run(v, ['import', 'ai-agents', FIX, '--json'])).json().graphs[0].notes.map((n: { action: string }) => n.action)).toEqual(['unchanged', 'unchanged', 'unchanged', 'unchanged']);
+    const again = (await run(v, ['import', 'ai-agents', FIX, '--json'])).json().graphs[0];
+    expect([...again.notes, ...again.other_notes].map((n: { action: string }) => n.action)).toEqual(['unchanged', 'unchanged', 'unchanged', 'unchanged', 'unchanged', 'unchanged']);
     expect((await run(v, ['import', 'ai-agents', path.join(FIX, 'causal-graph-bom.json')])).status).toBe(0);
     expect(snapshot(v.path('.mem/patterns'))).toEqual(before);
   });
@@ -308,7 +344,7 @@ describe('import of the ai-agents causal graph', () => {
     const mine = v.read('.mem/patterns/PATTERN-flaky-api-tests.md');
     const r = await run(v, ['import', 'ai-agents', path.join(FIX, 'causal-graph.json'), '--json']);
     expect(r.json().graphs[0].notes[1]).toMatchObject({ title: 'PATTERN-flaky-api-tests', action: 'updated' });
-    expect(v.read('.mem/patterns/PATTERN-flaky-api-tests.md')).toBe(mine.replace('## Causal Relationships\n', '## Causal Relationships\n- causes [[PATTERN-retry-until-green]]\n'));
+    expect(v.read('.mem/patterns/PATTERN-flaky-api-tests.md')).toBe(mine.replace('## Causal Relationships\n', '## Causal Relationships\n- causes [[PATTERN-retry-until-green]]\n- correlates [[ERROR-404-from-the-model-api-table-x-not-a-link]]\n'));
     const d = v.path('bad');
     fs.mkdirSync(d);
     fs.writeFileSync(path.join(d, 'causal-graph.json'), '{"patterns": 3');
@@ -341,5 +377,87 @@ describe('mem pattern add: writes are locked, confined and never half-done', () 
     expect(z.status).toBe(1);
     expect(z.stderr).toMatch(/^mem: \.mem\/patterns\/PATTERN-z\.md: the frontmatter does not parse; not updating it/);
     expect(v.read('.mem/patterns/PATTERN-z.md')).toBe(broken);
+  });
+});
+
+describe('the causal graph named as users write it, through imported outcomes', () => {
+  function graphDir(v: TempVault): string {
+    const d = v.path('export');
+    fs.mkdirSync(d, { recursive: true });
+    fs.writeFileSync(path.join(d, 'causal-graph.json'), JSON.stringify(CUTOVER_GRAPH, null, 2));
+    return d;
+  }
+
+  it('mem pattern path takes names as pattern add normalises them, or a unique prefix; ambiguous names list the candidates', async () => {
+    const v = vault();
+    expect((await run(v, ['pattern', 'add', '--name', 'Stop old job before cutover', '--trigger', 'migrating a job', '--action', 'disable the old one', '--relation', 'causes:Invoices sent once'])).status).toBe(0);
+    expect((await run(v, ['pattern', 'add', '--name', 'Invoices sent once', '--trigger', 'billing run', '--action', 'check the sent log'])).status).toBe(0);
+    expect(fs.existsSync(v.path('.mem/patterns/PATTERN-stop-old-job-before-cutover.md'))).toBe(true);
+    // The relation target was written as the user wrote it, and resolves all the same.
+    expect(v.read('.mem/patterns/PATTERN-stop-old-job-before-cutover.md')).toContain('- causes [[Invoices sent once]]\n');
+    for (const [from, to] of [['Stop old job before cutover', 'Invoices sent once'], ['Stop old job', 'invoices sent'], ['PATTERN-stop-old-job-before-cutover.md', 'INVOICES_SENT_ONCE']]) {
+      const r = await run(v, ['pattern', 'path', from, to]);
+      expect([r.status, r.stdout.trim()]).toEqual([0, 'PATTERN-stop-old-job-before-cutover —causes→ PATTERN-invoices-sent-once']);
+    }
+    expect((await run(v, ['pattern', 'add', '--name', 'Stop old cron', '--trigger', 't', '--action', 'a'])).status).toBe(0);
+    const amb = await run(v, ['pattern', 'path', 'Stop old', 'Invoices sent once']);
+    expect(amb.status).toBe(1);
+    expect(amb.stderr).toMatch(/^mem: "Stop old" matches 2 patterns: PATTERN-stop-old-cron, PATTERN-stop-old-job-before-cutover$/m);
+    // A link in a note to a name as the user wrote it is no broken link.
+    const rel = '.mem/patterns/PATTERN-stop-old-cron.md';
+    v.write(rel, v.read(rel).replace(/## Relations\n$/, '## Relations\n- relates_to [[Stop old job before cutover]]\n'));
+    expect((await run(v, ['validate'])).status).toBe(0);
+  });
+
+  it('imports outcomes, errors and decisions as notes with every edge, paths reach them, re-import changes nothing; validate --json totals', async () => {
+    const v = vault();
+    const dir = graphDir(v);
+    const r = await run(v, ['import', 'ai-agents', dir, '--json']);
+    expect(r.status).toBe(0);
+    const g = r.json().graphs[0];
+    expect(g.notes).toEqual([{ title: 'PATTERN-stop-old-job-before-cutover', path: '.mem/patterns/PATTERN-stop-old-job-before-cutover.md', action: 'created', relationships: 2 }]);
+    expect(g.other_notes.map((n: { title: string; relationships: number }) => [n.title, n.relationships])).toEqual([
+      ['OUTCOME-no-duplicate-invoices', 0], ['ERROR-duplicate-invoice-emails', 1], ['DECISION-run-both-jobs-during-cutover', 1],
+    ]);
+    expect(g).toMatchObject({ observations: 1, other_nodes: 0, warnings: ['edges[5]: its source node "n8" is not in the graph; skipped'] });
+    expect(v.read('.mem/patterns/PATTERN-stop-old-job-before-cutover.md')).toContain('## Causal Relationships\n- causes [[OUTCOME-no-duplicate-invoices]]\n- prevents [[ERROR-duplicate-invoice-emails]]\n');
+    const err = v.read('.mem/patterns/ERROR-duplicate-invoice-emails.md');
+    expect(err).toContain('type: observation\nkind: error\n');
+    expect(err).toContain('## Causal Relationships\n- prevents [[OUTCOME-no-duplicate-invoices]]\n');
+    // The edge to a node the file lacks is kept as a line of text.
+    expect(err).toContain('- [causes] n9 #causal-graph\n');
+    expect(v.read('.mem/patterns/OUTCOME-no-duplicate-invoices.md')).toContain('- [episode] episode-2026-01-30-session-4 #causal-graph\n');
+    // Observation notes are no patterns: the lists of patterns leave them out.
+    expect((await run(v, ['pattern', 'list', '--json'])).json().total).toBe(1);
+
+    const p = await run(v, ['pattern', 'path', 'Stop old job', 'No duplicate invoices']);
+    expect([p.status, p.stdout.trim()]).toEqual([0, 'PATTERN-stop-old-job-before-cutover —causes→ OUTCOME-no-duplicate-invoices']);
+    const through = await run(v, ['pattern', 'path', 'Run both jobs', 'no duplicate invoices', '--json']);
+    expect(through.json()).toMatchObject({ found: true, depth: 2 });
+    expect(through.json().path.map((s: { label: string; type: string }) => `${s.type}:${s.label}`)).toEqual([
+      'decision:DECISION-run-both-jobs-during-cutover', 'error:ERROR-duplicate-invoice-emails', 'outcome:OUTCOME-no-duplicate-invoices',
+    ]);
+
+    // Again: the same bytes, every note unchanged.
+    const before = snapshot(v.path('.mem/patterns'));
+    const again = await run(v, ['import', 'ai-agents', dir]);
+    expect(again.stderr).toMatch(/1 pattern: 0 created, 0 updated, 1 unchanged; 3 other nodes \(outcomes, errors, decisions, events\): 0 created, 0 updated, 3 unchanged; 1 edge to no node kept as observation text/);
+    expect(snapshot(v.path('.mem/patterns'))).toEqual(before);
+
+    const ok = (await run(v, ['validate', '--json'])).json();
+    expect(ok).toEqual({
+      notes: 4, problems: [], episodes: { total: 0, valid: 0 }, patterns: { total: 1, valid: 1 }, observations: { total: 3, valid: 3 },
+      graph_integrity: { total_edges: 4, valid_edges: 4, broken_links: [] },
+    });
+    // A hand-added edge to nothing, and an episode note with a broken link: counted and listed.
+    const rel = '.mem/patterns/ERROR-duplicate-invoice-emails.md';
+    v.write(rel, v.read(rel).replace('## Causal Relationships\n', '## Causal Relationships\n- causes [[Angry customers]]\n'));
+    v.write('.mem/episodes/EPISODE-s1.md', '---\ntitle: EPISODE-s1\ntype: episode\ntags: [episodic]\npermalink: episodes/episode-s1\noutcome: success\ntask: cutover\n---\n\n# EPISODE-s1\n\n## Context\nx\n\n## Relations\n- relates_to [[nowhere]]\n');
+    const bad = await run(v, ['validate', '--json']);
+    expect(bad.status).toBe(1);
+    expect(bad.json()).toMatchObject({
+      notes: 5, episodes: { total: 1, valid: 0 }, patterns: { total: 1, valid: 1 }, observations: { total: 3, valid: 2 },
+      graph_integrity: { total_edges: 5, valid_edges: 4, broken_links: [{ source: 'ERROR-duplicate-invoice-emails', target: 'Angry customers', type: 'causes', file: rel, line: 20 }] },
+    });
   });
 });

@@ -192,6 +192,23 @@ describe('mem context --hook codex and gemini', () => {
 });
 
 describe('never hurts the host', () => {
+  it('inside a call mem makes to an agent CLI as its model (MEM_IN_MODEL_CALL): every hook exits 0 at once and does nothing', () => {
+    const v = project();
+    const transcript = path.join(REPO, 'examples', 'sessions', 'fix-checkout-tests.jsonl');
+    const before = listing(v.root);
+    for (const [args, event] of [[['context', '--hook', 'claude'], 'SessionStart'], [['context', '--hook', 'codex'], 'UserPromptSubmit'], [['extract', '--hook', 'claude'], 'SessionEnd'], [['extract', '--hook', 'gemini'], 'SessionEnd']] as const) {
+      const payload = JSON.stringify({ session_id: 'm-1', transcript_path: transcript, cwd: v.root, hook_event_name: event, source: 'startup', prompt: 'run the migrations before the API tests' });
+      const r = v.run([...args], payload, { MEM_IN_MODEL_CALL: '1' });
+      expect(r.status).toBe(0);
+      expect(r.stdout + r.stderr).toBe('');
+    }
+    // No log, no detached extraction (its log's header is written before the hook exits), no index.
+    expect(listing(v.root)).toEqual(before);
+    // The same SessionStart without the guard answers.
+    const plain = v.run(['context', '--hook', 'claude'], JSON.stringify({ session_id: 'm-2', cwd: v.root, hook_event_name: 'SessionStart', source: 'startup' }));
+    expect(context(plain.stdout, 'SessionStart')).toContain(NORM);
+  });
+
   it('outside a mem vault (a bare git repository, a plain folder): exit 0, empty stdout, nothing created', () => {
     const home = tempDir();
     const repo = tempDir();

@@ -76,6 +76,6 @@ describe('mem resolve finds every file the driver covers', () => {
     const r = s.run(['resolve']);
     expect(r.stderr).not.toMatch(/no unmerged memory files/);
     expect(r.status).toBe(1);
-    expect(r.stderr).toMatch(/^mem: memory\/x\.md: entry a edited on both sides/m);
+    expect(r.stderr).toMatch(/^mem: memory\/x\.md: entry a "Entry a" edited on both sides; left between conflict markers\nhint: edit memory\/x\.md by hand: .* then run mem lint and git add memory\/x\.md$/m);
   });
 });

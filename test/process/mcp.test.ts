@@ -63,8 +63,8 @@ function text(a: Answer): string {
 const CORE = ['add', 'context', 'get', 'reinforce', 'search'];
 const ALL = ['add', 'add_pattern', 'context', 'get', 'get_antipatterns', 'get_causal_path', 'get_decision_sequence', 'list', 'query_episodes', 'query_patterns', 'recent', 'reinforce', 'review', 'search', 'store_episode'];
 // What the default tools cost every agent session in context: the serialized tools/list answer
-// (11,742 characters when this was written), and the part models are given: names, descriptions
-// and input schemas (7,835).
+// (11,805 characters when this was written), and the part models are given: names, descriptions
+// and input schemas (7,898).
 const CORE_BUDGET = 12_500;
 const CORE_MODEL_BUDGET = 8_000;
 
@@ -169,9 +169,15 @@ describe('mem mcp: tools', () => {
     const before = `\uFEFF# Memory\r\n\r\n${target}${other}`;
     v.write('MEMORY.md', before);
     const s = await serve(v);
-    const r = await s.call('reinforce', { ids: ['55555555-eeee-4eee-8eee-000000000005', 'no-such-id'] });
+    // An unknown id fails the call and nothing is written.
+    const bad = await s.call('reinforce', { ids: ['55555555-eeee-4eee-8eee-000000000005', 'no-such-id'] });
+    expect(bad.isError).toBe(true);
+    expect(text(bad)).toMatch(/^mem: no entry with id "no-such-id"/);
+    expect(v.read('MEMORY.md')).toBe(before);
+    // A unique prefix is enough.
+    const r = await s.call('reinforce', { ids: ['55555555'] });
     expect(r.isError).toBeFalsy();
-    expect(r.structuredContent).toMatchObject({ dry_run: false, unknown: ['no-such-id'] });
+    expect(r.structuredContent).toMatchObject({ dry_run: false, unknown: [] });
     expect(r.structuredContent!.decisions).toEqual([expect.objectContaining({ id: '55555555-eeee-4eee-8eee-000000000005', action: 'reinforced', before: 0, after: 1 })]);
     const after = v.read('MEMORY.md');
     expect(after).toBe(before.replace('reinforcement_count: 0\r\nlast_reinforced: \'2026-01-01\'', 'reinforcement_count: 1\r\nlast_reinforced: \'2026-11-25\''));
@@ -188,9 +194,13 @@ describe('mem mcp: tools', () => {
     const v = seeded();
     const before = v.read('MEMORY.md');
     const s = await serve(v, { all: true });
-    const r = await s.call('review', { ids: ['11111111-aaaa-4aaa-8aaa-000000000001', 'no-such-id'], rating: 'good' });
+    const bad = await s.call('review', { ids: ['11111111-aaaa-4aaa-8aaa-000000000001', 'no-such-id'], rating: 'good' });
+    expect(bad.isError).toBe(true);
+    expect(text(bad)).toMatch(/^mem: no entry with id "no-such-id"/);
+    expect(v.read('MEMORY.md')).toBe(before);
+    const r = await s.call('review', { ids: ['11111111-aaaa-4aaa-8aaa-000000000001'], rating: 'good' });
     expect(r.isError, text(r)).toBeFalsy();
-    expect(r.structuredContent).toMatchObject({ dry_run: false, unknown: ['no-such-id'] });
+    expect(r.structuredContent).toMatchObject({ dry_run: false, unknown: [] });
     expect(r.structuredContent!.decisions).toEqual([expect.objectContaining({ id: '11111111-aaaa-4aaa-8aaa-000000000001', action: 'reviewed' })]);
     const after = v.read('MEMORY.md');
     const added = after.split('\n').filter((l) => !before.split('\n').includes(l));

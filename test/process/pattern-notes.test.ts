@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { NOW, runAtNow, vault } from '../fixtures/pattern-notes.js';
+import path from 'node:path';
+import { CUTOVER_GRAPH, NOW, runAtNow, vault } from '../fixtures/pattern-notes.js';
 import { BIN, cleanup, mem, memAsync } from '../helpers.js';
 
 const clients: Client[] = [];
@@ -85,6 +86,38 @@ describe('mem mcp: pattern tools', () => {
     const ctx = await call('context', { task: 'run the tests' });
     expect(ctx.structuredContent?.patterns.map((x: { title: string }) => x.title)).toEqual(['PATTERN-run-migrations-first']);
     expect(ctx.structuredContent?.markdown).toContain('### Patterns that have worked here');
+  });
+});
+
+describe('mem mcp: the causal graph named as users write it', () => {
+  interface Answer { isError?: boolean; content: { type: string; text: string }[]; structuredContent?: Record<string, any> }
+
+  it('get_causal_path and add_pattern take normalised names and unique prefixes, and reach imported outcomes', async () => {
+    const v = vault();
+    fs.mkdirSync(v.path('export'));
+    fs.writeFileSync(path.join(v.path('export'), 'causal-graph.json'), JSON.stringify(CUTOVER_GRAPH));
+    expect(run(v, ['import', 'ai-agents', 'export']).status).toBe(0);
+    const transport = new StdioClientTransport({
+      command: process.execPath, args: [BIN, 'mcp', '--root', v.root, '--tools', 'all'], cwd: v.root,
+      env: { PATH: process.env.PATH ?? '', MEM_HOME: v.home, NO_COLOR: '1', MEM_NOW: '2026-11-25' }, stderr: 'pipe',
+    });
+    const client = new Client({ name: 'mem-test', version: '1.0.0' });
+    await client.connect(transport);
+    clients.push(client);
+    const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as Answer;
+
+    const p = await call('get_causal_path', { from_pattern: 'Stop old job', to_pattern: 'No duplicate invoices' });
+    expect(p.isError).toBeFalsy();
+    expect(p.structuredContent).toMatchObject({ found: true, depth: 1, path: [{ label: 'PATTERN-stop-old-job-before-cutover' }, { label: 'OUTCOME-no-duplicate-invoices', type: 'outcome', via: 'causes' }] });
+    // A relationship to a pattern named as the user says it.
+    const a = await call('add_pattern', { name: 'Freeze billing', trigger: 'cutover day', action: 'pause invoicing', causal_relationships: [{ type: 'enables', target: 'Stop old job before cutover' }] });
+    expect(a.structuredContent).toMatchObject({ action: 'created', title: 'PATTERN-freeze-billing' });
+    const longer = await call('get_causal_path', { from_pattern: 'freeze billing', to_pattern: 'no duplicate' });
+    expect(longer.structuredContent).toMatchObject({ found: true, depth: 2 });
+    await call('add_pattern', { name: 'Stop old cron', trigger: 't', action: 'a' });
+    const amb = await call('get_causal_path', { from_pattern: 'Stop old', to_pattern: 'No duplicate invoices' });
+    expect(amb.isError).toBe(true);
+    expect(amb.content[0].text).toMatch(/^mem: "Stop old" matches 2 patterns: PATTERN-stop-old-cron, PATTERN-stop-old-job-before-cutover/);
   });
 });
 

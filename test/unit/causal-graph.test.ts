@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { bfsPath, buildCausalGraph, checkDepth, findNode, pathLine } from '../../src/notes/graph.js';
+import { bfsPath, buildCausalGraph, checkDepth, findNode, normalForms, pathLine } from '../../src/notes/graph.js';
 import { parseNote } from '../../src/notes/note.js';
+import { formatObservationNote, observationFromNote, type ObservationFile, type ObservationKind } from '../../src/notes/observation-note.js';
 import { formatPatternNote, patternFromNote, type CausalRelation, type PatternFile } from '../../src/notes/pattern-note.js';
 
 function pat(name: string, causal: CausalRelation[], anti = false): PatternFile {
@@ -74,5 +75,62 @@ describe('causal graph', () => {
     expect(findNode(g, 'ANTIPATTERN-skip-tests').type).toBe('antipattern');
     expect(() => findNode(g, 'dep')).toThrow(/"dep" matches 2 patterns: PATTERN-deploy, PATTERN-deploy-canary/);
     expect(() => findNode(g, 'nothing')).toThrow(/no pattern matches "nothing"/);
+  });
+});
+
+function obs(name: string, kind: ObservationKind, causal: CausalRelation[] = []): ObservationFile {
+  const title = `${kind.toUpperCase()}-${name}`;
+  const note = parseNote(formatObservationNote({ name, kind, title, permalink: `patterns/${kind}-${name}`, tags: ['causal', 'observation', kind], context: name, observations: [], causal, relations: [] }));
+  return { path: `.mem/patterns/${title}.md`, file: `${title}.md`, note, data: observationFromNote(note, `${title}.md`) };
+}
+
+describe('names as users write them', () => {
+  const g = buildCausalGraph([pat('stop-old-job-before-cutover', []), pat('stop-old-cron', []), pat('deploy', []), pat('deploy-canary', [])], [obs('no-duplicate-invoices', 'outcome')]);
+
+  it('normalises a name as mem pattern add does: words, case, punctuation and a kind prefix', () => {
+    expect(normalForms('Stop old job before cutover')).toEqual(['stop-old-job-before-cutover']);
+    expect(normalForms('PATTERN-Stop old job')).toEqual(['pattern-stop-old-job', 'stop-old-job']);
+    for (const q of ['Stop old job before cutover', 'stop_old_job_before_cutover', 'PATTERN-Stop old job before cutover', 'stopOldJobBeforeCutover', 'Stop old job before cutover.md']) {
+      expect(findNode(g, q).label).toBe('PATTERN-stop-old-job-before-cutover');
+    }
+    expect(findNode(g, 'No duplicate invoices')).toMatchObject({ label: 'OUTCOME-no-duplicate-invoices', type: 'outcome' });
+    expect(findNode(g, 'outcome: no duplicate invoices').label).toBe('OUTCOME-no-duplicate-invoices');
+    // A kind prefix is dropped only when the name as given matches nothing, and only as a prefix (PATTERN-…), not a first word.
+    expect(normalForms('Error handling')).toEqual(['error-handling']);
+    const h = buildCausalGraph([pat('error-handling', []), pat('handling', []), pat('retry', [], true)]);
+    expect(findNode(h, 'Error_Handling').label).toBe('PATTERN-error-handling');
+    expect(findNode(h, 'pattern-handling').label).toBe('PATTERN-handling');
+    expect(findNode(h, 'PATTERN-retry').label).toBe('ANTIPATTERN-retry');
+  });
+
+  it('a unique prefix of a normalised name matches at a word boundary; an ambiguous one names the candidates', () => {
+    expect(findNode(g, 'Stop old job').label).toBe('PATTERN-stop-old-job-before-cutover');
+    expect(findNode(g, 'No duplicate').label).toBe('OUTCOME-no-duplicate-invoices');
+    // An exact name wins over the longer names it starts.
+    expect(findNode(g, 'deploy').label).toBe('PATTERN-deploy');
+    expect(() => findNode(g, 'Stop old')).toThrow(/"Stop old" matches 2 patterns: PATTERN-stop-old-cron, PATTERN-stop-old-job-before-cutover/);
+    expect(() => findNode(g, 'stop')).toThrow(/matches 2 patterns/);
+    expect(() => findNode(g, 'invoices for')).toThrow(/no pattern matches/);
+  });
+
+  it('a relation target in a note resolves the same way; ambiguous or unknown stays unresolved, with the candidates', () => {
+    const h = buildCausalGraph([
+      pat('stop-old-job-before-cutover', [{ type: 'causes', target: 'No duplicate invoices' }]),
+      pat('deploy', [{ type: 'enables', target: 'Stop old job' }, { type: 'enables', target: 'Stop old' }, { type: 'causes', target: 'old job' }]),
+      pat('stop-old-cron', []),
+    ], [obs('no-duplicate-invoices', 'outcome', [{ type: 'prevents', target: 'deploy' }])]);
+    expect(h.edges.map((e) => [e.target_text, e.target, e.candidates ?? null])).toEqual([
+      ['No duplicate invoices', 'patterns/outcome-no-duplicate-invoices', null],
+      ['Stop old job', 'patterns/pattern-stop-old-job-before-cutover', null],
+      ['Stop old', null, ['PATTERN-stop-old-cron', 'PATTERN-stop-old-job-before-cutover']],
+      // A part of a name is enough for a name typed on the command line, never for a link in a note.
+      ['old job', null, null],
+      ['deploy', 'patterns/pattern-deploy', null],
+    ]);
+    // Paths run through and end at observation notes.
+    const p = bfsPath(h, findNode(h, 'deploy'), findNode(h, 'no duplicate invoices'), 5);
+    expect(pathLine(p)).toBe('PATTERN-deploy —enables→ PATTERN-stop-old-job-before-cutover —causes→ OUTCOME-no-duplicate-invoices');
+    expect(p.path.map((s) => s.type)).toEqual(['pattern', 'pattern', 'outcome']);
+    expect(bfsPath(h, findNode(h, 'no duplicate'), findNode(h, 'stop old job'), 5).depth).toBe(2);
   });
 });

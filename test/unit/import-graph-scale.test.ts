@@ -10,10 +10,11 @@ describe('patternsFromGraph: edges grouped by source once', () => {
     ];
     const g = patternsFromGraph({ nodes, edges, patterns: [{ name: 'alpha' }, { name: 'Beta' }] }, '2026-11-26');
     expect(g.notes.map((n) => n.causal)).toEqual([
-      [{ type: 'causes', target: 'PATTERN-beta' }, { type: 'enables', target: 'PATTERN-beta' }],
+      [{ type: 'causes', target: 'PATTERN-beta' }, { type: 'causes', target: 'OBSERVATION-an-error' }, { type: 'enables', target: 'PATTERN-beta' }],
       [{ type: 'prevents', target: 'PATTERN-alpha' }],
     ]);
-    expect(g.notes[0].observations[0]).toBe('[causes] an error #causal-graph');
-    expect(g.observations).toBe(1);
+    expect(g.others.map((o) => o.title)).toEqual(['OBSERVATION-an-error']);
+    expect(g.observations).toBe(0);
+    expect(g.warnings[0]).toBe('edges[4]: its source node "9" is not in the graph; skipped');
   });
 });

@@ -53,7 +53,7 @@ describe('reinforcing entries of a big file', () => {
       db.prepare("UPDATE entries SET row_hash = 'stale' WHERE ordinal = 0").run();
       db.close();
       const ino = fs.statSync(abs).ino;
-      const r = await reinforceIds(vault, ids, opts);
+      const r = await reinforceIds(vault, { typed: ids }, opts);
       expect(r.lag).toBeUndefined();
       expect(r.decisions.map((d) => [d.id, d.action, d.before, d.after])).toEqual([['e5', 'reinforced', 9, 10], ['e301', 'reinforced', 9, 10], ['e698', 'reinforced', 0, 1]]);
       expect(r.decisions.find((d) => d.id === 'e301')!.line).toBe(bigText(crlf).split('\n').findIndex((l) => l.startsWith('id: "e301"')));
@@ -73,7 +73,7 @@ describe('reinforcing entries of a big file', () => {
     const { vault, abs } = await setUp(false);
     // Changed behind the index's back: its offsets are not this file's any more.
     fs.writeFileSync(abs, fs.readFileSync(abs, 'utf8').replace('The deploy step 2 needs', 'The deploy step 2 (and 3) needs'));
-    const r = await reinforceIds(vault, ['e301'], { today: '2026-03-01' });
+    const r = await reinforceIds(vault, { typed: ['e301'] }, { today: '2026-03-01' });
     expect(r.decisions.map((d) => d.action)).toEqual(['reinforced']);
     expect(indexRows(vault.dbPath).entries.find((e: any) => e.entry_id === 'e301').reinforcement_count).toBe(10);
     expect(fs.readFileSync(abs, 'utf8')).toContain('The deploy step 2 (and 3) needs');
@@ -85,7 +85,7 @@ describe('reinforcing entries of a big file', () => {
     other.exec('BEGIN EXCLUSIVE');
     // Held for the whole call: a short busy timeout gives up as SQLite's default 5 s would, sooner.
     try {
-      const r = await inRun(settingsFrom({ MEM_BUSY_TIMEOUT_MS: '100' }), () => reinforceIds(vault, ['e301'], { today: '2026-03-01' }));
+      const r = await inRun(settingsFrom({ MEM_BUSY_TIMEOUT_MS: '100' }), () => reinforceIds(vault, { typed: ['e301'] }, { today: '2026-03-01' }));
       expect(r.decisions.map((d) => d.action)).toEqual(['reinforced']);
       expect(r.lag).toMatch(/index/);
     } finally {

@@ -21,7 +21,7 @@ export function registerConsolidate(program: Command): void {
     .option('--dry-run', 'show the decisions, write nothing')
     .option('--check', CHECK_HELP)
     .option('--episodes', `turn waiting episodes into learnings (when ${'≥'} 3 are unconsolidated, or one has surprise ${'≥'} 0.85)`)
-    .option('--provider <name>', 'with --episodes: anthropic, openai or heuristic (offline); default as for mem extract')
+    .option('--provider <name>', 'with --episodes: anthropic, openai, claude-cli, codex-cli, gemini-cli or heuristic (offline); default as for mem extract')
     .option('--model <model>', 'with --episodes: model name (env MEM_MODEL)')
     .option('--base-url <url>', 'with --episodes: OpenAI-compatible server, e.g. http://localhost:11434/v1')
     .option('--scopes <list>', 'with --episodes: extraction scopes (default: extract.scopes in config); job, task and global scopes are skipped')

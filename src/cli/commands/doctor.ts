@@ -15,6 +15,11 @@ interface Check {
   status: Status;
   detail: string;
   hint?: string;
+  /** The llm check: the provider in use, its model, why it was chosen, and an agent CLI's executable. */
+  provider?: string;
+  model?: string;
+  source?: string;
+  command?: string;
 }
 
 export function registerDoctor(program: Command): void {
@@ -26,6 +31,7 @@ export function registerDoctor(program: Command): void {
 Examples:
   $ mem doctor
   $ mem doctor --json | jq '.checks[] | select(.status != "ok")'
+  $ mem doctor --json | jq '.checks[] | select(.name == "llm") | {provider, source}'   # which model, and why
   $ mem doctor --fix        # episodes' messages found in .mem/episodes/ move to .mem/local/episodes/`)
     .action(async (opts: { fix?: boolean }, command: Command) => {
       await doctorCommand(commandCtx(command), opts);
@@ -165,13 +171,19 @@ async function doctorCommand(ctx: Ctx, opts: { fix?: boolean } = {}): Promise<vo
     const { resolveProviderConfig } = await import('../../llm/provider.js');
     const { urlForDisplay } = await import('../../secrets/rules.js');
     const llm = vault?.config.llm;
-    const p = resolveProviderConfig(ctx.env, { provider: llm?.provider, providerSource: '.mem/config.yaml', configModel: llm?.model, configBaseUrl: llm?.baseUrl });
+    const p = resolveProviderConfig(ctx.env, { provider: llm?.provider, providerSource: '.mem/config.yaml', configModel: llm?.model, configBaseUrl: llm?.baseUrl, agentCli: llm?.agentCli });
     const missingKey = p.apiKeyEnv && !ctx.env[p.apiKeyEnv] && !(p.name === 'openai' && p.baseUrl);
+    const { isAgentCli } = await import('../../llm/provider-api.js');
+    const cli = isAgentCli(p.name);
+    const missingCli = cli && !p.command;
+    const where = cli ? (p.command ? `; runs ${p.command}` : '; its command is not on PATH') : '';
     checks.push({
       name: 'llm',
-      status: missingKey ? 'warn' : 'ok',
-      detail: p.name === 'heuristic' ? 'none configured: mem extract uses offline heuristics (search needs no LLM)' : `${p.name} ${p.model}${p.baseUrl ? ` at ${urlForDisplay(p.baseUrl)}` : ''} (${p.source})`,
-      hint: missingKey ? `set ${p.apiKeyEnv}` : undefined,
+      status: missingKey || missingCli ? 'warn' : 'ok',
+      detail: p.name === 'heuristic' ? `none configured: mem extract uses offline heuristics (search needs no LLM) (${p.source})` : `${p.name} ${p.model}${p.baseUrl ? ` at ${urlForDisplay(p.baseUrl)}` : ''} (${p.source}${where})`,
+      hint: missingKey ? `set ${p.apiKeyEnv}` : missingCli ? 'install the agent, or choose another provider (llm.provider / MEM_PROVIDER)' : cli && !llm?.provider && !ctx.env.MEM_PROVIDER ? 'each extraction uses your agent subscription; MEM_AGENT_CLI=0 or llm.agent_cli: false keeps mem offline' : undefined,
+      // What chose it, for scripts: the same words as in the detail.
+      provider: p.name, model: p.model, source: p.source, ...(p.command ? { command: p.command } : {}),
     });
   } catch (err) {
     checks.push({ name: 'llm', status: 'fail', detail: (err as Error).message, hint: (err as { hint?: string }).hint });

@@ -64,7 +64,7 @@ function registerEvalExtract(parent: Command): void {
     .command('extract')
     .description('measure extraction: run mem extract on labelled transcripts; precision, recall, noise and misses')
     .option('--labels <dir>', 'a folder of label files (.yaml/.json), or one file (default test/fixtures/extract-labels)')
-    .option('--provider <name>', 'heuristic (default: the offline rules), anthropic or openai')
+    .option('--provider <name>', 'heuristic (default: the offline rules), anthropic, openai, claude-cli, codex-cli or gemini-cli')
     .option('--model <model>', 'model name for anthropic/openai')
     .option('--base-url <url>', 'OpenAI-compatible server')
     .option('--timeout <ms>', 'per-request timeout for the model (default 60000)')

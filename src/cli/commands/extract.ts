@@ -48,8 +48,8 @@ export function registerExtract(program: Command): void {
     .option('--max-depth <n>', 'for a folder: how many levels of subfolders to read (default 6; 0: the folder only)')
     .option('--format <format>', 'force the transcript format: claude, stream-json, codex, gemini, messages, text')
     .option('--scopes <list>', `comma-separated extraction scopes, or "all" (default: project,corrective, or extract.scopes in config): ${SCOPE_NAMES.join(', ')}`)
-    .option('--provider <name>', 'anthropic, openai (also any OpenAI-compatible server) or heuristic (offline); default from MEM_PROVIDER, config, or the API key present')
-    .option('--model <model>', 'model name (env MEM_MODEL; default claude-haiku-4-5 / gpt-4o-mini)')
+    .option('--provider <name>', 'anthropic, openai (also any OpenAI-compatible server), claude-cli, codex-cli, gemini-cli (the agent\'s logged-in CLI) or heuristic (offline); default from MEM_PROVIDER, config, the API key present, or the first agent CLI on PATH (MEM_AGENT_CLI=0: never)')
+    .option('--model <model>', 'model name (env MEM_MODEL; default claude-haiku-4-5 / gpt-4o-mini; haiku for claude-cli, flash for gemini-cli, codex\'s own for codex-cli)')
     .option('--base-url <url>', 'OpenAI-compatible server, e.g. http://localhost:11434/v1 for Ollama (env OPENAI_BASE_URL)')
     .option('--session <id>', 'session id for the entries and the retrieval log (default: from the transcript; env MEM_SESSION)')
     .option('--job <name>', 'job folder for session-scope learnings (.mem/jobs/<job>/; default: the session id)')
@@ -67,7 +67,10 @@ Scopes and where they write: project, corrective, prospective → MEMORY.md; obs
 interventions, intent-alignment → proxy.md; escalation → institutional.md; session, in-flight →
 .mem/jobs/<job>/MEMORY.md; team → .mem/jobs/<job>/tasks/<task>/MEMORY.md; global → ~/MEMORY.md;
 dispatch (handing work to sub-agents) → dispatch.md.
-Without a model (no API key) mem uses heuristics: explicit signals only ("remember …",
+With no API key, mem runs the coding agent you are logged in to as the model: the first of
+claude, codex, gemini on PATH (claude -p / codex exec / gemini -p, headless, no tools, no hooks),
+which uses your subscription's quota; MEM_AGENT_CLI=0 or llm.agent_cli: false turns that off.
+Without any model mem uses heuristics: explicit signals only ("remember …",
 "always/never …", "don't …", corrections, interruptions, an error and the fix that worked).
 Credentials in the session (tokens, keys, passwords in URLs) are redacted before the heuristics
 or the model read it, and the answer again before writing: [redacted: github-token].
@@ -108,6 +111,8 @@ Examples:
   $ mem extract rollout.jsonl --scopes all --job auth-rewrite --task login-form
   $ ANTHROPIC_API_KEY=… mem extract session.jsonl --model claude-haiku-4-5
   $ mem extract chat.md --provider openai --base-url http://localhost:11434/v1 --model llama3.1
+  $ mem extract session.jsonl --provider claude-cli     # Claude Code's login, no API key (claude -p --model haiku)
+  $ MEM_AGENT_CLI=0 mem extract session.jsonl           # never run an agent CLI: the offline heuristics
   $ cat transcript.txt | mem extract - --format text
 
 Hooks (the agent is never blocked: the work continues in the background, errors go to

@@ -24,16 +24,18 @@ Examples:
   $ mem import ai-agents ../ai-agents/.agents/memory
   $ mem import ai-agents ./old-memory --dry-run --json`);
   imp.command('ai-agents')
-    .description('the ai-agents memory (.agents/memory): episode-*.json as episode notes, causal-graph.json as pattern notes')
+    .description('the ai-agents memory (.agents/memory): episode-*.json as episode notes, causal-graph.json as pattern and observation notes')
     .argument('<dir>', 'a folder holding episode-*.json and/or causal-graph.json files (searched up to 4 levels down), or a causal-graph JSON file')
     .option('--dry-run', 'list what would be written, write nothing')
     .addHelpText('after', `
 Each episode-<session>.json becomes .mem/episodes/EPISODE-<session>.md (decisions and events
 also as observations, "migrated_from [[ai-agents episodic memory]]").
 Each causal-graph.json's patterns become .mem/patterns/PATTERN-<name>.md (trigger, action,
-success rate, occurrences, last_used as last_validated; edges to other patterns as Causal
-Relationships, edges to other nodes as observations); a pattern note that exists keeps its text
-and counts and only gains missing relationships.
+success rate, occurrences, last_used as last_validated); its other nodes (outcomes, errors,
+decisions, events) become observation notes beside them (OUTCOME-<name>.md, ERROR-<name>.md, …);
+every edge is a Causal Relationship of its source's note, so mem pattern path reaches outcomes.
+An edge to no node of the graph is kept as an observation line. A note that exists keeps its
+text and counts and only gains missing relationships.
 Tolerated: decisions given as plain strings, 7-digit fractional seconds, nulls, a UTF-8 BOM.
 Importing again changes nothing. A file that cannot be read is reported and the others still
 imported; the exit code is then 1.
@@ -41,6 +43,7 @@ imported; the exit code is then 1.
 Examples:
   $ mem import ai-agents ../ai-agents/.agents/memory
   $ mem import ai-agents ./export --dry-run
+  $ mem import ai-agents ./export && mem pattern path "Stop old job" "No duplicate invoices"
   $ mem import ai-agents ./export --json | jq '.episodes[] | select(.action == "error")'`)
     .action(async (dir: string, opts: ImportOptions, command: Command) => {
       await importAiAgents(commandCtx(command), dir, opts);
@@ -103,11 +106,16 @@ async function importAiAgents(ctx: Ctx, dir: string, opts: ImportOptions): Promi
       continue;
     }
     for (const w of g.warnings) ctx.warn(w);
-    for (const n of g.notes) {
+    for (const n of [...g.notes, ...g.other_notes]) {
       const verb = opts.dryRun && n.action !== 'unchanged' ? `would ${n.action === 'created' ? 'create' : 'update'}` : n.action;
       ctx.out(`${verb} ${n.path}  (from ${path.relative(abs, g.file ?? '') || g.file}${n.relationships ? `; ${n.relationships} causal relationship${n.relationships === 1 ? '' : 's'}` : ''})`);
     }
-    const gc = (a: string) => g.notes.filter((n) => n.action === a).length;
-    ctx.info(`${g.notes.length} pattern${g.notes.length === 1 ? '' : 's'}: ${gc('created')} ${would}created, ${gc('updated')} ${would}updated, ${gc('unchanged')} unchanged; ${g.observations} edge${g.observations === 1 ? '' : 's'} to other nodes kept as observations; ${g.other_nodes} other node${g.other_nodes === 1 ? '' : 's'} not imported`);
+    const tally = (list: typeof g.notes) => {
+      const c = (a: string) => list.filter((n) => n.action === a).length;
+      return `${c('created')} ${would}created, ${c('updated')} ${would}updated, ${c('unchanged')} unchanged`;
+    };
+    const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+    ctx.info(`${plural(g.notes.length, 'pattern')}: ${tally(g.notes)}${g.other_notes.length ? `; ${plural(g.other_notes.length, 'other node')} (outcomes, errors, decisions, events): ${tally(g.other_notes)}` : ''}`
+      + `${g.observations ? `; ${plural(g.observations, 'edge')} to no node kept as observation text` : ''}${g.other_nodes ? `; ${plural(g.other_nodes, 'node')} without a label not imported` : ''}`);
   }
 }

@@ -44,7 +44,7 @@ Examples:
     .option('--description <text>', 'when and why it applies (the Context section)')
     .option('--success-rate <r>', 'how well it went this time, 0 to 1 (default 1.0)')
     .option('--evidence-episode <id>', 'the episode that shows it (linked as [[EPISODE-<id>]])')
-    .option('--relation <type:target>', `a causal relationship, repeatable: ${CAUSAL.join('|')}:TARGET`, collect)
+    .option('--relation <type:target>', `a causal relationship, repeatable: ${CAUSAL.join('|')}:TARGET (a pattern or outcome named as you would name it to mem pattern path)`, collect)
     .option('--antipattern', 'an anti-pattern (ANTIPATTERN-<name>.md)')
     .option('--dry-run', 'say what would happen, write nothing')
     .addHelpText('after', `
@@ -94,19 +94,24 @@ Examples:
 
   pattern
     .command('path')
-    .description('the shortest chain of causal relationships from one pattern to another')
-    .argument('<from>', 'a pattern: its name, title or permalink, or a unique part of one')
-    .argument('<to>', 'another pattern')
+    .description('the shortest chain of causal relationships from one pattern to another (or to an outcome)')
+    .argument('<from>', 'a pattern (or outcome, error, decision, event note): its name as written, title or permalink, or a unique prefix or part of one')
+    .argument('<to>', 'another pattern, or an outcome')
     .option('--max-depth <n>', 'at most this many steps (default 5, max 10)')
     .addHelpText('after', `
 Follows the "- causes|enables|prevents|correlates [[X]]" lines of the notes' Causal Relationships
-sections, in their direction, breadth first. Names match exactly (case ignored) first, then by a
-unique part; an unknown or ambiguous name is an error listing the candidates.
+sections, in their direction, breadth first, through pattern notes and the outcome, error,
+decision and event notes mem import ai-agents writes beside them. A name matches as written
+(case ignored), then normalised as pattern add names notes ("Stop old job before cutover" is
+PATTERN-stop-old-job-before-cutover), then by a unique prefix of words ("Stop old job"), then by a
+unique part; an unknown or ambiguous name is an error listing the candidates. The targets of
+[[links]] in the notes resolve the same way (a part of a name is not enough there).
 Exit status: 0 when a path was found; 1 when there is none within --max-depth (the reason is
 printed; with --json, {"found": false, "reason": …}) or a name does not resolve.
 
 Examples:
   $ mem pattern path run-migrations-first flaky-api-tests
+  $ mem pattern path "Stop old job" "No duplicate invoices"
   $ mem pattern path migrations deploy --max-depth 10 --json`)
     .action(async (from: string, to: string, opts: { maxDepth?: string }, command: Command) => {
       const ctx = commandCtx(command);

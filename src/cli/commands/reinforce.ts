@@ -16,19 +16,22 @@ export function registerReinforce(program: Command): void {
   program
     .command('reinforce')
     .description('strengthen entries that proved useful: +1 and today\'s date (after a session)')
-    .argument('[ids...]', 'entry ids to reinforce')
+    .argument('[ids...]', 'entry ids (or unique prefixes, as mem list prints them) to reinforce')
     .option('--session <id>', 'reinforce every id this session retrieved (mem search/context --session)')
     .option('--transcript <file>', 'usage-aware: +1 only for entries the assistant used, −1 for the rest ("-" = stdin)')
     .option('--dry-run', 'show what would change, write nothing')
     .addHelpText('after', `
 When to run it: at the end of an agent session (the extract hook does it for you).
-Retired entries are skipped; unknown ids are reported, not fatal.
+An id may be a unique prefix of 4 characters or more (the short id mem list and mem search
+print). An id that names no entry, or a prefix that names several, is an error and nothing is
+written. Retired entries are skipped; ids the session logged for entries gone since are reported.
 With --session or --transcript each entry also gets an FSRS review (see mem review): "good"
 when used (retrieved in the session; with a transcript, its words in the assistant's text),
 "again" when the transcript shows it ignored. Reviews less than a day apart are skipped.
 
 Examples:
   $ mem reinforce 3f0c2a4e-8d7b-4c1e-9a55-0b7e3c2d9f10
+  $ mem reinforce 3f0c2a4e 91b7d0c2
   $ mem reinforce --session "$SESSION_ID"
   $ mem reinforce --session "$SESSION_ID" --transcript ~/.claude/projects/p/$SESSION_ID.jsonl`)
     .action(async (ids: string[], opts: ReinforceOptions, command: Command) => {
@@ -42,8 +45,8 @@ async function reinforceCommand(ctx: Ctx, idArgs: string[], opts: ReinforceOptio
   const { checkSessionId, readRetrievalIds } = await import('../../vault/sessions.js');
   if (sessionId) checkSessionId(sessionId);
   const vault = await vaultFor(ctx);
-  const ids = [...new Set([...idArgs, ...(sessionId ? readRetrievalIds(vault.root, sessionId) : [])])];
-  if (ids.length === 0) {
+  const logged = sessionId ? readRetrievalIds(vault.root, sessionId) : [];
+  if (idArgs.length === 0 && logged.length === 0) {
     if (ctx.json) ctx.out(JSON.stringify({ decisions: [], unknown: [] }, null, 2));
     else ctx.info(`session ${sessionId} retrieved nothing; nothing to reinforce`);
     return;
@@ -71,8 +74,8 @@ async function reinforceCommand(ctx: Ctx, idArgs: string[], opts: ReinforceOptio
     used = wordSet(said);
   }
   const { reinforceEntries } = await import('../../services/reinforce.js');
-  const res = await reinforceEntries(vault, ids, {
-    today: ctx.today(), used, review: sessionId || opts.transcript ? { now: ctx.now() } : undefined, dryRun: opts.dryRun, warn: (w) => ctx.warn(w),
+  const res = await reinforceEntries(vault, idArgs, {
+    logged, today: ctx.today(), used, review: sessionId || opts.transcript ? { now: ctx.now() } : undefined, dryRun: opts.dryRun, warn: (w) => ctx.warn(w),
   });
   const { decisions, unknown } = res;
   if (ctx.json) {

@@ -5,6 +5,7 @@
 
 import type { Command } from 'commander';
 import { EXIT_FAIL } from '../../errors.js';
+import { oneLine } from '../../quote.js';
 
 import { commandCtx, type Ctx } from '../io.js';
 
@@ -18,7 +19,9 @@ export function registerResolve(program: Command): void {
 Entries added on either side are kept, counters both sides moved add up from the base, dates take
 the later, a retirement wins; typed notes merge by field and section (a pattern's occurrences add
 up, its success rate is recomputed, lists are unioned). An entry whose body was edited on both
-sides stays between conflict markers (exit 1): edit it by hand.
+sides stays between conflict markers (exit 1), named with its title: edit the file by hand, keep
+one version of each such entry (or write the two as one), delete the marker lines, then run
+mem lint and git add the file.
 
 Examples:
   $ mem resolve                 # every unmerged file the merge driver covers: MEMORY.md,
@@ -31,7 +34,7 @@ Examples:
 }
 
 async function resolveCommand(ctx: Ctx, args: string[], stage: boolean): Promise<number> {
-  const { resolveConflicts } = await import('../../integrations/resolve.js');
+  const { resolveConflicts, handResolution } = await import('../../integrations/resolve.js');
   const { resolveRoot } = await import('../../vault/vault.js');
   let root: string | null = null;
   try {
@@ -52,11 +55,20 @@ async function resolveCommand(ctx: Ctx, args: string[], stage: boolean): Promise
       if (o.resolved && o.source !== 'none') ctx.out(`resolved ${o.path}${o.staged ? ' (staged)' : ''}`);
       else if (o.resolved) ctx.out(`${o.path}: ${o.note}`);
       else if (o.conflicts > 0) {
-        const what = o.conflict_ids.length > 0 ? `entr${o.conflict_ids.length === 1 ? 'y' : 'ies'} ${o.conflict_ids.join(', ')} edited on both sides`
+        const named = o.conflict_ids.map((id, i) => (o.conflict_titles?.[i] ? `${id} "${shortTitle(o.conflict_titles[i])}"` : id));
+        const what = named.length > 0 ? `entr${named.length === 1 ? 'y' : 'ies'} ${named.join(', ')} edited on both sides`
           : o.conflict_parts ? `${o.conflict_parts.join(', ')} edited on both sides` : 'the text before the first entry edited on both sides';
         ctx.io.stderr(`mem: ${o.path}: ${what}; left between conflict markers\n`);
       } else ctx.io.stderr(`mem: ${o.path}: ${o.note}\n`);
     }
+    const todo = handResolution(outcomes);
+    if (todo) ctx.io.stderr(`hint: ${todo}\n`);
   }
   return outcomes.every((o) => o.resolved) ? 0 : EXIT_FAIL;
+}
+
+/** A title on the one line that names the entry: a long one (a first sentence) is cut. */
+function shortTitle(title: string): string {
+  const chars = [...oneLine(title)];
+  return chars.length > 60 ? `${chars.slice(0, 59).join('')}…` : chars.join('');
 }

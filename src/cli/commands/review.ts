@@ -19,17 +19,19 @@ export function registerReview(program: Command): void {
   program
     .command('review')
     .description('record an FSRS review of entries: again | hard | good | easy (updates their fsrs: state)')
-    .argument('<ids...>', 'entry ids to review')
+    .argument('<ids...>', 'entry ids (or unique prefixes, as mem list prints them) to review')
     .option('--rating <rating>', 'again (forgotten or wrong), hard, good (recalled and useful), easy')
     .option('--dry-run', 'show what would change, write nothing')
     .addHelpText('after', `
 The entry's frontmatter gets (or updates) an fsrs: map — stability (days), difficulty (1-10),
 last_review, reps, lapses, state — and nothing else in the file changes. A second review of an
 entry less than a day after its last one is skipped and reported. Retired entries are skipped.
+An id may be a unique prefix of 4 characters or more; an id that names no entry, or a prefix
+that names several, is an error and nothing is written.
 
 Examples:
   $ mem review 3f0c2a4e-8d7b-4c1e-9a55-0b7e3c2d9f10 --rating good
-  $ mem review id-1 id-2 --rating again --json
+  $ mem review 3f0c2a4e 91b7d0c2 --rating again --json
   $ mem search "deploy steps" --rank fsrs --explain`)
     .action(async (ids: string[], opts: ReviewOptions, command: Command) => {
       await reviewCommand(commandCtx(command), ids, opts);

@@ -22,7 +22,7 @@ export function registerSegment(program: Command): void {
     .option('--format <format>', 'force the transcript format: claude, stream-json, codex, gemini, messages, text')
     .option('--session <id>', 'session id for the episodes (default: the transcript\'s own)')
     .option('--dry-run', 'print the episodes, write nothing')
-    .option('--provider <name>', 'the topic channel\'s model: anthropic, openai or heuristic (none); default as for mem extract')
+    .option('--provider <name>', 'the topic channel\'s model: anthropic, openai, claude-cli, codex-cli, gemini-cli or heuristic (none); default as for mem extract')
     .option('--model <model>', 'the model for the topic channel')
     .option('--base-url <url>', 'an OpenAI-compatible server for the topic channel (Ollama, vLLM, LM Studio)')
     .addHelpText('after', `

@@ -8,7 +8,7 @@ export function registerShow(program: Command): void {
   program
     .command('show')
     .description('show one entry by id (or a unique id prefix)')
-    .argument('<id>', 'entry id or unique prefix')
+    .argument('<id>', 'entry id or a unique prefix of 4 characters or more')
     .option('--no-refresh', 'do not bring the index up to date first')
     .addHelpText('after', `
 Examples:

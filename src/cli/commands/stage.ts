@@ -67,7 +67,7 @@ Examples:
     .option('--all', 'retire in every memory file of the vault on a change')
     .option('--dry-run', 'print the stage, change nothing')
     .option('--llm', 'ask the configured language model when no explicit line says the stage (falls back to keywords)')
-    .option('--provider <name>', 'with --llm: anthropic or openai (default: MEM_PROVIDER, config, or the API key present)')
+    .option('--provider <name>', 'with --llm: anthropic, openai, claude-cli, codex-cli or gemini-cli (default: MEM_PROVIDER, config, the API key present, or the agent CLI on PATH)')
     .option('--model <model>', 'with --llm: the model (env MEM_MODEL)')
     .addHelpText('after', `
 An explicit line like "Stage: review" or "Phase: design" wins; otherwise keywords are counted,
@@ -125,7 +125,7 @@ Examples:
 async function detectWithModel(ctx: Ctx, vault: Vault, text: string, offline: { stage: Stage | 'unknown'; method: string; scores: Record<string, number> }, opts: { provider?: string; model?: string }) {
   const { resolveProviderConfig, createProvider, ProviderError } = await import('../../llm/provider.js');
   const { STAGES } = await import('../../lifecycle/stage.js');
-  const cfg = resolveProviderConfig(ctx.env, { provider: opts.provider ?? vault.config.llm.provider, providerSource: opts.provider ? '--provider' : '.mem/config.yaml', model: opts.model, configModel: vault.config.llm.model, configBaseUrl: vault.config.llm.baseUrl });
+  const cfg = resolveProviderConfig(ctx.env, { provider: opts.provider ?? vault.config.llm.provider, providerSource: opts.provider ? '--provider' : '.mem/config.yaml', model: opts.model, configModel: vault.config.llm.model, configBaseUrl: vault.config.llm.baseUrl, agentCli: vault.config.llm.agentCli });
   if (cfg.name === 'heuristic') {
     ctx.warn('--llm: no language model is configured (set ANTHROPIC_API_KEY, OPENAI_API_KEY or OPENAI_BASE_URL); used the keyword classifier');
     return offline;

@@ -25,7 +25,7 @@ const addPatternTool: ToolSpec = {
     success_rate: rate.describe('how it went this time (default 1)'),
     evidence_episode: z.string().max(300).optional().describe('session id or EPISODE-… name'),
     causal_relationships: z.array(z.object({ type: z.enum(CAUSAL_TYPES), target: z.string().trim().min(1).max(300) })).max(100).optional()
-      .describe('target: another pattern\'s name'),
+      .describe('target: another pattern\'s (or an outcome\'s) name, as written or a unique prefix of it'),
     is_antipattern: z.boolean().optional().describe('an approach to avoid (ANTIPATTERN-<name>.md)'),
     project,
   },
@@ -67,8 +67,9 @@ const queryPatternsTool: ToolSpec = {
 const causalPathTool: ToolSpec = {
   name: 'get_causal_path',
   title: 'Causal path between patterns',
-  description: 'The shortest chain of causal relationships (causes, enables, prevents, correlates) from one pattern to another. '
-    + 'A pattern is named by its name, title, permalink or a unique part of one; found: false comes with the reason.',
+  description: 'The shortest chain of causal relationships (causes, enables, prevents, correlates) from one pattern to another, or to an '
+    + 'outcome, error, decision or event note (imported from a causal graph). A note is named as written ("Stop old job before cutover": '
+    + 'case, spaces and a PATTERN-/OUTCOME- prefix do not matter), by a unique prefix ("Stop old job") or a unique part; found: false comes with the reason.',
   inputSchema: {
     from_pattern: z.string().trim().min(1).max(300),
     to_pattern: z.string().trim().min(1).max(300),

@@ -43,7 +43,7 @@ const sessionId = z.string().max(128).optional().describe('your session id: logs
 const detail = z.enum(['auto', 'none', 'full']).optional().describe('episode messages: none (default), auto (top two key moments), full');
 const limit = (what: string) => z.number().int().min(1).max(MAX_LIMIT).optional().describe(what);
 const chars = (what: string) => z.number().int().min(0).max(1_000_000).optional().describe(what);
-const ids = (empty: string) => z.array(z.string().trim().min(1).max(200)).min(1, empty).max(MAX_IDS).describe('full entry ids, as search returns them');
+const ids = (empty: string) => z.array(z.string().trim().min(1).max(200)).min(1, empty).max(MAX_IDS).describe('entry ids as search returns them, or unique prefixes (4+ characters)');
 const dryRun = z.boolean().optional().describe('write nothing, report what would change');
 
 // Items are open objects: their fields are those of the CLI's --json, and an entry's frontmatter
@@ -100,7 +100,7 @@ const getTool: ToolSpec = {
   description: 'Read one memory entry in full as its file has it now: every frontmatter field, file, line, title and body. '
     + 'Use it when a search or context result is cut short or you need its metadata.',
   inputSchema: {
-    id: z.string().trim().min(1, 'id is empty: give an entry id from search or context').max(200).describe('entry id or a unique prefix (8 characters usually do)'),
+    id: z.string().trim().min(1, 'id is empty: give an entry id from search or context').max(200).describe('entry id or a unique prefix (8 characters usually do, 4 at least)'),
   },
   outputSchema: {
     entry: z.looseObject({ id: z.string(), path: z.string(), line: z.number(), body: z.string() }),
@@ -161,7 +161,7 @@ const reinforceTool: ToolSpec = {
   name: 'reinforce',
   title: 'Reinforce useful entries',
   description: 'Say which entries helped: each gains one reinforcement and ranks higher later. '
-    + 'Call it once near the end of a task with the ids of the results you used. Unknown ids are reported; retired entries are skipped.',
+    + 'Call it once near the end of a task with the ids of the results you used. An unknown id fails the call, writing nothing; retired entries are skipped.',
   inputSchema: {
     ids: ids('ids is empty: give the ids of the entries that helped'),
     dry_run: dryRun,
