@@ -8,6 +8,7 @@ import type { FreshIndex } from '../index/open.js';
 import { ENTRY_TYPES, DOMAINS, STATUSES } from '../vault/entry.js';
 import { SCOPES, LEARNING_TYPES } from '../vault/scope.js';
 import type { Vault } from '../vault/vault.js';
+import { conversationList, timeBounds } from '../vault/origin.js';
 import { collect, listOption, progressFactory, type Ctx } from './io.js';
 
 export interface FilterOptions {
@@ -19,6 +20,9 @@ export interface FilterOptions {
   learningType?: string[];
   kind?: string[];
   outcome?: string[];
+  conversation?: string[];
+  after?: string;
+  before?: string;
 }
 
 /** What `--kind` accepts, and the index kinds each stands for (a learning is an entry or a legacy section). */
@@ -41,7 +45,10 @@ export function addFilterOptions(cmd: Command): Command {
     .option('--status <statuses>', `only these statuses (${STATUSES.join(', ')})`, collect)
     .option('--learning-type <kinds>', `only these learning types (${LEARNING_TYPES.join(', ')})`, collect)
     .option('--kind <kinds>', `only these kinds (${Object.keys(KIND_CHOICES).join(', ')})`, collect)
-    .option('--outcome <outcomes>', `only episode notes with these outcomes (${OUTCOME_CHOICES.join(', ')})`, collect);
+    .option('--outcome <outcomes>', `only episode notes with these outcomes (${OUTCOME_CHOICES.join(', ')})`, collect)
+    .option('--conversation <ids>', 'only what these conversations recorded: entries and episodes whose session_id is one of them', collect)
+    .option('--after <time>', 'only what happened at or after this ISO date or date-time (UTC unless it has an offset: 2026-11-27T06:00, 2026-11-27T07:00+01:00)')
+    .option('--before <time>', 'only what happened before this ISO date or date-time (same forms as --after)');
 }
 
 function checked(name: string, values: string[] | undefined, allowed: readonly string[]): string[] | undefined {
@@ -61,6 +68,8 @@ export function filterFromOptions(o: FilterOptions): EntryFilter {
     learningTypes: checked('learning type', listOption(o.learningType), LEARNING_TYPES),
     kinds: checked('kind', listOption(o.kind), Object.keys(KIND_CHOICES))?.flatMap((k) => KIND_CHOICES[k]),
     outcomes: checked('outcome', listOption(o.outcome), OUTCOME_CHOICES),
+    conversations: conversationList(o.conversation),
+    ...timeBounds(o.after, o.before),
   };
 }
 

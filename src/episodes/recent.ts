@@ -46,10 +46,12 @@ function summaryOfBody(body: string): string {
 
 /**
  * Episodes newest first (by end, else start, else creation date), optionally only those of one
- * session or that ended in the last `days` days before `nowMs`.
+ * session, that ended in the last `days` days before `nowMs`, or that overlap the time bounds
+ * (ended at or after `afterMs`, started before `beforeMs`).
  */
-export function recentEpisodes(db: Db, opts: { limit: number; days?: number; session?: string; nowMs: number; detail?: DetailLevel; root: string }): RecentEpisode[] {
-  const filter: EntryFilter = { kinds: ['episode'] };
+export function recentEpisodes(db: Db, opts: { limit: number; days?: number; session?: string; afterMs?: number; beforeMs?: number; nowMs: number; detail?: DetailLevel; root: string }): RecentEpisode[] {
+  // The session and the bounds in SQL (indexed columns); the rest below.
+  const filter: EntryFilter = { kinds: ['episode'], conversations: opts.session !== undefined ? [opts.session] : undefined, afterMs: opts.afterMs, beforeMs: opts.beforeMs };
   const since = opts.days !== undefined ? opts.nowMs - opts.days * 86_400_000 : null;
   const out: (RecentEpisode & { t: number; body: string })[] = [];
   for (const row of listEntries(db, filter, -1)) {
@@ -57,7 +59,6 @@ export function recentEpisodes(db: Db, opts: { limit: number; days?: number; ses
     // Segments only: an episode note's chunks are kind episode too, but listed by `mem episode list`.
     if (meta.kind !== 'episode') continue;
     const session = typeof meta.session_id === 'string' ? meta.session_id : null;
-    if (opts.session !== undefined && session !== opts.session) continue;
     const start = isoOrNull(meta.start_at);
     const end = isoOrNull(meta.end_at);
     const when = end ?? start ?? row.created_at;

@@ -16,6 +16,8 @@ Do not narrate the session, do not record what is general knowledge, do not inve
 export function buildPrompt(condensed: string, scopes: ExtractionScopeName[], extra: { task?: string; intent?: string; known: string[] }): string {
   const parts = ['Extract learnings from the session below, for these scopes (use the scope names exactly):', ''];
   for (const s of EXTRACTION_SCOPES) if (scopes.includes(s.name)) parts.push(`- ${s.name} (default type ${s.defaultType}): ${s.prompt}`);
+  // Without this, a lesson about briefing a sub-agent fits "project" as well and lands there.
+  if (scopes.includes('dispatch')) parts.push('', 'A learning about handing work to sub-agents belongs to dispatch only, never also to another scope.');
   parts.push('', 'Types: declarative = a fact; procedural = how to do something; directive = a rule to follow; corrective = a mistake and what to do instead.');
   parts.push('Importance: 0.9+ would have saved hours or prevents damage; 0.6 useful; 0.3 minor.');
   if (extra.task) parts.push('', `Session task (the human's first request): ${extra.task}`);

@@ -1,16 +1,17 @@
-// The extraction scopes (the ten of TeaParty's episodic memory, plus interventions): what each
+// The extraction scopes (the ten of TeaParty's episodic memory, plus interventions and dispatch): what each
 // looks for, what it reads, its instructions to the model and the file its learnings go to. One
 // table, so the README, `--help` and the prompt cannot drift apart.
 
 import { usageError } from '../errors.js';
+import { DISPATCH_FILE } from '../vault/scope.js';
 
 export const SCOPE_NAMES = [
-  'observations', 'escalation', 'intent-alignment', 'team', 'session', 'project', 'global', 'prospective', 'in-flight', 'corrective', 'interventions',
+  'observations', 'escalation', 'intent-alignment', 'team', 'session', 'project', 'global', 'prospective', 'in-flight', 'corrective', 'interventions', 'dispatch',
 ] as const;
 export type ExtractionScopeName = (typeof SCOPE_NAMES)[number];
 
 /** Where a scope's learnings are written (see targetPath). */
-export type TargetKind = 'project' | 'institutional' | 'proxy' | 'session' | 'team' | 'global';
+export type TargetKind = 'project' | 'institutional' | 'proxy' | 'session' | 'team' | 'global' | 'dispatch';
 
 export interface ExtractionScope {
   name: ExtractionScopeName;
@@ -70,6 +71,10 @@ export const EXTRACTION_SCOPES: readonly ExtractionScope[] = [
     name: 'in-flight', summary: 'assumptions made along the way that still need checking', input: 'transcript', target: 'session', defaultType: 'declarative', heuristic: false,
     prompt: 'Assumptions the agent made during the work that were not verified, and decisions taken at milestones, so a later session can confirm or revisit them.',
   },
+  {
+    name: 'dispatch', summary: 'handing work to sub-agents: briefs, splits, what came back wrong', input: 'transcript', target: 'dispatch', defaultType: 'procedural', heuristic: false,
+    prompt: 'Only where the agent handed work to sub-agents (Task/Agent tool calls, spawned workers, delegated jobs): what a brief needed to say for the work to come back right, how the work was best split, what the sub-agents got wrong or missed, and how their results had to be checked. Nothing about work the agent did itself.',
+  },
 ];
 
 export function scopeByName(name: string): ExtractionScope | undefined {
@@ -89,6 +94,8 @@ export function targetPath(kind: TargetKind, where: { job?: string; task?: strin
       return where.job ? `.mem/jobs/${where.job}/MEMORY.md` : null;
     case 'team':
       return where.job && where.task ? `.mem/jobs/${where.job}/tasks/${where.task}/MEMORY.md` : null;
+    case 'dispatch':
+      return DISPATCH_FILE;
     case 'global':
       return null; // resolved against MEM_HOME by the caller
   }
@@ -116,6 +123,8 @@ export function preambleFor(kind: string, job?: string, task?: string): string {
       return `# Task ${task} memory\n\nLearnings for whoever works on this task, kept by \`mem\`.\n`;
     case 'global':
       return '# Global memory\n\nLearnings that hold in every project, kept by `mem`.\n';
+    case 'dispatch':
+      return '# Dispatch memory\n\nWhat was learned handing work to sub-agents here, kept by `mem`.\n';
     default:
       return '# Project memory\n\nLearnings about this project, kept by `mem`.\n';
   }

@@ -41,7 +41,9 @@ function nativeBinding(): string | undefined {
 
 // 5: entries_potential, the index the session-start ranking reads its rows in order from;
 // entries_file by file and ordinal (a file's last entries, for a refresh of an append).
-export const SCHEMA_VERSION = '5';
+// 6: each entry's conversation (session_id) and time span (start_ms, end_ms) as columns, for
+// --conversation / --after / --before filters in SQL; entries_session finds a conversation's rows.
+export const SCHEMA_VERSION = '6';
 export const TOKENIZER = 'porter unicode61 remove_diacritics 2';
 /**
  * The version of what the index derives from the markdown: chunks, neighbour contexts, and the
@@ -71,6 +73,7 @@ CREATE INDEX IF NOT EXISTS entries_file ON entries(file_id, ordinal);
 CREATE INDEX IF NOT EXISTS entries_entry_id ON entries(entry_id);
 CREATE INDEX IF NOT EXISTS entries_learning_type ON entries(learning_type);
 CREATE INDEX IF NOT EXISTS entries_potential ON entries(learning_type, ${POTENTIAL} DESC);
+CREATE INDEX IF NOT EXISTS entries_session ON entries(session_id) WHERE session_id IS NOT NULL;
 `;
 
 const SCHEMA = `
@@ -114,7 +117,10 @@ CREATE TABLE IF NOT EXISTS entries(
   content_hash TEXT NOT NULL,
   fts_hash TEXT NOT NULL,
   row_hash TEXT NOT NULL,
-  metadata_json TEXT NOT NULL
+  metadata_json TEXT NOT NULL,
+  session_id TEXT,
+  start_ms REAL,
+  end_ms REAL
 );
 CREATE VIRTUAL TABLE IF NOT EXISTS entries_fts USING fts5(
   title, body, context,

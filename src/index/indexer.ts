@@ -91,7 +91,7 @@ class Writer {
     this.deleteFileEntries = db.prepare('DELETE FROM entries WHERE file_id = ?');
     this.deleteFile = db.prepare('DELETE FROM files WHERE id = ?');
     const cols = `entry_id, file_id, path, ordinal, char_offset, line, kind, scope, learning_type, type, domain, importance, phase, status,
-      reinforcement_count, last_reinforced, created_at, title, body, content_hash, fts_hash, row_hash, metadata_json`;
+      reinforcement_count, last_reinforced, created_at, title, body, content_hash, fts_hash, row_hash, metadata_json, session_id, start_ms, end_ms`;
     const names = cols.split(',').map((c) => c.trim());
     // Positional parameters, in the order of `cols`: binding by name costs a lookup per column.
     this.insertEntry = db.prepare(`INSERT INTO entries(${cols}) VALUES (${names.map(() => '?').join(', ')})`);
@@ -175,7 +175,7 @@ class Writer {
     }
     this.noteConflict(file.path, prep.conflict);
     prep.entries.forEach((e, i) => {
-      const { learningType, metadataJson: metadata_json, rowHash: row_hash, contentHash, kind } = prep.rows[i];
+      const { learningType, metadataJson: metadata_json, rowHash: row_hash, contentHash, kind, conversation, startMs, endMs } = prep.rows[i];
       const old = keep.get(i);
       if (old && old.row_hash === row_hash) {
         if (old.ordinal !== e.ordinal || old.char_offset !== e.offset || old.line !== e.line) this.movePosition.run(e.ordinal, e.offset, e.line, old.rowid);
@@ -184,7 +184,7 @@ class Writer {
       const values = [
         e.id, fileId, file.path, e.ordinal, e.offset, e.line, kind, file.scope, learningType, e.type, e.domain, e.importance, e.phase,
         e.status, e.reinforcement_count, e.last_reinforced, e.created_at, e.title, e.body, contentHash, prep.fts[i].hash,
-        row_hash, metadata_json,
+        row_hash, metadata_json, conversation, startMs, endMs,
       ];
       if (old) {
         this.updateEntry.run(...values, old.rowid);
@@ -820,14 +820,14 @@ export function applyEntryEdits(db: Db, file: VaultFile, before: string, st: Fil
     if (!row || row.hash !== before) return false;
     const old = db.prepare('SELECT entry_id, content_hash FROM entries WHERE rowid = ? AND file_id = ?');
     const update = db.prepare(`UPDATE entries SET kind = ?, learning_type = ?, type = ?, domain = ?, importance = ?, phase = ?, status = ?,
-      reinforcement_count = ?, last_reinforced = ?, created_at = ?, row_hash = ?, metadata_json = ? WHERE rowid = ?`);
+      reinforcement_count = ?, last_reinforced = ?, created_at = ?, row_hash = ?, metadata_json = ?, session_id = ?, start_ms = ?, end_ms = ? WHERE rowid = ?`);
     const move = db.prepare('UPDATE entries SET char_offset = char_offset + ?, line = line + ? WHERE file_id = ? AND ordinal > ?');
     for (const edit of [...edits].sort((a, b) => a.ordinal - b.ordinal)) {
       const e = edit.prep.entries[0];
       const r = edit.prep.rows[0];
       const was = old.get(edit.rowid, row.id) as { entry_id: string; content_hash: string } | undefined;
       if (!e || !was || was.entry_id !== e.id || was.content_hash !== r.contentHash) throw new EditMismatch();
-      update.run(r.kind, r.learningType, e.type, e.domain, e.importance, e.phase, e.status, e.reinforcement_count, e.last_reinforced, e.created_at, r.rowHash, r.metadataJson, edit.rowid);
+      update.run(r.kind, r.learningType, e.type, e.domain, e.importance, e.phase, e.status, e.reinforcement_count, e.last_reinforced, e.created_at, r.rowHash, r.metadataJson, r.conversation, r.startMs, r.endMs, edit.rowid);
       if (edit.charDelta !== 0 || edit.lineDelta !== 0) move.run(edit.charDelta, edit.lineDelta, row.id, edit.ordinal);
     }
     db.prepare('UPDATE files SET mtime_ms = ?, ctime_ms = ?, size = ?, hash = ?, racy = ? WHERE id = ?').run(st.mtimeMs, st.ctimeMs, st.size, hash, racy ? 1 : 0, row.id);

@@ -8,6 +8,7 @@ import type { Entry } from '../vault/entry.js';
 import { parseMemoryFile, type FileFormat } from '../vault/format.js';
 import { decodeVaultText, isFailure, MEMORY_FILE_LIMIT, readRegularBytes, readVaultText, type ReadResult } from '../vault/read.js';
 import type { VaultFile } from '../vault/vault.js';
+import { conversationOf, entrySpan } from '../vault/origin.js';
 
 const LEARNING_TYPES: readonly unknown[] = ['institutional', 'task', 'proxy'];
 const CONTEXT_TARGET = 1200;
@@ -63,6 +64,19 @@ export function indexKind(e: Pick<Entry, 'kind' | 'meta'>): string {
 /** What the index takes from an entry (its frontmatter goes in as rows[i].metadataJson). */
 export type IndexEntry = Omit<Entry, 'meta'>;
 
+/** The values of an entry's index row that take work to compute. */
+export interface PreparedRow {
+  learningType: string;
+  metadataJson: string;
+  rowHash: string;
+  contentHash: string;
+  kind: string;
+  /** The conversation that recorded it (conversationOf), and when it happened (entrySpan). */
+  conversation: string | null;
+  startMs: number | null;
+  endMs: number | null;
+}
+
 /** A file read and parsed, ready to be written to the index. */
 export interface Prepared {
   entries: IndexEntry[];
@@ -71,7 +85,7 @@ export interface Prepared {
   /** Per entry: the FTS context column (title and body are the entry's) and the hash of all three. */
   fts: { context: string; hash: string }[];
   /** Per entry: the values of its index row that take work to compute. */
-  rows: { learningType: string; metadataJson: string; rowHash: string; contentHash: string; kind: string }[];
+  rows: PreparedRow[];
   /** The line of the file's first git conflict marker, when it has any (every read warns of it). */
   conflict?: number;
 }
@@ -123,7 +137,8 @@ function prepareText(file: VaultFile, read: ReadResult, diags: Diagnostic[]): Pr
     const kind = indexKind(e);
     // Everything but the position: when only the position changed, only the position is written.
     const rowHash = quickHash(`${file.path}\u0000${file.scope}\u0000${learningType}\u0000${kind}\u0000${e.title}\u0000${metadataJson}`);
-    return { learningType, metadataJson, rowHash, contentHash: content[i], kind };
+    const span = entrySpan(e.meta, e.created_at);
+    return { learningType, metadataJson, rowHash, contentHash: content[i], kind, conversation: conversationOf(e.meta), startMs: span?.start ?? null, endMs: span?.end ?? null };
   });
   const conflict = parsed.conflict?.markers[0].line;
   if (conflict !== undefined) return { entries: parsed.entries, format: parsed.format, error: `unresolved git conflict markers (line ${conflict})`, fts, rows, conflict };

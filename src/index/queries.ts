@@ -18,6 +18,12 @@ export interface EntryFilter {
   outcomes?: string[];
   /** Include retired entries (listings only; search never returns them). */
   includeRetired?: boolean;
+  /** Only entries recorded in one of these conversations (their `session_id`). */
+  conversations?: string[];
+  /** Only entries that happened at or after this time (ms): their span ends then or later. */
+  afterMs?: number;
+  /** Only entries that happened before this time (ms): their span starts earlier. */
+  beforeMs?: number;
 }
 
 /**
@@ -81,6 +87,16 @@ export function where(filter: EntryFilter, params: unknown[]): string {
     clauses.push(`json_extract(e.metadata_json, '$.outcome') IN (${filter.outcomes.map(() => '?').join(', ')})`);
     params.push(...filter.outcomes);
   }
+  inList('session_id', filter.conversations);
+  // An entry with no time (no created_at, a note) has NULL here: no time filter keeps it.
+  if (filter.afterMs !== undefined) {
+    clauses.push('e.end_ms >= ?');
+    params.push(filter.afterMs);
+  }
+  if (filter.beforeMs !== undefined) {
+    clauses.push('e.start_ms < ?');
+    params.push(filter.beforeMs);
+  }
   if (!filter.includeRetired) clauses.push("e.status != 'retired'");
   return clauses.length > 0 ? clauses.join(' AND ') : '1';
 }
@@ -101,8 +117,13 @@ export function ftsCandidates(db: Db, match: string, filter: EntryFilter, limit:
   // query (filters joined before the limit) runs instead, so the answer is always the same.
   const filtered = params.length > 0;
   const wide = filtered ? limit * 4 : limit + 16;
+  // A conversation's entries were written together, so their rows lie close: FTS5 reads only the
+  // rows between its first and last (a seek in each term's list), not every match of the vault.
+  const span = filter.conversations && filter.conversations.length > 0 ? conversationRows(db, filter.conversations) : null;
+  if (span && span.lo === null) return [];
   const top = db.prepare(`SELECT rowid AS rid, bm25(entries_fts, ${weights}) AS s, bm25(entries_fts, ${ownWeights}) AS o
-    FROM entries_fts WHERE entries_fts MATCH ? ORDER BY s LIMIT ?`).all(match, wide) as { rid: number; s: number; o: number }[];
+    FROM entries_fts WHERE entries_fts MATCH ?${span ? ' AND rowid BETWEEN ? AND ?' : ''} ORDER BY s LIMIT ?`)
+    .all(match, ...(span ? [span.lo, span.hi] : []), wide) as { rid: number; s: number; o: number }[];
   if (top.length === 0) return [];
   const byId = new Map(top.map((t) => [t.rid, t]));
   // Every full-text row has its entry row (both are written in one transaction), so the filter
@@ -124,6 +145,11 @@ export function ftsCandidates(db: Db, match: string, filter: EntryFilter, limit:
     WHERE entries_fts MATCH ? AND ${w}
     ORDER BY bm25, e.rowid LIMIT ?`;
   return (db.prepare(sql).all(match, ...params, limit) as (CandidateRow & { o: number })[]).map(({ o, ...r }) => ({ ...r, own: o < 0 }));
+}
+
+/** The first and last rowid of the conversations' entries (null, null when they have none), from entries_session. */
+function conversationRows(db: Db, ids: string[]): { lo: number | null; hi: number | null } {
+  return db.prepare(`SELECT min(rowid) AS lo, max(rowid) AS hi FROM entries WHERE session_id IN (${ids.map(() => '?').join(', ')})`).get(...ids) as { lo: number | null; hi: number | null };
 }
 
 /** Whether any entry passes the filter (a cheap check before a filtered full-text search). */

@@ -4,7 +4,7 @@
 import path from 'node:path';
 import { usageError, type Diagnostic } from '../errors.js';
 import { DOMAINS, ENTRY_TYPES } from '../vault/entry.js';
-import { SCOPES } from '../vault/scope.js';
+import { DISPATCH_FILE, SCOPES } from '../vault/scope.js';
 import { notMemoryFile, TYPED_NOTE_DIRS, type Vault, type VaultFile } from '../vault/vault.js';
 import type { RedactionReport } from '../secrets/redact.js';
 
@@ -113,6 +113,11 @@ export function targetFile(vault: Vault, req: Omit<AddRequest, 'date'>, scope: s
   if (req.file) abs = path.resolve(cwd, req.file);
   else if (scope === 'global') abs = path.join(vault.home, fileName);
   else if (scope === 'project') abs = path.join(vault.root, fileName);
+  else if (scope === 'dispatch') {
+    // One file of learnings about delegating; the project's norms stay in institutional.md.
+    if (req.institutional) throw usageError(`${name('scope')} dispatch writes ${DISPATCH_FILE}, not a file of norms`, `drop ${name('institutional')}, or use ${name('scope')} project for a norm`);
+    abs = path.join(vault.root, DISPATCH_FILE);
+  }
   else if (scope === 'session') abs = path.join(vault.root, '.mem', 'jobs', safe(req.job, 'job'), fileName);
   else abs = path.join(vault.root, '.mem', 'jobs', safe(req.job, 'job'), 'tasks', safe(req.task, 'task'), 'MEMORY.md');
   if (!/\.(md|markdown)$/i.test(abs)) throw usageError(`${name('file')} must be a markdown file (.md)`);
@@ -133,7 +138,7 @@ function checkMemoryFile(vault: Vault, abs: string, shown: string, name: FieldNa
   const why = notMemoryFile(vault, abs);
   if (why === null) return;
   throw usageError(`${name('file')} ${shown} is not a memory file: ${why}; nothing was written`,
-    'use MEMORY.md, institutional.md, proxy.md, memory/**/*.md or .mem/jobs/<job>/MEMORY.md, or add the file to include: in .mem/config.yaml');
+    'use MEMORY.md, institutional.md, proxy.md, dispatch.md, memory/**/*.md or .mem/jobs/<job>/MEMORY.md, or add the file to include: in .mem/config.yaml');
 }
 
 /**
@@ -159,7 +164,7 @@ export async function addEntry(vault: Vault, req: AddRequest, cwd: string, name:
     extra: { tags, session_id: sessionId, source: 'manual' },
   });
   const file = describeFile(vault, abs, cwd);
-  const preamble = req.institutional ? '# Institutional memory\n' : scope === 'global' ? '# Global memory\n' : '# Memory\n';
+  const preamble = req.institutional ? '# Institutional memory\n' : scope === 'global' ? '# Global memory\n' : scope === 'dispatch' && !req.file ? '# Dispatch memory\n' : '# Memory\n';
   appendEntries(abs, file.path, [entryText], preamble);
 
   // Indexed now, so `--no-refresh` searches see it too.

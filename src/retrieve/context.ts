@@ -43,7 +43,7 @@ export interface ContextResult {
   failures: FailureWarning[];
 }
 
-const SCOPE_ORDER: Record<string, number> = { team: 0, session: 1, project: 2, global: 3 };
+const SCOPE_ORDER: Record<string, number> = { team: 0, session: 1, project: 2, dispatch: 2, global: 3 };
 
 export function buildContext(db: Db, req: ContextRequest): ContextResult {
   const norms = listEntries(db, { ...req.filter, learningTypes: ['institutional'] })
@@ -69,7 +69,8 @@ export function buildContext(db: Db, req: ContextRequest): ContextResult {
   };
   const learnings = section('task', req.taskChars);
   const proxy = section('proxy', req.proxyChars);
-  const failures = failureSection(db, { now: req.now, maxChars: req.failureChars ?? 0 });
+  const { conversations, afterMs, beforeMs } = req.filter;
+  const failures = failureSection(db, { now: req.now, maxChars: req.failureChars ?? 0, only: { conversations, afterMs, beforeMs } });
   return {
     task: req.task, institutional, institutionalOmitted: norms.length - institutional.length, learnings: learnings.results, proxy: proxy.results, failures: failures.warnings,
     omitted: { learnings: learnings.omitted, proxy: proxy.omitted, failures: failures.omitted, patterns: 0 },

@@ -3,7 +3,7 @@
 // at most 3, within a character budget of their own (they never take the learnings' budget).
 
 import type { Db } from '../index/db.js';
-import { episodeNoteRows } from '../index/episode-queries.js';
+import { episodeNoteRows, type NoteFilter } from '../index/episode-queries.js';
 
 export const FAILURE_DAYS = 7;
 export const MAX_FAILURES = 3;
@@ -34,16 +34,25 @@ export function warningChars(w: FailureWarning): number {
   return w.title.length + 1 + w.task.length + 1 + w.lessons.length;
 }
 
-export function failureWarnings(db: Db, opts: { now: number; maxChars: number; days?: number; limit?: number }): FailureWarning[] {
+export interface FailureOptions {
+  now: number;
+  maxChars: number;
+  days?: number;
+  limit?: number;
+  /** Only the failures of these conversations, in these time bounds (a search's filter). */
+  only?: NoteFilter;
+}
+
+export function failureWarnings(db: Db, opts: FailureOptions): FailureWarning[] {
   return failureSection(db, opts).warnings;
 }
 
 /** The warnings, and how many recent failures were left out (past the limit or over the budget). */
-export function failureSection(db: Db, opts: { now: number; maxChars: number; days?: number; limit?: number }): { warnings: FailureWarning[]; omitted: number } {
+export function failureSection(db: Db, opts: FailureOptions): { warnings: FailureWarning[]; omitted: number } {
   if (opts.maxChars <= 0) return { warnings: [], omitted: 0 };
   const since = opts.now - (opts.days ?? FAILURE_DAYS) * 86_400_000;
   const byPath = new Map<string, FailureWarning & { t: number }>();
-  for (const r of episodeNoteRows(db, ['failure'])) {
+  for (const r of episodeNoteRows(db, ['failure'], opts.only)) {
     let w = byPath.get(r.path);
     if (!w) {
       const meta = metaOf(r.metadata_json);

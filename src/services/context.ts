@@ -51,7 +51,9 @@ export async function taskContext(vault: Vault, req: MemoryContextRequest, run: 
     hybrid: (await hybridHooks(vault, ix.db, [req.task], run.env, w))?.[0],
   }));
   if (run.session) await logRetrieval(vault.root, run.session, run.now, [{ query: req.task, ids: [...res.learnings, ...res.proxy].map((h) => h.id) }]);
-  const context = await addProvenPatterns(res, vault.root, req.patternChars ?? DEFAULT_PATTERN_CHARS);
+  // Proven patterns are distilled from many conversations: a context kept to some leaves them out.
+  const patternChars = req.filter.conversations ? 0 : req.patternChars ?? DEFAULT_PATTERN_CHARS;
+  const context = await addProvenPatterns(res, vault.root, patternChars);
   if (context.learnings.some((h) => h.episode)) context.learnings = (await import('../episodes/local.js')).withMessages(vault.root, context.learnings, req.detail);
   return { context, warnings };
 }

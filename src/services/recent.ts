@@ -9,13 +9,17 @@ export interface RecentRequest {
   limit: number;
   /** Only episodes of the last N days before `now`. */
   days?: number;
+  /** Only the episodes of this session (conversation). */
   session?: string;
+  /** Only episodes that ended at or after / started before these times (ms). */
+  afterMs?: number;
+  beforeMs?: number;
   detail?: DetailLevel;
   now: number;
 }
 
 export async function recentMemory(vault: Vault, req: RecentRequest, opts: ReadOptions = {}): Promise<{ episodes: RecentEpisode[]; warnings: string[] }> {
   const { recentEpisodes } = await import('../episodes/recent.js');
-  const { value: episodes, warnings } = await readFresh(vault, opts, (ix) => recentEpisodes(ix.db, { limit: req.limit, days: req.days, session: req.session, nowMs: req.now, detail: req.detail, root: vault.root }));
+  const { value: episodes, warnings } = await readFresh(vault, opts, (ix) => recentEpisodes(ix.db, { limit: req.limit, days: req.days, session: req.session, afterMs: req.afterMs, beforeMs: req.beforeMs, nowMs: req.now, detail: req.detail, root: vault.root }));
   return { episodes, warnings };
 }

@@ -1,10 +1,10 @@
 // Scope classification: which scope and learning type a memory file belongs to, from its path
 // alone. One pure function, so every layout (ours, TeaParty's, legacy) is one table of cases.
 
-export type Scope = 'global' | 'project' | 'session' | 'team';
+export type Scope = 'global' | 'project' | 'session' | 'team' | 'dispatch';
 export type LearningType = 'institutional' | 'task' | 'proxy';
 
-export const SCOPES: readonly Scope[] = ['global', 'project', 'session', 'team'];
+export const SCOPES: readonly Scope[] = ['global', 'project', 'session', 'team', 'dispatch'];
 export const LEARNING_TYPES: readonly LearningType[] = ['institutional', 'task', 'proxy'];
 
 export const DEFAULT_SCOPE_MULTIPLIERS: Readonly<Record<Scope, number>> = {
@@ -12,7 +12,17 @@ export const DEFAULT_SCOPE_MULTIPLIERS: Readonly<Record<Scope, number>> = {
   project: 1.2,
   session: 1.2,
   team: 1.5,
+  // Learnings about briefing sub-agents and checking their work apply to the whole project, as
+  // its own learnings do: the same weight. They are a topic, not a narrower audience.
+  dispatch: 1.2,
 };
+
+/**
+ * The project's file of dispatch learnings: what was learned handing work to sub-agents (how to
+ * brief them, how to split the work, what they got wrong, how to check what they return). Beside
+ * the project's MEMORY.md, so it is as visible and as easy to review.
+ */
+export const DISPATCH_FILE = 'dispatch.md';
 
 export interface ScopeInfo {
   scope: Scope;
@@ -36,6 +46,7 @@ export function classifyPath(relPath: string, isGlobal = false): ScopeInfo {
   const learningType = learningTypeOf(relPath);
   if (isGlobal) return { scope: 'global', learningType };
   const p = relPath.replace(/\\/g, '/').replace(/^\.\//, '');
+  if (p === DISPATCH_FILE) return { scope: 'dispatch', learningType };
   // Most files: neither a job folder nor the legacy layout.
   if (p.charCodeAt(0) !== 46 /* . */ && !p.startsWith('projects/')) return { scope: 'project', learningType };
   let m = /^\.(?:mem|teaparty)\/jobs\/([^/]+)\/tasks\/([^/]+)\//.exec(p);

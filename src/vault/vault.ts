@@ -8,7 +8,7 @@ import { MemError } from '../errors.js';
 import { confineWritesTo, linkState, realRoot, staysInside } from './boundary.js';
 import { DEFAULT_CONFIG, loadConfig, type VaultConfig } from './config.js';
 import { globBase, globToRegExp } from './glob.js';
-import { classifyPath, type ScopeInfo } from './scope.js';
+import { classifyPath, DISPATCH_FILE, type ScopeInfo } from './scope.js';
 import { listSearchable, type DirItem, type DirReader } from './dircache.js';
 
 export interface Vault {
@@ -39,7 +39,7 @@ export interface VaultFile extends ScopeInfo {
 const ROOT_MARKERS = ['.mem', 'MEMORY.md', '.git'];
 export const MEMORY_NAMES: ReadonlySet<string> = new Set(['MEMORY.md', 'institutional.md']);
 /** Memory files directly in the root, in the order they are listed. */
-export const ROOT_FILES: readonly string[] = ['MEMORY.md', 'institutional.md', 'proxy.md'];
+export const ROOT_FILES: readonly string[] = ['MEMORY.md', 'institutional.md', 'proxy.md', DISPATCH_FILE];
 /** Folders no walk enters (`mem watch` watches none of them either). */
 export const SKIP_DIRS: ReadonlySet<string> = new Set(['node_modules', '.git', '.hg', '.svn']);
 

@@ -63,8 +63,8 @@ function text(a: Answer): string {
 const CORE = ['add', 'context', 'get', 'reinforce', 'search'];
 const ALL = ['add', 'add_pattern', 'context', 'get', 'get_antipatterns', 'get_causal_path', 'get_decision_sequence', 'list', 'query_episodes', 'query_patterns', 'recent', 'reinforce', 'review', 'search', 'store_episode'];
 // What the default tools cost every agent session in context: the serialized tools/list answer
-// (11,435 characters when this was written), and the part models are given: names, descriptions
-// and input schemas (7,528).
+// (11,805 characters when this was written), and the part models are given: names, descriptions
+// and input schemas (7,898).
 const CORE_BUDGET = 12_500;
 const CORE_MODEL_BUDGET = 8_000;
 
@@ -226,6 +226,29 @@ describe('mem mcp: tools', () => {
     expect(ids.length).toBeGreaterThan(0);
     const cliEpisodes = cli.json().episodes ?? cli.json();
     expect(ids).toEqual(cliEpisodes.slice(0, 5).map((e: { id: string }) => e.id));
+  });
+
+  it('search and context take a conversation; recent and list take time bounds; a bad time is a tool error', async () => {
+    const v = tempVault();
+    v.write('MEMORY.md', `# Memory\n\n${entry('c-a', '## Warm the cache after deploys\nThe cache needs a warm-up.', { session_id: 'sa', created_at: '2026-11-24' })}`
+      + entry('c-b', '## The cache is redis\nThe cache runs on redis.', { session_id: 'sb', created_at: '2026-11-25' }));
+    const ep = (id: string, start: string, end: string) => `---\nid: ${id}\ntype: declarative\nimportance: 0.5\nstatus: active\ncreated_at: '2026-11-25'\nkind: episode\n`
+      + `session_id: sa\nstart_at: '${start}'\nend_at: '${end}'\n---\n## [2026-11-25] Episode ${id}\n\nCache work.\n`;
+    v.write('.mem/episodes/sa.md', `# Episodes of session sa\n\n${ep('ep-1', '2026-11-25T07:00:00Z', '2026-11-25T07:30:00Z')}${ep('ep-2', '2026-11-25T13:00:00Z', '2026-11-25T13:30:00Z')}`);
+    const s = await serve(v, { all: true });
+    const found = await s.call('search', { query: 'cache', conversation: 'sb' });
+    expect(found.isError, text(found)).toBeFalsy();
+    expect(found.structuredContent!.results.map((h: { id: string }) => h.id)).toEqual(['c-b']);
+    const ctx = await s.call('context', { task: 'cache', conversation: 'sa' });
+    expect(ctx.structuredContent!.learnings.map((h: { id: string }) => h.id)).toEqual(['c-a']);
+    const morning = await s.call('recent', { after: '2026-11-25T06:00', before: '2026-11-25T12:00' });
+    expect(morning.isError, text(morning)).toBeFalsy();
+    expect(morning.structuredContent!.episodes.map((e: { id: string }) => e.id)).toEqual(['ep-1']);
+    const listed = await s.call('list', { after: '2026-11-25' });
+    expect(listed.structuredContent!.entries.map((e: { id: string }) => e.id)).toEqual(['c-b']);
+    const bad = await s.call('recent', { after: 'this morning' });
+    expect(bad.isError).toBe(true);
+    expect(text(bad)).toMatch(/after must be an ISO date or date-time/);
   });
 
   it('context returns the markdown mem context prints, with the norm, and the same data as --json', async () => {

@@ -45,6 +45,15 @@ describe('arguments', () => {
     expect(filterFromArgs({})).toEqual({ types: undefined, scopes: undefined, domains: undefined, phases: undefined, statuses: undefined, learningTypes: undefined });
   });
 
+  it('filterFromArgs takes conversations and time bounds, named as the tool names them in errors', () => {
+    expect(filterFromArgs({ conversation: 'a1,B2', after: '2026-11-27T06:00', before: '2026-11-28' })).toMatchObject({
+      conversations: ['a1', 'B2'], afterMs: Date.UTC(2026, 10, 27, 6), beforeMs: Date.UTC(2026, 10, 28),
+    });
+    expect(filterFromArgs({ conversation: ['x', 'x'] }).conversations).toEqual(['x']);
+    expect(() => filterFromArgs({ after: 'this morning' })).toThrow(/^after must be an ISO date or date-time/);
+    expect(() => filterFromArgs({ after: '2026-11-28', before: '2026-11-27' })).toThrow(/^after 2026-11-28 is not earlier than before 2026-11-27/);
+  });
+
   it('argName names fields as the tools do', () => {
     expect(argName('job')).toBe('job');
     expect(argName('session')).toBe('session_id');

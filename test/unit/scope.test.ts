@@ -20,6 +20,10 @@ describe('classifyPath: path → scope', () => {
     ['projects/pocket/.sessions/20260101-1200/MEMORY.md', false, 'team', 'task', { job: 'pocket', task: '20260101-1200' }],
     ['projects/pocket/.sessions/20260101-1200/sub/institutional.md', false, 'team', 'institutional'],
     ['./MEMORY.md', false, 'project', 'task'],
+    ['dispatch.md', false, 'dispatch', 'task'],
+    ['./dispatch.md', false, 'dispatch', 'task'],
+    ['memory/dispatch.md', false, 'project', 'task'],
+    ['.mem/jobs/j1/dispatch.md', false, 'session', 'task', { job: 'j1' }],
   ];
   it.each(cases)('%s (global=%s) → %s / %s', (p, isGlobal, scope, learningType, extra) => {
     const info = classifyPath(p, isGlobal);

@@ -39,12 +39,15 @@ export function registerAdd(program: Command): void {
     .option('--file <path>', 'write to this memory file instead of the scope\'s file (one mem reads as memory: MEMORY.md, memory/**/*.md, an include: file, …)')
     .option('--session <id>', 'record the session id that produced it (env MEM_SESSION)')
     .addHelpText('after', `
+--scope dispatch writes dispatch.md at the root: learnings about handing work to sub-agents.
+
 A learning is at most 256 KB (UTF-8); a longer text is refused (exit 2), nothing written.
 
 Examples:
   $ mem add "Run npm run db:migrate before the API tests" --type corrective --importance 0.8
   $ mem add --institutional "Every PR needs a test" --type directive
   $ mem add --scope team --job release-2 --task docs "Docs build needs Node 20"
+  $ mem add --scope dispatch "Give sub-agents the exact test command; they guess npm test"
   $ git log -1 --format=%B | mem add --type declarative --tags release
   $ mem add --file memory/deploy.md "Deploys go through the CI pipeline"
 

@@ -49,6 +49,10 @@ Examples:
   $ mem context "add pagination to the users API"
   $ mem context "fix flaky CI" --task-chars 3000 --session "$SESSION_ID" > .context.md
   $ mem context "release checklist" --json | jq '.learnings[].id'
+  $ mem context "finish the deploy script" --conversation "$SESSION_ID"   # only that conversation's memory
+
+The filters of mem search apply to every section; with --conversation, proven patterns (drawn
+from many conversations) are left out.
 
 Agent hooks (\`mem hooks install\` writes them): SessionStart gets the norms and the learnings for
 the session's first prompt (or the project's most prominent ones); a prompt hook (Claude/Codex

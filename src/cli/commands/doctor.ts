@@ -75,7 +75,7 @@ async function doctorCommand(ctx: Ctx, opts: { fix?: boolean } = {}): Promise<vo
     {
       const { misnamedMemoryFiles, misnamedMessage } = await import('../../vault/misnamed.js');
       const wrong = misnamedMemoryFiles(vault, files);
-      if (wrong.length > 0) checks.push({ name: 'names', status: 'warn', detail: wrong.map((m) => `${m.path}: ${misnamedMessage(m)}`).join('; '), hint: `mem reads exactly MEMORY.md, institutional.md and proxy.md (case matters)` });
+      if (wrong.length > 0) checks.push({ name: 'names', status: 'warn', detail: wrong.map((m) => `${m.path}: ${misnamedMessage(m)}`).join('; '), hint: `mem reads exactly MEMORY.md, institutional.md, proxy.md and dispatch.md (case matters)` });
     }
     // The vault's edges: links out of it that the walk skipped, folders it could not list.
     const skipped = skipNotices(vault);

@@ -65,7 +65,8 @@ export function registerExtract(program: Command): void {
     .addHelpText('after', `
 Scopes and where they write: project, corrective, prospective → MEMORY.md; observations,
 interventions, intent-alignment → proxy.md; escalation → institutional.md; session, in-flight →
-.mem/jobs/<job>/MEMORY.md; team → .mem/jobs/<job>/tasks/<task>/MEMORY.md; global → ~/MEMORY.md.
+.mem/jobs/<job>/MEMORY.md; team → .mem/jobs/<job>/tasks/<task>/MEMORY.md; global → ~/MEMORY.md;
+dispatch (handing work to sub-agents) → dispatch.md.
 With no API key, mem runs the coding agent you are logged in to as the model: the first of
 claude, codex, gemini on PATH (claude -p / codex exec / gemini -p, headless, no tools, no hooks),
 which uses your subscription's quota; MEM_AGENT_CLI=0 or llm.agent_cli: false turns that off.

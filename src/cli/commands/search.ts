@@ -48,6 +48,15 @@ Examples:
   $ mem search "deploy steps" --md --max-chars 3000 >> prompt.md
   $ printf '{"id":"q1","query":"sqlite locking"}\\n' | mem search --batch - --limit 50
   $ mem search "shadow branch" --kind episode --detail auto   # messages of the top key moments
+  $ mem search "deploy cache" --conversation 3f0c2a4e-8d7b-4c1e-9a55-0b7e3c2d9f10
+  $ mem search "deploy cache" --after 2026-11-27T06:00 --before 2026-11-27T12:00
+
+--conversation ID: only entries and episodes whose recorded session_id is ID (mem extract,
+mem segment and mem add --session record it); entries with none belong to no conversation.
+--after/--before TIME: an ISO date (the start of that day) or date-time, UTC unless it has an
+offset (2026-11-27T07:00+01:00). An episode spans start_at..end_at; a learning happened at its
+created_at (a date: that whole day). --after keeps what ended at or after TIME, --before what
+started before it.
 
 Episodes (mem segment) with surprise >= 0.7 are key moments: marked \u2605 key moment, and
 key_moment: true in --json.

@@ -21,7 +21,7 @@ export function registerWatch(program: Command): void {
     .option('--poll', 'poll with stat instead of change notifications (network filesystems, some containers)')
     .option('--poll-interval <ms>', 'how often --poll checks each watched path', '1000')
     .addHelpText('after', `
-Watches what the index holds: MEMORY.md, institutional.md, proxy.md, memory/**, the job folders,
+Watches what the index holds: MEMORY.md, institutional.md, proxy.md, dispatch.md, memory/**, the job folders,
 the include: globs of .mem/config.yaml (a change to it is applied) and the two global files. Each
 batch runs the same incremental refresh as mem index; a failed batch (say, the index is locked by
 another writer) is reported and retried. One line per batch that changed the index; with --json,

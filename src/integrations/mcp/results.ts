@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { formatWhere, MemError } from '../../errors.js';
 import type { EntryFilter } from '../../index/queries.js';
+import { conversationList, timeBounds } from '../../vault/origin.js';
 
 /** A tool's answer as the MCP spec has it: structured data, and the same as text for clients that read only text. */
 export interface ToolAnswer {
@@ -47,6 +48,9 @@ export interface FilterArgs {
   phase?: string | string[];
   status?: string | string[];
   learning_type?: string | string[];
+  conversation?: string | string[];
+  after?: string;
+  before?: string;
 }
 
 /** The index filter of a tool's filter arguments (their values are checked by the input schema). */
@@ -58,6 +62,8 @@ export function filterFromArgs(a: FilterArgs): EntryFilter {
     phases: listArg(a.phase),
     statuses: listArg(a.status),
     learningTypes: listArg(a.learning_type),
+    conversations: conversationList(a.conversation, (f) => f),
+    ...timeBounds(a.after, a.before, (f) => f),
   };
 }
 

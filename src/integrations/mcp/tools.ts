@@ -29,6 +29,13 @@ const filters = {
   phase: z.union([z.string().max(100), z.array(z.string().max(100)).max(20)]).optional().describe('project phase, e.g. implementation'),
   status: oneOrMany(STATUSES),
   learning_type: oneOrMany(LEARNING_TYPES as readonly string[] as [string, ...string[]]),
+  conversation: z.string().max(200).optional().describe('only what this session id recorded'),
+};
+
+// Time bounds cost every session's context too: offered where time is the question (recent, list).
+const timeFilters = {
+  after: z.string().max(40).optional().describe('ISO date or date-time (UTC unless it has an offset): only what happened then or later'),
+  before: z.string().max(40).optional().describe('ISO date or date-time: only what happened earlier'),
 };
 
 const rank = z.enum(['prominence', 'relevance', 'fsrs']).optional().describe('default prominence: importance, recency, reinforcement');
@@ -124,7 +131,7 @@ const addTool: ToolSpec = {
     domain: z.enum(DOMAINS).optional().describe('task: about the work; team: how we work (default)'),
     importance: z.number().min(0).max(1).optional().describe('default 0.5; 0.8+ when forgetting it costs real time'),
     phase: z.string().max(100).optional().describe('project phase, one word'),
-    scope: z.enum(SCOPES as readonly string[] as [string, ...string[]]).optional().describe('project (default: this repo), global (every project), session or team (need job; team also task)'),
+    scope: z.enum(SCOPES as readonly string[] as [string, ...string[]]).optional().describe('project (default: this repo), global (every project), session or team (need job; team also task), dispatch (handing work to sub-agents: dispatch.md)'),
     job: z.string().max(100).optional(),
     task: z.string().max(100).optional(),
     institutional: z.boolean().optional().describe('a standing norm, loaded into every context'),
@@ -228,6 +235,7 @@ const listTool: ToolSpec = {
     + 'correction (type corrective) or thing the user said (learning_type proxy). To find entries about something use search.',
   inputSchema: {
     ...filters,
+    ...timeFilters,
     all: z.boolean().optional().describe('include retired entries'),
     limit: limit('default 100'),
   },
@@ -279,15 +287,17 @@ const recentTool: ToolSpec = {
     limit: limit('default 10'),
     days: z.number().int().min(1).max(3650).optional().describe('only the last N days'),
     session: z.string().max(200).optional().describe('only this session id'),
+    ...timeFilters,
     detail,
   },
   outputSchema: { episodes: z.array(item), warnings },
   annotations: { readOnlyHint: true, openWorldHint: false },
   async run(a, env) {
-    const args = a as unknown as { limit?: number; days?: number; session?: string; detail?: 'auto' | 'none' | 'full' };
+    const args = a as unknown as { limit?: number; days?: number; session?: string; after?: string; before?: string; detail?: 'auto' | 'none' | 'full' };
+    const bounds = (await import('../../vault/origin.js')).timeBounds(args.after, args.before, (f) => f);
     const vault = await env.openVault();
     const { recentMemory } = await import('../../services/recent.js');
-    const { episodes, warnings: w } = await recentMemory(vault, { limit: args.limit ?? 10, days: args.days, session: args.session, now: env.now(), detail: args.detail });
+    const { episodes, warnings: w } = await recentMemory(vault, { limit: args.limit ?? 10, days: args.days, session: args.session, ...bounds, now: env.now(), detail: args.detail });
     return toolResult(withWarnings({ episodes: episodes as unknown as Record<string, unknown>[] }, w));
   },
 };
