@@ -8,6 +8,7 @@ import path from 'node:path';
 import { usageError } from '../errors.js';
 import { readRegular, specialKind } from '../vault/read.js';
 import { userHome } from '../vault/vault.js';
+import { timeBound } from '../vault/origin.js';
 import { withRegularFile } from './source.js';
 
 export const AGENTS = ['claude', 'codex', 'gemini'] as const;
@@ -114,11 +115,10 @@ export function parseSince(v: string, now: number): number {
   const s = v.trim();
   const rel = /^(\d{1,6})\s*([hdw])$/i.exec(s);
   if (rel) return now - Number(rel[1]) * UNIT_MS[rel[2].toLowerCase()];
-  if (/^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(s)) {
-    // A bare date is the start of that day, UTC (as `today` is).
-    const ms = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(s) ? `${s}T00:00:00Z` : s.replace(' ', 'T'));
-    if (!Number.isNaN(ms)) return ms;
-  }
+  // A bare date is the start of that day and a time without an offset is UTC, as `today` and
+  // every time mem prints are (and as --after / --before read them).
+  const ms = timeBound(s);
+  if (ms !== null) return ms;
   throw usageError(`--since must be an age such as 7d, 12h or 2w, or a date such as 2026-11-01 (got "${v}")`);
 }
 

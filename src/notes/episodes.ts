@@ -14,6 +14,7 @@ import { parseMemoryFile, updateBlockMeta } from '../vault/format.js';
 import { readVaultText } from '../vault/read.js';
 import { rewriteFile } from '../vault/edit.js';
 import { staysInside, writeTarget } from '../vault/boundary.js';
+import { timeBound } from '../vault/origin.js';
 import type { RedactionReport } from '../secrets/redact.js';
 import {
   DECISION_TYPES, EPISODE_SECTIONS, EVENT_TYPES, OUTCOMES, episodeFields, episodePermalink, episodeSlug, episodeTitle, formatEpisodeNote,
@@ -343,9 +344,9 @@ export function queryEpisodes(root: string, q: EpisodeQuery): EpisodeSummary[] {
   const limit = Math.min(MAX_EPISODE_LIMIT, Math.max(1, q.limit ?? DEFAULT_EPISODE_LIMIT));
   let since: number | null = null;
   if (q.since !== undefined) {
-    if (!isTimestamp(q.since.trim())) throw new MemError(`--since must be an ISO 8601 date or time (got "${q.since}")`, { exitCode: 2 });
-    const s = q.since.trim();
-    since = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(s) ? `${s}T00:00:00Z` : s.replace(' ', 'T'));
+    // Read as --after and --before are: UTC unless the time names its offset.
+    since = timeBound(q.since);
+    if (since === null) throw new MemError(`--since must be an ISO 8601 date or time (got "${q.since}")`, { exitCode: 2 });
   }
   const needle = q.task?.toLowerCase();
   return loadEpisodeNotes(root)
