@@ -9,6 +9,8 @@ import { failureSection, type FailureWarning } from './episode-warnings.js';
 
 export interface ContextRequest {
   task: string;
+  /** The words to search for when not the task's own (SearchRequest.terms). */
+  terms?: string;
   filter: EntryFilter;
   rank: string;
   now: number;
@@ -58,7 +60,7 @@ export function buildContext(db: Db, req: ContextRequest): ContextResult {
     institutional.push(n);
   }
   const base: Omit<SearchRequest, 'filter' | 'maxChars'> = {
-    query: req.task, limit: req.limit, candidates: req.candidates, rank: req.rank, now: req.now, scopeMultipliers: req.scopeMultipliers, hybrid: req.hybrid,
+    query: req.task, terms: req.terms, limit: req.limit, candidates: req.candidates, rank: req.rank, now: req.now, scopeMultipliers: req.scopeMultipliers, hybrid: req.hybrid,
   };
   // A section whose filter matches no entry at all is skipped: a filtered search over a large
   // vault falls back to joining every full-text match, which is the slow path.

@@ -2,17 +2,22 @@
 // (filters in SQL) → normalised relevance → ranking policy → MMR + budget.
 
 import type { Db } from '../index/db.js';
-import { ftsCandidates, type CandidateRow, type EntryFilter } from '../index/queries.js';
+import { docCountsUpTo, ftsCandidates, type CandidateRow, type EntryFilter } from '../index/queries.js';
 import { MemError, EXIT_USAGE } from '../errors.js';
 import { selectMmr } from './mmr.js';
 import { POLICIES, type ScoreParts } from './policy.js';
-import { queryTerms } from './terms.js';
+import { ftsQuote, MAX_TERMS, queryTerms, type DocFrequency } from './terms.js';
 import { inRanges, queryDates } from './dates.js';
 import { wordRegexes } from './wordchars.js';
 import { episodeMark, type EpisodeMark } from '../episodes/detail.js';
 
 export interface SearchRequest {
   query: string;
+  /**
+   * The words to search for, when not the query's own: a long query reduced to its key terms by
+   * a model (src/retrieve/key-terms.ts). Dates are still read from the query.
+   */
+  terms?: string;
   limit: number;
   candidates: number;
   filter: EntryFilter;
@@ -85,7 +90,20 @@ export interface SearchResult {
   /** Candidates that matched well enough but are not in `results` (past the limit or over the budget). */
   omitted: number;
   truncated: boolean;
+  /** How the terms of a cut query were chosen (see queryTerms); absent when it was not cut. */
+  chosen?: 'rarest' | 'first';
   onlyStopwords: boolean;
+}
+
+/**
+ * Counting how many entries hold a word stops here: past it a word is common whatever its exact
+ * count, and the count's cost stays bounded.
+ */
+export const DOC_COUNT_CAP = 1000;
+
+/** The index's document frequencies, for queryTerms to keep a long query's rarest terms. */
+export function indexDocFrequency(db: Db): DocFrequency {
+  return (terms) => docCountsUpTo(db, terms.map(ftsQuote), DOC_COUNT_CAP);
 }
 
 /** Plain string order (code units), for deterministic ties. */
@@ -226,9 +244,9 @@ export function filePrior(rows: CandidateRow[], best: number): Map<number, numbe
 
 export function runSearch(db: Db, req: SearchRequest): SearchResult {
   const policy = policyFor(req.rank);
-  const qt = queryTerms(req.query);
+  const qt = queryTerms(req.terms ?? req.query, MAX_TERMS, indexDocFrequency(db));
   const dates = queryDates(req.query);
-  const base = { query: req.query, terms: qt.terms, truncated: qt.truncated, onlyStopwords: qt.onlyStopwords };
+  const base = { query: req.query, terms: qt.terms, truncated: qt.truncated, ...(qt.chosen ? { chosen: qt.chosen } : {}), onlyStopwords: qt.onlyStopwords };
   // Hybrid search also answers a query none of whose words is indexed (the vectors may match).
   const hybrid = qt.onlyStopwords ? undefined : req.hybrid;
   if (!qt.match && !hybrid) return { ...base, results: [], omitted: 0 };

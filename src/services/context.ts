@@ -11,7 +11,7 @@ import type { HookAnswer, SeeMore } from '../render/context.js';
 import type { Vault } from '../vault/vault.js';
 import { readFresh, warningsFor, type WarningSink } from './fresh.js';
 import { logRetrieval } from './retrieval-log.js';
-import { checkedRank, hybridHooks, type ServiceRun } from './search.js';
+import { checkedRank, hybridHooks, keyTermsFor, keyTermsWarning, withKeyTerms, type ServiceRun } from './search.js';
 
 /** What the user asked for; budgets left out come from the vault's config (`context:`) or mem's defaults. */
 export interface MemoryContextRequest {
@@ -40,16 +40,22 @@ export async function taskContext(vault: Vault, req: MemoryContextRequest, run: 
   const c = vault.config.context;
   const { buildContext, addProvenPatterns, DEFAULT_PATTERN_CHARS } = await import('../retrieve/context.js');
   const { DEFAULT_FAILURE_CHARS } = await import('../retrieve/episode-warnings.js');
-  const { value: res, warnings } = await readFresh(vault, run, async (ix, w) => buildContext(ix.db, {
-    task: req.task, filter, rank, now: run.now, scopeMultipliers: vault.config.scopeMultipliers,
-    institutionalChars: req.institutionalChars ?? c.institutionalChars,
-    taskChars: req.taskChars ?? c.taskChars,
-    proxyChars: req.proxyChars ?? c.proxyChars,
-    failureChars: req.failureChars ?? DEFAULT_FAILURE_CHARS,
-    limit: req.limit ?? c.limit,
-    candidates: vault.config.search.candidates,
-    hybrid: (await hybridHooks(vault, ix.db, [req.task], run.env, w))?.[0],
-  }));
+  const [key] = await keyTermsFor(vault, [req.task], run.env);
+  const { value: res, warnings } = await readFresh(vault, run, async (ix, w) => {
+    const hybrid = (await hybridHooks(vault, ix.db, [req.task], run.env, w))?.[0];
+    const built = withKeyTerms((terms) => buildContext(ix.db, {
+      task: req.task, terms, filter, rank, now: run.now, scopeMultipliers: vault.config.scopeMultipliers,
+      institutionalChars: req.institutionalChars ?? c.institutionalChars,
+      taskChars: req.taskChars ?? c.taskChars,
+      proxyChars: req.proxyChars ?? c.proxyChars,
+      failureChars: req.failureChars ?? DEFAULT_FAILURE_CHARS,
+      limit: req.limit ?? c.limit,
+      candidates: vault.config.search.candidates,
+      hybrid,
+    }), key, (r) => r.learnings.length + r.proxy.length === 0);
+    w.add(...keyTermsWarning(built.key));
+    return built.found;
+  });
   if (run.session) await logRetrieval(vault.root, run.session, run.now, [{ query: req.task, ids: [...res.learnings, ...res.proxy].map((h) => h.id) }]);
   const context = await addProvenPatterns(res, vault.root, req.patternChars ?? DEFAULT_PATTERN_CHARS);
   if (context.learnings.some((h) => h.episode)) context.learnings = (await import('../episodes/local.js')).withMessages(vault.root, context.learnings, req.detail);
