@@ -4,7 +4,7 @@
 import type { Db } from '../index/db.js';
 import { docCountsUpTo, ftsCandidates, type CandidateRow, type EntryFilter } from '../index/queries.js';
 import { MemError, EXIT_USAGE } from '../errors.js';
-import { selectMmr } from './mmr.js';
+import { mmrScore, selectMmr } from './mmr.js';
 import { POLICIES, type ScoreParts } from './policy.js';
 import { ftsQuote, MAX_TERMS, queryTerms, type DocFrequency } from './terms.js';
 import { inRanges, queryDates } from './dates.js';
@@ -75,7 +75,15 @@ export interface RankedHit {
   ordinal: number;
   title: string;
   body: string;
+  /** The ranking policy's score: relevance × the entry's weight (see policy.ts). */
   score: number;
+  /**
+   * The score after diversity (MMR): `score` less a penalty for being like a result ranked above,
+   * in the same units; results come in its order. Absent where no diversity step ran.
+   */
+  final_score?: number;
+  /** The 1-based rank of the result above that this one is most like (whose likeness lowered its final score). */
+  like_rank?: number;
   components: Components;
   /** Episodes only (`kind: episode`): their surprise and key-moment flag, for the outputs' mark. */
   episode?: EpisodeMark;
@@ -274,10 +282,13 @@ export function runSearch(db: Db, req: SearchRequest): SearchResult {
   });
   // Ties by path in code-unit order: localeCompare would load ICU's collator (~10 ms) for nothing.
   scored.sort((a, b) => b.score - a.score || byCodeUnit(a.path, b.path) || a.line - b.line);
-  const picks = selectMmr(scored.map((h) => ({ score: h.score, body: analysedBody(h.body), size: hitChars(h) })), req.limit, req.maxChars);
+  const picks = selectMmr(scored.map((h) => ({ score: h.score, text: analysedText(h), size: hitChars(h) })), req.limit, req.maxChars);
+  const topScore = Math.max(0, ...scored.map((h) => h.score));
   const results = picks.map((p) => {
     const h = scored[p.index];
     h.components.mmr = p.mmr;
+    h.final_score = mmrScore(p.mmr, topScore);
+    if (p.like !== null) h.like_rank = p.like + 1;
     return h;
   });
   return { ...base, results, omitted: scored.length - results.length };
