@@ -2,7 +2,7 @@
 // (filters in SQL) → normalised relevance → ranking policy → MMR + budget.
 
 import type { Db } from '../index/db.js';
-import { docCountsUpTo, ftsCandidates, type CandidateRow, type EntryFilter } from '../index/queries.js';
+import { docCountsUpTo, entryCountBelow, ftsCandidates, phraseBm25, type CandidateRow, type EntryFilter } from '../index/queries.js';
 import { MemError, EXIT_USAGE } from '../errors.js';
 import { mmrScore, selectMmr } from './mmr.js';
 import { POLICIES, type ScoreParts } from './policy.js';
@@ -250,6 +250,50 @@ export function filePrior(rows: CandidateRow[], best: number): Map<number, numbe
   return new Map(rows.map((r, i) => [r.rowid, raw[i] / max]));
 }
 
+/** Vaults with fewer entries than this give every query word a least weight (idfFloor). */
+export const SMALL_VAULT = 200;
+
+/**
+ * FTS5's IDF of a phrase found in `n` of `N` entries, ln((N − n + 0.5) / (n + 0.5)), or 1e-6 where
+ * that is not positive (SQLite's ext/fts5/fts5_aux.c): a phrase's share of bm25() is this times a
+ * factor of the phrase's own frequency in the entry.
+ */
+export function ftsIdf(N: number, n: number): number {
+  const idf = Math.log((N - n + 0.5) / (n + 0.5));
+  return idf > 0 ? idf : 1e-6;
+}
+
+/**
+ * The least IDF a query word weighs in a vault of `N` entries: half the IDF of a word found in
+ * one entry, fading linearly to none at SMALL_VAULT entries. BM25 gives a word in half the entries
+ * or more next to no weight: right in a big vault, where such a word says nothing, but in a vault
+ * of a dozen learnings a word in half of them is often its topic ("deploy" in a project's deploy
+ * notes), and an entry holding only that word fell under the noise cut even when it was the one
+ * sought. Above SMALL_VAULT entries nothing changes.
+ */
+export function idfFloor(N: number): number {
+  if (N >= SMALL_VAULT || N < 2) return 0;
+  return 0.5 * Math.max(0, Math.log((N - 0.5) / 1.5)) * (1 - N / SMALL_VAULT);
+}
+
+/**
+ * Candidates' BM25 with every phrase of the query weighing at least idfFloor(N): a phrase FTS5
+ * weighed less adds the difference, from its own BM25 (its share scales with its IDF). Re-sorted.
+ */
+export function withIdfFloor(db: Db, rows: CandidateRow[], phrases: string[], N: number): CandidateRow[] {
+  const floor = idfFloor(N);
+  if (floor <= 0 || rows.length === 0) return rows;
+  const counts = docCountsUpTo(db, phrases.map(ftsQuote), N + 1);
+  const extra = new Map<number, number>();
+  phrases.forEach((p, i) => {
+    const idf = ftsIdf(N, counts[i]);
+    if (counts[i] === 0 || idf >= floor) return;
+    for (const [rowid, s] of phraseBm25(db, ftsQuote(p))) extra.set(rowid, (extra.get(rowid) ?? 0) + (floor / idf - 1) * s);
+  });
+  if (extra.size === 0) return rows;
+  return rows.map((r) => ({ ...r, bm25: r.bm25 + (extra.get(r.rowid) ?? 0) })).sort((a, b) => a.bm25 - b.bm25 || a.rowid - b.rowid);
+}
+
 export function runSearch(db: Db, req: SearchRequest): SearchResult {
   const policy = policyFor(req.rank);
   const qt = queryTerms(req.terms ?? req.query, MAX_TERMS, indexDocFrequency(db));
@@ -259,7 +303,11 @@ export function runSearch(db: Db, req: SearchRequest): SearchResult {
   const hybrid = qt.onlyStopwords ? undefined : req.hybrid;
   if (!qt.match && !hybrid) return { ...base, results: [], omitted: 0 };
   // A dated question looks deeper: the entries of that day may match its words only weakly.
-  const rows = qt.match ? ftsCandidates(db, qt.match, req.filter, dates.length > 0 ? req.candidates * DATE_CANDIDATES : req.candidates) : [];
+  const n = dates.length > 0 ? req.candidates * DATE_CANDIDATES : req.candidates;
+  // A small vault: every match is a candidate until the words' least weight is applied.
+  const small = qt.match ? entryCountBelow(db, SMALL_VAULT) : null;
+  let rows = qt.match ? ftsCandidates(db, qt.match, req.filter, small === null ? n : Math.max(n, small)) : [];
+  if (small !== null) rows = withIdfFloor(db, rows, [...qt.terms, ...[...qt.forms.values()].flat()], small).slice(0, n);
   if (rows.length === 0 && !hybrid) return { ...base, results: [], omitted: 0 };
   const best = Math.min(...rows.map((r) => r.bm25));
   const ctx = { now: req.now, scopeMultipliers: req.scopeMultipliers };
