@@ -138,6 +138,17 @@ export function analysedText(h: { title: string; body: string }): string {
   return `${h.title}\n${analysedBody(h.body)}`;
 }
 
+/**
+ * The text diversity compares: the title and the analysed body. A title made from the body's
+ * first line (an entry without a heading) is in the body already, and cut short (`…`) it would
+ * add half a word: then the body alone.
+ */
+export function diversityText(h: { title: string; body: string }): string {
+  const body = analysedBody(h.body);
+  const title = h.title.endsWith('…') ? h.title.slice(0, -1) : h.title;
+  return body.includes(title) ? body : `${h.title}\n${body}`;
+}
+
 /** Characters a hit takes from a `--max-chars` budget: its title and body. */
 export function hitChars(h: { title: string; body: string }): number {
   return h.title.length + 1 + h.body.length;
@@ -330,7 +341,7 @@ export function runSearch(db: Db, req: SearchRequest): SearchResult {
   });
   // Ties by path in code-unit order: localeCompare would load ICU's collator (~10 ms) for nothing.
   scored.sort((a, b) => b.score - a.score || byCodeUnit(a.path, b.path) || a.line - b.line);
-  const picks = selectMmr(scored.map((h) => ({ score: h.score, text: analysedText(h), size: hitChars(h) })), req.limit, req.maxChars);
+  const picks = selectMmr(scored.map((h) => ({ score: h.score, text: diversityText(h), size: hitChars(h) })), req.limit, req.maxChars);
   const topScore = Math.max(0, ...scored.map((h) => h.score));
   const results = picks.map((p) => {
     const h = scored[p.index];
