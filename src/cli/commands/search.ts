@@ -48,12 +48,20 @@ Examples:
   $ mem search "deploy steps" --md --max-chars 3000 >> prompt.md
   $ printf '{"id":"q1","query":"sqlite locking"}\\n' | mem search --batch - --limit 50
   $ mem search "shadow branch" --kind episode --detail auto   # messages of the top key moments
+  $ mem search - < build-error.log      # a long query keeps its rarest words in memory (or a model's key terms)
 
 Episodes (mem segment) with surprise >= 0.7 are key moments: marked \u2605 key moment, and
 key_moment: true in --json.
 
 Ranking: relevance × importance × decay × (1 + reinforcement_count) × scope multiplier,
 where relevance is BM25 scaled so the best match is 1 and decay halves every 90 days (floor 0.1).
+Then diversity (MMR): a result like one above it moves down. The score shown is the one after
+diversity, so scores fall in rank order; "0.25 (0.48 before diversity: like #2)" marks a result
+moved below results of lower score. --json has both: score and final_score.
+
+A query of more than 64 distinct terms (a pasted log) searches its 64 rarest in memory; with a
+language model configured (as for mem extract) the model first picks its 5-8 key terms (one
+request; on failure the rarest terms; retrieval.model_terms: false in .mem/config.yaml: never).
 With --rank fsrs: relevance × R(t) × scope multiplier, R the FSRS-6 retrievability of the
 entry's \`fsrs:\` state (mem review), e.g. $ mem search deploy --rank fsrs --explain
 
