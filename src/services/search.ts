@@ -130,9 +130,10 @@ function queryWarnings(res: SearchResult, key: KeyTerms | null): string[] {
   const w: string[] = [];
   if (key) w.push(...keyTermsWarning(key));
   else if (res.truncated) {
-    w.push(res.chosen === 'rarest'
-      ? `the query has more than ${MAX_TERMS} distinct terms; searched for the ${res.terms.length} rarest in memory`
-      : `the query has more than ${res.terms.length} distinct terms; searched for the first ${res.terms.length}`);
+    const n = res.terms.length;
+    w.push(res.chosen !== 'rarest' ? `the query has more than ${n} distinct terms; searched for the first ${n}`
+      : n < MAX_TERMS ? `the query has more than ${MAX_TERMS} distinct terms; searched for the ${n} of them found in memory`
+        : `the query has more than ${MAX_TERMS} distinct terms; searched for the ${n} rarest in memory`);
   }
   if (res.onlyStopwords) w.push('the query has only common words (like "the", "what", "is"); nothing to search for');
   return w;

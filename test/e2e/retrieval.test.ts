@@ -40,7 +40,7 @@ describe('a long query', () => {
     const r = await run(['search', '-', '--json'], { cwd: v.root, home: v.home, env: NO_KEYS, input: pastedLog() });
     expect(r.status, r.stderr).toBe(0);
     expect(r.json().results[0].id).toBe('hit');
-    expect(r.stderr).toMatch(/more than 64 distinct terms; searched for the \d+ rarest in memory/);
+    expect(r.stderr).toMatch(/more than 64 distinct terms; searched for the \d+ of them found in memory/);
   });
 
   it('with a model configured: its key terms are searched; the query it reads is redacted', async () => {
@@ -91,7 +91,7 @@ describe('a long query', () => {
     const r = await run(['search', '-', '--ids'], { cwd: off.root, home: off.home, env, input: pastedLog() });
     expect(r.stdout.split('\n')[0]).toBe('hit');
     expect(srv.seen).toHaveLength(0);
-    expect(r.stderr).toMatch(/rarest in memory/);
+    expect(r.stderr).toMatch(/of them found in memory/);
     const bad = logVault('retrieval:\n  model_terms: sometimes\n');
     const b = await run(['search', 'redis'], { cwd: bad.root, home: bad.home, env });
     expect(b.status).toBe(1);
