@@ -95,7 +95,7 @@ export async function keyTermsFor(vault: Vault, queries: string[], env: NodeJS.P
   const { MemError } = await import('../errors.js');
   const fail = (err: unknown): KeyTerms => {
     if (!(err instanceof MemError)) throw err;
-    return { terms: null, note: `could not get the query's key terms from the model (${err.message}); searched for its ${MAX_TERMS} rarest terms in memory instead` };
+    return { terms: null, note: `could not get the query's key terms from the model (${err.message}); searched for its rarest terms in memory instead` };
   };
   let llm: Awaited<ReturnType<typeof createProvider>>;
   try {
@@ -147,7 +147,7 @@ export function withKeyTerms<T>(run: (terms: string | undefined) => T, key: KeyT
   if (key?.terms) {
     const found = run(key.terms);
     if (!empty(found)) return { found, key };
-    return { found: run(undefined), key: { terms: null, note: `the key terms the model picked found nothing; searched for the query's ${MAX_TERMS} rarest terms in memory instead` } };
+    return { found: run(undefined), key: { terms: null, note: `the key terms the model picked found nothing; searched for the query's rarest terms in memory instead` } };
   }
   return { found: run(undefined), key };
 }
