@@ -252,3 +252,25 @@ export function ownDocCounts(db: Db, exprs: string[]): number[] {
   const count = db.prepare('SELECT count(*) AS n FROM entries_fts WHERE entries_fts MATCH ?');
   return exprs.map((e) => (count.get(`{title body} : (${e})`) as { n: number }).n);
 }
+
+/**
+ * For each FTS5 expression, how many entries match it anywhere, counting no further than `cap`:
+ * enough to tell a rare word from a common one, at a bounded cost per word (a word in half of a
+ * 100k-entry vault would take ~0.2 ms to count in full).
+ */
+export function docCountsUpTo(db: Db, exprs: string[], cap: number): number[] {
+  const count = db.prepare('SELECT count(*) AS n FROM (SELECT 1 FROM entries_fts WHERE entries_fts MATCH ? LIMIT ?)');
+  return exprs.map((e) => (count.get(e, cap) as { n: number }).n);
+}
+
+/** How many entries the index holds, when fewer than `cap`; null at `cap` or more (reads at most `cap` rows). */
+export function entryCountBelow(db: Db, cap: number): number | null {
+  const n = (db.prepare('SELECT count(*) AS n FROM (SELECT 1 FROM entries LIMIT ?)').get(cap) as { n: number }).n;
+  return n < cap ? n : null;
+}
+
+/** The BM25 (column weights as ftsCandidates) of every entry matching one FTS5 phrase, by rowid. */
+export function phraseBm25(db: Db, phrase: string): Map<number, number> {
+  const rows = db.prepare(`SELECT rowid AS rid, bm25(entries_fts, ${BM25_WEIGHTS.join(', ')}) AS s FROM entries_fts WHERE entries_fts MATCH ?`).all(phrase) as { rid: number; s: number }[];
+  return new Map(rows.map((r) => [r.rid, r.s]));
+}

@@ -112,21 +112,44 @@ export function causalPath(root: string, from: string, to: string, maxDepth?: nu
 export const PROVEN_MIN_RATE = 0.7;
 export const PROVEN_LIMIT = 5;
 
-/**
- * The proven patterns a session starts with: success rate above 0.7, best first (ties: more
- * occurrences), at most 5, and only as many as fit in `maxChars` (trigger + action text).
- */
-export function provenPatterns(root: string, opts: { maxChars: number; limit?: number }): { patterns: PatternSummary[]; omitted: number } {
-  const all = readPatterns(root).map(summary).filter((p) => p.success_rate !== null && p.success_rate > PROVEN_MIN_RATE);
-  all.sort(byBest);
-  const top = all.slice(0, opts.limit ?? PROVEN_LIMIT);
+/** Whether a note is one to avoid: written as an ANTIPATTERN, or a pattern that mostly failed (as get_antipatterns counts). */
+export function isToAvoid(p: PatternSummary): boolean {
+  return p.kind === 'antipattern' || (p.success_rate !== null && p.success_rate <= ANTIPATTERN_MAX_RATE && (p.occurrences ?? 0) >= ANTIPATTERN_MIN_OCCURRENCES);
+}
+
+/** The best `limit` that fit in `maxChars` (title + trigger + action text), and how many of `all` are left out. */
+function fitted(all: PatternSummary[], maxChars: number, limit: number): { patterns: PatternSummary[]; omitted: number } {
   const out: PatternSummary[] = [];
-  let left = opts.maxChars;
-  for (const p of top) {
+  let left = maxChars;
+  for (const p of all.slice(0, limit)) {
     const size = p.title.length + p.trigger.length + p.action.length;
     if (size > left) continue;
     left -= size;
     out.push(p);
   }
   return { patterns: out, omitted: all.length - out.length };
+}
+
+/** What a session starts with from the pattern notes: what has worked, and what to avoid. */
+export interface SessionPatterns {
+  proven: { patterns: PatternSummary[]; omitted: number };
+  avoid: { patterns: PatternSummary[]; omitted: number };
+  /** Every note to avoid, shown or not: never presented as a learning. */
+  avoidPaths: string[];
+}
+
+/**
+ * The pattern notes a session starts with, each in one section. Proven: pattern notes (never an
+ * ANTIPATTERN) with a success rate above 0.7, best first (ties: more occurrences). To avoid:
+ * ANTIPATTERN notes, whatever their numbers, and patterns that mostly failed (success rate at
+ * most 0.3 over at least 2 occurrences), most seen first. At most 5 each, each section within
+ * `maxChars` (trigger + action text).
+ */
+export function sessionPatterns(root: string, opts: { maxChars: number; limit?: number }): SessionPatterns {
+  const all = readPatterns(root).map(summary);
+  const limit = opts.limit ?? PROVEN_LIMIT;
+  const proven = all.filter((p) => !isToAvoid(p) && p.success_rate !== null && p.success_rate > PROVEN_MIN_RATE).sort(byBest);
+  const avoid = all.filter(isToAvoid)
+    .sort((a, b) => (b.occurrences ?? -1) - (a.occurrences ?? -1) || (a.success_rate ?? 2) - (b.success_rate ?? 2) || a.title.localeCompare(b.title));
+  return { proven: fitted(proven, opts.maxChars, limit), avoid: fitted(avoid, opts.maxChars, limit), avoidPaths: avoid.map((p) => p.path) };
 }

@@ -72,7 +72,7 @@ export function renderContextMd(res: ContextResult, detail: DetailLevel = 'auto'
     if (om.proxy > 0) out.push(`- ${omittedLine(om.proxy, '`mem search --learning-type proxy` with the task')}`);
     out.push('');
   }
-  out.push(...provenPatternsMd(res));
+  out.push(...provenPatternsMd(res), ...avoidPatternsMd(res));
   return out.join('\n');
 }
 
@@ -86,6 +86,23 @@ function provenPatternsMd(res: ContextResult): string[] {
     out.push(...quoteBody(`When: ${p.trigger}\nDo: ${p.action}`, '  '));
   }
   if (left > 0) out.push(`- ${omittedLine(left, '`mem pattern list --min-success-rate 0.7`')}`);
+  out.push('');
+  return out;
+}
+
+/** What to avoid: ANTIPATTERN notes and patterns that mostly failed, in a section of their own. */
+function avoidPatternsMd(res: ContextResult): string[] {
+  const left = res.omitted.antipatterns ?? 0;
+  if ((!res.antipatterns || res.antipatterns.length === 0) && left === 0) return [];
+  const out = ['### What to avoid here', ''];
+  for (const p of res.antipatterns ?? []) {
+    const seen = p.kind === 'antipattern'
+      ? `antipattern${p.occurrences !== null ? `, seen ${p.occurrences} time${p.occurrences === 1 ? '' : 's'}` : ''}`
+      : `success ${(p.success_rate ?? 0).toFixed(2)} over ${p.occurrences ?? '?'}`;
+    out.push(`- **${inlineText(p.title)}** _(${seen} · ${oneLine(p.path)})_`);
+    out.push(...quoteBody(`When: ${p.trigger}\nAvoid: ${p.action}`, '  '));
+  }
+  if (left > 0) out.push(`- ${omittedLine(left, '`mem pattern list`')}`);
   out.push('');
   return out;
 }

@@ -31,6 +31,7 @@ export async function contextJson(res: ContextResult, detail: DetailLevel = 'aut
     // What each section left out (past its limit or over its budget), by section.
     omitted: { institutional: res.institutionalOmitted, ...res.omitted },
     patterns: res.patterns,
+    ...(res.antipatterns ? { antipatterns: res.antipatterns } : {}),
   };
 }
 

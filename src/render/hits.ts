@@ -57,12 +57,28 @@ export function indentMessages(messages: string): string[] {
   return messages.split(/\r?\n/).map((l) => (l === '' ? '' : `    ${l}`));
 }
 
+/**
+ * Why a hit ranks below hits of lower score, or '' when it does not: diversity moved it down for
+ * being like a result above it (its score before diversity, and which result).
+ */
+export function movedDownNote(h: RankedHit, lowestAbove: number): string {
+  if (h.final_score === undefined || !(h.score > lowestAbove)) return '';
+  return ` (${fmt(h.score)} before diversity${h.like_rank ? `: like #${h.like_rank}` : ''})`;
+}
+
+/**
+ * The human view: each hit with its final score (after diversity), so the scores fall in rank
+ * order; a hit that diversity moved below hits of lower score says so.
+ */
 export function renderHuman(hits: RankedHit[], terms: string[], style: Style, explain: boolean, detail: DetailLevel = 'none'): string {
   const lines: string[] = [];
+  let lowestAbove = Infinity;
   hits.forEach((h, i) => {
     const rank = String(i + 1).padStart(2);
     const mark = h.episode?.key_moment ? `  ${style.mark(KEY_MOMENT_LABEL)}` : '';
-    lines.push(`${style.dim(rank)}  ${style.bold(h.title || '(untitled)')}  ${style.dim(fmt(h.score))}${mark}`);
+    const moved = movedDownNote(h, lowestAbove);
+    lowestAbove = Math.min(lowestAbove, h.score);
+    lines.push(`${style.dim(rank)}  ${style.bold(h.title || '(untitled)')}  ${style.dim(`${fmt(h.final_score ?? h.score)}${moved}`)}${mark}`);
     const kind = h.episode ? ` · episode${h.episode.surprise !== null ? ` (surprise ${h.episode.surprise.toFixed(2)})` : ''}` : '';
     lines.push(`    ${style.scope(h.scope)} · ${style.type(h.type)}${kind} · ${h.path}:${h.line} · ${style.dim(shortId(h.id))}`);
     const sn = snippet(h.body.trim() === h.title.trim() ? '' : h.body, terms);
@@ -76,15 +92,17 @@ export function renderHuman(hits: RankedHit[], terms: string[], style: Style, ex
 }
 
 /**
- * The public JSON shape of one hit, which scripts depend on: the entry's fields and its score
- * (`components` with --explain); an episode adds `kind`, `surprise` and `key_moment`, and
- * `messages` when the detail level (at this 0-based rank) shows them.
+ * The public JSON shape of one hit, which scripts depend on: the entry's fields, its score (the
+ * ranking policy's) and `final_score` (after diversity, falling in rank order) when a diversity
+ * step ranked it (`components` with --explain); an episode adds `kind`, `surprise` and
+ * `key_moment`, and `messages` when the detail level (at this 0-based rank) shows them.
  */
 export function hitJson(h: RankedHit, explain: boolean, show?: { rank: number; detail: DetailLevel }): Record<string, unknown> {
   const o: Record<string, unknown> = {
     id: h.id, path: h.path, line: h.line, scope: h.scope, type: h.type, domain: h.domain, status: h.status,
     title: h.title, body: h.body, score: h.score,
   };
+  if (h.final_score !== undefined) o.final_score = h.final_score;
   if (h.episode) {
     Object.assign(o, { kind: 'episode', surprise: h.episode.surprise, key_moment: h.episode.key_moment });
     const messages = show ? hitMessages(h, show.rank, show.detail) : null;

@@ -9,6 +9,8 @@ import { failureSection, type FailureWarning } from './episode-warnings.js';
 
 export interface ContextRequest {
   task: string;
+  /** The words to search for when not the task's own (SearchRequest.terms). */
+  terms?: string;
   filter: EntryFilter;
   rank: string;
   now: number;
@@ -35,10 +37,12 @@ export interface ContextResult {
    * the limit or over the budget, recent failures past their limit or budget, proven patterns
    * over theirs. A section that drops items says so, so nothing is left out unseen.
    */
-  omitted: { learnings: number; proxy: number; failures: number; patterns: number };
+  omitted: { learnings: number; proxy: number; failures: number; patterns: number; antipatterns?: number };
   proxy: RankedHit[];
-  /** Proven patterns, when asked for: see addProvenPatterns. */
+  /** Proven patterns, when asked for: see addPatternNotes. */
   patterns?: PatternSummary[];
+  /** Pattern notes to avoid (ANTIPATTERN notes, patterns that mostly failed), when asked for: see addPatternNotes. */
+  antipatterns?: PatternSummary[];
   /** Recent failed episodes, as warnings (empty unless asked for with failureChars). */
   failures: FailureWarning[];
 }
@@ -58,7 +62,7 @@ export function buildContext(db: Db, req: ContextRequest): ContextResult {
     institutional.push(n);
   }
   const base: Omit<SearchRequest, 'filter' | 'maxChars'> = {
-    query: req.task, limit: req.limit, candidates: req.candidates, rank: req.rank, now: req.now, scopeMultipliers: req.scopeMultipliers, hybrid: req.hybrid,
+    query: req.task, terms: req.terms, limit: req.limit, candidates: req.candidates, rank: req.rank, now: req.now, scopeMultipliers: req.scopeMultipliers, hybrid: req.hybrid,
   };
   // A section whose filter matches no entry at all is skipped: a filtered search over a large
   // vault falls back to joining every full-text match, which is the slow path.
@@ -77,17 +81,25 @@ export function buildContext(db: Db, req: ContextRequest): ContextResult {
   };
 }
 
-/** The budget of the proven-patterns section (characters of title, trigger and action). */
+/** The budget of each pattern section, proven and to avoid (characters of title, trigger and action). */
 export const DEFAULT_PATTERN_CHARS = 1500;
 
 /**
- * The vault's proven patterns, for a session to start with besides its learnings (success rate
- * > 0.7, at most 5, best first, ties by occurrences) in a budget of their own, read from
- * .mem/patterns/ (no index). Loaded lazily: a vault without pattern notes pays one directory read.
+ * The vault's pattern notes, for a session to start with besides its learnings, each note in one
+ * section: proven patterns (success rate > 0.7) and what to avoid (ANTIPATTERN notes, patterns
+ * that mostly failed), at most 5 each, each in a budget of its own, read from .mem/patterns/ (no
+ * index). A note shown there, or one to avoid, is not repeated among the learnings (the index
+ * finds pattern notes too): a note to avoid must not read as advice. Loaded lazily: a vault
+ * without pattern notes pays one directory read.
  */
-export async function addProvenPatterns(res: ContextResult, root: string, maxChars: number): Promise<ContextResult> {
-  if (maxChars <= 0) return { ...res, patterns: [] };
-  const { provenPatterns } = await import('../notes/pattern-query.js');
-  const { patterns, omitted } = provenPatterns(root, { maxChars });
-  return { ...res, patterns, omitted: { ...res.omitted, patterns: omitted } };
+export async function addPatternNotes(res: ContextResult, root: string, maxChars: number): Promise<ContextResult> {
+  if (maxChars <= 0) return { ...res, patterns: [], antipatterns: [], omitted: { ...res.omitted, antipatterns: 0 } };
+  const { sessionPatterns } = await import('../notes/pattern-query.js');
+  const { proven, avoid, avoidPaths } = sessionPatterns(root, { maxChars });
+  const elsewhere = new Set([...proven.patterns.map((p) => p.path), ...avoidPaths]);
+  const notElsewhere = (h: RankedHit) => !elsewhere.has(h.path);
+  return {
+    ...res, learnings: res.learnings.filter(notElsewhere), proxy: res.proxy.filter(notElsewhere), patterns: proven.patterns, antipatterns: avoid.patterns,
+    omitted: { ...res.omitted, patterns: proven.omitted, antipatterns: avoid.omitted },
+  };
 }

@@ -6,8 +6,8 @@ import type { Db } from '../index/db.js';
 import { countEntries } from '../index/indexer.js';
 import { countMatching, entriesByRowid, entryChars, ownDocCounts, rankFieldsByPotential, type EntryFilter, type EntryRow, type RankFieldsRow } from '../index/queries.js';
 import { POLICIES } from './policy.js';
-import { analysedText, byCodeUnit, hitChars, runSearch, termsIn, type RankedHit } from './search.js';
-import { ftsQuote, queryTerms } from './terms.js';
+import { analysedText, byCodeUnit, hitChars, indexDocFrequency, runSearch, termsIn, type RankedHit } from './search.js';
+import { ftsQuote, MAX_TERMS, queryTerms } from './terms.js';
 
 /** A prompt shorter than this (trimmed) is a reply ("ok", "yes, go on"), not a task. */
 export const MIN_PROMPT_CHARS = 12;
@@ -91,11 +91,12 @@ export interface PromptResult {
  */
 export function promptLearnings(db: Db, req: PromptRequest): PromptResult {
   const skipped = promptSkipReason(req.prompt);
-  const qt = queryTerms(req.prompt);
-  if (skipped) return { skipped, terms: qt.terms, learnings: [], omitted: [] };
+  if (skipped) return { skipped, terms: queryTerms(req.prompt).terms, learnings: [], omitted: [] };
+  // A long prompt keeps its rarest terms; the search and the gate both use those.
+  const qt = queryTerms(req.prompt, MAX_TERMS, indexDocFrequency(db));
   const matchedIn = termsIn(qt.terms, qt.forms);
   const filter: EntryFilter = { ...req.filter, learningTypes: ['task', 'proxy'] };
-  const found = runSearch(db, { query: req.prompt, filter, rank: req.rank, now: req.now, scopeMultipliers: req.scopeMultipliers,
+  const found = runSearch(db, { query: req.prompt, terms: qt.truncated ? qt.terms.join(' ') : undefined, filter, rank: req.rank, now: req.now, scopeMultipliers: req.scopeMultipliers,
     limit: req.limit + (req.exclude?.size ?? 0) + 5, candidates: req.candidates }).results;
   if (found.length === 0) return { skipped: null, terms: qt.terms, learnings: [], omitted: [] };
   // Document frequencies only now that there are candidates (one FTS5 count per term).

@@ -1,6 +1,6 @@
 // Diversity by maximal marginal relevance (Carbonell & Goldstein, SIGIR 1998) with Jaccard
-// similarity over body tokens, and budget packing that skips a result too big for what is left and
-// keeps going.
+// similarity over the tokens of each entry's title and body, and budget packing that skips a
+// result too big for what is left and keeps going.
 
 import { words } from './terms.js';
 import { isStopword } from './stopwords.js';
@@ -23,14 +23,29 @@ export function jaccard(a: Set<string>, b: Set<string>): number {
 
 export interface MmrItem {
   score: number;
-  body: string;
+  /**
+   * The text compared for similarity: an entry's title and body. A one-line learning has its
+   * words in its title and an empty body; bodies alone made all such entries look unalike.
+   */
+  text: string;
   /** Characters the item takes from a budget. */
   size: number;
 }
 
 export interface MmrPick {
   index: number;
+  /** Its MMR value: λ · score / best score − (1 − λ) · its greatest similarity to an earlier pick. Never rises from one pick to the next. */
   mmr: number;
+  /** The earlier pick (index into the picks) it is most like, when it is like any; null for the first and for one unlike all. */
+  like: number | null;
+}
+
+/**
+ * A pick's MMR value in the items' score units: its score less the diversity penalty, so a pick
+ * unlike every earlier one keeps its score, and the picks' values fall in their order.
+ */
+export function mmrScore(mmr: number, topScore: number, lambda = MMR_LAMBDA): number {
+  return (mmr * (topScore || 1)) / lambda;
 }
 
 /**
@@ -50,8 +65,10 @@ export function selectMmr(items: MmrItem[], limit: number, maxChars?: number, la
   let sorted = true;
   for (let i = 1; i < n && sorted; i++) if (items[i].score > items[i - 1].score) sorted = false;
   const tokens: (Set<string> | undefined)[] = new Array(n);
-  const tok = (i: number) => (tokens[i] ??= tokenSet(items[i].body));
+  const tok = (i: number) => (tokens[i] ??= tokenSet(items[i].text));
   const maxSim = new Float64Array(n);
+  /** The pick each item is most like (-1: none yet). */
+  const simTo = new Int32Array(n).fill(-1);
   /** How many of the picks each item has been compared with. */
   const seen = new Int32Array(n);
   const done = new Uint8Array(n);
@@ -67,7 +84,10 @@ export function selectMmr(items: MmrItem[], limit: number, maxChars?: number, la
       if (done[i] || rel - (1 - lambda) * maxSim[i] <= bestVal) continue;
       for (; seen[i] < pickTokens.length; seen[i]++) {
         const s = jaccard(tok(i), pickTokens[seen[i]]);
-        if (s > maxSim[i]) maxSim[i] = s;
+        if (s > maxSim[i]) {
+          maxSim[i] = s;
+          simTo[i] = seen[i];
+        }
       }
       const val = rel - (1 - lambda) * maxSim[i];
       if (val > bestVal) {
@@ -79,7 +99,7 @@ export function selectMmr(items: MmrItem[], limit: number, maxChars?: number, la
     done[best] = 1;
     if (items[best].size > budget) continue;
     budget -= items[best].size;
-    picks.push({ index: best, mmr: bestVal });
+    picks.push({ index: best, mmr: bestVal, like: simTo[best] >= 0 ? simTo[best] : null });
     pickTokens.push(tok(best));
   }
   return picks;

@@ -2,17 +2,22 @@
 // (filters in SQL) → normalised relevance → ranking policy → MMR + budget.
 
 import type { Db } from '../index/db.js';
-import { ftsCandidates, type CandidateRow, type EntryFilter } from '../index/queries.js';
+import { docCountsUpTo, entryCountBelow, ftsCandidates, phraseBm25, type CandidateRow, type EntryFilter } from '../index/queries.js';
 import { MemError, EXIT_USAGE } from '../errors.js';
-import { selectMmr } from './mmr.js';
+import { mmrScore, selectMmr } from './mmr.js';
 import { POLICIES, type ScoreParts } from './policy.js';
-import { queryTerms } from './terms.js';
+import { ftsQuote, MAX_TERMS, queryTerms, type DocFrequency } from './terms.js';
 import { inRanges, queryDates } from './dates.js';
 import { wordRegexes } from './wordchars.js';
 import { episodeMark, type EpisodeMark } from '../episodes/detail.js';
 
 export interface SearchRequest {
   query: string;
+  /**
+   * The words to search for, when not the query's own: a long query reduced to its key terms by
+   * a model (src/retrieve/key-terms.ts). Dates are still read from the query.
+   */
+  terms?: string;
   limit: number;
   candidates: number;
   filter: EntryFilter;
@@ -70,7 +75,15 @@ export interface RankedHit {
   ordinal: number;
   title: string;
   body: string;
+  /** The ranking policy's score: relevance × the entry's weight (see policy.ts). */
   score: number;
+  /**
+   * The score after diversity (MMR): `score` less a penalty for being like a result ranked above,
+   * in the same units; results come in its order. Absent where no diversity step ran.
+   */
+  final_score?: number;
+  /** The 1-based rank of the result above that this one is most like (whose likeness lowered its final score). */
+  like_rank?: number;
   components: Components;
   /** Episodes only (`kind: episode`): their surprise and key-moment flag, for the outputs' mark. */
   episode?: EpisodeMark;
@@ -85,7 +98,20 @@ export interface SearchResult {
   /** Candidates that matched well enough but are not in `results` (past the limit or over the budget). */
   omitted: number;
   truncated: boolean;
+  /** How the terms of a cut query were chosen (see queryTerms); absent when it was not cut. */
+  chosen?: 'rarest' | 'first';
   onlyStopwords: boolean;
+}
+
+/**
+ * Counting how many entries hold a word stops here: past it a word is common whatever its exact
+ * count, and the count's cost stays bounded.
+ */
+export const DOC_COUNT_CAP = 1000;
+
+/** The index's document frequencies, for queryTerms to keep a long query's rarest terms. */
+export function indexDocFrequency(db: Db): DocFrequency {
+  return (terms) => docCountsUpTo(db, terms.map(ftsQuote), DOC_COUNT_CAP);
 }
 
 /** Plain string order (code units), for deterministic ties. */
@@ -110,6 +136,17 @@ export function analysedBody(body: string): string {
 /** An entry's title and the opening of its body, as ranking reads them. */
 export function analysedText(h: { title: string; body: string }): string {
   return `${h.title}\n${analysedBody(h.body)}`;
+}
+
+/**
+ * The text diversity compares: the title and the analysed body. A title made from the body's
+ * first line (an entry without a heading) is in the body already, and cut short (`…`) it would
+ * add half a word: then the body alone.
+ */
+export function diversityText(h: { title: string; body: string }): string {
+  const body = analysedBody(h.body);
+  const title = h.title.endsWith('…') ? h.title.slice(0, -1) : h.title;
+  return body.includes(title) ? body : `${h.title}\n${body}`;
 }
 
 /** Characters a hit takes from a `--max-chars` budget: its title and body. */
@@ -224,16 +261,64 @@ export function filePrior(rows: CandidateRow[], best: number): Map<number, numbe
   return new Map(rows.map((r, i) => [r.rowid, raw[i] / max]));
 }
 
+/** Vaults with fewer entries than this give every query word a least weight (idfFloor). */
+export const SMALL_VAULT = 200;
+
+/**
+ * FTS5's IDF of a phrase found in `n` of `N` entries, ln((N − n + 0.5) / (n + 0.5)), or 1e-6 where
+ * that is not positive (SQLite's ext/fts5/fts5_aux.c): a phrase's share of bm25() is this times a
+ * factor of the phrase's own frequency in the entry.
+ */
+export function ftsIdf(N: number, n: number): number {
+  const idf = Math.log((N - n + 0.5) / (n + 0.5));
+  return idf > 0 ? idf : 1e-6;
+}
+
+/**
+ * The least IDF a query word weighs in a vault of `N` entries: half the IDF of a word found in
+ * one entry, fading linearly to none at SMALL_VAULT entries. BM25 gives a word in half the entries
+ * or more next to no weight: right in a big vault, where such a word says nothing, but in a vault
+ * of a dozen learnings a word in half of them is often its topic ("deploy" in a project's deploy
+ * notes), and an entry holding only that word fell under the noise cut even when it was the one
+ * sought. Above SMALL_VAULT entries nothing changes.
+ */
+export function idfFloor(N: number): number {
+  if (N >= SMALL_VAULT || N < 2) return 0;
+  return 0.5 * Math.max(0, Math.log((N - 0.5) / 1.5)) * (1 - N / SMALL_VAULT);
+}
+
+/**
+ * Candidates' BM25 with every phrase of the query weighing at least idfFloor(N): a phrase FTS5
+ * weighed less adds the difference, from its own BM25 (its share scales with its IDF). Re-sorted.
+ */
+export function withIdfFloor(db: Db, rows: CandidateRow[], phrases: string[], N: number): CandidateRow[] {
+  const floor = idfFloor(N);
+  if (floor <= 0 || rows.length === 0) return rows;
+  const counts = docCountsUpTo(db, phrases.map(ftsQuote), N + 1);
+  const extra = new Map<number, number>();
+  phrases.forEach((p, i) => {
+    const idf = ftsIdf(N, counts[i]);
+    if (counts[i] === 0 || idf >= floor) return;
+    for (const [rowid, s] of phraseBm25(db, ftsQuote(p))) extra.set(rowid, (extra.get(rowid) ?? 0) + (floor / idf - 1) * s);
+  });
+  if (extra.size === 0) return rows;
+  return rows.map((r) => ({ ...r, bm25: r.bm25 + (extra.get(r.rowid) ?? 0) })).sort((a, b) => a.bm25 - b.bm25 || a.rowid - b.rowid);
+}
+
 export function runSearch(db: Db, req: SearchRequest): SearchResult {
   const policy = policyFor(req.rank);
-  const qt = queryTerms(req.query);
+  const qt = queryTerms(req.terms ?? req.query, MAX_TERMS, indexDocFrequency(db));
   const dates = queryDates(req.query);
-  const base = { query: req.query, terms: qt.terms, truncated: qt.truncated, onlyStopwords: qt.onlyStopwords };
+  const base = { query: req.query, terms: qt.terms, truncated: qt.truncated, ...(qt.chosen ? { chosen: qt.chosen } : {}), onlyStopwords: qt.onlyStopwords };
   // Hybrid search also answers a query none of whose words is indexed (the vectors may match).
   const hybrid = qt.onlyStopwords ? undefined : req.hybrid;
   if (!qt.match && !hybrid) return { ...base, results: [], omitted: 0 };
   // A dated question looks deeper: the entries of that day may match its words only weakly.
-  const rows = qt.match ? ftsCandidates(db, qt.match, req.filter, dates.length > 0 ? req.candidates * DATE_CANDIDATES : req.candidates) : [];
+  const n = dates.length > 0 ? req.candidates * DATE_CANDIDATES : req.candidates;
+  // A small vault: every match is a candidate until the words' least weight is applied.
+  const small = qt.match ? entryCountBelow(db, SMALL_VAULT) : null;
+  let rows = qt.match ? ftsCandidates(db, qt.match, req.filter, small === null ? n : Math.max(n, small)) : [];
+  if (small !== null) rows = withIdfFloor(db, rows, [...qt.terms, ...[...qt.forms.values()].flat()], small).slice(0, n);
   if (rows.length === 0 && !hybrid) return { ...base, results: [], omitted: 0 };
   const best = Math.min(...rows.map((r) => r.bm25));
   const ctx = { now: req.now, scopeMultipliers: req.scopeMultipliers };
@@ -256,10 +341,13 @@ export function runSearch(db: Db, req: SearchRequest): SearchResult {
   });
   // Ties by path in code-unit order: localeCompare would load ICU's collator (~10 ms) for nothing.
   scored.sort((a, b) => b.score - a.score || byCodeUnit(a.path, b.path) || a.line - b.line);
-  const picks = selectMmr(scored.map((h) => ({ score: h.score, body: analysedBody(h.body), size: hitChars(h) })), req.limit, req.maxChars);
+  const picks = selectMmr(scored.map((h) => ({ score: h.score, text: diversityText(h), size: hitChars(h) })), req.limit, req.maxChars);
+  const topScore = Math.max(0, ...scored.map((h) => h.score));
   const results = picks.map((p) => {
     const h = scored[p.index];
     h.components.mmr = p.mmr;
+    h.final_score = mmrScore(p.mmr, topScore);
+    if (p.like !== null) h.like_rank = p.like + 1;
     return h;
   });
   return { ...base, results, omitted: scored.length - results.length };

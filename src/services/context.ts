@@ -11,7 +11,7 @@ import type { HookAnswer, SeeMore } from '../render/context.js';
 import type { Vault } from '../vault/vault.js';
 import { readFresh, warningsFor, type WarningSink } from './fresh.js';
 import { logRetrieval } from './retrieval-log.js';
-import { checkedRank, hybridHooks, type ServiceRun } from './search.js';
+import { checkedRank, hybridHooks, keyTermsFor, keyTermsWarning, withKeyTerms, type ServiceRun } from './search.js';
 
 /** What the user asked for; budgets left out come from the vault's config (`context:`) or mem's defaults. */
 export interface MemoryContextRequest {
@@ -38,22 +38,28 @@ export async function taskContext(vault: Vault, req: MemoryContextRequest, run: 
   const filter: EntryFilter = { ...req.filter, kinds: req.filter.kinds ?? [...NOT_EPISODES] };
   const rank = await checkedRank(vault, req.rank);
   const c = vault.config.context;
-  const { buildContext, addProvenPatterns, DEFAULT_PATTERN_CHARS } = await import('../retrieve/context.js');
+  const { buildContext, addPatternNotes, DEFAULT_PATTERN_CHARS } = await import('../retrieve/context.js');
   const { DEFAULT_FAILURE_CHARS } = await import('../retrieve/episode-warnings.js');
-  const { value: res, warnings } = await readFresh(vault, run, async (ix, w) => buildContext(ix.db, {
-    task: req.task, filter, rank, now: run.now, scopeMultipliers: vault.config.scopeMultipliers,
-    institutionalChars: req.institutionalChars ?? c.institutionalChars,
-    taskChars: req.taskChars ?? c.taskChars,
-    proxyChars: req.proxyChars ?? c.proxyChars,
-    failureChars: req.failureChars ?? DEFAULT_FAILURE_CHARS,
-    limit: req.limit ?? c.limit,
-    candidates: vault.config.search.candidates,
-    hybrid: (await hybridHooks(vault, ix.db, [req.task], run.env, w))?.[0],
-  }));
-  if (run.session) await logRetrieval(vault.root, run.session, run.now, [{ query: req.task, ids: [...res.learnings, ...res.proxy].map((h) => h.id) }]);
-  // Proven patterns are distilled from many conversations: a context kept to some leaves them out.
+  const [key] = await keyTermsFor(vault, [req.task], run.env);
+  const { value: res, warnings } = await readFresh(vault, run, async (ix, w) => {
+    const hybrid = (await hybridHooks(vault, ix.db, [req.task], run.env, w))?.[0];
+    const built = withKeyTerms((terms) => buildContext(ix.db, {
+      task: req.task, terms, filter, rank, now: run.now, scopeMultipliers: vault.config.scopeMultipliers,
+      institutionalChars: req.institutionalChars ?? c.institutionalChars,
+      taskChars: req.taskChars ?? c.taskChars,
+      proxyChars: req.proxyChars ?? c.proxyChars,
+      failureChars: req.failureChars ?? DEFAULT_FAILURE_CHARS,
+      limit: req.limit ?? c.limit,
+      candidates: vault.config.search.candidates,
+      hybrid,
+    }), key, (r) => r.learnings.length + r.proxy.length === 0);
+    w.add(...keyTermsWarning(built.key));
+    return built.found;
+  });
+  // Proven patterns are distilled from many conversations: a context kept to one leaves them out.
   const patternChars = req.filter.conversations ? 0 : req.patternChars ?? DEFAULT_PATTERN_CHARS;
-  const context = await addProvenPatterns(res, vault.root, patternChars);
+  const context = await addPatternNotes(res, vault.root, patternChars);
+  if (run.session) await logRetrieval(vault.root, run.session, run.now, [{ query: req.task, ids: [...context.learnings, ...context.proxy].map((h) => h.id) }]);
   if (context.learnings.some((h) => h.episode)) context.learnings = (await import('../episodes/local.js')).withMessages(vault.root, context.learnings, req.detail);
   return { context, warnings };
 }
@@ -112,7 +118,7 @@ export async function hookContext(vault: Vault, req: HookContextRequest): Promis
     query = prompt;
   } else {
     const task = req.task;
-    const { buildContext, addProvenPatterns } = await import('../retrieve/context.js');
+    const { buildContext, addPatternNotes } = await import('../retrieve/context.js');
     const { prominentSection } = await import('../retrieve/hook-context.js');
     const budget = {
       institutionalChars: Math.min(c.institutionalChars, HOOK_SESSION_BUDGET.institutionalChars),
@@ -144,16 +150,16 @@ export async function hookContext(vault: Vault, req: HookContextRequest): Promis
     }
     if (!task) res.task = `the ${project} project (session start; no prompt yet)`;
     // Past the deadline the answer is what is there: patterns are read only with time left.
-    const full = deadline.passed() ? res : await addProvenPatterns(res, root, HOOK_SESSION_BUDGET.patternChars);
+    const full = deadline.passed() ? res : await addPatternNotes(res, root, HOOK_SESSION_BUDGET.patternChars);
     if (deadline.passed()) w.add('the hook\'s deadline passed; answered with what was found by then');
     // Anything found, shown or only counted as left out, is said: a norm too long for the
     // hook's budget is named as left out rather than leaving the session with nothing.
     const om = full.omitted;
-    const shown = res.institutional.length + res.learnings.length + res.proxy.length + res.failures.length + (full.patterns?.length ?? 0);
-    const left = res.institutionalOmitted + om.learnings + om.proxy + om.failures + om.patterns;
+    const shown = full.institutional.length + full.learnings.length + full.proxy.length + full.failures.length + (full.patterns?.length ?? 0) + (full.antipatterns?.length ?? 0);
+    const left = full.institutionalOmitted + om.learnings + om.proxy + om.failures + om.patterns + (om.antipatterns ?? 0);
     const see: SeeMore = task ? { learnings: '`mem context` with the task' } : { learnings: '`mem list --learning-type task`' };
     if (shown + left > 0) answer = { mode: 'session', context: full, see };
-    ids = [...res.learnings, ...res.proxy].map((h) => h.id);
+    ids = [...full.learnings, ...full.proxy].map((h) => h.id);
     query = task ?? `session start: ${project}`;
   }
   if (req.session && ids.length > 0) await logRetrieval(root, req.session, now, [{ query, ids }]);

@@ -13,6 +13,8 @@ export interface VaultConfig {
   exclude: string[];
   scopeMultipliers: Record<Scope, number>;
   search: { limit: number; candidates: number; rank: string };
+  /** `modelTerms` (`retrieval.model_terms`): a query with more terms than search uses may be reduced to its key terms by the configured model. */
+  retrieval: { modelTerms: boolean };
   context: { institutionalChars: number; taskChars: number; proxyChars: number; limit: number };
   /** Language model settings (flags and environment variables override them). */
   /** `agentCli`: false keeps mem from choosing an installed agent CLI (claude, codex, gemini) as the model by itself. */
@@ -50,6 +52,7 @@ export const DEFAULT_CONFIG: VaultConfig = {
   exclude: [],
   scopeMultipliers: { ...DEFAULT_SCOPE_MULTIPLIERS },
   search: { limit: 10, candidates: 100, rank: 'prominence' },
+  retrieval: { modelTerms: true },
   context: { institutionalChars: 4000, taskChars: 6000, proxyChars: 2000, limit: 12 },
   llm: { timeoutMs: 60_000, maxRetries: 2 },
   embeddings: { batchSize: 64, timeoutMs: 30_000, maxRetries: 2, fusion: 'rrf', vectorWeight: 1 },
@@ -241,6 +244,11 @@ export async function loadConfig(root: string): Promise<VaultConfig> {
   cfg.search.limit = num(search.limit, cfg.search.limit, 'search.limit', CONFIG_PATH, 1);
   cfg.search.candidates = num(search.candidates, cfg.search.candidates, 'search.candidates', CONFIG_PATH, 1);
   if (typeof search.rank === 'string') cfg.search.rank = search.rank;
+  const retrieval = (raw.retrieval ?? {}) as Record<string, unknown>;
+  if (retrieval.model_terms !== undefined && retrieval.model_terms !== null) {
+    if (typeof retrieval.model_terms !== 'boolean') throw new MemError(`retrieval.model_terms must be true or false (got ${JSON.stringify(retrieval.model_terms)})`, { where: { file: CONFIG_PATH } });
+    cfg.retrieval.modelTerms = retrieval.model_terms;
+  }
   const ctx = (raw.context ?? {}) as Record<string, unknown>;
   cfg.context.institutionalChars = num(ctx.institutional_chars, cfg.context.institutionalChars, 'context.institutional_chars', CONFIG_PATH);
   cfg.context.taskChars = num(ctx.task_chars, cfg.context.taskChars, 'context.task_chars', CONFIG_PATH);

@@ -7,7 +7,7 @@ import { run } from '../run.js';
 
 afterEach(cleanup);
 
-const HIT_FIELDS = ['id', 'path', 'line', 'scope', 'type', 'domain', 'status', 'title', 'body', 'score'];
+const HIT_FIELDS = ['id', 'path', 'line', 'scope', 'type', 'domain', 'status', 'title', 'body', 'score', 'final_score'];
 const COMPONENTS = ['bm25', 'vector', 'relevance', 'importance', 'decay', 'reinforcement', 'scope_multiplier', 'retrievability', 'prominence', 'mmr'];
 
 /** A vault in a git repository; `init`: set up by `mem init` (its config, templates and .gitignore lines). */

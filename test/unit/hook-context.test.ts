@@ -67,6 +67,15 @@ describe('the per-prompt relevance gate', () => {
     expect(res.learnings.map((h) => h.id)).toEqual(['migrate']);
   });
 
+  it('a long pasted prompt is searched and gated by its rarest terms, the key words at its end included', async () => {
+    const noise = Array.from({ length: 200 }, (_, i) => `step${i} ok${i * 3} at 10:${String(i % 60).padStart(2, '0')}`).join('\n');
+    const prompt = `${noise}\nFAILED: the API tests, the users table is missing; should we apply the database migrations first?`;
+    const res = await withVault((db) => promptLearnings(db, { ...base, prompt }));
+    expect(res.skipped).toBeNull();
+    expect(res.terms).toEqual(expect.arrayContaining(['users', 'migrations']));
+    expect(res.learnings.map((h) => h.id)).toEqual(['migrate']);
+  });
+
   it('prompts that must produce output', async () => {
     const prompts: [string, string][] = [
       ['why does the helm upgrade time out on the staging deploy?', 'vpn'],

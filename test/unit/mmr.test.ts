@@ -8,32 +8,33 @@ describe('MMR and budget', () => {
   });
   it('prefers a diverse second result over a near-duplicate', () => {
     const items = [
-      { score: 1.0, body: 'run database migrations before api tests', size: 10 },
-      { score: 0.95, body: 'run database migrations before api tests please', size: 10 },
-      { score: 0.8, body: 'deploy needs the vpn to be up', size: 10 },
+      { score: 1.0, text: 'run database migrations before api tests', size: 10 },
+      { score: 0.95, text: 'run database migrations before api tests please', size: 10 },
+      { score: 0.8, text: 'deploy needs the vpn to be up', size: 10 },
     ];
     expect(selectMmr(items, 2).map((p) => p.index)).toEqual([0, 2]);
     expect(selectMmr(items, 3).map((p) => p.index)).toEqual([0, 2, 1]);
   });
   it('skips an item that does not fit the budget and keeps going', () => {
     const items = [
-      { score: 1.0, body: 'a one', size: 50 },
-      { score: 0.9, body: 'b two', size: 80 },
-      { score: 0.8, body: 'c three', size: 30 },
+      { score: 1.0, text: 'a one', size: 50 },
+      { score: 0.9, text: 'b two', size: 80 },
+      { score: 0.8, text: 'c three', size: 30 },
     ];
     expect(selectMmr(items, 10, 100).map((p) => p.index)).toEqual([0, 2]);
   });
   it('respects the limit', () => {
-    const items = Array.from({ length: 20 }, (_, i) => ({ score: 1 - i / 100, body: `doc ${i} unique${i}`, size: 1 }));
+    const items = Array.from({ length: 20 }, (_, i) => ({ score: 1 - i / 100, text: `doc ${i} unique${i}`, size: 1 }));
     expect(selectMmr(items, 5)).toHaveLength(5);
   });
   it('picks exactly what the plain greedy loop picks (sorted or not, with or without a budget)', () => {
-    const plain = (items: { score: number; body: string; size: number }[], limit: number, maxChars?: number, lambda = 0.7) => {
+    const plain = (items: { score: number; text: string; size: number }[], limit: number, maxChars?: number, lambda = 0.7) => {
       const top = Math.max(...items.map((i) => i.score)) || 1;
-      const toks = items.map((i) => tokenSet(i.body));
+      const toks = items.map((i) => tokenSet(i.text));
       const maxSim = new Float64Array(items.length);
       const done = new Uint8Array(items.length);
-      const picks: { index: number; mmr: number }[] = [];
+      const like = new Array<number | null>(items.length).fill(null);
+      const picks: { index: number; mmr: number; like: number | null }[] = [];
       let budget = maxChars ?? Infinity;
       while (picks.length < limit) {
         let best = -1;
@@ -50,8 +51,14 @@ describe('MMR and budget', () => {
         done[best] = 1;
         if (items[best].size > budget) continue;
         budget -= items[best].size;
-        picks.push({ index: best, mmr: bestVal });
-        for (let i = 0; i < items.length; i++) if (!done[i]) maxSim[i] = Math.max(maxSim[i], jaccard(toks[i], toks[best]));
+        picks.push({ index: best, mmr: bestVal, like: like[best] });
+        for (let i = 0; i < items.length; i++) {
+          const s = jaccard(toks[i], toks[best]);
+          if (!done[i] && s > maxSim[i]) {
+            maxSim[i] = s;
+            like[i] = picks.length - 1;
+          }
+        }
       }
       return picks;
     };
@@ -62,7 +69,7 @@ describe('MMR and budget', () => {
       const n = 1 + rand(70);
       const items = Array.from({ length: n }, () => ({
         score: rand(4) === 0 ? 0.5 : rand(1000) / 1000, // ties too
-        body: Array.from({ length: 1 + rand(12) }, () => vocab[rand(rand(2) ? 8 : 30)]).join(' '),
+        text: Array.from({ length: 1 + rand(12) }, () => vocab[rand(rand(2) ? 8 : 30)]).join(' '),
         size: 1 + rand(400),
       }));
       if (round % 2 === 0) items.sort((a, b) => b.score - a.score);

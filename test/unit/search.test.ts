@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { withIndex } from '../../src/index/open.js';
 import { buildContext } from '../../src/retrieve/context.js';
-import { CONTEXT_ONLY_FACTOR, coverageOf, runSearch, type SearchRequest, lightStem } from '../../src/retrieve/search.js';
+import { CONTEXT_ONLY_FACTOR, coverageOf, idfFloor, runSearch, SMALL_VAULT, type SearchRequest, lightStem } from '../../src/retrieve/search.js';
 import { queryTerms } from '../../src/retrieve/terms.js';
 import { DEFAULT_SCOPE_MULTIPLIERS } from '../../src/vault/scope.js';
 import { openVault } from '../../src/vault/vault.js';
@@ -169,6 +169,85 @@ describe('runSearch', () => {
       expect(roomy.omitted).toEqual({ learnings: 0, proxy: 0, failures: 0, patterns: 0 });
       expect(renderContextMd(roomy)).not.toContain('omitted');
     });
+  });
+});
+
+describe('long queries, diversity, small vaults', () => {
+  it('a pasted log with the key words at its end finds the entry they name', async () => {
+    const v = tempVault();
+    let text = entry('hit', '## Redis sentinel failover\nECONNREFUSED from the worker after a sentinel failover: the master moved; restart the worker pool.');
+    const common = ['worker', 'job', 'queue', 'started', 'finished', 'retry', 'timeout', 'batch', 'upload', 'thumbnail'];
+    for (let i = 0; i < 40; i++) text += entry(`n${i}`, `## Note ${i}\nThe ${common[i % 10]} ${common[(i + 3) % 10]} step ${i} is documented here.`);
+    v.write('MEMORY.md', text);
+    // Over 4,000 characters of log lines (timestamps, ids, paths: hundreds of distinct words), the cause last.
+    const lines: string[] = [];
+    for (let i = 0; lines.join('\n').length < 4000; i++) {
+      lines.push(`2026-11-2${i % 10}T10:${String(i % 60).padStart(2, '0')}:00Z INFO worker-${i} job ${1000 + i} started batch b${i * 7} upload /tmp/up${i}/f${i}.png thumbnail ok${i}`);
+    }
+    const log = `${lines.join('\n')}\nERROR ECONNREFUSED redis sentinel failover`;
+    expect(log.length).toBeGreaterThan(4000);
+    const vault = await openVault({ root: v.root, env: { MEM_HOME: v.home } });
+    await withIndex(vault, {}, (ix) => {
+      const res = runSearch(ix.db, { ...base, query: log });
+      expect(res.truncated).toBe(true);
+      expect(res.chosen).toBe('rarest');
+      expect(res.terms).toEqual(expect.arrayContaining(['econnrefused', 'redis', 'sentinel', 'failover']));
+      expect(res.results[0].id).toBe('hit');
+    });
+  });
+
+  it('near-duplicate one-line learnings (all title, no body) do not fill the first ranks', async () => {
+    const v = tempVault();
+    const one = (id: string, title: string, importance = 0.5) => entry(id, `## ${title}`, { importance, last_reinforced: '2026-11-25' });
+    v.write('MEMORY.md', one('d1', 'Run the database migrations before the API tests') + one('d2', 'Run database migrations before running the API tests')
+      + one('d3', 'Before the API tests, run the database migrations') + one('x', 'API tests: the database is migrated by the test setup')
+      + one('y', 'Migrations of the API database live in db/migrate'));
+    const vault = await openVault({ root: v.root, env: { MEM_HOME: v.home } });
+    await withIndex(vault, {}, (ix) => {
+      const ids = runSearch(ix.db, { ...base, query: 'API tests database migrations' }).results.map((h) => h.id);
+      expect(ids).toHaveLength(5);
+      // Compared by their empty bodies, the three copies were alike in nothing and took ranks 1-3.
+      expect(ids.slice(0, 3).filter((id) => id.startsWith('d')).length).toBeLessThan(3);
+    });
+  });
+
+  it('results carry their score after diversity, which falls in rank order, and the result above they are most like', async () => {
+    const v = tempVault();
+    const one = (id: string, title: string, importance: number) => entry(id, `## ${title}`, { importance, last_reinforced: '2026-11-25' });
+    v.write('MEMORY.md', one('a', 'Kafka consumers lag when partitions are few', 0.5) + one('b', 'Kafka consumers lag when the partitions are few', 0.5)
+      + one('c', 'Consumer group rebalancing causes lag', 0.9) + one('d', 'Terraform sets the partitions of each topic', 0.9));
+    const vault = await openVault({ root: v.root, env: { MEM_HOME: v.home } });
+    await withIndex(vault, {}, (ix) => {
+      const res = runSearch(ix.db, { ...base, query: 'kafka consumers lag partitions' }).results;
+      expect(res[0].id).toBe('a');
+      for (let i = 1; i < res.length; i++) expect(res[i].final_score!).toBeLessThanOrEqual(res[i - 1].final_score!);
+      expect(res[0].final_score).toBeCloseTo(res[0].score, 12);
+      // b, a copy of a, ranks below an entry of lower score: its final score says why.
+      const at = res.findIndex((h) => h.id === 'b');
+      const b = res[at];
+      expect(res.slice(1, at).some((h) => h.score < b.score)).toBe(true);
+      expect(b.final_score!).toBeLessThan(b.score);
+      expect(b.like_rank).toBe(1);
+    });
+  });
+
+  it('small vaults: a word found in half the entries still counts, so the entry it names is not cut as noise', async () => {
+    const v = tempVault();
+    const one = (id: string, title: string) => entry(id, `## ${title}`, { last_reinforced: '2026-11-25' });
+    v.write('MEMORY.md', one('steps', 'Release steps: tag the commit, build, then publish to npm') + one('notes', 'Release notes go in CHANGELOG.md')
+      + one('branches', 'Release branches are cut on Mondays') + one('docs', 'Docs checklist: spell-check and link-check before merging docs')
+      + one('redis', 'Redis eviction is allkeys-lru') + one('kafka', 'Kafka consumers lag when partitions are few'));
+    const vault = await openVault({ root: v.root, env: { MEM_HOME: v.home } });
+    await withIndex(vault, {}, (ix) => {
+      const ids = runSearch(ix.db, { ...base, query: 'release checklist' }).results.map((h) => h.id);
+      // "release" is in 3 of 6 entries: BM25's IDF is 0 there, and only the checklist entry was found.
+      expect(ids[0]).toBe('docs');
+      expect(ids.slice(1).sort()).toEqual(['branches', 'notes', 'steps']);
+    });
+    expect(idfFloor(6)).toBeGreaterThan(0);
+    expect(idfFloor(SMALL_VAULT)).toBe(0);
+    expect(idfFloor(SMALL_VAULT * 10)).toBe(0);
+    for (let n = 3; n < SMALL_VAULT; n++) expect(idfFloor(n), String(n)).toBeLessThan(Math.log((n - 0.5) / 1.5));
   });
 });
 

@@ -1,7 +1,7 @@
 import { wordRegexes } from '../../src/retrieve/wordchars.js';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { queryTerms, words } from '../../src/retrieve/terms.js';
+import { queryTerms, rarest, words } from '../../src/retrieve/terms.js';
 import { queryDates } from '../../src/retrieve/dates.js';
 
 describe('queryTerms', () => {
@@ -44,6 +44,41 @@ describe('queryTerms', () => {
     const q = queryTerms(big);
     expect(q.terms).toHaveLength(64);
     expect(q.truncated).toBe(true);
+    expect(q.chosen).toBe('first');
+  });
+  it('keeps the rarest terms of a long query that the index holds, wherever they stand, in query order', () => {
+    // A pasted log: 300 common or unknown words, then the two that name the problem.
+    const log = `${Array.from({ length: 300 }, (_, i) => `line${i}`).join(' ')} common ECONNREFUSED sentinel`;
+    const df = new Map<string, number>([['econnrefused', 2], ['sentinel', 1], ['common', 900]]);
+    for (let i = 0; i < 300; i++) if (i % 3 === 0) df.set(`line${i}`, 500 + i);
+    const asked: string[][] = [];
+    const q = queryTerms(log, 64, (ts) => {
+      asked.push(ts);
+      return ts.map((t) => df.get(t) ?? 0);
+    });
+    expect(asked).toHaveLength(1);
+    expect(q.truncated).toBe(true);
+    expect(q.chosen).toBe('rarest');
+    expect(q.terms).toHaveLength(64);
+    expect(q.terms.slice(-2)).toEqual(['econnrefused', 'sentinel']);
+    // Words the index does not hold are left out; the common ones fill what is left, rarest first.
+    expect(q.terms.every((t) => (df.get(t) ?? 0) > 0)).toBe(true);
+    expect(q.terms).not.toContain('common');
+    expect(q.match).toContain('"sentinel"');
+    // A query within the cap is not looked up at all.
+    expect(queryTerms('sentinel failover', 64, () => {
+      throw new Error('not asked');
+    }).terms).toEqual(['sentinel', 'failover']);
+  });
+  it('rarest: fewest entries first, none for a word in no entry, ties by position, query order kept', () => {
+    expect(rarest(['a', 'b', 'c', 'd', 'e'], [5, 0, 1, 5, 3], 3)).toEqual(['a', 'c', 'e']);
+    expect(rarest(['a', 'b'], [0, 0], 3)).toEqual([]);
+  });
+  it('a long query whose words are in no entry is not taken for stopwords', () => {
+    const q = queryTerms(Array.from({ length: 100 }, (_, i) => `zz${i}`).join(' '), 64, (ts) => ts.map(() => 0));
+    expect(q.terms).toEqual([]);
+    expect(q.match).toBeNull();
+    expect(q.onlyStopwords).toBe(false);
   });
 
   it('never produces an FTS5 syntax error, whatever the input', () => {

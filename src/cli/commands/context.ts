@@ -30,7 +30,7 @@ export function registerContext(program: Command): void {
     .option('--institutional-chars <n>', 'budget for institutional norms (default 4000)')
     .option('--task-chars <n>', 'budget for retrieved learnings (default 6000)')
     .option('--proxy-chars <n>', 'budget for proxy learnings (default 2000)')
-    .option('--pattern-chars <n>', 'budget for proven patterns from .mem/patterns/ (default 1500; 0: none)')
+    .option('--pattern-chars <n>', 'budget for proven patterns from .mem/patterns/, and again for the patterns to avoid (default 1500 each; 0: none)')
     .option('--failure-chars <n>', 'budget for warnings from failed episodes of the last 7 days, at most 3 (default 1500; 0: none)')
     .option('-n, --limit <n>', 'at most this many retrieved learnings (default 12)')
     .option('--rank <policy>', 'ranking policy: prominence (default), fsrs (FSRS retrievability) or relevance')
@@ -43,13 +43,18 @@ export function registerContext(program: Command): void {
 Institutional entries (institutional.md files) are always loaded, in their own section and
 budget; task learnings are ranked by relevance with a separate budget. The two never compete.
 A section that leaves items out says how many, and where to see them ("3 more omitted for the
-budget; see …"; --json: "omitted").
+budget; see …"; --json: "omitted"). Pattern notes come in two sections of their own, each note
+once: "Patterns that have worked here" and "What to avoid here" (ANTIPATTERN notes, and patterns
+that mostly failed); they are not repeated among the learnings. A task of more than 64 distinct
+words (a pasted log) is searched as \`mem search\` searches it: by its rarest words in memory, or
+by the key terms a configured model picks (retrieval.model_terms: false turns that off).
 
 Examples:
   $ mem context "add pagination to the users API"
   $ mem context "fix flaky CI" --task-chars 3000 --session "$SESSION_ID" > .context.md
   $ mem context "release checklist" --json | jq '.learnings[].id'
   $ mem context "finish the deploy script" --conversation "$SESSION_ID"   # only that conversation's memory
+  $ mem context - < ci-failure.log                      # a pasted log: its telling words count
 
 The filters of mem search apply to every section; with --conversation, proven patterns (drawn
 from many conversations) are left out.

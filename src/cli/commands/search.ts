@@ -50,6 +50,7 @@ Examples:
   $ mem search "shadow branch" --kind episode --detail auto   # messages of the top key moments
   $ mem search "deploy cache" --conversation 3f0c2a4e-8d7b-4c1e-9a55-0b7e3c2d9f10
   $ mem search "deploy cache" --after 2026-11-27T06:00 --before 2026-11-27T12:00
+  $ mem search - < build-error.log      # a long query keeps its rarest words in memory (or a model's key terms)
 
 --conversation ID: only entries and episodes whose recorded session_id is ID (mem extract,
 mem segment and mem add --session record it); entries with none belong to no conversation.
@@ -63,6 +64,13 @@ key_moment: true in --json.
 
 Ranking: relevance × importance × decay × (1 + reinforcement_count) × scope multiplier,
 where relevance is BM25 scaled so the best match is 1 and decay halves every 90 days (floor 0.1).
+Then diversity (MMR): a result like one above it moves down. The score shown is the one after
+diversity, so scores fall in rank order; "0.25 (0.48 before diversity: like #2)" marks a result
+moved below results of lower score. --json has both: score and final_score.
+
+A query of more than 64 distinct terms (a pasted log) searches its 64 rarest in memory; with a
+language model configured (as for mem extract) the model first picks its 5-8 key terms (one
+request; on failure the rarest terms; retrieval.model_terms: false in .mem/config.yaml: never).
 With --rank fsrs: relevance × R(t) × scope multiplier, R the FSRS-6 retrievability of the
 entry's \`fsrs:\` state (mem review), e.g. $ mem search deploy --rank fsrs --explain
 
