@@ -276,13 +276,21 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
   }
 
   // Reinforce what this session retrieved, when the transcript shows it was used: judged on the
-  // whole session (not only its new messages), each id once per session however often the
+  // whole session (not only its new messages) from the moment the entry was retrieved (the words
+  // of an answer given before it cannot be its use), each id once per session however often the
   // growing session is extracted, with an FSRS review rated by the model when one is configured.
   const reindexFiles = new Map(touched.map((f) => [f.abs, f]));
   if (sessionId) {
     const { reinforceSession } = await import('../lifecycle/session-reinforce.js');
     const { wordSet } = await import('../lifecycle/words.js');
-    const { assistantText } = await import('./transcript.js');
+    const { assistantAfter } = await import('./transcript.js');
+    const usedAfter = new Map<number, Set<string>>();
+    const used = (_id: string, at: number) => {
+      const key = Number.isNaN(at) ? -Infinity : at;
+      let words = usedAfter.get(key);
+      if (!words) usedAfter.set(key, (words = wordSet(assistantAfter(clean.transcript, key))));
+      return words;
+    };
     const withModel = opts.provider.name !== 'heuristic' && !result.fallback;
     const rate = withModel ? async (entries: { id: string; title: string; body: string }[]) => {
       const { rateUsage } = await import('./usage-review.js');
@@ -294,7 +302,7 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
     // A failure here is reported, never fatal: the learnings are written (and the ledger must say so).
     try {
       const s = await reinforceSession(vault, sessionId, {
-        today: opts.today, now: opts.now ?? Date.now(), used: wordSet(assistantText(clean.transcript)), rate, rater: source,
+        today: opts.today, now: opts.now ?? Date.now(), used, rate, rater: source,
       });
       result.reinforced = s.judged.filter((j) => j.action === 'reinforced').length;
       result.judged = s.judged;

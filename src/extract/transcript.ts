@@ -551,5 +551,25 @@ export class JsonlLines {
 
 /** Everything the assistant said or did (text and tool calls), for usage checks. */
 export function assistantText(t: Transcript): string {
-  return t.messages.filter((m) => m.role === 'assistant' && (m.kind === 'text' || m.kind === 'tool_use')).map((m) => m.text).join('\n');
+  return assistantAfter(t, -Infinity);
+}
+
+/**
+ * Slack for the retrieval log's clock against the transcript's: both are this machine's, but the
+ * log's time is taken when the hook's search ends, a moment after the prompt was recorded.
+ */
+const CLOCK_SLACK_MS = 60_000;
+
+/**
+ * The assistant's text and tool calls from time `sinceMs` on (a retrieval's time): a message
+ * without a usable timestamp counts wherever it stands, since when it was said is unknown.
+ */
+export function assistantAfter(t: Transcript, sinceMs: number): string {
+  const from = sinceMs - CLOCK_SLACK_MS;
+  return t.messages.filter((m) => {
+    if (m.role !== 'assistant' || (m.kind !== 'text' && m.kind !== 'tool_use')) return false;
+    if (from === -Infinity || m.timestamp === undefined) return true;
+    const at = Date.parse(m.timestamp);
+    return Number.isNaN(at) || at >= from;
+  }).map((m) => m.text).join('\n');
 }

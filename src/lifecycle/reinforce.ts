@@ -39,8 +39,11 @@ export function usageShare(entry: Pick<Entry, 'title' | 'body'>, used: Set<strin
 
 export interface ReinforceOptions {
   today: string;
-  /** Stemmed words of the assistant's text; present = usage-aware mode. */
-  used?: Set<string>;
+  /**
+   * Stemmed words of the assistant's text; present = usage-aware mode. A function gives each id
+   * its own (the text after the entry was retrieved).
+   */
+  used?: Set<string> | ((id: string) => Set<string>);
   /**
    * Record an FSRS review at this time (ms) with each decision; `ratings`: a model's rating per
    * id, in place of the rule (used → good, ignored → again) for the ids it names.
@@ -64,7 +67,7 @@ export function reinforceFile(file: ParsedFile, path: string, ids: Set<string>, 
       decisions.push({ ...base, action: 'skipped-retired' });
       return b;
     }
-    const share = opts.used ? usageShare(e, opts.used) : undefined;
+    const share = opts.used ? usageShare(e, typeof opts.used === 'function' ? opts.used(e.id) : opts.used) : undefined;
     const used = share === undefined || share >= USAGE_SHARE;
     // The review that goes with the decision: what the code can observe is use (the entry's words
     // in the assistant's text, or retrieval alone without a transcript) or its absence.

@@ -16,8 +16,11 @@ export interface SessionReinforceOptions {
   today: string;
   /** The review's time (ms). */
   now: number;
-  /** Stemmed words of the assistant's text in the whole session. */
-  used: Set<string>;
+  /**
+   * Stemmed words of the assistant's text in the session after an entry was retrieved (`at`: the
+   * first time the session's log shows it returned, NaN when unknown: the whole session).
+   */
+  used: (id: string, at: number) => Set<string>;
   /**
    * A model's ratings of the entries not judged yet (id, title, body); it may throw, and may leave
    * ids out: those get the offline rule.
@@ -49,10 +52,11 @@ export interface SessionReinforceResult {
 }
 
 export async function reinforceSession(vault: Vault, sessionId: string, opts: SessionReinforceOptions): Promise<SessionReinforceResult> {
-  const { readRetrievalIds, readJudgedText, judgedIds, judgedLogPath } = await import('../vault/sessions.js');
+  const { readRetrievals, readJudgedText, judgedIds, judgedLogPath } = await import('../vault/sessions.js');
   const out: SessionReinforceResult = { judged: [], written: [] };
   const before = judgedIds(readJudgedText(vault.root, sessionId));
-  const pending = readRetrievalIds(vault.root, sessionId).filter((id) => !before.has(id));
+  const retrieved = readRetrievals(vault.root, sessionId);
+  const pending = [...retrieved.keys()].filter((id) => !before.has(id));
   if (pending.length === 0) return out;
   const { locateIds } = await import('./vault-ops.js');
   const loc = await locateIds(vault, { logged: pending });
@@ -88,7 +92,7 @@ export async function reinforceSession(vault: Vault, sessionId: string, opts: Se
     const written = await editFiles([...files.values()].map((f) => ({
       abs: f.abs, path: f.path,
       change: (parsed) => {
-        const r = reinforceFile(parsed, f.path, ids, { today: opts.today, used: opts.used, review });
+        const r = reinforceFile(parsed, f.path, ids, { today: opts.today, used: (id) => opts.used(id, retrieved.get(id) ?? NaN), review });
         for (const d of r.decisions) {
           // An id in several files is reported once (its first copy).
           if (seen.has(d.id)) continue;

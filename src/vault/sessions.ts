@@ -44,26 +44,39 @@ export function appendRetrieval(root: string, sessionId: string, records: Retrie
 }
 
 export function readRetrievalIds(root: string, sessionId: string): string[] {
+  return [...readRetrievals(root, sessionId).keys()];
+}
+
+/**
+ * Each id the session retrieved, with the time (ms) it was first returned, in the order first
+ * returned; NaN when the log's line has no usable time.
+ */
+export function readRetrievals(root: string, sessionId: string): Map<string, number> {
   const file = retrievalLogPath(root, sessionId);
   // Never through a link out of the vault, never a FIFO (the log is read by a hook).
   let text: string | null;
   try {
     text = readRegular(readTarget(file, file, [root]), LOG_LIMIT);
   } catch {
-    return [];
+    return new Map();
   }
-  if (text === null) return [];
-  const ids = new Set<string>();
+  const ids = new Map<string, number>();
+  if (text === null) return ids;
   for (const line of text.split('\n')) {
     if (!line.trim()) continue;
     try {
       const rec = JSON.parse(line) as Partial<RetrievalRecord>;
-      for (const id of rec.ids ?? []) if (typeof id === 'string') ids.add(id);
+      const at = typeof rec.at === 'string' ? Date.parse(rec.at) : NaN;
+      for (const id of rec.ids ?? []) {
+        if (typeof id !== 'string') continue;
+        const was = ids.get(id);
+        if (was === undefined || Number.isNaN(at) || at < was) ids.set(id, at);
+      }
     } catch {
       // A torn line from a crashed writer: the rest of the log still counts.
     }
   }
-  return [...ids];
+  return ids;
 }
 
 /**

@@ -42,7 +42,9 @@ function transcript(format: 'claude' | 'codex', n: number): string {
   const lines: unknown[] = [];
   if (format === 'codex') lines.push({ timestamp: '2026-11-20T10:00:00.000Z', type: 'session_meta', payload: { id: SESSION, cwd: '/home/dev/p' } });
   TURNS.slice(0, n).forEach(([user, assistant], i) => {
-    const at = (s: number) => `2026-11-20T10:${String(i * 2 + s).padStart(2, '0')}:00.000Z`;
+    // Turn i on day 20 + 2i, just after that day's searches (MEM_NOW noon): an answer counts as
+    // an entry's use only once the entry was retrieved.
+    const at = (s: number) => `2026-11-${20 + 2 * i}T12:${String(10 + s).padStart(2, '0')}:00.000Z`;
     if (format === 'claude') {
       lines.push({ type: 'user', message: { role: 'user', content: user }, sessionId: SESSION, uuid: `u-${i}`, timestamp: at(0) });
       lines.push({ type: 'assistant', message: { id: `msg-${i}`, role: 'assistant', content: [{ type: 'text', text: assistant }] }, sessionId: SESSION, uuid: `a-${i}`, timestamp: at(1) });
@@ -119,6 +121,30 @@ describe('one session extracted again and again: each retrieved id changes once'
     expect(r.status, r.stderr).toBe(0);
     expect(r.json().judged.map((j: { id: string }) => j.id)).toEqual([USED]);
     expect(await counts(v)).toEqual({ [USED]: 1, [IGNORED]: 2, [LATER]: 0 });
+  });
+});
+
+describe('use is what the assistant did after the entry was retrieved', () => {
+  it('an answer given before the search that returned an entry is not its use; one after it is', async () => {
+    const v = sessionVault();
+    const file = path.join(tempDir(), 's.jsonl');
+    // Turn 1 (day 20) already talks about the migrations; the search runs on day 21; turn 2
+    // (day 22) does not mention them again.
+    fs.writeFileSync(file, transcript('claude', 2));
+    const late = { cwd: v.root, home: v.home, env: { ...OFFLINE, MEM_NOW: '2026-11-21T12:00:00Z' } };
+    await run(['search', 'migrations database', '--session', SESSION], late);
+    const r = await run(['extract', file, '--session', SESSION, '--json'], late);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.json().judged.map((j: { id: string; action: string }) => [j.id, j.action])).toEqual([[USED, 'unchanged']]);
+    expect(await counts(v)).toEqual({ [USED]: 0, [IGNORED]: 2, [LATER]: 0 });
+
+    // The same transcript, the search logged before the answer: the answer is its use.
+    const w = sessionVault();
+    const early = { cwd: w.root, home: w.home, env: { ...OFFLINE, MEM_NOW: '2026-11-20T12:00:00Z' } };
+    await run(['search', 'migrations database', '--session', SESSION], early);
+    const r2 = await run(['extract', file, '--session', SESSION, '--json'], early);
+    expect(r2.json().judged.map((j: { id: string; action: string }) => [j.id, j.action])).toEqual([[USED, 'reinforced']]);
+    expect(await counts(w)).toEqual({ [USED]: 1, [IGNORED]: 2, [LATER]: 0 });
   });
 });
 

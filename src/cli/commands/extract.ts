@@ -91,9 +91,9 @@ counted by reason (--json: "rejected", "rejected_learnings"; --explain lists the
 
 A re-run on the same transcript writes nothing; a resumed session extracts only what is new
 (.mem/extracted.jsonl). New entries are compacted with their file, the session's retrieved
-entries are reinforced when the whole session shows they were used (weakened otherwise) and get
-an FSRS review (rated by the model when one is configured), each once per session however often
-it is extracted (.mem/sessions/<ID>/judged.jsonl), and the index is refreshed. With a model, the
+entries are reinforced when the session shows they were used after they were retrieved
+(weakened otherwise) and get an FSRS review (rated by the model when one is configured), each
+once per session however often it is extracted (.mem/sessions/<ID>/judged.jsonl), and the index is refreshed. With a model, the
 episodes' titles and summaries are the model's (one more request).
 
 --recent looks for the sessions of this project (the vault root, or a folder inside it), oldest
