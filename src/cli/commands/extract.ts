@@ -261,7 +261,7 @@ async function extractCommand(ctx: Ctx, file: string | undefined, opts: ExtractO
   const run = (one: string) => (one === '-' || opts.dryRun ? runOne(one) : oneExtractionAtATime(vault.root, path.resolve(ctx.cwd, one), () => runOne(one)));
   const heuristicNote = (o: ManyOutcome) => {
     if (!ctx.json && o.results.some((r) => !r.up_to_date && (r.provider.name === 'heuristic' || r.fallback))) {
-      ctx.info('note: the heuristics catch only explicit signals; a language model finds much more. Set ANTHROPIC_API_KEY (or OPENAI_API_KEY, or OPENAI_BASE_URL for a local server such as Ollama), or pass --provider.');
+      ctx.info('note: the heuristics catch only explicit signals; a language model finds much more. Set ANTHROPIC_API_KEY (or OPENAI_API_KEY, or OPENAI_BASE_URL for a local server such as Ollama), log in to claude, codex or gemini (mem runs its CLI as the model), or pass --provider.');
     }
   };
 
@@ -366,7 +366,7 @@ function report(ctx: Ctx, r: ExtractResult, explain: boolean, inFolder = false):
   if (r.consolidation) ctx.info(`consolidated ${r.consolidation.episodes.length} episode${r.consolidation.episodes.length === 1 ? '' : 's'} into ${r.consolidation.written.length} learning${r.consolidation.written.length === 1 ? '' : 's'}`);
   if (!explain && !inFolder && r.rejected_learnings.some((x) => x.reason !== 'duplicate')) ctx.info('  (--explain lists the rejected learnings and why)');
   if ((r.provider.name === 'heuristic' || r.fallback) && !inFolder) {
-    ctx.info('note: the heuristics catch only explicit signals; a language model finds much more. Set ANTHROPIC_API_KEY (or OPENAI_API_KEY, or OPENAI_BASE_URL for a local server such as Ollama), or pass --provider.');
+    ctx.info('note: the heuristics catch only explicit signals; a language model finds much more. Set ANTHROPIC_API_KEY (or OPENAI_API_KEY, or OPENAI_BASE_URL for a local server such as Ollama), log in to claude, codex or gemini (mem runs its CLI as the model), or pass --provider.');
   }
 }
 
