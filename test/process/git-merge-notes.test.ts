@@ -62,7 +62,7 @@ describe('pattern notes through a merge with the driver', () => {
     expect(list.stderr).toBe('');
     // The schema holds (the only findings: links to episodes this vault does not have).
     const validate = s.run(['validate']);
-    expect(`${validate.stdout}${validate.stderr}`.split('\n').filter((l) => /PATTERN-run/.test(l) && !/broken link|no pattern note/.test(l))).toEqual([]);
+    expect(`${validate.stdout}${validate.stderr}`.split('\n').filter((l) => /PATTERN-run/.test(l) && !/broken link|no pattern (or observation )?note/.test(l))).toEqual([]);
   });
 });
 
