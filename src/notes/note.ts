@@ -111,6 +111,27 @@ export function conflictDiagnostic(note: ParsedNote, rel: string): Diagnostic | 
   return { severity: 'error', message: `${UNRESOLVED} (git conflict markers; resolve them by hand, or run mem resolve)`, file: rel, line: note.conflict.line };
 }
 
+/**
+ * The start every typed note's schema check shares: conflict markers, a broken or missing
+ * frontmatter (`needs` says what it must hold) end the check with their one problem; otherwise
+ * the frontmatter's data and the file line of each of its keys.
+ */
+export function frontmatterForCheck(note: ParsedNote, rel: string, needs: string):
+  { problems: Diagnostic[] } | { data: Record<string, unknown>; keyLine: (key: string) => number } {
+  const conflict = conflictDiagnostic(note, rel);
+  if (conflict) return { problems: [conflict] };
+  if (note.frontmatterError) return { problems: [{ severity: 'error', message: `frontmatter: ${note.frontmatterError.message}`, file: rel, line: note.frontmatterError.line }] };
+  if (!note.frontmatter) return { problems: [{ severity: 'error', message: needs, file: rel, line: 1 }] };
+  const yamlLines = note.frontmatter.yaml.split('\n');
+  return {
+    data: note.frontmatter.data,
+    keyLine: (k: string) => {
+      const i = yamlLines.findIndex((l) => new RegExp(`^${k}\\s*:`).test(l));
+      return i < 0 ? 1 : i + 2;
+    },
+  };
+}
+
 /** The section named `name` (case and spacing ignored), or null. */
 export function findSection(note: ParsedNote, name: string): NoteSection | null {
   const want = norm(name);

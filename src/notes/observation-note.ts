@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { Diagnostic } from '../errors.js';
 import { formatFrontmatter } from '../vault/frontmatter.js';
 import { safeLine } from '../vault/safetext.js';
-import { conflictDiagnostic, listItems, noteTexts, noteType, parseNote, sectionBody, type ParsedNote } from './note.js';
+import { frontmatterForCheck, listItems, noteTexts, noteType, parseNote, sectionBody, type ParsedNote } from './note.js';
 import {
   causalLines, escapeBlock, kebab, linkTarget, notesDirInside, patternFromNote, PATTERNS_DIR, RELATION_LINE, unescapeBlock,
   type CausalRelation, type NoteRelation, type PatternFile,
@@ -90,22 +90,9 @@ export function observationFromNote(note: ParsedNote, fileName?: string): Observ
 export function validateObservationNote(note: ParsedNote, rel: string): Diagnostic[] {
   const out: Diagnostic[] = [];
   const err = (message: string, line?: number) => out.push({ severity: 'error', message, file: rel, line });
-  const conflict = conflictDiagnostic(note, rel);
-  if (conflict) return [conflict];
-  if (note.frontmatterError) {
-    err(`frontmatter: ${note.frontmatterError.message}`, note.frontmatterError.line);
-    return out;
-  }
-  if (!note.frontmatter) {
-    err('an observation note needs a YAML frontmatter (title, type: observation, kind, tags, permalink)', 1);
-    return out;
-  }
-  const fm = note.frontmatter.data;
-  const yamlLines = note.frontmatter.yaml.split('\n');
-  const keyLine = (k: string) => {
-    const i = yamlLines.findIndex((l) => new RegExp(`^${k}\\s*:`).test(l));
-    return i < 0 ? 1 : i + 2;
-  };
+  const head = frontmatterForCheck(note, rel, 'an observation note needs a YAML frontmatter (title, type: observation, kind, tags, permalink)');
+  if ('problems' in head) return head.problems;
+  const { data: fm, keyLine } = head;
   for (const k of ['title', 'permalink']) {
     if (typeof fm[k] !== 'string' || (fm[k] as string).trim() === '') err(`${k} is missing or not text`, keyLine(k));
   }

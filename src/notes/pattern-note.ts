@@ -10,7 +10,7 @@ import { formatFrontmatter } from '../vault/frontmatter.js';
 import { readRegular, readVaultText } from '../vault/read.js';
 import { safeLine, safeText } from '../vault/safetext.js';
 import type { RedactionReport } from '../secrets/redact.js';
-import { conflictDiagnostic, findSection, lineAt, listItems, noteFiles, noteTexts, noteType, parseNote, sectionBody, setNoteFields, writeNote, type ParsedNote } from './note.js';
+import { frontmatterForCheck, findSection, lineAt, listItems, noteFiles, noteTexts, noteType, parseNote, sectionBody, setNoteFields, writeNote, type ParsedNote } from './note.js';
 
 export const CAUSAL_TYPES = ['causes', 'enables', 'prevents', 'correlates'] as const;
 export type CausalType = (typeof CAUSAL_TYPES)[number];
@@ -263,22 +263,9 @@ const REQUIRED_SECTIONS = ['Context', 'Trigger', 'Action', 'Relations'];
 export function validatePatternNote(note: ParsedNote, rel: string): Diagnostic[] {
   const out: Diagnostic[] = [];
   const err = (message: string, line?: number) => out.push({ severity: 'error', message, file: rel, line });
-  const conflict = conflictDiagnostic(note, rel);
-  if (conflict) return [conflict];
-  if (note.frontmatterError) {
-    err(`frontmatter: ${note.frontmatterError.message}`, note.frontmatterError.line);
-    return out;
-  }
-  if (!note.frontmatter) {
-    err('a pattern note needs a YAML frontmatter (title, type: pattern, tags, permalink, trigger, success_rate, occurrences, last_validated)', 1);
-    return out;
-  }
-  const fm = note.frontmatter.data;
-  const yamlLines = note.frontmatter.yaml.split('\n');
-  const keyLine = (k: string) => {
-    const i = yamlLines.findIndex((l) => new RegExp(`^${k}\\s*:`).test(l));
-    return i < 0 ? 1 : i + 2;
-  };
+  const head = frontmatterForCheck(note, rel, 'a pattern note needs a YAML frontmatter (title, type: pattern, tags, permalink, trigger, success_rate, occurrences, last_validated)');
+  if ('problems' in head) return head.problems;
+  const { data: fm, keyLine } = head;
   if (noteType(fm) !== 'pattern') err(`type must be "pattern" (got ${JSON.stringify(fm.type ?? null)})`, keyLine('type'));
   for (const k of ['title', 'permalink', 'trigger']) {
     if (typeof fm[k] !== 'string' || (fm[k] as string).trim() === '') err(`${k} is missing or not text`, keyLine(k));
