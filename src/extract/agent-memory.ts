@@ -178,7 +178,8 @@ export function markdownItems(text: string): { text: string; heading: string; li
       continue;
     }
     cur ??= { lines: [], heading, line: i + 1, bullet: false };
-    cur.lines.push(cur.bullet ? line.replace(/^\s{2,4}/, '  ') : line);
+    // A list item's continuation lines lose the indent that tied them to it (a nested item keeps the rest).
+    cur.lines.push(cur.bullet ? line.replace(/^ {1,2}/, '') : line);
   }
   flush();
   return out;
