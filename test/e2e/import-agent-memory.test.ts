@@ -4,7 +4,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanup, tempDir, tempVault, type TempVault } from '../helpers.js';
+import { spawnSync } from 'node:child_process';
+import { cleanup, git, tempDir, tempVault, type TempVault } from '../helpers.js';
 import { GH } from '../fixtures/secrets.js';
 import { run } from '../run.js';
 
@@ -215,6 +216,46 @@ describe('mem import claude-memory', () => {
     expect(r.stderr).toContain('4 created');
     expect(s.v.read('MEMORY.md')).not.toContain('passphrase');
     expect(fs.existsSync(path.join(s.v.home, 'MEMORY.md')) && fs.readFileSync(path.join(s.v.home, 'MEMORY.md'), 'utf8')).not.toContain('passphrase');
+  });
+
+  it('finds the main checkout\'s folder from a git worktree, never opens a FIFO, and --scope puts every memory in one scope', async () => {
+    const s = setup();
+    const dir = claudeMemory(s);
+    s.v.write('README.md', 'x\n');
+    git(s.v.root, ['add', '.']);
+    git(s.v.root, ['commit', '-qm', 'init']);
+    const wt = path.join(path.dirname(s.v.root), 'wt');
+    git(s.v.root, ['worktree', 'add', '-q', wt]);
+    if (spawnSync('mkfifo', [path.join(dir, 'pipe.md')]).status !== 0) throw new Error('mkfifo failed');
+    const r = await run(['import', 'claude-memory', '--scope', 'project', '--json'], { cwd: wt, home: s.v.home, env: s.env });
+    expect(r.status).toBe(1);
+    const j = r.json();
+    expect(j.dir).toBe(dir);
+    expect(j.problems).toEqual([{ file: 'pipe.md', error: expect.stringMatching(/FIFO/) }]);
+    expect(j.counts).toMatchObject({ created: 4 });
+    expect(j.memories.every((m: { scope: string }) => m.scope === 'project')).toBe(true);
+    expect(fs.readFileSync(path.join(wt, 'MEMORY.md'), 'utf8')).toContain('backend engineer');
+    const bad = await run(['import', 'claude-memory', '--scope', 'team'], { cwd: wt, home: s.v.home, env: s.env });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/^mem: --scope must be project or global/);
+  });
+
+  it('updates an entry in a file with CRLF line endings in that style', async () => {
+    const s = setup();
+    const dir = claudeMemory(s);
+    const opts = { cwd: s.v.root, home: s.v.home, env: s.env };
+    expect((await run(['import', 'claude-memory'], opts)).status).toBe(0);
+    s.v.write('MEMORY.md', s.v.read('MEMORY.md').replace(/\n/g, '\r\n'));
+    const topic = path.join(dir, 'project_freeze.md');
+    fs.writeFileSync(topic, fs.readFileSync(topic, 'utf8').replaceAll('2026-12-01', '2026-12-08'));
+    const r = await run(['import', 'claude-memory'], opts);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^updated MEMORY\.md: Merge freeze on the payments service starts 2026-12-08/);
+    const text = s.v.read('MEMORY.md');
+    expect(text).toContain('stop on 2026-12-08');
+    expect(text.replace(/\r\n/g, '')).not.toContain('\n');
+    const lint = await run(['lint'], opts);
+    expect(lint.status, lint.stdout + lint.stderr).toBe(0);
   });
 
   it('says clearly where it looked when the project has no memory folder, and when the folder is empty', async () => {
