@@ -55,7 +55,7 @@ export const MAX_MEMORY_FILES = 2000;
 
 // ---- reading inside the folder only ----
 
-type Read = { text: string } | { error: string };
+type Read = { text: string } | { error: string; missing?: boolean };
 
 /**
  * The text of `rel` inside `dir`, or why not: a link (or `..`) leading out of the folder is
@@ -68,7 +68,7 @@ export function readInside(dirReal: string, rel: string, max = MAX_MEMORY_FILE):
   try {
     real = fs.realpathSync(abs);
   } catch {
-    return { error: 'is missing (a link to nothing, or removed)' };
+    return { error: 'is missing (a link to nothing, or removed)', missing: true };
   }
   if (!inside(dirReal, real)) return { error: 'is a link out of the memory folder; not followed' };
   const buf = readRegularBytes(real, max);
@@ -101,12 +101,12 @@ function markdownFiles(dirReal: string): string[] {
 
 /** A file's YAML frontmatter (between `---` lines at its top) and the rest. */
 export function splitFrontmatter(text: string): { meta: Record<string, unknown>; body: string } | { error: string } {
-  const m = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(text);
+  const m = /^---[ \t]*\r?\n(?:([\s\S]*?)\r?\n)?---[ \t]*(?:\r?\n|$)/.exec(text);
   if (!m) {
     if (/^---[ \t]*\r?\n/.test(text)) return { error: 'its frontmatter has no closing --- line' };
     return { meta: {}, body: text };
   }
-  const fm = parseFrontmatter(m[1]);
+  const fm = parseFrontmatter(m[1] ?? '');
   if (!fm.ok) return { error: `its frontmatter is not valid YAML (line ${fm.line + 1}: ${fm.error})` };
   return { meta: fm.data, body: text.slice(m[0].length) };
 }
@@ -315,12 +315,14 @@ export function readClaudeMemory(dir: string): MemoryRead {
         title: titleOf(item.text), body: item.text, scope: 'project',
       });
     }
-  } else if (!/missing/.test(index.error)) res.problems.push({ file: 'MEMORY.md', error: index.error });
+  } else if (!index.missing) res.problems.push({ file: 'MEMORY.md', error: index.error });
   for (const name of markdownFiles(real)) if (name.toLowerCase() !== 'memory.md') topics.add(name);
   for (const rel of [...topics].sort()) {
     const r = readInside(real, rel);
     if ('error' in r) {
-      res.problems.push({ file: rel, error: r.error });
+      // An index line left behind by a topic file Claude Code removed: nothing to read, no fault.
+      if (r.missing) res.left.push({ file: 'MEMORY.md', what: rel, why: 'linked but missing' });
+      else res.problems.push({ file: rel, error: r.error });
       continue;
     }
     const m = claudeTopic(rel, r.text);
@@ -446,7 +448,7 @@ export function readCodexMemory(dir: string, root: string, home: string): Memory
         }
       }
     }
-  } else if (!/missing/.test(handbook.error)) res.problems.push({ file: 'MEMORY.md', error: handbook.error });
+  } else if (!handbook.missing) res.problems.push({ file: 'MEMORY.md', error: handbook.error });
 
   const summary = readInside(real, 'memory_summary.md');
   if ('text' in summary) {
@@ -469,6 +471,6 @@ export function readCodexMemory(dir: string, root: string, home: string): Memory
         });
       }
     }
-  } else if (!/missing/.test(summary.error)) res.problems.push({ file: 'memory_summary.md', error: summary.error });
+  } else if (!summary.missing) res.problems.push({ file: 'memory_summary.md', error: summary.error });
   return res;
 }

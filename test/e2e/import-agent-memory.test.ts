@@ -276,14 +276,16 @@ describe('mem import claude-memory', () => {
 
   it('--dry-run lists what it would write and writes nothing; --json gives every memory', async () => {
     const s = setup();
-    claudeMemory(s);
+    const dir = claudeMemory(s);
+    // An index line whose topic file Claude Code removed is no fault.
+    fs.appendFileSync(path.join(dir, 'MEMORY.md'), '- [Old idea](gone.md) — dropped later\n');
     const r = await run(['import', 'claude-memory', '--dry-run'], { cwd: s.v.root, home: s.v.home, env: s.env });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toContain('would create MEMORY.md: Integration tests must hit a real Postgres database, never mocks  (from feedback_testing.md, Testing policy)');
     expect(fs.existsSync(s.v.path('MEMORY.md'))).toBe(false);
     expect(fs.existsSync(path.join(s.v.home, 'MEMORY.md'))).toBe(false);
     const j = (await run(['import', 'claude-memory', '--dry-run', '--json'], { cwd: s.v.root, home: s.v.home, env: s.env })).json();
-    expect(j).toMatchObject({ source: 'claude-memory', dry_run: true, counts: { created: 4, failed: 0 } });
+    expect(j).toMatchObject({ source: 'claude-memory', dry_run: true, counts: { created: 4, failed: 0 }, left: [{ file: 'MEMORY.md', what: 'gone.md', why: 'linked but missing' }] });
     expect(j.memories.find((m: { file: string }) => m.file === 'user_role.md')).toMatchObject({ scope: 'global', action: 'created' });
   });
 });
