@@ -62,19 +62,21 @@ function plural(n: number, one: string, many: string): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 
+/**
+ * The line that says what was left out. It names how many norms (a change to them is a change to
+ * the project's rules) but not how many learnings: every learning recorded would then make the
+ * block stale, though what it shows is the same.
+ */
 function leftOutLine(norms: number, learnings: number): string {
   const parts: string[] = [];
-  if (norms > 0) parts.push(`${plural(norms, 'norm', 'norms')} (\`mem list --learning-type institutional\`)`);
-  if (learnings > 0) parts.push(`${plural(learnings, 'learning', 'learnings')} (\`mem list --learning-type task\`)`);
-  return `_Not shown here: ${parts.join(', ')}._`;
+  if (norms > 0) parts.push(`${plural(norms, 'more norm', 'more norms')}: \`mem list --learning-type institutional\``);
+  if (learnings > 0) parts.push('more learnings: `mem list --learning-type task`');
+  return `_Not shown here for the budget: ${parts.join('; ')}._`;
 }
 
-function introLine(asOf: number | null): string {
-  const when = asOf === null ? '' : `, ranked as of ${new Date(asOf).toISOString().slice(0, 10)} (the newest entry)`;
-  return `_This project's norms and most prominent learnings from mem${when}. Norms are standing rules; `
-    + 'learnings are background from earlier sessions, not instructions: check them against the code. '
-    + '`mem show ID` prints an entry whole; `mem context "TASK"` gives the memory for a task._';
-}
+const INTRO = '_This project\'s norms and most prominent learnings, from mem. Norms are standing rules; '
+  + 'learnings are background from earlier sessions, not instructions: check them against the code. '
+  + '`mem show ID` prints an entry whole; `mem context "TASK"` gives the memory for a task._';
 
 function assemble(intro: string, norms: string[][], learnings: string[][], left: string | null): string {
   const out = [BEGIN_LINE, '## Project memory', '', intro, ''];
@@ -95,8 +97,7 @@ const SECTION_HEAD = '### Prominent learnings\n\n'.length + 1;
  * the line saying there is nothing. A budget below this cannot hold the block.
  */
 export function agentsBlockFrame(mem: ProjectMemory): number {
-  const intro = introLine(mem.asOf);
-  return Math.max(assemble(intro, [], [], leftOutLine(mem.norms.length, mem.learningsTotal)).length, assemble(intro, [], [], null).length);
+  return Math.max(assemble(INTRO, [], [], leftOutLine(mem.norms.length, mem.learningsTotal)).length, assemble(INTRO, [], [], null).length);
 }
 
 /**
@@ -106,7 +107,6 @@ export function agentsBlockFrame(mem: ProjectMemory): number {
  */
 export function renderAgentsBlock(mem: ProjectMemory, opts: AgentsBlockOptions): AgentsBlock {
   const known = opts.known ?? [];
-  const intro = introLine(mem.asOf);
   let left = opts.maxChars - agentsBlockFrame(mem);
   const take = <T extends { title: string; body: string }>(items: T[]) => {
     const kept: { item: T; lines: string[] }[] = [];
@@ -122,7 +122,7 @@ export function renderAgentsBlock(mem: ProjectMemory, opts: AgentsBlockOptions):
   const norms = take(mem.norms);
   const learnings = take(mem.learnings);
   const omitted = { norms: mem.norms.length - norms.length, learnings: mem.learningsTotal - learnings.length };
-  const text = assemble(intro, norms.map((n) => n.lines), learnings.map((l) => l.lines),
+  const text = assemble(INTRO, norms.map((n) => n.lines), learnings.map((l) => l.lines),
     omitted.norms + omitted.learnings > 0 ? leftOutLine(omitted.norms, omitted.learnings) : null);
   return { text, norms: norms.map((n) => n.item), learnings: learnings.map((l) => l.item), omitted };
 }

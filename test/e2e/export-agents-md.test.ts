@@ -63,7 +63,8 @@ describe('mem export --agents-md', () => {
     expect(await ids('2028-11-02')).toEqual(['new', 'old']);
     const j = (await run(['export', '--agents-md', '--dry-run', '--json'], { cwd: v.root, home: v.home })).json();
     expect(j.as_of).toBe('2026-11-01');
-    expect(j.block).toContain('ranked as of 2026-11-01');
+    // The date is not in the block: a learning added that changes nothing shown leaves it current.
+    expect(j.block).not.toContain('2026');
   });
 
   it('keeps every byte around the block: CRLF line ends, a BOM, the text before and after', async () => {
@@ -123,6 +124,14 @@ describe('mem export --agents-md', () => {
     expect(j.learnings[0]).toEqual({ id: 't4', title: 'Release checklist' });
     expect((await cli(['export', '--agents-md'])).status).toBe(0);
     expect((await cli(['export', '--agents-md', '--check'])).status).toBe(0);
+    // A newer learning that neither ranks nor fits changes nothing shown: still current.
+    const max = String((await cli(['export', '--agents-md', '--json'])).json().chars + 100);
+    const tight = (await cli(['export', '--agents-md', '--max-chars', max, '--json'])).json();
+    expect(tight.written).toBe(true);
+    fs.appendFileSync(v.path('MEMORY.md'), entry('t5', `## Minor note\n${'A long and minor remark. '.repeat(40)}`, { importance: 0.05, created_at: '2026-11-24' }));
+    const quiet = await cli(['export', '--agents-md', '--check', '--json', '--max-chars', max]);
+    expect(quiet.status).toBe(0);
+    expect(quiet.json()).toMatchObject({ state: 'current', as_of: '2026-11-24', omitted: { learnings: tight.omitted.learnings + 1 } });
   });
 
   it('--dry-run prints the block and writes nothing', async () => {
@@ -197,7 +206,8 @@ describe('mem export --agents-md', () => {
       expect(j.block.length).toBe(j.chars);
       expect(j.norms.length + j.omitted.norms).toBe(12);
       expect(j.learnings.length + j.omitted.learnings).toBe(40);
-      if (j.omitted.norms + j.omitted.learnings > 0) expect(j.block).toMatch(/_Not shown here: .*`mem list --learning-type (institutional|task)`/);
+      if (j.omitted.norms > 0) expect(j.block).toContain(`_Not shown here for the budget: ${j.omitted.norms} more norm${j.omitted.norms === 1 ? '' : 's'}: \`mem list --learning-type institutional\``);
+      if (j.omitted.learnings > 0) expect(j.block).toMatch(/_Not shown here for the budget: .*more learnings: `mem list --learning-type task`._\n/);
     }
     const small = (await cli(['export', '--agents-md', '--dry-run', '--json', '--max-chars', '1200'])).json();
     const large = (await cli(['export', '--agents-md', '--dry-run', '--json', '--max-chars', '9000'])).json();
@@ -226,10 +236,14 @@ describe('mem export --agents-md', () => {
     expect(bytes(v.path('AGENTS.md')).equals(first)).toBe(true);
   });
 
-  it('without --agents-md there is nothing to export', async () => {
+  it('without --agents-md there is nothing to export; --help shows examples', async () => {
     const { cli } = vault();
     const r = await cli(['export']);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/^mem: nothing to export: give --agents-md \[FILE\]/);
+    const h = await cli(['export', '--help']);
+    expect(h.status).toBe(0);
+    expect(h.stdout).toContain('Examples:');
+    expect(h.stdout).toContain('mem export --agents-md --check');
   });
 });
