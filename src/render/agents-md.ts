@@ -78,8 +78,8 @@ const INTRO = '_This project\'s norms and most prominent learnings, from mem. No
   + 'learnings are background from earlier sessions, not instructions: check them against the code. '
   + '`mem show ID` prints an entry whole; `mem context "TASK"` gives the memory for a task._';
 
-function assemble(intro: string, norms: string[][], learnings: string[][], left: string | null): string {
-  const out = [BEGIN_LINE, '## Project memory', '', intro, ''];
+function assemble(norms: string[][], learnings: string[][], left: string | null): string {
+  const out = [BEGIN_LINE, '## Project memory', '', INTRO, ''];
   if (norms.length > 0) out.push('### Norms', '', ...norms.flat(), '');
   if (learnings.length > 0) out.push('### Prominent learnings', '', ...learnings.flat(), '');
   if (norms.length + learnings.length === 0 && left === null) out.push('_No memory recorded yet._', '');
@@ -88,8 +88,8 @@ function assemble(intro: string, norms: string[][], learnings: string[][], left:
   return out.join('\n');
 }
 
-/** Characters a section adds for its heading once it has an item. */
-const SECTION_HEAD = '### Prominent learnings\n\n'.length + 1;
+/** Characters a section adds besides its items: the longer heading, the blank line under it and the one after the section. */
+const SECTION_HEAD = '### Prominent learnings'.length + 3;
 
 /**
  * The characters of the block with no entry in it: its markers, heading and introduction, and
@@ -97,13 +97,13 @@ const SECTION_HEAD = '### Prominent learnings\n\n'.length + 1;
  * the line saying there is nothing. A budget below this cannot hold the block.
  */
 export function agentsBlockFrame(mem: ProjectMemory): number {
-  return Math.max(assemble(INTRO, [], [], leftOutLine(mem.norms.length, mem.learningsTotal)).length, assemble(INTRO, [], [], null).length);
+  return Math.max(assemble([], [], leftOutLine(mem.norms.length, mem.learningsTotal)).length, assemble([], [], null).length);
 }
 
 /**
  * The block for `mem`, within `maxChars` (the block's characters, markers included; at least
  * agentsBlockFrame): norms first, then learnings by prominence, each taken when it fits (a
- * later, shorter one may fit where a long one did not). What is left out is counted in one line.
+ * later, shorter one may fit where a long one did not). What is left out is said in one line.
  */
 export function renderAgentsBlock(mem: ProjectMemory, opts: AgentsBlockOptions): AgentsBlock {
   const known = opts.known ?? [];
@@ -122,7 +122,7 @@ export function renderAgentsBlock(mem: ProjectMemory, opts: AgentsBlockOptions):
   const norms = take(mem.norms);
   const learnings = take(mem.learnings);
   const omitted = { norms: mem.norms.length - norms.length, learnings: mem.learningsTotal - learnings.length };
-  const text = assemble(INTRO, norms.map((n) => n.lines), learnings.map((l) => l.lines),
+  const text = assemble(norms.map((n) => n.lines), learnings.map((l) => l.lines),
     omitted.norms + omitted.learnings > 0 ? leftOutLine(omitted.norms, omitted.learnings) : null);
   return { text, norms: norms.map((n) => n.item), learnings: learnings.map((l) => l.item), omitted };
 }
