@@ -20,6 +20,7 @@ const COMMANDS: [string[], () => Promise<Register>][] = [
   [['index'], async () => (await import('./commands/index.js')).registerIndex],
   [['search'], async () => (await import('./commands/search.js')).registerSearch],
   [['context'], async () => (await import('./commands/context.js')).registerContext],
+  [['export'], async () => (await import('./commands/export.js')).registerExport],
   [['extract'], async () => (await import('./commands/extract.js')).registerExtract],
   [['reinforce'], async () => (await import('./commands/reinforce.js')).registerReinforce],
   [['review'], async () => (await import('./commands/review.js')).registerReview],

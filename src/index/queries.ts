@@ -231,6 +231,16 @@ export function potentialQuery(filter: EntryFilter, offset = 0): { sql: string; 
   return { sql, params: [...params, offset] };
 }
 
+/**
+ * The distinct dates an entry's age is counted from (last_reinforced, else created_at) among the
+ * entries `filter` selects: what the ranking needs to tell how recent the newest of them is.
+ */
+export function ageDates(db: Db, filter: EntryFilter): string[] {
+  const params: unknown[] = [];
+  const w = where(filter, params);
+  return db.prepare(`SELECT DISTINCT coalesce(e.last_reinforced, e.created_at) AS d FROM entries e WHERE ${w} AND d IS NOT NULL`).pluck().all(...params) as string[];
+}
+
 /** Characters of title + 1 + body (what a budget counts) of the given entries, by rowid. */
 export function entryChars(db: Db, rowids: number[]): Map<number, number> {
   const rows = db.prepare('SELECT rowid, length(title) + 1 + length(body) AS chars FROM entries WHERE rowid IN (SELECT value FROM json_each(?))')

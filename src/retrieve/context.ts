@@ -49,10 +49,19 @@ export interface ContextResult {
 
 const SCOPE_ORDER: Record<string, number> = { team: 0, session: 1, project: 2, dispatch: 2, global: 3 };
 
-export function buildContext(db: Db, req: ContextRequest): ContextResult {
-  const norms = listEntries(db, { ...req.filter, learningTypes: ['institutional'] })
+/**
+ * The institutional entries `filter` selects, in the order a budget takes them: the narrowest
+ * scope first (a team's rule before the project's, the project's before the user's global ones),
+ * then by importance and reinforcements.
+ */
+export function orderedNorms(db: Db, filter: EntryFilter): EntryRow[] {
+  return listEntries(db, { ...filter, learningTypes: ['institutional'] })
     .sort((a, b) => (SCOPE_ORDER[a.scope] ?? 9) - (SCOPE_ORDER[b.scope] ?? 9) || b.importance - a.importance
       || b.reinforcement_count - a.reinforcement_count || byCodeUnit(a.path, b.path) || a.ordinal - b.ordinal);
+}
+
+export function buildContext(db: Db, req: ContextRequest): ContextResult {
+  const norms = orderedNorms(db, req.filter);
   const institutional: EntryRow[] = [];
   let left = req.institutionalChars;
   for (const n of norms) {
