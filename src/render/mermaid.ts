@@ -3,7 +3,7 @@
 // chart (https://mermaid.js.org/syntax/gantt.html). Pure string building; text of the
 // repository's only ever inside labels, escaped so it can end no label and start no statement.
 
-import type { RecentEpisode } from '../episodes/recent.js';
+import type { Timeline } from '../episodes/recent.js';
 import type { CausalGraphView, ViewNode } from '../notes/graph-view.js';
 import { oneLine } from '../quote.js';
 
@@ -111,17 +111,10 @@ export function ganttText(text: string, max = MAX_LABEL): string {
   return cutLabel(text, max).replace(/[:#;%]/g, (c) => look[c]);
 }
 
-export interface Timeline {
-  session: string;
-  /** The session's episodes that have a start, oldest first. */
-  episodes: RecentEpisode[];
-  /** Episodes left out for want of a readable start time. */
-  undated: number;
-}
-
 /**
  * A session's episodes as a mermaid gantt chart: one bar per episode from its start to its end
- * (UTC), key moments (surprise ≥ 0.7) marked `crit`, an episode with no duration a milestone.
+ * (UTC), numbered in time order, key moments (surprise ≥ 0.7) marked `crit`, an episode with no
+ * duration a milestone.
  */
 export function mermaidGantt(t: Timeline): string {
   const rows = t.episodes.map((e) => ({ e, start: ganttTime(e.start_at)!, end: ganttTime(e.end_at) }));
@@ -136,11 +129,13 @@ export function mermaidGantt(t: Timeline): string {
     '  todayMarker off',
   ];
   if (t.undated > 0) lines.push(`  %% ${t.undated} episode${t.undated === 1 ? '' : 's'} without a start time not shown`);
-  for (const { e, start, end } of rows) {
+  rows.forEach(({ e, start, end }, i) => {
     const tags = [...(e.key_moment ? ['crit'] : []), ...(end === null || end <= start ? ['milestone'] : [])];
     const span = end === null || end <= start ? `${start}, 0m` : `${start}, ${end}`;
-    lines.push(`  ${ganttText(e.title) || ganttText(e.id)} :${[...tags, span].join(', ')}`);
-  }
+    // Numbered: a name that began with a word of the chart's own (section, click, excludes …, case
+    // ignored) would be read as that statement; a digit starts none of them.
+    lines.push(`  ${i + 1}. ${ganttText(e.title) || ganttText(e.id)} :${[...tags, span].join(', ')}`);
+  });
   return `${lines.join('\n')}\n`;
 }
 
