@@ -21,6 +21,9 @@ export function cutLabel(text: string, max = MAX_LABEL): string {
   return `${(space >= (max * 2) / 3 ? head.slice(0, space) : head).trimEnd()}…`;
 }
 
+/** A character as mermaid's entity code (decimal). */
+const entity = (c: string) => `#${c.codePointAt(0)};`;
+
 /**
  * Text inside a quoted mermaid label. Mermaid reads `#…;` as an entity code (its documented
  * escape for a `"` in a label), so each character that could end the string (`"`), open an entity
@@ -28,8 +31,9 @@ export function cutLabel(text: string, max = MAX_LABEL): string {
  * HTML) or a directive anywhere in the text (`%%{init: …}%%`) is written as its decimal code.
  */
 export function mermaidLabel(text: string, max = MAX_LABEL): string {
-  return cutLabel(text, max).replace(/["#`<>&%]/g, (c) => `#${c.codePointAt(0)};`);
+  return cutLabel(text, max).replace(/["#`<>&%]/g, entity);
 }
+
 
 /** The opening and closing of each note type's shape. */
 const SHAPES: Record<ViewNode['type'], [string, string]> = {
@@ -102,13 +106,11 @@ function ganttTime(iso: string | null): string | null {
 }
 
 /**
- * Text of a gantt line. The chart has no escape: a task's name ends at the first `:`, its title at
- * `#` or `;`, and `%%{…}%%` anywhere is a directive; so those characters become look-alikes
- * (`∶`, `＃`, `；`, `％`) rather than being dropped.
+ * Text of a gantt line. Mermaid decodes entity codes in any diagram before parsing it, so the
+ * flowchart's escape serves here too, and also codes what ends a gantt name (`:`) or title (`;`).
  */
 export function ganttText(text: string, max = MAX_LABEL): string {
-  const look: Record<string, string> = { ':': '\u2236', '#': '\uff03', ';': '\uff1b', '%': '\uff05' };
-  return cutLabel(text, max).replace(/[:#;%]/g, (c) => look[c]);
+  return cutLabel(text, max).replace(/["#`<>&%:;]/g, entity);
 }
 
 /**

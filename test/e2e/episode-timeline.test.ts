@@ -36,8 +36,8 @@ describe('mem episode timeline', () => {
   axisFormat %H:%M
   todayMarker off
   %% 1 episode without a start time not shown
-  1. Read the failing "auth" test ＃1 :2026-11-20 10:00:00, 2026-11-20 10:15:00
-  2. Section∶ fix the login test :crit, 2026-11-20 10:20:00, 2026-11-20 10:45:00
+  1. Read the failing #34;auth#34; test #35;1 :2026-11-20 10:00:00, 2026-11-20 10:15:00
+  2. Section#58; fix the login test :crit, 2026-11-20 10:20:00, 2026-11-20 10:45:00
   3. Commit :milestone, 2026-11-20 10:50:00, 0m
 `);
     expect(r.stderr).toBe('1 episode without a start time left out\n');
