@@ -18,7 +18,8 @@ export function cutLabel(text: string, max = MAX_LABEL): string {
   const head = chars.slice(0, max - 1).join('');
   const space = head.lastIndexOf(' ');
   // A word boundary in the last two thirds keeps most of the text; else cut inside the one long word.
-  return `${(space >= (max * 2) / 3 ? head.slice(0, space) : head).trimEnd()}…`;
+  // Punctuation left hanging before the ellipsis ("branch:…") goes too.
+  return `${(space >= (max * 2) / 3 ? head.slice(0, space) : head).replace(/[\s:;,.\-\u2013\u2014]+$/u, '')}…`;
 }
 
 /** A character as mermaid's entity code (decimal). */
