@@ -76,3 +76,20 @@ export function recentEpisodes(db: Db, opts: { limit: number; days?: number; ses
   const local = new LocalMessages(opts.root);
   return out.slice(0, opts.limit).map(({ t: _t, body, ...e }, rank) => (showsDetail(opts.detail ?? 'none', rank, e.key_moment) ? { ...e, messages: local.messages(e.path, e.id, body) } : e));
 }
+
+/** A session's episodes in time order, for a timeline. */
+export interface Timeline {
+  session: string;
+  /** The episodes with a readable start, oldest first (ties by id). */
+  episodes: RecentEpisode[];
+  /** Episodes left out for want of a readable start time. */
+  undated: number;
+}
+
+/** The timeline of one session's episodes (given in any order). */
+export function timelineOf(session: string, episodes: RecentEpisode[]): Timeline {
+  const start = (e: RecentEpisode) => (e.start_at === null ? Number.NaN : Date.parse(e.start_at));
+  const dated = episodes.filter((e) => !Number.isNaN(start(e)));
+  dated.sort((a, b) => start(a) - start(b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return { session, episodes: dated, undated: episodes.length - dated.length };
+}

@@ -4,6 +4,7 @@
 
 import { MemError } from '../errors.js';
 import { bfsPath, buildCausalGraph, checkDepth, findNode, type CausalPath } from './graph.js';
+import { DEFAULT_MAX_NODES, viewCausalGraph, type CausalGraphView } from './graph-view.js';
 import { readCausalNotes } from './observation-note.js';
 import { readPatterns, type CausalRelation, type PatternFile } from './pattern-note.js';
 
@@ -107,6 +108,17 @@ export function causalPath(root: string, from: string, to: string, maxDepth?: nu
   const b = findNode(graph, to);
   const p: CausalPath = bfsPath(graph, a, b, depth);
   return { found: p.found, from: a.label, to: b.label, max_depth: p.max_depth, depth: p.depth, path: p.path, ...(p.reason ? { reason: p.reason } : {}) };
+}
+
+/**
+ * The causal graph to draw (`mem pattern graph`): every note, or those reachable from `from` (named
+ * as `mem pattern path` names it) within `depth` steps; at most `max_nodes` notes (100).
+ */
+export function causalGraphView(root: string, q: { from?: string; depth?: number; max_nodes?: number; show_broken?: boolean }): CausalGraphView {
+  const { patterns, observations } = readCausalNotes(root);
+  const graph = buildCausalGraph(patterns, observations);
+  const from = q.from !== undefined ? findNode(graph, q.from).id : undefined;
+  return viewCausalGraph(graph, { from, depth: q.depth, maxNodes: q.max_nodes ?? DEFAULT_MAX_NODES, showBroken: q.show_broken ?? true });
 }
 
 export const PROVEN_MIN_RATE = 0.7;

@@ -1,5 +1,5 @@
-// `mem episode add|list|decisions`: store_episode, query_episodes and get_decision_sequence
-// (as the MCP tools) over the vault's episode notes (.mem/episodes/EPISODE-<session>.md).
+// `mem episode add|list|decisions|timeline`: store_episode, query_episodes and get_decision_sequence
+// (as the MCP tools), and a session's segments drawn in time order over the vault's episode notes (.mem/episodes/EPISODE-<session>.md).
 
 import type { Command } from 'commander';
 import { MemError, usageError } from '../../errors.js';
@@ -38,7 +38,8 @@ Episode notes live in .mem/episodes/EPISODE-<session>.md; mem search and mem con
 Examples:
   $ mem episode add --session s42 --task "fix the login test" --outcome success --lesson "retry with backoff"
   $ mem episode list --outcome failure --since 2026-01-01
-  $ mem episode decisions s42 --json`);
+  $ mem episode decisions s42 --json
+  $ mem episode timeline s42 --md`);
 
   ep.command('add')
     .description('write (or update) a session\'s episode note: store_episode JSON on stdin, or flags')
@@ -95,6 +96,25 @@ Examples:
   $ mem episode decisions EPISODE-s42 --json | jq '.decisions[].chosen'`)
     .action(async (id: string, _opts: unknown, command: Command) => {
       await decisionsCommand(commandCtx(command), id);
+    });
+  ep.command('timeline')
+    .description('a session\'s episodes (from mem segment) in time order: a mermaid gantt chart (GitHub renders it) or lines')
+    .argument('[session]', 'the session id (or its EPISODE-… note name); default: the session of the newest episode')
+    .option('--format <format>', 'mermaid (default) or text')
+    .option('--md', 'wrap the chart in a ```mermaid fenced block to paste into markdown')
+    .option('--no-refresh', 'do not bring the index up to date first')
+    .addHelpText('after', `
+One bar per episode from its start_at to its end_at, in UTC, titled with the episode's title
+(cut at a word after 60 characters); key moments (surprise >= 0.7) are marked crit (red), an
+episode with no duration is a milestone. Episodes without a start time are left out and counted
+on stderr. --json gives the session and its episodes, oldest first.
+
+Examples:
+  $ mem episode timeline --md >> notes/session.md
+  $ mem episode timeline 3f0c2a4e-8d7b-4c1e-9a55-0b7e3c2d9f10
+  $ mem episode timeline s42 --format text`)
+    .action(async (session: string | undefined, opts: { format?: string; md?: boolean; refresh?: boolean }, command: Command) => {
+      await timelineCommand(commandCtx(command), session, opts);
     });
   for (const c of ep.commands) c.exitOverride();
 }
@@ -197,4 +217,37 @@ async function decisionsCommand(ctx: Ctx, id: string): Promise<void> {
     if (d.rationale) ctx.out(`    why: ${oneLine(d.rationale)}`);
     ctx.out(`    outcome: ${oneLine(d.outcome)}${d.effects.length > 0 ? `  effects: ${oneLine(d.effects.join(', '))}` : ''}`);
   }
+}
+
+async function timelineCommand(ctx: Ctx, session: string | undefined, opts: { format?: string; md?: boolean; refresh?: boolean }): Promise<void> {
+  const format = (opts.format ?? 'mermaid').trim().toLowerCase();
+  if (format !== 'mermaid' && format !== 'text') throw usageError(`--format must be mermaid or text (got "${opts.format}")`);
+  if (opts.md && format !== 'mermaid') throw usageError('--md wraps the mermaid chart; leave out --format text');
+  // The note's name names its session, as `mem episode decisions` takes it.
+  const id = session?.trim().replace(/^EPISODE-/i, '');
+  if (id === '') throw usageError('empty session id');
+  const vault = await vaultFor(ctx);
+  const { timelineMemory } = await import('../../services/recent.js');
+  const { progressFactory } = await import('../io.js');
+  const { timeline } = await timelineMemory(vault, { session: id, now: ctx.now() }, { refresh: opts.refresh, progressFor: progressFactory(ctx), warn: (w) => ctx.warn(w) });
+  if (timeline === null) {
+    if (id !== undefined) {
+      const { shownLine } = await import('../../vault/safetext.js');
+      throw new MemError(`no episodes of session "${shownLine(id)}"`, { hint: 'mem recent lists the newest episodes and their sessions' });
+    }
+    if (ctx.json) return ctx.out(JSON.stringify({ session: null, episodes: [], undated: 0 }, null, 2));
+    ctx.info('no episodes (mem segment TRANSCRIPT writes them)');
+    return;
+  }
+  if (timeline.undated > 0) ctx.info(`${timeline.undated} episode${timeline.undated === 1 ? '' : 's'} without a start time left out`);
+  if (ctx.json) return ctx.out(JSON.stringify(timeline, null, 2));
+  if (format === 'text') {
+    const { timeRange } = await import('./segment.js');
+    const { oneLine } = await import('../../quote.js');
+    for (const e of timeline.episodes) ctx.out(`${e.key_moment ? '\u2605' : ' '} ${timeRange(e.start_at, e.end_at)}  ${oneLine(e.title)}  ${e.id}`);
+    return;
+  }
+  const { mermaidGantt, fenced } = await import('../../render/mermaid.js');
+  const chart = mermaidGantt(timeline);
+  ctx.out(opts.md ? fenced('mermaid', chart) : chart);
 }

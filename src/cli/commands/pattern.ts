@@ -1,4 +1,4 @@
-// `mem pattern add|list|path|antipatterns`: pattern and anti-pattern notes and the causal graph
+// `mem pattern add|list|path|graph|antipatterns`: pattern and anti-pattern notes and the causal graph
 // over them (add_pattern, query_patterns, get_causal_path, get_antipatterns, as the MCP tools).
 
 import type { Command } from 'commander';
@@ -32,6 +32,7 @@ Examples:
   $ mem pattern add --name run-migrations-first --trigger "API tests fail on a fresh database" --action "run npm run db:migrate first"
   $ mem pattern list --min-success-rate 0.7
   $ mem pattern path run-migrations-first flaky-api-tests
+  $ mem pattern graph --md > causal-graph.md
   $ mem pattern antipatterns --json`);
 
   pattern
@@ -126,6 +127,56 @@ Examples:
         ctx.info(`${res.depth} step${res.depth === 1 ? '' : 's'}`);
       } else ctx.out(`no path: ${oneLine(res.reason ?? '')}`);
       if (!res.found) ctx.setExitCode(1);
+    });
+
+  pattern
+    .command('graph')
+    .description('draw the causal graph: a mermaid flowchart (GitHub renders it in markdown) or Graphviz DOT')
+    .option('--format <format>', 'mermaid (default) or dot')
+    .option('--md', 'wrap the diagram in a fenced block (```mermaid or ```dot) to paste into markdown')
+    .option('--from <name>', 'only the notes reachable from this one, named as for mem pattern path')
+    .option('--depth <n>', 'with --from: at most this many steps from it')
+    .option('--max-nodes <n>', 'at most this many notes (default 100): the most connected are kept, or the nearest to --from')
+    .option('--no-broken', 'leave out links to no note (or to several) rather than drawing them dashed to a placeholder')
+    .addHelpText('after', `
+One node per pattern note and per outcome, error, decision and event note of .mem/patterns/, one
+arrow per line of their Causal Relationships sections, labelled causes, enables, prevents or
+correlates. Shapes by type: pattern (rounded box), anti-pattern (hexagon), outcome (stadium),
+error (flag), decision (parallelogram), event (double box); a link no single note answers to is
+dashed, to a dashed placeholder (--no-broken leaves it out). Labels are the notes' titles on one
+line, cut at a word after 60 characters; the output is sorted, so the same notes give the same
+bytes. Counts (notes left out, broken links) go to stderr and into the diagram as comments.
+--json gives the nodes and edges instead.
+
+Examples:
+  $ mem pattern graph --md > docs/causal-graph.md      # GitHub renders the mermaid block
+  $ mem pattern graph --from "Stop old job" --depth 2
+  $ mem pattern graph --format dot | dot -Tsvg > causal.svg
+  $ mem pattern graph --max-nodes 30 --no-broken
+  $ mem pattern graph --json | jq '.edges[] | select(.broken)'`)
+    .action(async (opts: { format?: string; md?: boolean; from?: string; depth?: string; maxNodes?: string; broken?: boolean }, command: Command) => {
+      const ctx = commandCtx(command);
+      const format = (opts.format ?? 'mermaid').trim().toLowerCase();
+      if (format !== 'mermaid' && format !== 'dot') throw usageError(`--format must be mermaid or dot (got "${opts.format}")`);
+      const depth = parseIntOption('--depth', opts.depth, 0);
+      if (depth !== undefined && opts.from === undefined) throw usageError('--depth needs --from', 'e.g. mem pattern graph --from run-migrations-first --depth 2');
+      const maxNodes = parseIntOption('--max-nodes', opts.maxNodes, 1);
+      const { causalGraphView } = await import('../../notes/pattern-query.js');
+      const vault = await vaultFor(ctx);
+      const view = causalGraphView(vault.root, { from: opts.from, depth, max_nodes: maxNodes, show_broken: opts.broken !== false });
+      await (await import('../unreadable-notes.js')).warnUnreadable(ctx, vault.root, '.mem/patterns');
+      if (ctx.json) ctx.out(JSON.stringify(view, null, 2));
+      else {
+        const { mermaidFlowchart, fenced } = await import('../../render/mermaid.js');
+        const text = format === 'dot' ? (await import('../../render/dot.js')).dotGraph(view) : mermaidFlowchart(view);
+        ctx.out(opts.md ? fenced(format === 'dot' ? 'dot' : 'mermaid', text) : text);
+      }
+      if (view.total_notes === 0) ctx.info(opts.from === undefined ? 'no pattern notes yet (mem pattern add writes them)' : 'no notes');
+      if (view.omitted_notes > 0) ctx.info(`showing ${view.total_notes - view.omitted_notes} of ${view.total_notes} notes; raise --max-nodes${opts.from === undefined ? ', or start --from a note' : ''}`);
+      if (view.broken_links > 0) {
+        const n = `${view.broken_links} broken link${view.broken_links === 1 ? '' : 's'}`;
+        ctx.info(`${view.broken_shown ? `${n} drawn dashed` : `${n} left out`} (mem validate lists them)`);
+      }
     });
 
   pattern
