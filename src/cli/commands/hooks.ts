@@ -250,7 +250,8 @@ async function installAgentHooks(ctx: Ctx, opts: Which, agents: Agent[]): Promis
   const scope = scopeOf(opts);
   const root = scope === 'project' ? await vaultRoot(ctx) : null;
   const me = launcher();
-  const r = await installAgents({ agents, scope, root, perPrompt: Boolean(opts.perPrompt), mcp: Boolean(opts.mcp), launcher: me, env: ctx.env });
+  const projectDirs = [ctx.cwd, root ?? (await maybeRoot(ctx))].filter((d): d is string => d !== null);
+  const r = await installAgents({ agents, scope, root, perPrompt: Boolean(opts.perPrompt), mcp: Boolean(opts.mcp), launcher: me, env: ctx.env, projectDirs });
   if (!ctx.json) {
     for (const c of r.changes) {
       const events = c.events ? `: ${c.events.map((e) => e.event).join(', ')}` : '';
