@@ -107,6 +107,8 @@ a symlink, an unexpected shape, another Codex notify program) stops the command,
 User-level entries run this Node and this mem by absolute path. Project files (often committed)
 get "mem …" when the mem on PATH is this one, else absolute paths (with a warning).
 Codex and Gemini ask you to trust hooks (Codex: /hooks) before they run them.
+Refused for an agent whose mem plugin is enabled (/plugin install mem@mem-vault and the like):
+the plugin already runs these hooks; an entry installed before stands aside while it is on.
 
 Examples:
   $ mem hooks install --git

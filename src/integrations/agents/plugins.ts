@@ -55,7 +55,7 @@ function jsonObject(text: string | null): Record<string, unknown> | null {
 /**
  * Claude Code: `enabledPlugins["mem@mem-vault"]` in the settings files, the more specific file
  * winning (a project's .claude/settings.local.json over its settings.json over the user's).
- * https://code.claude.com/docs/en/settings#plugin-settings
+ * https://docs.claude.com/en/docs/claude-code/settings#plugin-settings
  */
 function claudeState(projectDirs: string[], env: NodeJS.ProcessEnv): PluginState {
   const userDir = env.CLAUDE_CONFIG_DIR || path.join(userHome(env), '.claude');
