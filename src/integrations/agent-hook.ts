@@ -423,6 +423,20 @@ export interface HookCall {
 }
 
 /**
+ * Whether this hook run, from `mem hooks install`'s settings entry, stands aside because mem's
+ * plugin for the agent is enabled and handles the same event: both would answer (the agent
+ * reading mem's context twice) and both would start an extraction. The plugin's own runs say
+ * where they come from (its wrapper sets MEM_HOOK_VIA=plugin) and always do the work.
+ */
+async function pluginDoesIt(agent: HookAgent, p: HookPayload, root: string, cwd: string, env: NodeJS.ProcessEnv): Promise<boolean> {
+  const { PLUGIN_EVENTS, VIA_ENV, pluginState } = await import('./agents/plugins.js');
+  if (env[VIA_ENV] === 'plugin' || p.event === undefined || !PLUGIN_EVENTS[agent].includes(p.event)) return false;
+  const st = await pluginState(agent, [p.cwd ?? cwd, root], env);
+  if (st.enabled) hookLog(root, 'hooks.log', `${agent} ${p.event}: mem's plugin is enabled (${st.source}) and answers this event; the hook mem hooks install wrote stands aside (remove it: mem hooks uninstall --${agent})`);
+  return st.enabled;
+}
+
+/**
  * The frame of every hook command: read the payload (`arg` for Codex's notify, else stdin), find
  * the mem vault from its cwd and run `work` there — nothing at all outside a mem vault. An error
  * is logged to `.mem/logs/<logName>` of the vault (of the hook's own folder until the payload
@@ -454,7 +468,9 @@ export async function runHook(o: { agentName: string; cwd: string; env: NodeJS.P
     }
     if (payload) root = findMemVault({ cwd: payload.cwd ?? o.cwd, root: o.root, home });
     if (late || !payload) throw new MemError('the hook\'s deadline passed while its payload was read; nothing done');
-    if (root !== null) await work({ agent, payload, root, deadline });
+    if (root === null) return;
+    if (await pluginDoesIt(agent, payload, root, o.cwd, o.env)) return;
+    await work({ agent, payload, root, deadline });
   } catch (err) {
     if (root !== null) hookLog(root, o.logName, `${o.agentName.slice(0, 40)} ${o.what}: ${(err as Error).message}`);
   }

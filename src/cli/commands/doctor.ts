@@ -241,11 +241,17 @@ async function agentHooksCheck(ctx: Ctx, root: string | null): Promise<Check> {
     const js = memBin();
     const real = (p: string) => { try { return fs.realpathSync(p); } catch { return p; } };
     const me = { node: real(process.execPath), js: real(js) };
+    const { pluginState } = await import('../../integrations/agents/plugins.js');
     const seen: string[] = [];
     const bad: string[] = [];
+    const twice: string[] = [];
     for (const agent of AGENTS) {
+      const plugin = await pluginState(agent, [ctx.cwd, ...(root ? [root] : [])], ctx.env);
+      if (plugin.enabled) seen.push(`${agent}: mem plugin enabled`);
       for (const scope of root ? (['user', 'project'] as const) : (['user'] as const)) {
         const s = await agentStatus(agent, scope, root, me, ctx.env);
+        // The plugin and mem hooks install's entries would both fire; the entries stand aside at run time.
+        if (plugin.enabled && s.state !== 'missing' && s.state !== 'error') twice.push(`--${agent}${scope === 'user' ? ' --user' : ''}`);
         const parts: string[] = [];
         if (s.state !== 'missing') parts.push(`hooks ${s.state}`);
         if (s.notify && s.notify.state !== 'missing') parts.push(`notify ${s.notify.state}`);
@@ -256,6 +262,14 @@ async function agentHooksCheck(ctx: Ctx, root: string | null): Promise<Check> {
       }
     }
     if (seen.length === 0) return { name: 'agent hooks', status: 'ok', detail: 'none installed (Claude Code, Codex, Gemini CLI)', hint: 'optional: mem hooks install --claude (or --codex, --gemini; --user for every project)' };
+    if (twice.length > 0) {
+      return {
+        name: 'agent hooks',
+        status: 'warn',
+        detail: `both mem's plugin and mem hooks install's entries are installed (${twice.map((t) => t.slice(2)).join(', ')}): the entries stand aside while the plugin is enabled; ${seen.join('; ')}`,
+        hint: `keep one: ${twice.map((t) => `mem hooks uninstall ${t}`).join(', ')} (or turn the plugin off)`,
+      };
+    }
     return {
       name: 'agent hooks',
       status: bad.length > 0 ? 'warn' : 'ok',

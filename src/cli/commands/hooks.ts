@@ -107,6 +107,8 @@ a symlink, an unexpected shape, another Codex notify program) stops the command,
 User-level entries run this Node and this mem by absolute path. Project files (often committed)
 get "mem …" when the mem on PATH is this one, else absolute paths (with a warning).
 Codex and Gemini ask you to trust hooks (Codex: /hooks) before they run them.
+Refused for an agent whose mem plugin is enabled (/plugin install mem@mem-vault and the like):
+the plugin already runs these hooks; an entry installed before stands aside while it is on.
 
 Examples:
   $ mem hooks install --git
@@ -250,7 +252,8 @@ async function installAgentHooks(ctx: Ctx, opts: Which, agents: Agent[]): Promis
   const scope = scopeOf(opts);
   const root = scope === 'project' ? await vaultRoot(ctx) : null;
   const me = launcher();
-  const r = await installAgents({ agents, scope, root, perPrompt: Boolean(opts.perPrompt), mcp: Boolean(opts.mcp), launcher: me, env: ctx.env });
+  const projectDirs = [ctx.cwd, root ?? (await maybeRoot(ctx))].filter((d): d is string => d !== null);
+  const r = await installAgents({ agents, scope, root, perPrompt: Boolean(opts.perPrompt), mcp: Boolean(opts.mcp), launcher: me, env: ctx.env, projectDirs });
   if (!ctx.json) {
     for (const c of r.changes) {
       const events = c.events ? `: ${c.events.map((e) => e.event).join(', ')}` : '';

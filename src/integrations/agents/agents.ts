@@ -13,6 +13,7 @@ import { describeProgram, hookCommand, memArgv, memOnPath, parseHookCommand, par
 import { addItem, addMember, member, parseJsonc, removeElement, replaceNode, valueOf, type JsonDoc, type JsonNode } from './jsonc.js';
 import { editMcpTable, editNotify, parseToml, tomlParser, type EditAction } from './toml-edit.js';
 import { isFailure, readRegularBytes } from '../../vault/read.js';
+import { PLUGIN_ID, PLUGIN_OFF, pluginState } from './plugins.js';
 
 /** An agent's settings file past this is not one mem edits. */
 const AGENT_FILE_LIMIT = 64 << 20;
@@ -330,6 +331,23 @@ export interface InstallOptions {
   mcp: boolean;
   launcher: Launcher;
   env: NodeJS.ProcessEnv;
+  /** Folders the agent may run in (the vault, the current folder): where a project enables mem's plugin. */
+  projectDirs?: string[];
+}
+
+/**
+ * Refuses to install hooks for an agent whose mem plugin is enabled: the plugin already runs
+ * mem's hooks and MCP server, and both sets would fire for every event.
+ */
+async function refuseBesidePlugin(agents: Agent[], dirs: string[], env: NodeJS.ProcessEnv): Promise<void> {
+  for (const agent of agents) {
+    const st = await pluginState(agent, dirs, env);
+    if (!st.enabled) continue;
+    const what = agent === 'gemini' ? 'extension "mem" is enabled' : `plugin ${PLUGIN_ID} is enabled`;
+    throw new MemError(`mem's ${agent} ${what} (${st.source}): it already runs mem's hooks and MCP server, and mem hooks install --${agent} would make every hook fire twice; nothing was changed`, {
+      hint: `keep the plugin (nothing to install), or turn it off first: ${PLUGIN_OFF[agent]}`,
+    });
+  }
 }
 
 /** How the commands name mem: absolute paths at user level; `mem …` in project files when PATH's mem is this one (portable when committed). */
@@ -339,6 +357,7 @@ export function formFor(scope: Scope, launcher: Launcher, env: NodeJS.ProcessEnv
 
 export async function installAgents(o: InstallOptions): Promise<{ changes: Change[]; form: Form; notes: string[] }> {
   const env = o.env;
+  await refuseBesidePlugin(o.agents, o.projectDirs ?? (o.root ? [o.root] : []), env);
   const form = formFor(o.scope, o.launcher, env);
   const plan = new Plan();
   const changes: Change[] = [];
