@@ -162,6 +162,14 @@ export function memAsync(args: string[], opts: { cwd: string; home?: string; env
   });
 }
 
+/**
+ * The ids of a memory file's entry headers, in file order, whichever form each header has (an
+ * `id:` line under `---`, or a `<!-- mem {id: …} -->` line, the form new files get).
+ */
+export function headerIds(text: string): string[] {
+  return [...text.matchAll(/^(?:id: *|<!-- mem \{id: )([^\s,}]+)/gm)].map((m) => m[1]);
+}
+
 /** A frontmatter entry as mem writes them. */
 export function entry(id: string, body: string, meta: Record<string, string | number> = {}): string {
   const fields: Record<string, string | number> = { id, type: 'procedural', domain: 'team', importance: 0.5, status: 'active', reinforcement_count: 0, ...meta };
