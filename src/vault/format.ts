@@ -198,8 +198,9 @@ function findHeaders(text: string, starts: number[]): HeaderSpan[] {
   const isComment = (i: number) => text.charCodeAt(starts[i]) === 60 /* < */ && COMMENT_HEADER.test(line(i));
   /** The comment-form header on line i, or null. */
   const commentHeader = (i: number): HeaderSpan | null => {
+    if (text.charCodeAt(starts[i]) !== 60 /* < */) return null;
     const l = line(i);
-    const m = text.charCodeAt(starts[i]) === 60 ? COMMENT_HEADER.exec(l) : null;
+    const m = COMMENT_HEADER.exec(l);
     if (!m) return null;
     const r = readYaml(m[1], i, false, true);
     return r && { startLine: i, yamlLine: i, yamlEnd: i + 1, closeLine: -1, bodyLine: i + 1, commentCol: l.indexOf('{'), ...r };
