@@ -68,23 +68,17 @@ export function renderNewEntry(e: NewEntry): { id: string; text: string } {
   return { id, text };
 }
 
-const LAST_COMMENT_HEADER = /^<!--[ \t]*mem[ \t]+\{.*\}[ \t]*-->[ \t]*\r?$/gm;
-/** A `---` line with a `key:` line under it: how a `---` header opens. */
-const LAST_YAML_HEADER = /^---[ \t]*\r?\n[A-Za-z_][\w-]*[ \t]*:/gm;
-
-function lastIndexOfMatch(re: RegExp, text: string): number {
-  let at = -1;
-  re.lastIndex = 0;
-  for (let m = re.exec(text); m; m = re.exec(text)) at = m.index;
-  return at;
-}
-
-/** The header form of the last entry in `text` (a file, or its last part), or null when it has none. */
+/**
+ * The header form of the last entry in `text` (a file, or its last part), as the parser reads it
+ * (a `---` rule in a body is no header), or null when it has none.
+ */
 export function lastHeaderForm(text: string): HeaderForm | null {
-  const c = text.includes('<!--') ? lastIndexOfMatch(LAST_COMMENT_HEADER, text) : -1;
-  const y = text.includes('---') ? lastIndexOfMatch(LAST_YAML_HEADER, text) : -1;
-  if (c < 0 && y < 0) return null;
-  return c > y ? 'comment' : 'yaml';
+  const blocks = parseMemoryFile(text, 'MEMORY.md').blocks;
+  for (let i = blocks.length - 1; i >= 0; i--) {
+    const h = blocks[i].header;
+    if (h) return h.form ?? 'yaml';
+  }
+  return null;
 }
 
 /** The form new entries get in a file whose text (or last part) is `text` (null: a new file). */

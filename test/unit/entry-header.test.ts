@@ -164,6 +164,8 @@ describe('which form new entries get', () => {
     expect(lastHeaderForm(COMMENT_FILE)).toBe('comment');
     expect(lastHeaderForm(COMMENT_FILE + '\n' + YAML_ENTRY)).toBe('yaml');
     expect(lastHeaderForm('## [2026-01-01] legacy\n\nbody\n')).toBeNull();
+    // A rule and a `key: value` line in a body are no header.
+    expect(lastHeaderForm(`${COMMENT_FILE}\n---\nNote: a rule above, not a header.\n`)).toBe('comment');
     expect(headerFormFor(undefined, null)).toBe('comment');
     expect(headerFormFor('auto', YAML_ENTRY)).toBe('yaml');
     expect(headerFormFor('yaml', null)).toBe('yaml');
