@@ -7,7 +7,8 @@
 //   reindex with embeddings) [--no-hybrid] (skip them) [--no-shapes] (skip the hostile vault shapes:
 //   100k one-entry files, a 25 MB entry, 200k entries in one file) [--scaling-only] (only the scaling
 //   figures: the same command on an input of size n and of 2n; the bench fails when the second takes
-//   3 times the first or more) [--no-scaling] (skip them)
+//   3 times the first or more) [--no-scaling] (skip them) [--entry-header comment] (the generated
+//   vaults' entries have one-line `<!-- mem {…} -->` headers instead of `---` YAML blocks)
 
 import { spawn, spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -35,6 +36,7 @@ const FILES = opt('files', 1000);
 const NOTES = opt('notes', 7424);
 const RUNS = opt('runs', 5);
 const asJson = argv.includes('--json');
+const headerForm = argv.includes('--entry-header') ? argv[argv.indexOf('--entry-header') + 1] : 'yaml';
 const base = fs.mkdtempSync(path.join(os.tmpdir(), 'mem-bench-'));
 const home = path.join(base, 'home');
 fs.mkdirSync(home);
@@ -222,7 +224,7 @@ if (argv.includes('--scaling-only')) {
 // 1. The learnings vault.
 const vault = path.join(base, 'vault');
 const tg = Date.now();
-generateVault(vault, { entries: ENTRIES, files: FILES });
+generateVault(vault, { entries: ENTRIES, files: FILES, headerForm });
 if (!asJson) console.error(`generated ${ENTRIES} entries in ${FILES} files (${Date.now() - tg} ms) in ${vault}`);
 const hybridOnly = argv.includes('--hybrid-only');
 if (hybridOnly) run(vault, ['index', '--quiet']);
@@ -408,7 +410,7 @@ async function watchLatency(root, times) {
 // --json` reports the check's own time (check_ms), which is the figure; wall time is beside it.
 const FILES_10K = opt('check-files', 10_000);
 const v10k = path.join(base, 'vault10k');
-generateVault(v10k, { entries: FILES_10K * 10, files: FILES_10K });
+generateVault(v10k, { entries: FILES_10K * 10, files: FILES_10K, headerForm });
 run(v10k, ['index', '--quiet']);
 run(v10k, ['index', '--quiet']); // the first check after a build stores the walk memo
 {
@@ -457,7 +459,7 @@ if (!argv.includes('--no-shapes')) {
   fs.rmSync(huge, { recursive: true, force: true });
 
   const oneFile = path.join(base, 'single200k');
-  generateVault(oneFile, { entries: 200_000, files: 1 });
+  generateVault(oneFile, { entries: 200_000, files: 1, headerForm });
   run(oneFile, ['index', '--quiet']);
   const ids = [];
   measure('mem add, 200,000 entries in one file (with its index update)', '< 1 s', Math.min(RUNS, 3), (i) => {

@@ -115,13 +115,19 @@ export function learning(r) {
   return { type, title, body: sentences.join(' ') };
 }
 
-export function entryText(r, id, l) {
+/** One entry; `form` 'comment' writes its header as one `<!-- mem {…} -->` line (the same values). */
+export function entryText(r, id, l, form = 'yaml') {
   const created = date(r);
-  return `---\nid: ${id}\ntype: ${l.type}\ndomain: ${r() < 0.5 ? 'task' : 'team'}\nimportance: ${(0.1 + Math.floor(r() * 9) / 10).toFixed(1)}\nphase: ${pick(r, PHASES)}\nstatus: ${r() < 0.03 ? 'retired' : 'active'}\nreinforcement_count: ${Math.floor(r() * 4)}\nlast_reinforced: '${created}'\ncreated_at: '${created}'\n---\n## [${created}] ${l.type.charAt(0).toUpperCase()}${l.type.slice(1)}: ${l.title}\n\n${l.body}\n\n`;
+  const fields = [['id', id], ['type', l.type], ['domain', r() < 0.5 ? 'task' : 'team'], ['importance', (0.1 + Math.floor(r() * 9) / 10).toFixed(1)], ['phase', pick(r, PHASES)],
+    ['status', r() < 0.03 ? 'retired' : 'active'], ['reinforcement_count', Math.floor(r() * 4)], ['last_reinforced', `'${created}'`], ['created_at', `'${created}'`]];
+  const header = form === 'comment'
+    ? `<!-- mem {${fields.map(([k, v]) => `${k}: ${v}`).join(', ')}} -->\n`
+    : `---\n${fields.map(([k, v]) => `${k}: ${v}\n`).join('')}---\n`;
+  return `${header}## [${created}] ${l.type.charAt(0).toUpperCase()}${l.type.slice(1)}: ${l.title}\n\n${l.body}\n\n`;
 }
 
 /** A vault of `entries` learnings over `files` files; about `dupShare` of them are near-copies. */
-export function generateVault(root, { entries = 100_000, files = 1000, seed = 1, dupShare = 0.02 } = {}) {
+export function generateVault(root, { entries = 100_000, files = 1000, seed = 1, dupShare = 0.02, headerForm = 'yaml' } = {}) {
   const r = rng(seed);
   fs.mkdirSync(path.join(root, '.mem'), { recursive: true });
   const perFile = Math.ceil(entries / files);
@@ -144,7 +150,7 @@ export function generateVault(root, { entries = 100_000, files = 1000, seed = 1,
         if (recent.length < 500) recent.push(l);
         else recent[Math.floor(r() * 500)] = l;
       }
-      text += entryText(r, uuid(r), l);
+      text += entryText(r, uuid(r), l, headerForm);
     }
     const abs = path.join(root, rel);
     fs.mkdirSync(path.dirname(abs), { recursive: true });

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseMemoryFile } from '../src/vault/format.js';
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const BIN = path.join(REPO, 'bin', 'mem.js');
@@ -160,6 +161,19 @@ export function memAsync(args: string[], opts: { cwd: string; home?: string; env
     child.on('close', (code) => resolve({ status: code ?? -1, stdout, stderr, json: () => JSON.parse(stdout) }));
     child.stdin.end(opts.input ?? '');
   });
+}
+
+/**
+ * The ids of a memory file's entry headers, in file order, whichever form each header has (an
+ * `id:` line under `---`, or a `<!-- mem {id: …} -->` line, the form new files get).
+ */
+export function headerIds(text: string): string[] {
+  return [...text.matchAll(/^(?:id: *|<!-- mem \{id: )([^\s,}]+)/gm)].map((m) => m[1]);
+}
+
+/** The metadata of a memory file's entries, in file order, read by mem's parser (either header form). */
+export function entryMetas(text: string, file = 'MEMORY.md'): Record<string, unknown>[] {
+  return parseMemoryFile(text, file).entries.map((e) => e.meta);
 }
 
 /** A frontmatter entry as mem writes them. */

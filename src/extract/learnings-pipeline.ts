@@ -180,7 +180,7 @@ export async function runLearnings<L extends Learning>(vault: Vault, opts: Learn
     byFile.set(target.abs, slot);
   }
   const slots = [...byFile.values()];
-  const appends: Append[] = slots.map((s) => ({ abs: s.target.abs, path: s.target.path, preamble: s.target.preamble, texts: [] }));
+  const appends: Append[] = slots.map((s) => ({ abs: s.target.abs, path: s.target.path, preamble: s.target.preamble, texts: [], entryHeader: vault.config.format.entryHeader }));
   const render = (parsed: (ParsedFile | null)[]) => {
     // One check over every target and the related files: the same rule is not written twice,
     // whichever file holds it first.

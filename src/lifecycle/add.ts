@@ -165,7 +165,7 @@ export async function addEntry(vault: Vault, req: AddRequest, cwd: string, name:
   });
   const file = describeFile(vault, abs, cwd);
   const preamble = req.institutional ? '# Institutional memory\n' : scope === 'global' ? '# Global memory\n' : scope === 'dispatch' && !req.file ? '# Dispatch memory\n' : '# Memory\n';
-  appendEntries(abs, file.path, [entryText], preamble);
+  appendEntries(abs, file.path, [entryText], preamble, vault.config.format.entryHeader);
 
   // Indexed now, so `--no-refresh` searches see it too.
   const { indexWritten } = await import('../index/open.js');

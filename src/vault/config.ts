@@ -7,6 +7,7 @@ import { MemError } from '../errors.js';
 import { readTarget } from './boundary.js';
 import { isFailure, readRegularBytes } from './read.js';
 import { DEFAULT_SCOPE_MULTIPLIERS, type Scope } from './scope.js';
+import type { EntryHeaderSetting } from './format.js';
 
 export interface VaultConfig {
   include: string[];
@@ -30,6 +31,8 @@ export interface VaultConfig {
   episodes: { minMessages: number; gapMinutes: number; maxMessages: number; surpriseThreshold: number; minEpisodeMessages: number; minTerms: number; embeddings: boolean; topic: boolean; shareMessages: boolean };
   /** Embedding endpoint for hybrid search; no model → lexical search only. */
   embeddings: EmbeddingsConfig;
+  /** `format.entry_header`: how new entries' headers are written (auto: a file keeps its form; a new file gets the comment form). */
+  format: { entryHeader: EntryHeaderSetting };
 }
 
 /** `embeddings:` in the config; MEM_EMBED_* variables override it (see embeddingsFrom). */
@@ -59,6 +62,7 @@ export const DEFAULT_CONFIG: VaultConfig = {
   extract: { scopes: ['project', 'corrective'], budgetChars: 24_000, episodes: true, consolidate: false, episodesTopic: false, episodeNote: true },
   // The same numbers as DEFAULT_SEGMENT_CONFIG (src/episodes/segment.ts, kept off this module's imports).
   episodes: { minMessages: 5, gapMinutes: 15, maxMessages: 50, surpriseThreshold: 0.7, minEpisodeMessages: 4, minTerms: 4, embeddings: true, topic: true, shareMessages: false },
+  format: { entryHeader: 'auto' },
 };
 
 /**
@@ -319,6 +323,14 @@ export async function loadConfig(root: string): Promise<VaultConfig> {
     if (v === undefined || v === null) continue;
     if (typeof v !== 'boolean') throw new MemError(`episodes.${k} must be true or false (got ${JSON.stringify(v)})`, { where: { file: CONFIG_PATH } });
     cfg.episodes[key] = v;
+  }
+  const fmt = (raw.format ?? {}) as Record<string, unknown>;
+  if (fmt.entry_header !== undefined && fmt.entry_header !== null) {
+    const v = fmt.entry_header;
+    if (v !== 'auto' && v !== 'yaml' && v !== 'comment') {
+      throw new MemError(`format.entry_header must be auto, yaml or comment (got ${JSON.stringify(v)})`, { where: { file: CONFIG_PATH }, hint: 'auto: a file keeps the form its entries have, a new file gets comment; yaml: `---` lines around the header; comment: one `<!-- mem {…} -->` line' });
+    }
+    cfg.format.entryHeader = v;
   }
   return cfg;
 }

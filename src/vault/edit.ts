@@ -8,8 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { MemError } from '../errors.js';
 import { DEFAULTS, KEY_ORDER } from './entry.js';
-import { parseMemoryFile, serializeFile, type ParsedFile } from './format.js';
-import { formatFrontmatter } from './frontmatter.js';
+import { commentHeaderLine, parseMemoryFile, serializeFile, type EntryHeaderSetting, type HeaderForm, type ParsedFile } from './format.js';
+import { formatFrontmatter, parseFrontmatter } from './frontmatter.js';
 import { firstMarkerLine } from './gitmarkers.js';
 import { isFailure, readVaultText, withRegularFd } from './read.js';
 import { hasUnsafeControl, newlineOf, safeLine, safeText, withNewline } from './safetext.js';
@@ -59,12 +59,45 @@ export function renderNewEntry(e: NewEntry): { id: string; text: string } {
   // A body line that is only `---` could open an entry header; `* * *` is the same rule in markdown.
   // A line git would read as a conflict marker (`<<<<<<< HEAD`, an example in a code block) gets
   // a leading space, which markdown ignores: mem must not write a file it then refuses to touch.
-  const body = safeText(e.body).replace(/^[ \t]*---+[ \t]*$/gm, '* * *').trim().replace(/^(?=([<>|=])\1{6}(?:[ \t]|$))/gm, ' ');
+  // A line that reads as a comment-form header (`<!-- mem {…} -->`) gets a leading space too.
+  const body = safeText(e.body).replace(/^[ \t]*---+[ \t]*$/gm, '* * *').trim().replace(/^(?=([<>|=])\1{6}(?:[ \t]|$)|<!--[ \t]*mem[ \t])/gm, ' ');
   const text = `---\n${formatFrontmatter(meta)}---\n## [${safeLine(e.date)}] ${prefix}${title}\n${body ? `\n${body}\n` : ''}`;
   // The id and the fixed fields come from mem itself; a control character here is a bug, and
   // must not reach the file.
   if (hasUnsafeControl(text)) throw new Error(`renderNewEntry: unsafe control character in entry ${JSON.stringify(id)}`);
   return { id, text };
+}
+
+/**
+ * The header form of the last entry in `text` (a file, or its last part), as the parser reads it
+ * (a `---` rule in a body is no header), or null when it has none.
+ */
+export function lastHeaderForm(text: string): HeaderForm | null {
+  const blocks = parseMemoryFile(text, 'MEMORY.md').blocks;
+  for (let i = blocks.length - 1; i >= 0; i--) {
+    const h = blocks[i].header;
+    if (h) return h.form ?? 'yaml';
+  }
+  return null;
+}
+
+/** The form new entries get in a file whose text (or last part) is `text` (null: a new file). */
+export function headerFormFor(setting: EntryHeaderSetting | undefined, text: string | null): HeaderForm {
+  if (setting === 'yaml' || setting === 'comment') return setting;
+  return (text === null ? null : lastHeaderForm(text)) ?? 'comment';
+}
+
+/**
+ * A new entry's text (as renderNewEntry writes it: `---` lines around its YAML) with its header
+ * in `form`. The YAML is mem's own, so it reads back exactly, in its key order.
+ */
+export function withHeaderForm(text: string, form: HeaderForm): string {
+  if (form === 'yaml' || !text.startsWith('---\n')) return text;
+  const close = text.indexOf('\n---\n', 3);
+  if (close < 0) return text;
+  const parsed = parseFrontmatter(text.slice(4, close + 1));
+  if (!parsed.ok) return text;
+  return `${commentHeaderLine(parsed.data)}\n${text.slice(close + 5)}`;
 }
 
 /** A file's text as read for a write: without its BOM, which goes back on when it is written. */
@@ -95,11 +128,15 @@ function encoded(f: FileText | null, out: string): string {
   return f?.bom ? `\ufeff${out}` : out;
 }
 
-/** `texts` (mem's LF text) appended to a file's text, a blank line apart, in the file's style. */
-function appended(current: FileText | null, preamble: string, texts: string[]): string {
+/**
+ * `texts` (mem's LF text) appended to a file's text, a blank line apart, in the file's style, their
+ * headers in `form`.
+ */
+function appended(current: FileText | null, preamble: string, texts: string[], form: HeaderForm = 'yaml'): string {
   const nl = current?.nl ?? '\n';
   let out = current?.text ?? preamble;
-  for (const t of texts) {
+  for (const raw of texts) {
+    const t = withHeaderForm(raw, form);
     if (out !== '' && !out.endsWith('\n')) out += nl;
     if (out !== '' && !/\n(\r?\n)$/.test(out)) out += nl;
     out += withNewline(t, nl);
@@ -127,7 +164,10 @@ function scanForAppend(abs: string): AppendScan | null {
   return isFailure(r) ? null : r;
 }
 
-type AppendScan = { size: number; nl: '\n' | '\r\n'; tail: string };
+type AppendScan = { size: number; nl: '\n' | '\r\n'; tail: string; lastPart: string };
+
+/** How much of a big file's end is looked at for the form of its last header. */
+const FORM_SAMPLE = 64 << 10;
 
 function scanOpen(fd: number, size: number): AppendScan | null {
   if (size < APPEND_IN_PLACE) return null;
@@ -169,24 +209,26 @@ function scanOpen(fd: number, size: number): AppendScan | null {
   count(rest, size - rest);
   const last = Buffer.alloc(3);
   fs.readSync(fd, last, 0, 3, size - 3);
-  return { size, nl: crlf > lf ? '\r\n' : '\n', tail: last.toString('latin1') };
+  const part = Buffer.alloc(Math.min(size, FORM_SAMPLE));
+  fs.readSync(fd, part, 0, part.length, size - part.length);
+  return { size, nl: crlf > lf ? '\r\n' : '\n', tail: last.toString('latin1'), lastPart: part.toString('utf8') };
 }
 
 /**
  * Append entries to a memory file (creating it with `preamble` if needed). A big file gets them
  * written in place at its end (FileLock.append); a smaller one is replaced whole, atomically.
  */
-export function appendEntries(abs: string, display: string, texts: string[], preamble = ''): void {
+export function appendEntries(abs: string, display: string, texts: string[], preamble = '', entryHeader?: EntryHeaderSetting): void {
   withFileLock(abs, (lock) => {
     const big = scanForAppend(abs);
     if (big) {
       // Only the file's last bytes decide the separators: appended() looks at nothing else.
-      const text = appended({ text: big.tail, bom: false, nl: big.nl }, '', texts).slice(big.tail.length);
+      const text = appended({ text: big.tail, bom: false, nl: big.nl }, '', texts, headerFormFor(entryHeader, big.lastPart)).slice(big.tail.length);
       lock.append(Buffer.from(text, 'utf8'), big.size);
       return;
     }
     const current = readForWrite(abs, display);
-    lock.replace(encoded(current, appended(current, preamble, texts)));
+    lock.replace(encoded(current, appended(current, preamble, texts, headerFormFor(entryHeader, current?.text ?? null))));
   }, display);
 }
 
@@ -311,6 +353,8 @@ export interface Append {
   /** Text a new file starts with. */
   preamble: string;
   texts: string[];
+  /** How the new entries' headers are written (`format.entry_header`; default auto). */
+  entryHeader?: EntryHeaderSetting;
 }
 
 /**
@@ -341,7 +385,8 @@ export async function appendTogether(appends: Append[], check?: (parsed: (Parsed
     const replacing: { lock: FileLock; text: string }[] = [];
     appends.forEach((a, i) => {
       if (a.texts.length === 0) return;
-      replacing.push({ lock: locks[i], text: encoded(texts[i], appended(texts[i], a.preamble, a.texts)) });
+      const form = headerFormFor(a.entryHeader, texts[i]?.text ?? null);
+      replacing.push({ lock: locks[i], text: encoded(texts[i], appended(texts[i], a.preamble, a.texts, form)) });
       written.push(a.path);
     });
     await replaceAll(replacing);

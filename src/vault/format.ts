@@ -7,7 +7,7 @@
 import { sha1Hex } from '../hash.js';
 import { MemError, type Diagnostic } from '../errors.js';
 import { ENTRY_TYPES, entryId, fieldsFromMeta, type Entry } from './entry.js';
-import { parseFrontmatter, updateFrontmatter } from './frontmatter.js';
+import { formatFlowHeader, parseFrontmatter, updateFlowHeader, updateFrontmatter } from './frontmatter.js';
 import { conflictSides, findConflictMarkers, type ConflictMarker, type Side } from './gitmarkers.js';
 import { lineOfOffset, lineStarts } from './lines.js';
 import { splitNotes } from './notes.js';
@@ -20,6 +20,32 @@ const ID_LINE = /^id[ \t]*:/m;
 const MAX_HEADER_LINES = 200;
 const HEADING = /^(#{1,6})[ \t]+(.*?)[ \t#]*$/;
 const LEGACY_HEADING = /^## \[/;
+/**
+ * The one-line header form: the entry's metadata as a YAML flow mapping inside an HTML comment.
+ * Markdown renderers show nothing of it (an HTML block of type 2, CommonMark 0.31 §4.6), where
+ * the `---` form renders as a rule and a large heading (a paragraph followed by `---` is a setext
+ * heading, §4.3).
+ */
+const COMMENT_HEADER = /^<!--[ \t]*mem[ \t]+(\{.*\})[ \t]*-->[ \t]*\r?$/;
+
+/** The two ways an entry header is written: `---` lines around YAML, or one HTML comment line. */
+export type HeaderForm = 'yaml' | 'comment';
+
+/**
+ * `format.entry_header` in the config: how new entries' headers are written. `auto` keeps a file's
+ * own form (that of its last header) and gives a file without headers the comment form.
+ */
+export type EntryHeaderSetting = 'auto' | HeaderForm;
+
+/** The header line of the comment form for `meta` (no line break). */
+export function commentHeaderLine(meta: Record<string, unknown>): string {
+  return `<!-- mem ${formatFlowHeader(meta)} -->`;
+}
+
+/** Whether a line would be read as a comment-form header (a body line like it is escaped by the writers). */
+export function looksLikeCommentHeader(line: string): boolean {
+  return COMMENT_HEADER.test(line);
+}
 
 function lineAt(text: string, starts: number[], i: number): string {
   const end = i + 1 < starts.length ? starts[i + 1] - 1 : text.length;
@@ -62,6 +88,8 @@ interface HeaderSpan {
   bodyLine: number;
   /** No `---` of its own (see Block.bare). */
   bare?: boolean;
+  /** A comment-form header: its YAML starts at this column of its one line. */
+  commentCol?: number;
   yaml: string;
   data?: Record<string, unknown>;
   id?: string;
@@ -113,17 +141,20 @@ function findHeaders(text: string, starts: number[]): HeaderSpan[] {
   const read = (a: number, b: number, bareRun: boolean): Pick<HeaderSpan, 'yaml' | 'data' | 'id' | 'error'> | null => {
     const yaml = slice(a, b);
     if (!ID_LINE.test(yaml)) return null;
+    return readYaml(yaml, a, bareRun, false);
+  };
+  const readYaml = (yaml: string, a: number, bareRun: boolean, comment: boolean): Pick<HeaderSpan, 'yaml' | 'data' | 'id' | 'error'> | null => {
     const parsed = parseFrontmatter(yaml);
     if (!parsed.ok) {
       // Only a block that starts like YAML is reported as a broken header; otherwise the `---`
-      // lines are body text (a rule).
-      if (bareRun || !STARTS_LIKE_YAML.test(yaml)) return null;
+      // lines are body text (a rule). A `<!-- mem {…} -->` line is meant as a header.
+      if (bareRun || !(comment || STARTS_LIKE_YAML.test(yaml))) return null;
       return { yaml, error: { message: `malformed YAML in entry header: ${parsed.error}`, line: a + parsed.line } };
     }
     if (!Object.prototype.hasOwnProperty.call(parsed.data, 'id')) return null;
     const r = entryId(parsed.data.id, yaml);
     if ('problem' in r) {
-      const idLine = a + yaml.split('\n').findIndex((l) => /^id[ \t]*:/.test(l));
+      const idLine = comment ? a : a + yaml.split('\n').findIndex((l) => /^id[ \t]*:/.test(l));
       return { yaml, data: parsed.data, error: { message: `invalid id in entry header: ${r.problem}`, line: idLine + 1 } };
     }
     // Without `---` lines around it, only an id that looks like one (no blanks) makes a header:
@@ -164,17 +195,30 @@ function findHeaders(text: string, starts: number[]): HeaderSpan[] {
       cur = next;
     }
   };
+  const isComment = (i: number) => text.charCodeAt(starts[i]) === 60 /* < */ && COMMENT_HEADER.test(line(i));
+  /** The comment-form header on line i, or null. */
+  const commentHeader = (i: number): HeaderSpan | null => {
+    if (text.charCodeAt(starts[i]) !== 60 /* < */) return null;
+    const l = line(i);
+    const m = COMMENT_HEADER.exec(l);
+    if (!m) return null;
+    const r = readYaml(m[1], i, false, true);
+    return r && { startLine: i, yamlLine: i, yamlEnd: i + 1, closeLine: -1, bodyLine: i + 1, commentCol: l.indexOf('{'), ...r };
+  };
   let i = 0;
   while (i < n) {
     if (!isRule(i)) {
+      const c = commentHeader(i);
+      if (c) headers.push(c);
       i++;
       continue;
     }
     let j = i + 1;
     const limit = Math.min(n, i + 1 + MAX_HEADER_LINES);
-    while (j < limit && !isRule(j)) j++;
+    // A comment-form header ends the search: a `---` header never holds one.
+    while (j < limit && !isRule(j) && !isComment(j)) j++;
     let h: HeaderSpan | null = null;
-    if (j < limit) {
+    if (j < limit && isRule(j)) {
       const r = read(i + 1, j, false);
       if (!r) {
         i = j;
@@ -362,7 +406,8 @@ function parseEntries(text: string, relPath: string, starts: number[], headers: 
     const start = starts[h.startLine];
     const end = k + 1 < headers.length ? starts[headers[k + 1].startLine] : text.length;
     const raw = text.slice(start, end);
-    const header = { yaml: h.yaml, yamlStart: offset(h.yamlLine) - start, bodyStart: Math.min(offset(h.bodyLine), end) - start };
+    const header: NonNullable<Block['header']> = { yaml: h.yaml, yamlStart: offset(h.yamlLine) - start + (h.commentCol ?? 0), bodyStart: Math.min(offset(h.bodyLine), end) - start };
+    if (h.commentCol !== undefined) header.form = 'comment';
     const bare = h.bare ? { prev: blocks.length > 0 ? blocks[blocks.length - 1].start : -1 } : undefined;
     if (h.error || h.id === undefined) {
       const error = h.error ?? { message: 'entry header without an id', line: h.startLine + 1 };
@@ -468,7 +513,7 @@ export function updateBlockMeta(block: Block, changes: Record<string, unknown>):
   const { yaml, yamlStart, bodyStart } = block.header;
   let newYaml: string;
   try {
-    newYaml = updateFrontmatter(yaml, changes);
+    newYaml = block.header.form === 'comment' ? updateFlowHeader(yaml, changes) : updateFrontmatter(yaml, changes);
   } catch (err) {
     if (!(err instanceof MemError)) throw err;
     throw new MemError(`entry ${block.entry.id}: ${err.message}`, { exitCode: err.exitCode, hint: err.hint, where: { line: block.entry.line } });
@@ -481,5 +526,5 @@ export function updateBlockMeta(block: Block, changes: Record<string, unknown>):
     else meta[k] = v;
   }
   const entry: Entry = { ...block.entry, meta, ...fieldsFromMeta(meta) };
-  return { ...block, raw, entry, header: { yaml: newYaml, yamlStart, bodyStart: bodyStart + delta } };
+  return { ...block, raw, entry, header: { ...block.header, yaml: newYaml, bodyStart: bodyStart + delta } };
 }

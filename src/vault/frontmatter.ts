@@ -161,6 +161,12 @@ export function parseFrontmatter(src: string, keep?: { doc?: Yaml.Document.Parse
   if (src.length > MAX_HEADER_CHARS) {
     return { ok: false, error: `too large: ${kb(src.length)} (the limit is ${kb(MAX_HEADER_CHARS)})`, line: 1 };
   }
+  // A one-line flow mapping (the comment header form) has its own fast path.
+  if (src.charCodeAt(0) === 123 /* { */) {
+    const flow = scanFlow(src);
+    if (flow) return { ok: true, data: flow.data, simple: false };
+    return fullParse(src, keep);
+  }
   const fast = fastParse(src);
   if (fast) return { ok: true, data: fast, simple: true };
   return fullParse(src, keep);
@@ -227,8 +233,14 @@ function doubleQuoted(s: string): string {
   return `${out}"`;
 }
 
-function formatString(s: string, quoted: boolean): string {
+/** Text that would end an HTML comment early: `-->`, and `--!>`, which browsers also take as its end. */
+const COMMENT_END = /--!?>/;
+
+function formatString(s: string, quoted: boolean, inComment = false): string {
   if (!quoted && PLAIN_SAFE.test(s) && !/^\d{4}-\d{2}-\d{2}/.test(s) && scalar(s) === s) return s;
+  // Inside an HTML comment the string's `>` is written as an escape, so the comment ends where mem
+  // means it to (doubleQuoted writes `>` nowhere else).
+  if (inComment && COMMENT_END.test(s)) return doubleQuoted(s).replace(/>/g, '\\x3E');
   if (!NEEDS_ESCAPE.test(s)) return `'${s.replace(/'/g, "''")}'`;
   return doubleQuoted(s);
 }
@@ -241,8 +253,8 @@ function formatNumber(n: number): string {
 }
 
 /** A mapping key: plain when it is a simple word, quoted otherwise. */
-export function formatKey(key: string): string {
-  return SIMPLE_KEY.test(key) && scalar(key) === key ? key : formatString(key, true);
+export function formatKey(key: string, inComment = false): string {
+  return SIMPLE_KEY.test(key) && scalar(key) === key ? key : formatString(key, true, inComment);
 }
 
 /**
@@ -251,15 +263,15 @@ export function formatKey(key: string): string {
  * single-quoted (`last_reinforced: '2026-03-01'`, as TeaParty writes them). Whatever the value, it
  * parses back (fast and full parser) to itself.
  */
-export function formatValue(key: string, value: unknown): string {
+export function formatValue(key: string, value: unknown, inComment = false): string {
   if (value === null || value === undefined) return 'null';
   if (typeof value === 'number') return formatNumber(value);
   if (typeof value === 'boolean') return String(value);
-  if (typeof value === 'string') return formatString(value, DATE_KEYS.has(key));
-  if (Array.isArray(value)) return `[${value.map((v) => formatValue('', v)).join(', ')}]`;
+  if (typeof value === 'string') return formatString(value, DATE_KEYS.has(key), inComment);
+  if (Array.isArray(value)) return `[${value.map((v) => formatValue('', v, inComment)).join(', ')}]`;
   if (typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
     const parts = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
-    return `{${parts.map(([k, v]) => `${formatKey(k)}: ${formatValue(k, v)}`).join(', ')}}`;
+    return `{${parts.map(([k, v]) => `${formatKey(k, inComment)}: ${formatValue(k, v, inComment)}`).join(', ')}}`;
   }
   throw new MemError(`cannot write a ${typeof value} as "${key}" in an entry header`);
 }
@@ -486,4 +498,139 @@ export function updateFrontmatter(src: string, changes: Record<string, unknown>)
   const out = withAdded(places[places.length - 1]);
   checkReadsBack(out, expected, what);
   return out;
+}
+
+// ---- The one-line form: a flow mapping `{key: value, …}` --------------------------------------
+
+/** One key of a flow mapping: the item's text (key to end of value) and its value's text. */
+interface FlowItem {
+  key: string;
+  from: number;
+  to: number;
+  value: [number, number];
+}
+
+/**
+ * A one-line flow mapping of the values the fast path reads (`{id: a, importance: 0.8, tags: [x, y]}`),
+ * read by hand, with where each item sits; null for anything else (nested maps, escapes, a
+ * trailing comma, an empty value…), which goes to the full parser. A plain value in a flow
+ * mapping ends at `,` or `}` and holds no `[]{}` (YAML 1.2, 7.3.3).
+ */
+function scanFlow(src: string): { data: Record<string, unknown>; items: FlowItem[] } | null {
+  const n = src.length;
+  const data: Record<string, unknown> = {};
+  const items: FlowItem[] = [];
+  if (/[\r\n\u2028\u2029]/.test(src)) return null;
+  const blanks = (at: number) => {
+    while (at < n && isBlank(src.charCodeAt(at))) at++;
+    return at;
+  };
+  let i = blanks(1);
+  if (src.charCodeAt(i) === 125 /* } */) return blanks(i + 1) === n ? { data, items } : null;
+  for (;;) {
+    const from = i;
+    if (!isKeyStart(src.charCodeAt(i))) return null;
+    i++;
+    while (i < n && isKeyChar(src.charCodeAt(i))) i++;
+    const key = src.slice(from, i);
+    i = blanks(i);
+    if (src.charCodeAt(i) !== 58 /* : */ || !isBlank(src.charCodeAt(i + 1))) return null;
+    const start = blanks(i + 1);
+    const c = src.charCodeAt(start);
+    let end: number;
+    if (c === 39 /* ' */) {
+      let k = start + 1;
+      for (;;) {
+        k = src.indexOf("'", k);
+        if (k < 0) return null;
+        if (src.charCodeAt(k + 1) !== 39) break;
+        k += 2;
+      }
+      end = k + 1;
+    } else if (c === 34 /* " */ || c === 91 /* [ */) {
+      const k = src.indexOf(c === 34 ? '"' : ']', start + 1);
+      if (k < 0) return null;
+      end = k + 1;
+    } else {
+      end = start;
+      while (end < n && src.charCodeAt(end) !== 44 /* , */ && src.charCodeAt(end) !== 125 /* } */) end++;
+      while (end > start && isBlank(src.charCodeAt(end - 1))) end--;
+    }
+    const text = src.slice(start, end);
+    if (text === '' || (c !== 39 && c !== 34 && c !== 91 && /[[\]{}]/.test(text))) return null;
+    const value = c === 91 ? flowSeq(text) : scalar(text);
+    if (value === NO_VALUE || Object.prototype.hasOwnProperty.call(data, key) || key === '__proto__') return null;
+    data[key] = value;
+    items.push({ key, from, to: end, value: [start, end] });
+    i = blanks(end);
+    const sep = src.charCodeAt(i);
+    if (sep === 125 /* } */) return blanks(i + 1) === n ? { data, items } : null;
+    if (sep !== 44 /* , */) return null;
+    i = blanks(i + 1);
+  }
+}
+
+/**
+ * A whole mapping as a one-line flow mapping, in the given key order, fit to stand inside an HTML
+ * comment (no `-->` in it). It parses back to exactly `data`, or nothing is returned.
+ */
+export function formatFlowHeader(data: Record<string, unknown>): string {
+  const parts: string[] = [];
+  const expected: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(data)) {
+    if (v === undefined) continue;
+    parts.push(`${formatKey(k, true)}: ${formatValue(k, v, true)}`);
+    expected[k] = v;
+  }
+  const out = `{${parts.join(', ')}}`;
+  checkReadsBack(out, expected, 'cannot write this entry');
+  return out;
+}
+
+/**
+ * Change some keys of a one-line flow header (undefined removes a key), as updateFrontmatter does
+ * for a block header: a changed value has just its text replaced, a removed key loses its item, a
+ * new key becomes the last item. A header the fast path cannot read, or an edit that would not
+ * read back, is written whole again (it is one line: the diff is that line either way).
+ */
+export function updateFlowHeader(src: string, changes: Record<string, unknown>): string {
+  const before = parseFrontmatter(src);
+  if (!before.ok) throw new MemError(`cannot edit a malformed entry header (${before.error})`);
+  const old = before.data;
+  const has = (k: string) => Object.prototype.hasOwnProperty.call(old, k);
+  const keys = Object.keys(changes).filter((k) => (changes[k] === undefined ? has(k) : !(has(k) && sameValue(old[k], changes[k]))));
+  if (keys.length === 0) return src;
+  const expected: Record<string, unknown> = { ...old };
+  for (const k of keys) {
+    if (changes[k] === undefined) delete expected[k];
+    else expected[k] = changes[k];
+  }
+  const scan = scanFlow(src);
+  if (scan) {
+    const edits: { from: number; to: number; text: string }[] = [];
+    const added: string[] = [];
+    for (const key of keys) {
+      const value = changes[key];
+      const at = scan.items.findIndex((it) => it.key === key);
+      if (at < 0) {
+        added.push(`${formatKey(key, true)}: ${formatValue(key, value, true)}`);
+        continue;
+      }
+      const it = scan.items[at];
+      if (value !== undefined) {
+        const [a, b] = it.value;
+        edits.push({ from: a, to: b, text: inStyleOf(src.slice(a, b), value, formatValue(key, value, true)) });
+      } else if (at + 1 < scan.items.length) edits.push({ from: it.from, to: scan.items[at + 1].from, text: '' });
+      else edits.push({ from: at > 0 ? scan.items[at - 1].to : it.from, to: it.to, text: '' });
+    }
+    if (added.length > 0) {
+      const last = scan.items[scan.items.length - 1];
+      const to = last ? last.to : 1;
+      edits.push({ from: to, to, text: `${last ? ', ' : ''}${added.join(', ')}` });
+    }
+    let out = src;
+    for (const e of edits.sort((x, y) => y.from - x.from || y.to - x.to)) out = out.slice(0, e.from) + e.text + out.slice(e.to);
+    if (!COMMENT_END.test(out) && readsBack(out, expected)) return out;
+  }
+  return formatFlowHeader(expected);
 }

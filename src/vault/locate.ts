@@ -2,17 +2,25 @@
 // file (its end, one entry) without parsing the rest: candidates only, each to be checked by a
 // parse of the text from there against what the index holds.
 
+import { looksLikeCommentHeader } from './format.js';
+
 const RULE_LINE = /^---[ \t]*\r?$/;
 /** A header is at most this many lines (as in format.ts). */
 const MAX_HEADER_LINES = 200;
 
 /**
- * Where the `---` line opens the header of the line at `at` (inside an `id:` line): walking back
- * line by line, at most a header's length. -1 when there is none, or it is the file's first line
- * (a file that starts with its first entry: the caller parses from the start instead).
+ * Where the header of the line at `at` (inside its id) opens: that line itself for a comment-form
+ * header, else the `---` line found walking back line by line, at most a header's length. -1 (or
+ * 0) when there is none, or it is the file's first line (a file that starts with its first entry:
+ * the caller parses from the start instead).
  */
 function ruleBefore(buf: Buffer, at: number): number {
   let start = buf.lastIndexOf(10, at) + 1;
+  // A comment-form header is its own one line.
+  if (buf[start] === 60 /* < */) {
+    const end = buf.indexOf(10, start);
+    if (looksLikeCommentHeader(buf.toString('utf8', start, end === -1 ? buf.length : end))) return start;
+  }
   for (let k = 0; k < MAX_HEADER_LINES && start > 0; k++) {
     const end = buf.indexOf(10, start);
     if (RULE_LINE.test(buf.toString('latin1', start, end === -1 ? buf.length : end))) return start;

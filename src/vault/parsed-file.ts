@@ -11,8 +11,12 @@ export interface Block {
   /** Offset of the block in the file text; the block runs to the next block or the end. */
   start: number;
   raw: string;
-  /** For frontmatter entries: the text between the two `---` lines, and where the body starts in `raw`. */
-  header?: { yaml: string; yamlStart: number; bodyStart: number };
+  /**
+   * For frontmatter entries: the header's YAML (the text between the two `---` lines, or the flow
+   * mapping of a `<!-- mem {…} -->` line: `form` 'comment'), where it starts and where the body
+   * starts in `raw`.
+   */
+  header?: { yaml: string; yamlStart: number; bodyStart: number; form?: 'comment' };
   entry?: Entry;
   /** A header that looked like an entry but did not parse; kept verbatim, never indexed. */
   broken?: string;

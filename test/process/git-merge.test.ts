@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { addedId, committer, gitTry, inFileOrder, LIST_ALL, markers, NOW } from '../fixtures/git-merge.js';
-import { cleanup, git, mem, tempDir, tempVault, type TempVault } from '../helpers.js';
+import { cleanup, git, headerIds, mem, tempDir, tempVault, type TempVault } from '../helpers.js';
 
 afterEach(cleanup);
 
@@ -123,7 +123,7 @@ describe('git merge of memory files with the mem driver', () => {
     expect(inside).toContain('(ours)');
     expect(inside).toContain('(theirs)');
     expect(inside).toContain(`id: ${b}`);
-    expect(inside.match(/^id: /gm)).toHaveLength(2);
+    expect(headerIds(inside)).toHaveLength(2);
     const outside = [...lines.slice(0, open), ...lines.slice(close + 1)].join('\n');
     for (const s of ['First entry stays', 'Third entry stays', `id: ${t1}`, `id: ${o1}`]) expect(outside).toContain(s);
   });
@@ -316,7 +316,7 @@ describe('two clones sharing one memory', () => {
     const text = fs.readFileSync(path.join(bob.dir, 'MEMORY.md'), 'utf8');
     expect(markers(text)).toHaveLength(3);
     const inside = text.slice(text.indexOf('<<<<<<<'), text.indexOf('>>>>>>>'));
-    expect(inside.match(/^id: (\S+)/gm)).toEqual([`id: ${shared[3]}`, `id: ${shared[3]}`]);
+    expect(headerIds(inside)).toEqual([shared[3], shared[3]]);
     // mem resolve cannot pick a body: it says so and leaves it marked.
     const r = runIn(bob, ['resolve']);
     expect(r.status).toBe(1);

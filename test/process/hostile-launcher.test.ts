@@ -6,7 +6,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanup, entry, launch, mem, memAsync, tempDir, tempVault, type TempVault } from '../helpers.js';
+import { cleanup, entry, headerIds, launch, mem, memAsync, tempDir, tempVault, type TempVault } from '../helpers.js';
 
 afterAll(cleanup);
 
@@ -53,7 +53,7 @@ function idsOnDisk(root: string): Set<string> {
       if (d.isDirectory()) walk(p);
       else if (d.name.endsWith('.md')) {
         const text = fs.readFileSync(p, 'utf8');
-        for (const m of text.matchAll(/^id: (\S+)$/gm)) seen.add(m[1]);
+        for (const id of headerIds(text)) seen.add(id);
         for (const m of text.matchAll(/^compacted_from:(.*(?:\n {2}- .*)*)/gm)) for (const id of m[1].matchAll(/[\w-]+-e\d+/g)) seen.add(id[0]);
       }
     }
@@ -358,7 +358,7 @@ describe('locks left by a crash', { timeout: 120_000 }, () => {
       const text = v.read('MEMORY.md');
       for (let i = 0; i < 50; i++) expect(text, `fact ${i}`).toContain(`Concurrent fact number ${i} about the queue.`);
       expect(text).toContain('The first fact.');
-      expect(text.match(/^id: /gm)?.length).toBe(51);
+      expect(headerIds(text)).toHaveLength(51);
       expect(locksIn(v.root)).toEqual([]);
     });
   }

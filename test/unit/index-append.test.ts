@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { rebuildIndex } from '../../src/index/indexer.js';
 import { openIndex } from '../../src/index/db.js';
 import { withIndex } from '../../src/index/open.js';
-import { appendEntries, renderNewEntry } from '../../src/vault/edit.js';
+import { appendEntries, renderNewEntry, withHeaderForm } from '../../src/vault/edit.js';
 import { openVault } from '../../src/vault/vault.js';
 import { cleanup, entry, tempVault } from '../helpers.js';
 import { indexRows } from '../index-rows.js';
@@ -22,20 +22,22 @@ const BIG_N = 900;
 const DETAIL = ' Check the runbook, the dashboards and the on-call channel before and after it.'.repeat(50);
 
 /** Untitled one-line entries between titled ones: their context comes from their neighbours. */
-function start(big: boolean): string {
+function start(big: boolean, form: 'yaml' | 'comment' = 'yaml'): string {
   let text = '# Memory\n\n';
   const n = big ? BIG_N : 12;
   for (let i = 0; i < n; i++) {
-    text += i % 3 === 0 ? entry(`e${i}`, `## [2026-01-0${1 + (i % 9)}] Procedural: step ${i} of the deploy\n\nThe deploy step ${i} needs the vpn.${big ? DETAIL : ''}`) : entry(`e${i}`, `note ${i} about the ledger`);
+    const e = i % 3 === 0 ? entry(`e${i}`, `## [2026-01-0${1 + (i % 9)}] Procedural: step ${i} of the deploy\n\nThe deploy step ${i} needs the vpn.${big ? DETAIL : ''}`) : entry(`e${i}`, `note ${i} about the ledger`);
+    text += withHeaderForm(e, form);
   }
   return text;
 }
 
 describe('refreshing a file that grew at its end', () => {
-  for (const [label, big, crlf] of [['small', false, false], ['over 1 MB (native hash)', true, false], ['BOM and CRLF', false, true]] as const) {
+  const cases = [['small', false, false, 'yaml'], ['over 1 MB (native hash)', true, false, 'yaml'], ['BOM and CRLF', false, true, 'yaml'], ['comment headers, over 1 MB', true, false, 'comment'], ['comment headers, CRLF', false, true, 'comment']] as const;
+  for (const [label, big, crlf, form] of cases) {
     it(`gives the rows a full rebuild gives, parsing only the end (${label})`, async () => {
       const v = tempVault();
-      v.write('MEMORY.md', crlf ? `\ufeff${start(big).replace(/\n/g, '\r\n')}` : start(big));
+      v.write('MEMORY.md', crlf ? `\ufeff${start(big, form).replace(/\n/g, '\r\n')}` : start(big, form));
       const vault = await openVault({ root: v.root, env: { MEM_HOME: v.home } });
       await withIndex(vault, {}, () => undefined);
       const abs = path.join(v.root, 'MEMORY.md');
@@ -50,7 +52,7 @@ describe('refreshing a file that grew at its end', () => {
       const nl = crlf ? '\r\n' : '\n';
       fs.appendFileSync(abs, `a line that extends the last entry, about the tail${nl}${nl}`);
       appendEntries(abs, 'MEMORY.md', [renderNewEntry({ title: 'The ledger needs a lock', body: 'Take the ledger lock before the tail job.', date: '2026-02-01' }).text]);
-      fs.appendFileSync(abs, `${entry('u1', 'a bare note about the vpn tail')}${entry('u2', 'and one more')}`.replace(/\n/g, nl));
+      fs.appendFileSync(abs, `${withHeaderForm(entry('u1', 'a bare note about the vpn tail'), form)}${withHeaderForm(entry('u2', 'and one more'), form)}`.replace(/\n/g, nl));
       await withIndex(vault, {}, () => undefined);
       const incremental = snapshot(vault.dbPath);
       expect(incremental.entries[0].title).toBe('untouched');

@@ -8,7 +8,7 @@ import { BIG_EDIT } from '../../src/lifecycle/big-file-edit.js';
 import { reinforceFile } from '../../src/lifecycle/reinforce.js';
 import { reinforceIds } from '../../src/lifecycle/reinforce-ids.js';
 import { inRun, settingsFrom } from '../../src/run.js';
-import { editFiles } from '../../src/vault/edit.js';
+import { editFiles, withHeaderForm } from '../../src/vault/edit.js';
 import { openVault } from '../../src/vault/vault.js';
 import { cleanup, entry, tempVault } from '../helpers.js';
 import { indexRows } from '../index-rows.js';
@@ -19,19 +19,21 @@ afterEach(cleanup);
 const DETAIL = ' Check the runbook, the dashboards and the on-call channel before and after it.'.repeat(20);
 
 /** Over 1 MB: titled and untitled entries, some with comments and quoting a rewrite must keep. */
-function bigText(crlf: boolean): string {
+function bigText(crlf: boolean, form: 'yaml' | 'comment' = 'yaml'): string {
   let text = '\ufeff# Memory\n\n';
   for (let i = 0; i < 700; i++) {
-    text += i % 4 === 1
-      ? `---\nid: "e${i}"   # quoted, with a comment\ntype: procedural\nimportance: 0x1\nreinforcement_count: 9\nlast_reinforced: '2026-01-01'\n---\nnote ${i} about the ledger — café.${DETAIL}\n\n`
-      : entry(`e${i}`, `## [2026-01-02] Procedural: step ${i}\n\nThe deploy step ${i} needs the vpn.${DETAIL}`, { last_reinforced: '2026-01-02' });
+    text += i % 4 !== 1
+      ? withHeaderForm(entry(`e${i}`, `## [2026-01-02] Procedural: step ${i}\n\nThe deploy step ${i} needs the vpn.${DETAIL}`, { last_reinforced: '2026-01-02' }), form)
+      : form === 'comment'
+        ? `<!-- mem { id: "e${i}",  type: procedural, importance: .25, reinforcement_count: 9, last_reinforced: '2026-01-01' } -->\nnote ${i} about the ledger — café.${DETAIL}\n\n`
+        : `---\nid: "e${i}"   # quoted, with a comment\ntype: procedural\nimportance: 0x1\nreinforcement_count: 9\nlast_reinforced: '2026-01-01'\n---\nnote ${i} about the ledger — café.${DETAIL}\n\n`;
   }
   return crlf ? text.replace(/\n/g, '\r\n') : text;
 }
 
-async function setUp(crlf: boolean) {
+async function setUp(crlf: boolean, form: 'yaml' | 'comment' = 'yaml') {
   const v = tempVault();
-  v.write('MEMORY.md', bigText(crlf));
+  v.write('MEMORY.md', bigText(crlf, form));
   expect(fs.statSync(v.path('MEMORY.md')).size).toBeGreaterThan(BIG_EDIT);
   const vault = await openVault({ root: v.root, env: { MEM_HOME: v.home } });
   await withIndex(vault, {}, () => undefined);
@@ -39,15 +41,16 @@ async function setUp(crlf: boolean) {
 }
 
 describe('reinforcing entries of a big file', () => {
-  for (const [label, crlf, review] of [['LF', false, false], ['CRLF, with a review (a header line added)', true, true]] as const) {
+  const cases = [['LF', false, false, 'yaml'], ['CRLF, with a review (a header line added)', true, true, 'yaml'], ['comment headers, CRLF, with a review', true, true, 'comment']] as const;
+  for (const [label, crlf, review, form] of cases) {
     it(`writes what the whole-file path writes and indexes what a rebuild indexes (${label})`, async () => {
       const ids = ['e5', 'e301', 'e698'];
       const opts = { today: '2026-03-01', ...(review && { review: { now: Date.parse('2026-03-01T10:00:00Z') } }) };
       // The reference: the same vault reinforced through the whole-file edit.
-      const ref = await setUp(crlf);
+      const ref = await setUp(crlf, form);
       await editFiles([{ abs: ref.abs, path: 'MEMORY.md', change: (p) => reinforceFile(p, 'MEMORY.md', new Set(ids), opts).file }]);
 
-      const { vault, abs } = await setUp(crlf);
+      const { vault, abs } = await setUp(crlf, form);
       const db = openIndex(vault.dbPath).db;
       // A mark only a parse of the whole file would put right.
       db.prepare("UPDATE entries SET row_hash = 'stale' WHERE ordinal = 0").run();
@@ -56,7 +59,13 @@ describe('reinforcing entries of a big file', () => {
       const r = await reinforceIds(vault, { typed: ids }, opts);
       expect(r.lag).toBeUndefined();
       expect(r.decisions.map((d) => [d.id, d.action, d.before, d.after])).toEqual([['e5', 'reinforced', 9, 10], ['e301', 'reinforced', 9, 10], ['e698', 'reinforced', 0, 1]]);
-      expect(r.decisions.find((d) => d.id === 'e301')!.line).toBe(bigText(crlf).split('\n').findIndex((l) => l.startsWith('id: "e301"')));
+      const lines = bigText(crlf, form).split('\n');
+      expect(r.decisions.find((d) => d.id === 'e301')!.line).toBe(form === 'comment' ? lines.findIndex((l) => l.includes('id: "e301"')) + 1 : lines.findIndex((l) => l.startsWith('id: "e301"')));
+      if (form === 'comment') {
+        // Only the changed values changed, in place: the spacing and quoting of the rest stay.
+        const after = fs.readFileSync(abs, 'utf8').split('\r\n').find((l) => l.includes('id: "e301"'));
+        expect(after).toMatch(/^<!-- mem \{ id: "e301",  type: procedural, importance: \.25, reinforcement_count: 10, last_reinforced: '2026-03-01', fsrs: \{.*\} \} -->$/);
+      }
       expect(fs.readFileSync(abs).equals(fs.readFileSync(ref.abs))).toBe(true);
       expect(fs.statSync(abs).ino).not.toBe(ino); // replaced atomically, as every rewrite is
 

@@ -43,6 +43,10 @@ export function registerAdd(program: Command): void {
 
 A learning is at most 256 KB (UTF-8); a longer text is refused (exit 2), nothing written.
 
+The entry's metadata goes on one line above its heading, <!-- mem {id: …, type: …} -->, which
+GitHub and editors' previews do not show; a file whose entries have --- YAML headers gets one
+too. format.entry_header in .mem/config.yaml (auto | comment | yaml) chooses.
+
 Examples:
   $ mem add "Run npm run db:migrate before the API tests" --type corrective --importance 0.8
   $ mem add --institutional "Every PR needs a test" --type directive

@@ -82,7 +82,7 @@ export async function promoteCommand(ctx: Ctx, opts: PromoteOptions): Promise<vo
     }
     for (const [abs, slot] of byFile) {
       const f = describeFile(vault, abs, vault.root);
-      if (!dry) appendEntries(abs, f.path, slot.texts, scope === 'global' ? '# Global memory\n' : scope === 'session' ? '# Job memory\n' : '# Project memory\n');
+      if (!dry) appendEntries(abs, f.path, slot.texts, scope === 'global' ? '# Global memory\n' : scope === 'session' ? '# Job memory\n' : '# Project memory\n', vault.config.format.entryHeader);
       for (const s of slot.ids) written.push({ id: s.id, path: f.path, from: s.from, scope });
       const lag = dry ? undefined : await reindex(vault, [f]);
       if (lag) ctx.warn(lag);
