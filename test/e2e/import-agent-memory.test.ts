@@ -162,7 +162,8 @@ describe('mem import claude-memory', () => {
     expect(fs.readFileSync(path.join(s.v.home, 'MEMORY.md'), 'utf8')).toBe(global);
 
     // The user reinforced the entry in mem; then Claude Code rewrote the memory.
-    s.v.write('MEMORY.md', project.replace(/(imported_from: feedback_testing\.md[\s\S]*?)reinforcement_count: 0/, '$1reinforcement_count: 0').replace('reinforcement_count: 0\nlast_reinforced: \'2026-11-20\'\ncreated_at: \'2026-11-20\'\nsource: claude-memory\ntags: [claude-memory, feedback]', 'reinforcement_count: 3\nlast_reinforced: \'2026-11-20\'\ncreated_at: \'2026-11-20\'\nsource: claude-memory\ntags: [claude-memory, feedback]'));
+    // (A new file's headers are one comment line each: the entry's line is edited.)
+    s.v.write('MEMORY.md', project.split('\n').map((l) => (l.includes('imported_from: feedback_testing.md') ? l.replace('reinforcement_count: 0', 'reinforcement_count: 3') : l)).join('\n'));
     const before = s.v.read('MEMORY.md');
     expect(before).toContain('reinforcement_count: 3');
     const topic = path.join(dir, 'feedback_testing.md');
