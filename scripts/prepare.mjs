@@ -1,38 +1,72 @@
 #!/usr/bin/env node
 // `npm run prepare`: npm runs it after `npm install` / `npm ci` in a clone, before `npm pack` and
-// `npm publish`, and in a clone it makes of a git URL it installs from. It builds dist/
-// (scripts/build.mjs) with esbuild, a dev dependency, which npm leaves out of a folder install
-// (`npm install -g <folder>` of a fresh clone): there, say so in one message and how to install
-// instead, rather than fail on a missing module.
+// `npm publish`, and when mem is installed globally from a folder or a git URL. It builds dist/
+// (scripts/build.mjs) with esbuild, a dev dependency.
+//
+// A global install from a folder (`npm install -g ./mem`) links the folder and runs this without
+// installing any of its dependencies; npm 11 prepares a git URL given to `npm install -g` the same
+// way, in its clone, although npm documents that a git dependency's devDependencies are installed
+// before its prepare script (https://github.com/npm/cli/issues/8440; npm 12 does install them).
+// In both cases this installs the dependencies the lockfile names into that folder first, which
+// is what `npm ci` does in a clone, then builds. Anywhere else a missing esbuild is one message.
 
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const require = createRequire(path.join(repo, 'package.json'));
+const env = process.env;
 
-let esbuild = true;
-try {
-  require.resolve('esbuild');
-} catch {
-  esbuild = false;
+function esbuildInstalled() {
+  try {
+    createRequire(path.join(repo, 'package.json')).resolve('esbuild');
+    return true;
+  } catch {
+    return false;
+  }
 }
 
-if (esbuild) {
+function fail(lines) {
+  process.stderr.write(`${lines.join('\n')}\n`);
+  process.exit(1);
+}
+
+/**
+ * `npm ci` (or `npm install` without a lockfile) in this folder, as a project of its own: the
+ * global install's settings npm passed down (global, its prefix, its allow-scripts list) are
+ * left out, so the dependencies land in ./node_modules and this package.json's allowScripts
+ * applies. That npm runs this script again, which then finds esbuild and builds.
+ */
+function installDependencies() {
+  const child = { ...env, MEM_PREPARE_DEPENDENCIES: '1' };
+  for (const key of Object.keys(child)) {
+    if (/^npm_config_(global|global_prefix|prefix|local_prefix|allow_scripts|force)$/i.test(key)) delete child[key];
+  }
+  const lock = fs.existsSync(path.join(repo, 'package-lock.json'));
+  process.stderr.write(`mem: installing the dependencies to build with (${lock ? 'npm ci' : 'npm install'} in ${repo})\n`);
+  const r = spawnSync(process.execPath, [env.npm_execpath, lock ? 'ci' : 'install', '--include=dev', '--no-audit', '--no-fund'], {
+    cwd: repo,
+    env: child,
+    stdio: ['ignore', 2, 2],
+  });
+  return r.status === 0 && fs.existsSync(path.join(repo, 'dist', 'main.cjs'));
+}
+
+const global = env.npm_config_global === 'true' && env.npm_command === 'install';
+
+if (esbuildInstalled()) {
   await import('./build.mjs');
+} else if (global && env.npm_execpath && !env.MEM_PREPARE_DEPENDENCIES) {
+  if (!installDependencies()) fail(['mem: could not install the dependencies to build dist/ (see above)', 'hint: npm install -g mem-vault   (the published package, built already)']);
 } else if (fs.existsSync(path.join(repo, 'dist', 'main.cjs'))) {
-  // Built earlier (npm ci, then the dev dependencies pruned): the bundle there is what runs.
+  // Built before (npm ci), the dev dependencies pruned since: that bundle is what runs.
   process.stderr.write('mem: esbuild is not installed; keeping the dist/ built before\n');
 } else {
-  process.stderr.write(
-    [
-      'mem: cannot build dist/: esbuild (a dev dependency) is not installed here',
-      'hint: npm install -g mem-vault                 (the published package, built already)',
-      'hint: npm ci && npm install -g .               (from a clone: the dev dependencies first)',
-      '',
-    ].join('\n'),
-  );
-  process.exit(1);
+  fail([
+    'mem: cannot build dist/: esbuild (a dev dependency) is not installed here',
+    'hint: npm install -g mem-vault   (the published package, built already)',
+    'hint: npm ci                     (in a clone: installs the dev dependencies, then builds)',
+  ]);
 }
