@@ -4,11 +4,13 @@
 // (scripts/build.mjs) with esbuild, a dev dependency.
 //
 // A global install from a folder (`npm install -g ./mem`) links the folder and runs this without
-// installing any of its dependencies; npm 11 prepares a git URL given to `npm install -g` the same
-// way, in its clone, although npm documents that a git dependency's devDependencies are installed
-// before its prepare script (https://github.com/npm/cli/issues/8440; npm 12 does install them).
-// In both cases this installs the dependencies the lockfile names into that folder first, which
-// is what `npm ci` does in a clone, then builds. Anywhere else a missing esbuild is one message.
+// installing any of its dependencies: this installs the ones the lockfile names into that folder
+// first (what `npm ci` does in a clone; the linked command needs them too), then builds.
+// A git URL: npm clones it into its cache, installs the dependencies, dev ones included, and runs
+// this there. npm 11 does that install in global mode when the git URL was given to
+// `npm install -g`, into the global folder, so it fails (https://github.com/npm/cli/issues/8440,
+// fixed in npm 12): nothing done here can repair that install, so it says what works instead.
+// Anywhere else a missing esbuild is one message.
 
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -55,9 +57,18 @@ function installDependencies() {
 }
 
 const global = env.npm_config_global === 'true' && env.npm_command === 'install';
+// npm's own clone of a git URL sits in its cache folder; nobody keeps a checkout there.
+const npmClone = Boolean(env.npm_config_cache) && !path.relative(path.resolve(env.npm_config_cache), repo).startsWith('..');
 
 if (esbuildInstalled()) {
   await import('./build.mjs');
+} else if (global && npmClone) {
+  fail([
+    'mem: npm 11 installs a git URL given to npm install -g without its dependencies, so it cannot be built (https://github.com/npm/cli/issues/8440)',
+    'hint: npm install -g mem-vault   (the published package, built already)',
+    'hint: npm 12: npm install -g --allow-git=root --allow-scripts=better-sqlite3 <git url>',
+    'hint: or clone it, then npm install -g ./<clone>',
+  ]);
 } else if (global && env.npm_execpath && !env.MEM_PREPARE_DEPENDENCIES) {
   if (!installDependencies()) fail(['mem: could not install the dependencies to build dist/ (see above)', 'hint: npm install -g mem-vault   (the published package, built already)']);
 } else if (fs.existsSync(path.join(repo, 'dist', 'main.cjs'))) {
