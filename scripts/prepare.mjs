@@ -64,7 +64,7 @@ if (esbuildInstalled()) {
   await import('./build.mjs');
 } else if (global && npmClone) {
   fail([
-    'mem: npm 11 installs a git URL given to npm install -g without its dependencies, so it cannot be built (https://github.com/npm/cli/issues/8440)',
+    `mem: npm ${env.npm_config_npm_version ?? ''} installs a git URL given to npm install -g without its dependencies, so it cannot be built (https://github.com/npm/cli/issues/8440)`,
     'hint: npm install -g mem-vault   (the published package, built already)',
     'hint: npm 12: npm install -g --allow-git=root --allow-scripts=better-sqlite3 <git url>',
     'hint: or clone it, then npm install -g ./<clone>',
