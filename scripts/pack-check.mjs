@@ -9,7 +9,8 @@
 // addon from source where no prebuilt one can be downloaded (a minute or more each time): the addon
 // `npm ci` built in this checkout is offered as a local prebuild (prebuild-install's documented
 // `<package>_local_prebuilds` setting), used only when version, Node ABI and platform all match.
-// `--keep` keeps the temporary folder; it is also kept, and named, when a step fails.
+// `--compile` offers no prebuild (each install compiles). `--keep` keeps the temporary folder; it
+// is also kept, and named, when a step fails.
 
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -20,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const pkg = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8'));
 const keep = process.argv.includes('--keep');
+const compile = process.argv.includes('--compile');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mem-pack-check-'));
 const windows = process.platform === 'win32';
 const npmEnv = { ...process.env };
@@ -125,12 +127,14 @@ function installGlobal(spec, label, { allow = [], extra = [] } = {}) {
 let ok = false;
 try {
   console.log(`pack-check in ${tmp}`);
-  offerLocalPrebuild();
+  if (!compile) offerLocalPrebuild();
 
   // 1. The tarball.
   const packed = npm(['pack', '--json', '--pack-destination', tmp], { cwd: repo });
   timed('npm pack (builds dist/)', packed.ms);
-  const [info] = JSON.parse(packed.stdout);
+  // npm 11 prints a list, npm 12 an object keyed by package name.
+  const report = JSON.parse(packed.stdout);
+  const info = Array.isArray(report) ? report[0] : report[pkg.name];
   const files = info.files.map((f) => f.path);
   const templates = fs.readdirSync(path.join(repo, 'templates')).map((f) => `templates/${f}`);
   const needed = ['package.json', 'README.md', 'LICENSE', pkg.bin.mem, 'bin/package.json', 'dist/main.cjs', 'dist/parse-worker.js', 'dist/secrets-engine.cjs', ...templates];
