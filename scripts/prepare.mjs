@@ -65,19 +65,19 @@ if (esbuildInstalled()) {
 } else if (global && npmClone) {
   fail([
     `mem: npm ${env.npm_config_npm_version ?? ''} installs a git URL given to npm install -g without its dependencies, so it cannot be built (https://github.com/npm/cli/issues/8440)`,
-    'hint: npm install -g mem-vault   (the published package, built already)',
+    'hint: npm install -g mem-vault --allow-scripts=better-sqlite3   (the published package, built already)',
     'hint: npm 12: npm install -g --allow-git=root --allow-scripts=better-sqlite3 <git url>',
     'hint: or clone it, then npm install -g ./<clone>',
   ]);
 } else if (global && env.npm_execpath && !env.MEM_PREPARE_DEPENDENCIES) {
-  if (!installDependencies()) fail(['mem: could not install the dependencies to build dist/ (see above)', 'hint: npm install -g mem-vault   (the published package, built already)']);
+  if (!installDependencies()) fail(['mem: could not install the dependencies to build dist/ (see above)', 'hint: npm install -g mem-vault --allow-scripts=better-sqlite3   (the published package, built already)']);
 } else if (fs.existsSync(path.join(repo, 'dist', 'main.cjs'))) {
   // Built before (npm ci), the dev dependencies pruned since: that bundle is what runs.
   process.stderr.write('mem: esbuild is not installed; keeping the dist/ built before\n');
 } else {
   fail([
     'mem: cannot build dist/: esbuild (a dev dependency) is not installed here',
-    'hint: npm install -g mem-vault   (the published package, built already)',
+    'hint: npm install -g mem-vault --allow-scripts=better-sqlite3   (the published package, built already)',
     'hint: npm ci                     (in a clone: installs the dev dependencies, then builds)',
   ]);
 }
