@@ -66,6 +66,7 @@ if (esbuildInstalled()) {
   fail([
     `mem: npm ${env.npm_config_npm_version ?? ''} installs a git URL given to npm install -g without its dependencies, so it cannot be built (https://github.com/npm/cli/issues/8440)`,
     'hint: npm install -g mem-vault --allow-scripts=better-sqlite3   (the published package, built already)',
+    'hint: npm 11: npx -p <git url> mem …   (runs it from the git URL: installed and built in npx\'s cache)',
     'hint: npm 12: npm install -g --allow-git=root --allow-scripts=better-sqlite3 <git url>',
     'hint: or clone it, then npm install -g ./<clone>',
   ]);
