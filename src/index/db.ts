@@ -199,7 +199,86 @@ export function describeIndexFault(dbPath: string, err: unknown): string {
 }
 
 export function removeDbFiles(dbPath: string): void {
-  for (const suffix of ['', '-wal', '-shm', '-journal']) fs.rmSync(dbPath + suffix, { force: true });
+  // What mem last saw goes first: a file it could not remove is then checked on the next open.
+  for (const suffix of [SEEN, '', '-wal', '-shm', '-journal']) fs.rmSync(dbPath + suffix, { force: true });
+}
+
+/**
+ * What mem last saw of the index file, kept beside it (`.memory.db-seen`): its identity (device,
+ * inode), size, and modification and change times, as the stat after a connection mem opened is
+ * closed. An open that finds the file otherwise (copied or restored in, replaced, written by
+ * another program, or changed by a mem that never closed it: killed after a checkpoint) checks
+ * it first; one that finds it as mem left it trusts it, costing two small reads instead of
+ * SQLite's quick_check (0.3 s on a 100k-entry index). The change time cannot be set back by a
+ * program, so a write that puts the modification time back is seen too.
+ */
+const SEEN = '-seen';
+
+/** The stat of the index file that SEEN records, or null when there is no regular file there. */
+function fileStamp(dbPath: string): string | null {
+  const st = fs.statSync(dbPath, { bigint: true, throwIfNoEntry: false });
+  if (!st?.isFile()) return null;
+  return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+}
+
+/** The stamp mem last recorded, or null (none, unreadable, or not a small regular file: never read through a FIFO). */
+function readSeen(dbPath: string): string | null {
+  const file = dbPath + SEEN;
+  try {
+    const st = fs.lstatSync(file, { throwIfNoEntry: false });
+    if (!st?.isFile() || st.size > 256) return null;
+    return fs.readFileSync(file, 'utf8').trim();
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Record the index file's stat as mem sees it now, unless `known` says that is already recorded.
+ * The old record is removed and the new one created exclusively, so a link planted in its place
+ * is replaced, never written through. Best effort: a missing record only costs a check.
+ */
+export function rememberIndexFile(dbPath: string, known?: string | null): void {
+  const stamp = fileStamp(dbPath);
+  if (stamp === null || stamp === known) return;
+  try {
+    fs.rmSync(dbPath + SEEN, { force: true });
+    fs.writeFileSync(dbPath + SEEN, `${stamp}\n`, { flag: 'wx' });
+  } catch {
+    // read-only folder, or another mem wrote it first: the next open checks at worst
+  }
+}
+
+/** Drop the record (the file failed a check it could not be rebuilt after): the next open checks it. */
+export function forgetIndexFile(dbPath: string): void {
+  try {
+    fs.rmSync(dbPath + SEEN, { force: true });
+  } catch {
+    // read-only folder: nothing mem could rebuild there either
+  }
+}
+
+/**
+ * A connection to the index that, when closed, records the file's stat (see SEEN). Only
+ * openIndex makes them, once the file is new, checked, or as mem last left it; a process that
+ * dies without closing leaves the old record, so changes it made are checked.
+ */
+class IndexConnection extends Database {
+  /** The record found at open (null: none); what the file is then need not be written again. */
+  seen: string | null = null;
+  /** False while the file is unchecked, or after it failed a check. */
+  trusted = false;
+
+  constructor(readonly dbPath: string) {
+    super(dbPath, { nativeBinding: nativeBinding() });
+  }
+
+  override close(): this {
+    const wasOpen = this.open;
+    super.close();
+    if (wasOpen && this.trusted) rememberIndexFile(this.dbPath, this.seen);
+    return this;
+  }
 }
 
 function createSchema(db: Db, indexes = true): void {
@@ -232,8 +311,8 @@ export function openDatabase(dbPath: string, opts: { readonly?: boolean } = {}):
   return new Database(dbPath, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false, nativeBinding: nativeBinding() });
 }
 
-function connect(dbPath: string, readonly: boolean): Db {
-  const db = new Database(dbPath, { readonly, fileMustExist: readonly, nativeBinding: nativeBinding() });
+function connect(dbPath: string): IndexConnection {
+  const db = new IndexConnection(dbPath);
   db.pragma(`busy_timeout = ${runSettings().busyTimeoutMs}`);
   return db;
 }
@@ -370,17 +449,19 @@ function killedWriter(db: Db): boolean {
 }
 
 /**
- * SQLite's structural check, of the whole file or of one table and its indexes; 'ok' or the first
- * problem found. The whole of a 100k-entry index takes ~280 ms here, its `entries` table ~65 ms.
+ * SQLite's structural check of the whole file; 'ok' or the first problem found. A 100k-entry
+ * index takes ~0.3 s here (its `entries` table alone ~0.1 s), so it runs only when there is a
+ * reason to (see openIndex) and in `mem doctor`.
  */
-export function quickCheck(db: Db, table?: 'entries'): string {
-  const rows = db.pragma(table ? `quick_check(${table})` : 'quick_check(3)', { simple: false }) as Record<string, unknown>[];
+export function quickCheck(db: Db): string {
+  const rows = db.pragma('quick_check(3)', { simple: false }) as Record<string, unknown>[];
   const lines = rows.flatMap((r) => String(Object.values(r)[0]).split('\n')).filter((l) => l !== '' && !l.startsWith('***'));
   return lines.length === 0 ? 'ok' : lines[0];
 }
 
 function fresh(dbPath: string): Db {
-  const db = connect(dbPath, false);
+  const db = connect(dbPath);
+  db.trusted = true;
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   createSchema(db);
@@ -389,24 +470,12 @@ function fresh(dbPath: string): Db {
 
 export interface OpenOptions {
   /**
-   * Check the `entries` table now, whatever the signs (mem index does: ~6 ms per 10k entries).
-   * A damaged page there is the one fault that shortens answers silently; damage elsewhere (the
-   * full-text tables) makes queries fail, and a failed query rebuilds the index.
+   * The caller has just checked the file (mem doctor) or written it whole (a rebuild): no check
+   * is owed for its being other than mem last saw it. An unclean shutdown is still checked for.
    */
-  verify?: boolean;
+  checked?: boolean;
 }
 
-/**
- * Open (creating or rebuilding as needed) the index. A version mismatch, a corrupt file, or
- * one that fails its quick_check (run after an unclean shutdown, or when asked) yields a fresh
- * empty index, reported in `recreated` so the caller refills it from the markdown. Rebuild
- * leftovers of dead processes are removed on the way. Failures are MemErrors whose cause is
- * SQLite's (see indexFault).
- */
-/**
- * Stat the index file before SQLite opens it: a FIFO or a device in its place would block the
- * open or the first read forever (a folder fails the open at once). True when it exists.
- */
 /**
  * SQLite opens the index and its journals by name, following links: one that leads out of the
  * vault (a cloned repository's `.memory.db -> ~/some.db`) would have mem write into that file.
@@ -417,6 +486,10 @@ function refuseLinkOut(file: string, dbPath: string): void {
   throw Object.assign(new Error(`${path.basename(file)} leads out of the vault through a symlink; mem never writes through it`), { code: 'MEM_NOT_A_FILE' });
 }
 
+/**
+ * Stat the index file before SQLite opens it: a FIFO or a device in its place would block the
+ * open or the first read forever (a folder fails the open at once).
+ */
 function checkIndexFile(dbPath: string): { exists: boolean; hotJournal: boolean } {
   for (const suffix of ['', '-journal', '-wal', '-shm']) refuseLinkOut(dbPath + suffix, dbPath);
   const st = fs.statSync(dbPath, { throwIfNoEntry: false });
@@ -431,24 +504,32 @@ function checkIndexFile(dbPath: string): { exists: boolean; hotJournal: boolean 
   return { exists: st !== undefined, hotJournal };
 }
 
+/**
+ * Open (creating or rebuilding as needed) the index. A version mismatch, a corrupt file, or
+ * one that fails its quick_check yields a fresh empty index, reported in `recreated` so the
+ * caller refills it from the markdown. The check runs only when there is a reason: an unclean
+ * shutdown (a hot rollback journal, or the writing marker of a process that is gone), or a file
+ * other than mem last left it (see SEEN); `mem doctor` checks always, and a query that meets a
+ * damaged page rebuilds the index (see withIndex). Rebuild leftovers of dead processes are
+ * removed on the way. Failures are MemErrors whose cause is SQLite's (see indexFault).
+ */
 export function openIndex(dbPath: string, opts: OpenOptions = {}): OpenResult {
   let existed: boolean;
-  let verify: boolean | undefined;
   let unclean = false;
   try {
     const found = checkIndexFile(dbPath);
     existed = found.exists;
-    verify = existed && opts.verify;
     unclean = existed && found.hotJournal;
   } catch (err) {
     throw indexError(dbPath, err);
   }
   removeRebuildLeftovers(dbPath);
-  let db: Db | undefined;
+  let db: IndexConnection | undefined;
   try {
-    db = connect(dbPath, false);
+    db = connect(dbPath);
     const hasMeta = db.prepare("SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'").get();
     if (!hasMeta) {
+      db.trusted = true;
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
       createSchema(db);
@@ -458,22 +539,22 @@ export function openIndex(dbPath: string, opts: OpenOptions = {}): OpenResult {
     if (mismatch) {
       db.close();
       removeDbFiles(dbPath);
-      db = fresh(dbPath);
-      return { db, recreated: 'version', note: `index format changed (${mismatch}); rebuilding .memory.db` };
+      return { db: fresh(dbPath), recreated: 'version', note: `index format changed (${mismatch}); rebuilding .memory.db` };
     }
     const killed = killedWriter(db);
-    if (verify || unclean || killed) {
-      // After an unclean shutdown the whole file is checked; otherwise the entries table.
-      const problem = quickCheck(db, unclean || killed ? undefined : 'entries');
-      verify = false;
+    db.seen = readSeen(dbPath);
+    // Stat after SQLite opened it: the file it reads, not one a rename put in its place since.
+    const changed = !opts.checked && db.seen !== fileStamp(dbPath);
+    if (unclean || killed || changed) {
+      const problem = quickCheck(db);
       if (problem !== 'ok') {
         db.close();
         removeDbFiles(dbPath);
-        db = fresh(dbPath);
-        return { db, recreated: 'corrupt', note: `.memory.db failed its integrity check (${problem}); rebuilding it from the markdown` };
+        return { db: fresh(dbPath), recreated: 'corrupt', note: `.memory.db failed its integrity check (${problem}); rebuilding it from the markdown` };
       }
       if (killed) abandonWrite(db);
     }
+    db.trusted = true;
     // A rebuild killed between its rename and its switch to WAL (or another tool) can leave the
     // file in rollback-journal mode, where a writer blocks every reader: switch back when free.
     if (db.pragma('journal_mode', { simple: true }) !== 'wal') {

@@ -768,7 +768,8 @@ export async function rebuildIndex(vault: Vault, progressFor?: (total: number) =
   // Fold the old index's WAL away before replacing it, so no stale -wal is applied to the new file.
   try {
     if (!fs.existsSync(vault.dbPath)) throw new Error('no old index');
-    const old = openIndex(vault.dbPath).db;
+    // About to be replaced: whatever it holds, it is not checked.
+    const old = openIndex(vault.dbPath, { checked: true }).db;
     old.pragma('wal_checkpoint(TRUNCATE)');
     old.pragma('journal_mode = DELETE');
     old.close();
@@ -783,7 +784,7 @@ export async function rebuildIndex(vault: Vault, progressFor?: (total: number) =
     removeDbFiles(tmp);
     throw indexError(vault.dbPath, err);
   }
-  const fresh = openIndex(vault.dbPath).db;
+  const fresh = openIndex(vault.dbPath, { checked: true }).db;
   fresh.pragma('journal_mode = WAL');
   fresh.close();
   return { ...report, ms: Date.now() - started };

@@ -17,8 +17,6 @@ export interface FreshOptions {
    * from the markdown, with a note, instead of failing.
    */
   tolerateBusy?: boolean;
-  /** Run SQLite's quick_check on the index first, and rebuild it if that fails (mem index). */
-  verify?: boolean;
   /** Asked with the number of files to index; may return a progress callback (a spinner). */
   progressFor?: (total: number) => Promise<IndexProgress | undefined>;
 }
@@ -64,7 +62,7 @@ async function open(vault: Vault, opts: FreshOptions, mode: 'disk' | 'memory'): 
   if (mode === 'memory') return temporary(vault, opts, '.memory.db is corrupt and could not be replaced', notes, false);
   let opened;
   try {
-    opened = openIndex(vault.dbPath, { verify: opts.verify });
+    opened = openIndex(vault.dbPath);
   } catch (err) {
     const fault = indexFault(err);
     if (fault === null) throw err;

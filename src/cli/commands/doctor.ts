@@ -99,9 +99,13 @@ async function doctorCommand(ctx: Ctx, opts: { fix?: boolean } = {}): Promise<vo
       checks.push({ name: 'index', status: 'warn', detail: 'no .memory.db yet', hint: 'run mem index (mem search builds it too)' });
     } else {
       try {
-        const { SCHEMA_VERSION, openDatabase, quickCheck } = await import('../../index/db.js');
+        const { SCHEMA_VERSION, forgetIndexFile, openDatabase, quickCheck } = await import('../../index/db.js');
         const db = openDatabase(vault.dbPath, { readonly: true });
+        // Always the whole file: damage that left the file's stat as it was (a failing disk) is
+        // found nowhere else before a query meets it.
         const qc = quickCheck(db);
+        // Failed: the next mem command checks it too, and rebuilds it.
+        if (qc !== 'ok') forgetIndexFile(vault.dbPath);
         const { brokenFileCount, schemaVersionOf } = await import('../../index/stats.js');
         const ver = schemaVersionOf(db);
         const n = (await import('../../index/indexer.js')).countEntries(db);
@@ -109,12 +113,15 @@ async function doctorCommand(ctx: Ctx, opts: { fix?: boolean } = {}): Promise<vo
         // Files left mid-merge: named with the line of their first conflict marker.
         const conflicted = [...(await import('../../index/indexer.js')).readConflicts(db)].map(([f, l]) => `${f}:${l}`);
         db.close();
-        const { openIndex } = await import('../../index/db.js');
-        const { planRefresh, staleCount } = await import('../../index/indexer.js');
-        const ix = openIndex(vault.dbPath);
-        const p = planRefresh(ix.db, vault);
-        ix.db.close();
-        const stale = staleCount(p);
+        let stale = 0;
+        // A corrupt index is left for mem index to rebuild; a sound one was just checked.
+        if (qc === 'ok') {
+          const { openIndex } = await import('../../index/db.js');
+          const { planRefresh, staleCount } = await import('../../index/indexer.js');
+          const ix = openIndex(vault.dbPath, { checked: true });
+          stale = staleCount(planRefresh(ix.db, vault));
+          ix.db.close();
+        }
         if (qc !== 'ok') checks.push({ name: 'index', status: 'fail', detail: `integrity: ${qc}`, hint: 'run mem index (it rebuilds the index from the markdown)' });
         else if (ver !== SCHEMA_VERSION) checks.push({ name: 'index', status: 'warn', detail: `schema ${ver} (this mem uses ${SCHEMA_VERSION})`, hint: 'it is rebuilt on the next search; or run mem index --rebuild' });
         else checks.push({ name: 'index', status: stale > 0 ? 'warn' : 'ok', detail: `${n} entries${stale > 0 ? `, ${stale} files changed since indexing` : ', up to date'}`, hint: stale > 0 ? 'run mem index' : undefined });

@@ -61,7 +61,7 @@ async function indexCommand(ctx: Ctx, opts: { rebuild?: boolean; embed?: boolean
     if (emb) await (await import('../../index/open.js')).withIndex(vault, { refresh: false }, (ix) => embed(ix.db));
   } else {
     const { withIndex } = await import('../../index/open.js');
-    report = await withIndex(vault, { refresh: true, verify: true, progressFor: progress }, async (ix) => {
+    report = await withIndex(vault, { refresh: true, progressFor: progress }, async (ix) => {
       printIndexNotes(ctx, ix);
       const r = ix.report!;
       await embed(ix.db);
