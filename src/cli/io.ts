@@ -1,8 +1,9 @@
 // What every command gets from the command line: global options, where output goes, colour,
 // the clock, and how warnings are printed. Commands print; domain modules never do.
 
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import { isatty } from 'node:tty';
+import type * as Tty from 'node:tty';
 import { MemError, usageError } from '../errors.js';
 import type { Command } from 'commander';
 import { readStdinText, type StdinLimits } from '../stdin.js';
@@ -30,6 +31,9 @@ export interface Io {
   /** The exit status a command asks for without failing (e.g. `mem lint` finding problems). */
   exitCode: number | undefined;
 }
+
+// node:tty loads node:net and the stream modules (~5 ms): only a command that asks loads it.
+const isatty = (fd: number): boolean => (createRequire(import.meta.url)('node:tty') as typeof Tty).isatty(fd);
 
 /** The real process as an Io. TTY flags are asked only when needed: asking creates Node's stdio streams. */
 export function processIo(): Io {
