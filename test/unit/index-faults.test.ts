@@ -3,7 +3,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemError } from '../../src/errors.js';
-import { errorCode, indexFault, isBusy, isCorruption, openIndex, openMemoryIndex, quickCheck, rebuildLeftovers, removeRebuildLeftovers } from '../../src/index/db.js';
+import { errorCode, indexFault, isBusy, isCorruption, openIndex, openMemoryIndex, quickCheck, rebuildLeftovers, rememberIndexFile, removeRebuildLeftovers } from '../../src/index/db.js';
 import { checkSessionId, usableSessionId } from '../../src/extract/session-id.js';
 import { cleanup, tempDir } from '../helpers.js';
 
@@ -118,7 +118,11 @@ describe('temporary and verified indexes', () => {
 });
 
 describe('a writer killed mid-write', () => {
-  function damagedIndex(marker: number | null): string {
+  /**
+   * An index with a damaged page that reads do not notice (rows just vanish). `seen`: mem is then
+   * told it last saw the file so, as if the damage came from a failing disk: no stat shows it.
+   */
+  function damagedIndex(marker: number | null, seen = true): string {
     const dir = tempDir();
     const file = path.join(dir, '.memory.db');
     const { db } = openIndex(file);
@@ -135,6 +139,7 @@ describe('a writer killed mid-write', () => {
     buf[0] = 0x0d; // an empty table leaf: a read does not fail, rows just vanish
     fs.writeSync(fd, buf, 0, pageSize, (leaf - 1) * pageSize);
     fs.closeSync(fd);
+    if (seen) rememberIndexFile(file);
     return file;
   }
   const deadPid = () => Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
@@ -147,12 +152,98 @@ describe('a writer killed mid-write', () => {
     r.db.close();
   });
 
-  it('costs no check while the marker\'s writer lives, nor without a marker', () => {
+  it('costs no check while the marker\'s writer lives, nor without a marker, when the file is as mem left it', () => {
     for (const marker of [process.pid, null]) {
       const r = openIndex(damagedIndex(marker));
       expect(r.recreated).toBeUndefined();
       r.db.close();
     }
+  });
+
+  it('a clean close records the file as mem left it; the next open trusts it', () => {
+    const file = path.join(tempDir(), '.memory.db');
+    openIndex(file).db.close();
+    const seen = fs.readFileSync(`${file}-seen`, 'utf8');
+    const st = fs.statSync(file, { bigint: true });
+    expect(seen).toBe(`${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}\n`);
+    const r = openIndex(file);
+    expect(r.recreated).toBeUndefined();
+    r.db.close();
+    expect(fs.readFileSync(`${file}-seen`, 'utf8')).toBe(seen);
+  });
+});
+
+describe('an index file other than mem last left it is checked before it is trusted', () => {
+  const damaged = () => {
+    const dir = tempDir();
+    const file = path.join(dir, '.memory.db');
+    const { db } = openIndex(file);
+    const ins = db.prepare(`INSERT INTO entries(entry_id, file_id, path, ordinal, char_offset, line, kind, scope, learning_type, type, domain, importance, phase, status,
+      reinforcement_count, title, body, content_hash, fts_hash, row_hash, metadata_json) VALUES (?, 1, 'MEMORY.md', ?, 0, 1, 'entry', 'project', 'task', 'procedural', 'team', 0.5, 'unknown', 'active', 0, 't', ?, 'h', 'h', 'h', '{}')`);
+    for (let i = 0; i < 40; i++) ins.run(`e${i}`, i, 'lorem ipsum '.repeat(60));
+    const pageSize = db.pragma('page_size', { simple: true }) as number;
+    const leaf = db.prepare("SELECT pageno FROM dbstat WHERE name = 'entries' AND pagetype = 'leaf' ORDER BY pageno").pluck().all()[1] as number;
+    db.close();
+    const fd = fs.openSync(file, 'r+');
+    const buf = Buffer.alloc(pageSize);
+    buf[0] = 0x0d;
+    fs.writeSync(fd, buf, 0, pageSize, (leaf - 1) * pageSize);
+    fs.closeSync(fd);
+    // The damage as mem's own: only what the test changes next can tell the file apart.
+    rememberIndexFile(file);
+    expect(openIndexRecreated(file)).toBeUndefined();
+    return { file, pageSize };
+  };
+  function openIndexRecreated(file: string): string | undefined {
+    const r = openIndex(file);
+    r.db.close();
+    return r.recreated;
+  }
+  // Put the times back: the check must come from what the test changed, not from a newer mtime.
+  const keepTimes = (file: string, change: () => void) => {
+    const st = fs.statSync(file);
+    change();
+    fs.utimesSync(file, st.atime, st.mtime);
+  };
+
+  it('another file in its place (a copy: same bytes, same times, another inode)', () => {
+    const { file } = damaged();
+    keepTimes(file, () => {
+      fs.copyFileSync(file, `${file}.copy`);
+      fs.renameSync(`${file}.copy`, file);
+    });
+    expect(openIndexRecreated(file)).toBe('corrupt');
+  });
+
+  it('a file of another size (grown by a page, its times put back)', () => {
+    const { file, pageSize } = damaged();
+    keepTimes(file, () => fs.appendFileSync(file, Buffer.alloc(pageSize)));
+    expect(openIndexRecreated(file)).toBe('corrupt');
+  });
+
+  it('a file written since (same size, newer mtime)', () => {
+    const { file } = damaged();
+    const later = new Date(fs.statSync(file).mtimeMs + 5000);
+    fs.utimesSync(file, later, later);
+    expect(openIndexRecreated(file)).toBe('corrupt');
+  });
+
+  it('a file mem has no record of (one from an older mem, or a record removed)', () => {
+    const { file } = damaged();
+    fs.rmSync(`${file}-seen`);
+    expect(openIndexRecreated(file)).toBe('corrupt');
+  });
+
+  it.skipIf(process.platform === 'win32')('a record that is not a small regular file is never read, and is replaced, not written through', () => {
+    const { file } = damaged();
+    const target = path.join(tempDir(), 'elsewhere.txt');
+    fs.writeFileSync(target, 'not mem\'s\n');
+    fs.rmSync(`${file}-seen`);
+    fs.symlinkSync(target, `${file}-seen`);
+    expect(openIndexRecreated(file)).toBe('corrupt');
+    expect(fs.readFileSync(target, 'utf8')).toBe('not mem\'s\n');
+    expect(fs.lstatSync(`${file}-seen`).isFile()).toBe(true);
+    expect(openIndexRecreated(file)).toBeUndefined();
   });
 
   it('a completed write leaves no marker', async () => {
