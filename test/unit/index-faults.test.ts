@@ -152,6 +152,14 @@ describe('a writer killed mid-write', () => {
     r.db.close();
   });
 
+  it('a rollback journal left beside it (a write cut short in that mode) makes the next open verify it', () => {
+    const file = damagedIndex(null);
+    fs.writeFileSync(`${file}-journal`, Buffer.alloc(512));
+    const r = openIndex(file);
+    expect(r.recreated).toBe('corrupt');
+    r.db.close();
+  });
+
   it('costs no check while the marker\'s writer lives, nor without a marker, when the file is as mem left it', () => {
     for (const marker of [process.pid, null]) {
       const r = openIndex(damagedIndex(marker));
