@@ -17,10 +17,13 @@
 //    `node -e 0`; medians of wall time, process start included, as users run them (`node
 //    bin/mem.js`; qmd both through its `qmd` launcher, which starts a second Node process for
 //    dist/cli/qmd.js, and as `node dist/cli/qmd.js` directly). The ratio is taken against the
-//    direct run, the stricter of the two. NODE_EXTRA_CA_CERTS is unset for all of them.
+//    direct run, the stricter of the two. mem also runs with --no-refresh: `mem search` stats every
+//    file first so that its index is never stale, which `qmd search` does not do. NODE_EXTRA_CA_CERTS is unset for all of them.
 //
 // Usage: node bench/qmd.mjs [--pages DIR] [--rounds 3] [--qmd-version 2.8.3]
 //   [--qmd-node-version 22] [--bin PATH (another build of mem's bin/mem.js)] [--json] [--keep]
+//   [--qmd-prefix DIR (a prefix where @tobilu/qmd is installed already: no install)]
+//   [--qmd-node PATH (the Node 22+ that runs it)]
 
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -72,6 +75,7 @@ function englishPages() {
 
 /** The node that runs qmd: this one when new enough, else Node's binaries from their npm package. */
 function qmdNode() {
+  if (opt('qmd-node', null)) return { bin: path.resolve(opt('qmd-node')), dir: null };
   if (Number(process.versions.node.split('.')[0]) >= 22) return { bin: process.execPath, dir: null };
   const pkg = `node-${process.platform}-${process.arch}`;
   const prefix = path.join(base, 'node');
@@ -82,10 +86,14 @@ function qmdNode() {
 }
 
 function installQmd(node) {
-  const prefix = path.join(base, 'qmd');
-  log(`installing @tobilu/qmd@${QMD_VERSION} into a temporary prefix…`);
   const qenv = { ...env, PATH: `${path.dirname(node.bin)}${path.delimiter}${env.PATH}`, ...(node.dir ? { npm_config_nodedir: node.dir } : {}) };
-  sh('npm', ['install', '--no-save', '--no-package-lock', '--prefix', prefix, `@tobilu/qmd@${QMD_VERSION}`], { env: qenv });
+  let prefix = opt('qmd-prefix', null);
+  if (prefix) prefix = path.resolve(prefix);
+  else {
+    prefix = path.join(base, 'qmd');
+    log(`installing @tobilu/qmd@${QMD_VERSION} into a temporary prefix…`);
+    sh('npm', ['install', '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--prefix', prefix, `@tobilu/qmd@${QMD_VERSION}`], { env: qenv, stdio: ['ignore', 'pipe', 'pipe'] });
+  }
   const launcher = path.join(prefix, 'node_modules', '@tobilu', 'qmd', 'bin', 'qmd');
   const home = path.join(base, 'qmd-home');
   fs.mkdirSync(home);
@@ -131,7 +139,7 @@ try {
   }
   const qmdIndex = time(qmd.node, [qmd.launcher, 'collection', 'add', path.join(vault, 'pages'), '--name', 'tldr'], { env: qmd.env }).ms;
 
-  const rows = { node: [], mem: [], qmd: [], qmdLauncher: [] };
+  const rows = { node: [], mem: [], memNoRefresh: [], qmd: [], qmdLauncher: [] };
   const agree = [];
   for (let round = 0; round < ROUNDS; round++) {
     QUERIES.forEach((q, i) => {
@@ -144,6 +152,9 @@ try {
       const [m, d] = memFirst ? [a, b] : [b, a];
       rows.mem.push(m.ms);
       rows.qmd.push(d.ms);
+      // Without the freshness check (a stat of every file), as qmd searches: its index is brought up
+      // to date by `qmd update` only.
+      rows.memNoRefresh.push(time(process.execPath, [memBin, 'search', q, '--json', '--limit', '10', '--no-refresh'], { env: memEnv }).ms);
       rows.qmdLauncher.push(time(qmd.node, [qmd.launcher, 'search', q, '--json', '-n', '10'], { env: qmd.env }).ms);
       if (round === 0) {
         // Whether both put the same page first (a sanity check that both searched the same pages).
@@ -153,16 +164,17 @@ try {
       }
     });
   }
-  const med = { node: median(rows.node), mem: median(rows.mem), qmd: median(rows.qmd), qmdLauncher: median(rows.qmdLauncher) };
+  const med = { node: median(rows.node), mem: median(rows.mem), memNoRefresh: median(rows.memNoRefresh), qmd: median(rows.qmd), qmdLauncher: median(rows.qmdLauncher) };
   const result = {
     machine: `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.versions.node} (qmd on ${sh(qmd.node, ['-v']).trim()})`,
     pages: files.length,
     queries: QUERIES.length,
     rounds: ROUNDS,
     index_ms: { mem: Math.round(memIndex), qmd: Math.round(qmdIndex) },
-    search_median_ms: { mem: +med.mem.toFixed(1), qmd: +med.qmd.toFixed(1), qmd_launcher: +med.qmdLauncher.toFixed(1), node_e_0: +med.node.toFixed(1) },
+    search_median_ms: { mem: +med.mem.toFixed(1), mem_no_refresh: +med.memNoRefresh.toFixed(1), qmd: +med.qmd.toFixed(1), qmd_launcher: +med.qmdLauncher.toFixed(1), node_e_0: +med.node.toFixed(1) },
     ratio: +(med.mem / med.qmd).toFixed(3),
     ratio_launcher: +(med.mem / med.qmdLauncher).toFixed(3),
+    ratio_no_refresh: +(med.memNoRefresh / med.qmd).toFixed(3),
     ratio_over_node: +((med.mem - med.node) / (med.qmd - med.node)).toFixed(3),
     same_top_page: `${agree.filter(Boolean).length}/${agree.length}`,
   };
@@ -174,6 +186,7 @@ try {
     console.log(`| index from scratch | ${result.index_ms.mem} ms | ${result.index_ms.qmd} ms | ${(memIndex / qmdIndex).toFixed(2)} |`);
     console.log(`| keyword search, median (qmd: node dist/cli/qmd.js) | ${med.mem.toFixed(1)} ms | ${med.qmd.toFixed(1)} ms | ${result.ratio} |`);
     console.log(`| keyword search, median (qmd: its qmd launcher) | ${med.mem.toFixed(1)} ms | ${med.qmdLauncher.toFixed(1)} ms | ${result.ratio_launcher} |`);
+    console.log(`| \`mem search --no-refresh\` (no freshness check, as qmd) vs node dist/cli/qmd.js | ${med.memNoRefresh.toFixed(1)} ms | ${med.qmd.toFixed(1)} ms | ${result.ratio_no_refresh} |`);
     console.log(`| the same over a bare \`node -e 0\` (${med.node.toFixed(1)} ms) | ${(med.mem - med.node).toFixed(1)} ms | ${(med.qmd - med.node).toFixed(1)} ms | ${result.ratio_over_node} |`);
     console.log(`\nsame first page: ${result.same_top_page} queries`);
   }
