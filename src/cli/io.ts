@@ -40,10 +40,13 @@ export interface Io {
  * character devices (a terminal, /dev/null).
  */
 function isatty(fd: number): boolean {
-  try {
-    if (!fs.fstatSync(fd).isCharacterDevice()) return false;
-  } catch {
-    return false;
+  // (Windows consoles are not described by fstat the same way: there node:tty alone answers.)
+  if (process.platform !== 'win32') {
+    try {
+      if (!fs.fstatSync(fd).isCharacterDevice()) return false;
+    } catch {
+      return false;
+    }
   }
   return (createRequire(import.meta.url)('node:tty') as typeof Tty).isatty(fd);
 }
