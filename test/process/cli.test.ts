@@ -56,7 +56,7 @@ describe('terminal or not', () => {
     const { BIN } = await import('../helpers.js');
     const v = tempVault();
     v.write('memory/a.md', entry('a1', '## Deploys\nDeploys need the VPN.'));
-    const env = { ...process.env, MEM_HOME: v.home, NO_COLOR: '' };
+    const env: NodeJS.ProcessEnv = { ...process.env, MEM_HOME: v.home, NO_COLOR: '' };
     delete env.FORCE_COLOR;
     const PTY = `
 import pty, os, sys
