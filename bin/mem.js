@@ -20,7 +20,9 @@ function loadCli() {
   const file = path.join(__dirname, '..', 'dist', 'main.cjs');
   let source;
   try {
-    source = fs.readFileSync(file, 'utf8');
+    // The build writes the bundle in ASCII only (esbuild charset 'ascii', checked by the build):
+    // read as latin1, the same text without UTF-8 decoding (~1.5 ms less for 1.5 MB).
+    source = fs.readFileSync(file, 'latin1');
   } catch {
     process.stderr.write('mem: dist/main.cjs is missing\nhint: run npm run build (npm ci does it too)\n');
     process.exit(1);

@@ -63,6 +63,8 @@ await build({
   // import() of bundled modules becomes a lazy require; import.meta.url comes from __filename.
   supported: { 'dynamic-import': false },
   define: { 'import.meta.url': '__import_meta_url' },
+  // bin/mem.js reads the bundle as latin1 (no UTF-8 decoding): non-ASCII text is escaped.
+  charset: 'ascii',
   // 'use strict' first: after the banner's statement, esbuild's own directive would not count.
   banner: { js: `// mem build ${buildId}\n'use strict';\nconst __import_meta_url = require('node:url').pathToFileURL(__filename).href;` },
 });
@@ -73,6 +75,9 @@ await build({
   format: 'esm',
   banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
 });
+
+// bin/mem.js reads main.cjs as latin1, which is the same text only while every byte is ASCII.
+if (fs.readFileSync(path.join(dist, 'main.cjs')).some((b) => b > 0x7f)) throw new Error('dist/main.cjs is not ASCII: bin/mem.js reads it as latin1');
 
 // The code cache: run a search (which builds an index first) on a throwaway vault, and let
 // bin/mem.js write the cache of everything compiled by then (MEM_WRITE_CODE_CACHE).

@@ -1,6 +1,7 @@
 // What every command gets from the command line: global options, where output goes, colour,
 // the clock, and how warnings are printed. Commands print; domain modules never do.
 
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type * as Tty from 'node:tty';
@@ -32,8 +33,23 @@ export interface Io {
   exitCode: number | undefined;
 }
 
-// node:tty loads node:net and the stream modules (~5 ms): only a command that asks loads it.
-const isatty = (fd: number): boolean => (createRequire(import.meta.url)('node:tty') as typeof Tty).isatty(fd);
+/**
+ * Whether `fd` is a terminal, as tty.isatty says. node:tty loads node:net and the stream modules
+ * (3-5 ms), which a command writing through writeStdout never needs otherwise; a terminal is always
+ * a character device, so a pipe or a file is answered from fstat and node:tty loads only for
+ * character devices (a terminal, /dev/null).
+ */
+function isatty(fd: number): boolean {
+  // (Windows consoles are not described by fstat the same way: there node:tty alone answers.)
+  if (process.platform !== 'win32') {
+    try {
+      if (!fs.fstatSync(fd).isCharacterDevice()) return false;
+    } catch {
+      return false;
+    }
+  }
+  return (createRequire(import.meta.url)('node:tty') as typeof Tty).isatty(fd);
+}
 
 /** The real process as an Io. TTY flags are asked only when needed: asking creates Node's stdio streams. */
 export function processIo(): Io {
@@ -49,7 +65,7 @@ export function processIo(): Io {
       return isatty(0);
     },
     get stdoutTTY() {
-      return Boolean(process.stdout.isTTY);
+      return isatty(1);
     },
     get stderrTTY() {
       return Boolean(process.stderr.isTTY);

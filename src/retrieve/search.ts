@@ -8,7 +8,7 @@ import { mmrScore, selectMmr } from './mmr.js';
 import { POLICIES, type ScoreParts } from './policy.js';
 import { ftsQuote, MAX_TERMS, queryTerms, type DocFrequency } from './terms.js';
 import { inRanges, queryDates } from './dates.js';
-import { wordRegexes } from './wordchars.js';
+import { asciiWords, wordRegexes } from './wordchars.js';
 import { episodeMark, type EpisodeMark } from '../episodes/detail.js';
 
 export interface SearchRequest {
@@ -215,16 +215,41 @@ export function termsIn(terms: string[], forms: ReadonlyMap<string, readonly str
   // Every form of a word stands for the word.
   const wanted = new Map<string, string>();
   for (const w of terms.filter(isWord)) for (const f of [w, ...(forms.get(w) ?? [])]) if (!wanted.has(lightStem(f))) wanted.set(lightStem(f), w);
+  // A word whose light stem is S begins with S, or with S less its final "y" (lightStem cuts a
+  // word's ending, or turns its "ies" into "y"): in ASCII text, only the words around those
+  // beginnings need stemming, not every word of the entry (candidates are often whole pages).
+  const beginnings = [...new Set([...wanted.keys()].map((s) => (s.endsWith('y') ? s.slice(0, -1) : s)))];
+  const scan = beginnings.every((b) => /^[a-z0-9]+$/.test(b)) ? beginnings : null;
   return (text) => {
     const lower = text.toLowerCase();
     const own = new Set<string>();
-    for (const w of lower.match(wordRegexes(lower).word) ?? []) {
-      const term = wanted.get(lightStem(w));
-      if (term !== undefined) own.add(term);
+    const rx = wordRegexes(lower);
+    if (scan && asciiWords(rx)) {
+      for (const b of scan) {
+        for (let at = lower.indexOf(b); at >= 0; ) {
+          let start = at;
+          while (start > 0 && isAsciiWordCode(lower.charCodeAt(start - 1))) start--;
+          let end = at + b.length;
+          while (end < lower.length && isAsciiWordCode(lower.charCodeAt(end))) end++;
+          const term = wanted.get(lightStem(lower.slice(start, end)));
+          if (term !== undefined) own.add(term);
+          at = lower.indexOf(b, end);
+        }
+      }
+    } else {
+      for (const w of lower.match(rx.word) ?? []) {
+        const term = wanted.get(lightStem(w));
+        if (term !== undefined) own.add(term);
+      }
     }
     for (const t of idents) if (lower.includes(t)) own.add(t);
     return own;
   };
+}
+
+/** A code unit of [A-Za-z0-9] (the ASCII word characters). */
+function isAsciiWordCode(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || (c >= 65 && c <= 90);
 }
 
 /** The share of `terms` an entry's own text contains (see termsIn). */

@@ -28,6 +28,11 @@ const ASCII: WordRegexes = {
 
 let unicode: WordRegexes | undefined;
 
+/** Whether these are the ASCII word regexes: words are then exactly the runs of [A-Za-z0-9]. */
+export function asciiWords(rx: WordRegexes): boolean {
+  return rx === ASCII;
+}
+
 /** The word regexes for `text`: ASCII ones when it is ASCII (the same answers, compiled cheaply). */
 export function wordRegexes(text: string): WordRegexes {
   if (!NON_ASCII.test(text)) return ASCII;

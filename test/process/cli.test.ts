@@ -51,6 +51,49 @@ sys.exit(os.waitstatus_to_exitcode(status))
   });
 });
 
+describe('terminal or not', () => {
+  it('colours search results on a terminal only, and a piped search loads no stream module', async () => {
+    const { BIN } = await import('../helpers.js');
+    const v = tempVault();
+    v.write('memory/a.md', entry('a1', '## Deploys\nDeploys need the VPN.'));
+    const env: NodeJS.ProcessEnv = { ...process.env, MEM_HOME: v.home, NO_COLOR: '' };
+    delete env.FORCE_COLOR;
+    const PTY = `
+import pty, os, sys
+pid, fd = pty.fork()
+if pid == 0:
+    os.execvp(sys.argv[1], sys.argv[1:])
+out = b''
+while True:
+    try:
+        d = os.read(fd, 4096)
+    except OSError:
+        break
+    if not d:
+        break
+    out += d
+_, status = os.waitpid(pid, 0)
+sys.stdout.write(out.decode('utf-8', 'replace'))
+sys.exit(os.waitstatus_to_exitcode(status))
+`;
+    const tty = spawnSync('python3', ['-c', PTY, process.execPath, BIN, 'search', 'vpn'], { cwd: v.root, env, encoding: 'utf8', timeout: 100_000 });
+    expect(tty.status).toBe(0);
+    expect(tty.stdout).toContain('Deploys');
+    expect(tty.stdout).toContain('\x1b[');
+    // A preloaded script reports the built-in modules loaded by the end (written to the descriptor,
+    // since process.stderr would load the stream modules itself).
+    const probe = path.join(v.root, 'probe.cjs');
+    fs.writeFileSync(probe, "process.on('exit', () => require('node:fs').writeSync(2, `\\nloaded: ${process.moduleLoadList.filter((m) => /^NativeModule (net|tty|stream)$/.test(m)).join(',')}\\n`));\n");
+    for (const args of [['search', 'vpn'], ['search', 'vpn', '--json']]) {
+      const piped = spawnSync(process.execPath, ['-r', probe, BIN, ...args], { cwd: v.root, env, encoding: 'utf8', timeout: 100_000 });
+      expect(piped.status).toBe(0);
+      expect(piped.stdout).toContain('Deploys');
+      expect(piped.stdout).not.toContain('\x1b[');
+      expect(piped.stderr).toMatch(/\nloaded: \n/);
+    }
+  });
+});
+
 describe('mem index --rebuild with the parse worker', () => {
   it('builds the same index as the incremental path, warnings included', async () => {
     const { default: Database } = await import('better-sqlite3');

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { withIndex } from '../../src/index/open.js';
 import { buildContext } from '../../src/retrieve/context.js';
-import { CONTEXT_ONLY_FACTOR, coverageOf, idfFloor, runSearch, SMALL_VAULT, type SearchRequest, lightStem } from '../../src/retrieve/search.js';
+import { CONTEXT_ONLY_FACTOR, coverageOf, idfFloor, runSearch, SMALL_VAULT, type SearchRequest, lightStem, termsIn } from '../../src/retrieve/search.js';
 import { queryTerms } from '../../src/retrieve/terms.js';
 import { DEFAULT_SCOPE_MULTIPLIERS } from '../../src/vault/scope.js';
 import { openVault } from '../../src/vault/vault.js';
@@ -273,5 +273,40 @@ describe('lightStem', () => {
       ['feeds', 'feed'], ['rings', 'ring'], ['fly', 'fly'], ['early', 'ear'], ['deployed', 'deploy'],
     ];
     for (const [w, s] of cases) expect(lightStem(w), w).toBe(s);
+  });
+});
+
+describe('termsIn', () => {
+  // The words of the text each stemmed and looked up: what termsIn answers, however it finds them.
+  const everyWord = (terms: string[], forms: Map<string, string[]>, text: string): string[] => {
+    const wanted = new Map<string, string>();
+    for (const w of terms) for (const f of [w, ...(forms.get(w) ?? [])]) if (!wanted.has(lightStem(f))) wanted.set(lightStem(f), w);
+    const own = new Set<string>();
+    for (const w of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+      const t = wanted.get(lightStem(w));
+      if (t !== undefined) own.add(t);
+    }
+    return [...own].sort();
+  };
+
+  it('finds a word in any of its forms wherever it is: inside punctuation, at either end, next to longer words', () => {
+    const words = ['study', 'studies', 'studying', 'supply', 'supplies', 'early', 'tests', 'testing', 'test', 'deploy', 'deployed', 'redeploy', 'fly', 'flies',
+      'class', 'classes', 'go', 'went', 'gone', 'x', 'status', 'statuses', 'ies', 'y', 'ly', 'rely', 'relies', 'café', 'naïve', 'ÉTUDES', 'Deploy42', '42'];
+    const seps = [' ', '-', '.', '_', '/', '\n', '`', '', '(', "'"];
+    let seed = 7;
+    // mulberry32: a small deterministic generator whose every bit varies.
+    const random = () => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+    };
+    const pick = <T>(xs: T[]): T => xs[Math.floor(random() * xs.length)];
+    const forms = new Map([['go', ['went', 'gone']]]);
+    for (let i = 0; i < 400; i++) {
+      const terms = [...new Set(Array.from({ length: 1 + (i % 4) }, () => pick(words).toLowerCase()))].filter((t) => /^[\p{L}\p{N}]+$/u.test(t));
+      const text = Array.from({ length: 1 + (i % 9) }, () => `${pick(words)}${pick(seps)}`).join(pick(['', ' ']));
+      expect([...termsIn(terms, forms)(text)].sort(), `${JSON.stringify(terms)} in ${JSON.stringify(text)}`).toEqual(everyWord(terms, forms, text));
+    }
   });
 });
