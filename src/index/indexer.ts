@@ -603,6 +603,8 @@ const BATCH = 16;
 const IN_FLIGHT = 4;
 /** Plans with fewer files than this are indexed on one thread (starting the worker costs ~30 ms). */
 const PARALLEL_MIN = 4 * BATCH;
+/** Entries of changed files reconciled before they are written (see applyInParallel). */
+const STASH_ENTRIES = 25_000;
 
 /**
  * Carry out a refresh plan, reading and parsing in a worker thread when it is big: the worker
@@ -679,14 +681,25 @@ async function applyInParallel(db: Db, planned: Plan, opts: RefreshOptions, star
       opts.onProgress(n, p.work.length);
     }
   };
-  // As in applyPlan, every FTS delete comes before any insert. Into an index with no rows to
-  // replace (a rebuild) files are written as they come, so only a few are held at a time; else
-  // pass 1 reconciles each changed file with its rows as it comes and pass 2 writes them all.
+  // As in applyPlan, FTS deletes come before inserts. Into an index with no rows to replace (a
+  // rebuild) files are written as they come, so only a few are held at a time; else changed files
+  // are reconciled with their rows (their deletes) as they come and written in runs of about
+  // STASH_ENTRIES entries: one flush of pending inserts per run rather than per file, and never
+  // the whole vault's parsed entries held at once (2.4 GB for a compaction of a million).
   const replacing = p.removed.length > 0 || p.work.some((w) => w.row);
   const stash: { w: Plan['work'][number]; hash: string; prep: Prepared; keep: Map<number, OldRow> }[] = [];
   const put = (w: Plan['work'][number], hash: string, prep: Prepared, keep: Map<number, OldRow>) => {
     writer.put(w.row?.id, w.file, w.st, hash, now - w.st.mtimeMs < RACY_MS, prep, keep);
     written++;
+  };
+  let stashed = 0;
+  const writeStash = () => {
+    stash.forEach(({ w, hash, prep, keep }, i) => {
+      put(w, hash, prep, keep);
+      stash[i] = undefined as never;
+    });
+    stash.length = 0;
+    stashed = 0;
   };
   try {
     saveCheckState(db, p);
@@ -709,16 +722,16 @@ async function applyInParallel(db: Db, planned: Plan, opts: RefreshOptions, star
         }
         diagnostics.push(...found);
         if (!replacing) put(w, hash, prep, new Map());
-        else stash.push({ w, hash, prep, keep: w.row ? writer.reconcile(w.row.id, prep) : new Map() });
+        else {
+          stash.push({ w, hash, prep, keep: w.row ? writer.reconcile(w.row.id, prep) : new Map() });
+          stashed += prep.entries.length;
+        }
       });
+      if (stashed >= STASH_ENTRIES) writeStash();
       seen += batches[id].length;
-      if (!replacing) tick(seen);
+      tick(seen);
     }
-    stash.forEach(({ w, hash, prep, keep }, i) => {
-      put(w, hash, prep, keep);
-      stash[i] = undefined as never;
-      tick(i + 1 === stash.length ? p.work.length : Math.round((p.work.length * (i + 1)) / stash.length));
-    });
+    writeStash();
     writer.saveConflicts();
     saveStatDigest(db, writer.wroteRacy);
     endWrite(db);

@@ -59,6 +59,8 @@ interface Item {
   created: number;
   retired: boolean;
   order: number;
+  /** Its near-duplicate tokens, when taken in the first pass. */
+  tokens?: TokenSet;
 }
 
 /** What a near-duplicate brings to its cluster, read in a later pass (only entries in a similar pair). */
@@ -126,6 +128,12 @@ function eligible(b: Block): boolean {
 export class Compactor {
   readonly report: CompactReport = { retired: [], duplicates: [], merges: [] };
   private readonly scanned: (Omit<Item, 'order'>[] | undefined)[];
+  /**
+   * Tokens are taken in the first pass when the files come in order: the vocabulary's ids then
+   * follow the same order as a pass over the remaining entries (unless a duplicate id is dropped).
+   */
+  private vocab: TokenVocab | null = new TokenVocab();
+  private lastScanned = -1;
 
   constructor(private readonly files: readonly { path: string; group: string }[]) {
     this.scanned = files.map(() => undefined);
@@ -134,10 +142,15 @@ export class Compactor {
   /** Pass one, in any order: the entries of file `fileIdx` that compaction may touch. */
   scan(fileIdx: number, parsed: ParsedFile): void {
     const list: Omit<Item, 'order'>[] = [];
+    if (fileIdx <= this.lastScanned) this.vocab = null;
+    this.lastScanned = fileIdx;
+    const vocab = this.vocab;
     parsed.blocks.forEach((b, blockIdx) => {
       if (!eligible(b)) return;
       const e = b.entry!;
-      list.push({ fileIdx, blockIdx, id: e.id, line: e.line, importance: e.importance, reinforcement: e.reinforcement_count, created: dateMs(e.created_at) ?? Infinity, retired: e.status === 'retired' });
+      const retired = e.status === 'retired';
+      const tokens = vocab && !retired ? vocab.ofText(similarityText(e)) : undefined;
+      list.push({ fileIdx, blockIdx, id: detached(e.id), line: e.line, importance: e.importance, reinforcement: e.reinforcement_count, created: dateMs(e.created_at) ?? Infinity, retired, tokens });
     });
     this.scanned[fileIdx] = list;
   }
@@ -149,6 +162,7 @@ export class Compactor {
   /** The plan, then each changed file's new version, in file order. */
   *apply(read: (fileIdx: number) => ParsedFile): Generator<{ fileIdx: number; parsed: ParsedFile }> {
     const { report } = this;
+    (globalThis as any).__t?.('apply-start'); // TRACE-REMOVE
     const kept: KeptApart[] = [];
     const removed = new Map<number, Set<number>>();
     const remove = (it: Item) => {
@@ -198,37 +212,49 @@ export class Compactor {
     }
     byKey.clear();
     live.sort((a, b) => a.order - b.order);
+    (globalThis as any).__t?.('dedup-done'); // TRACE-REMOVE
 
     // 3. Near-duplicates merge. One pass is enough: a cluster's survivor ends up with the body of
     // one of its members, and anything similar to any member is already in the cluster.
     const updates = new Map<number, Map<number, Update>>();
     {
-      // Tokens in entry order (the vocabulary's ids follow the order words are first seen).
-      const vocab = new TokenVocab();
-      let tokens: TokenSet[] = new Array(live.length);
-      eachBlock(live.map((_, i) => i), (i) => live[i], read, (i, b) => {
-        tokens[i] = vocab.ofText(similarityText(b.entry!));
-      });
+      // Tokens in entry order (the vocabulary's ids follow the order words are first seen): from
+      // the first pass, or from one more pass when a dropped copy's words took ids there.
+      let tokens: TokenSet[];
+      if (this.vocab && report.duplicates.length === 0) {
+        tokens = live.map((it) => it.tokens!);
+      } else {
+        const vocab = new TokenVocab();
+        tokens = new Array(live.length);
+        eachBlock(live.map((_, i) => i), (i) => live[i], read, (i, b) => {
+          tokens[i] = vocab.ofText(similarityText(b.entry!));
+        });
+      }
+      this.vocab = null;
+      for (const it of live) it.tokens = undefined;
+      (globalThis as any).__t?.('tokens-done'); // TRACE-REMOVE
       const pairs = similarEdges(tokens, MERGE_THRESHOLD, {
         strict: true,
         canPair: (a, b) => this.files[live[a].fileIdx].group === this.files[live[b].fileIdx].group,
       });
+      (globalThis as any).__t?.('edges-done'); // TRACE-REMOVE
       // Everything a cluster needs of its members, from one more pass over the files holding them.
       const members = new Map<number, Member>();
       const involved = [...new Set(pairs.flatMap((p) => [p.a, p.b]))].sort((x, y) => x - y);
       eachBlock(involved, (i) => live[i], read, (i, b) => {
         const e = b.entry!;
         members.set(i, {
-          profile: factProfile(factText(e)),
-          lastReinforced: e.last_reinforced,
-          compactedFrom: asList(e.meta.compacted_from),
-          md: markdownOf(b).md,
-          title: e.title,
-          body: e.body,
+          profile: factProfile(detached(factText(e))),
+          lastReinforced: e.last_reinforced === null ? null : detached(e.last_reinforced),
+          compactedFrom: asList(e.meta.compacted_from).map(detached),
+          md: detached(markdownOf(b).md),
+          title: detached(e.title),
+          body: detached(e.body),
           titleFromHeading: e.titleFromHeading,
           size: (e.body || e.title).length,
         });
       });
+      (globalThis as any).__t?.('members-done pairs=' + pairs.length + ' involved=' + involved.length); // TRACE-REMOVE
       const jac = new Map(pairs.map((p) => [`${p.a},${p.b}`, p.jaccard]));
       const groups = safeClusters(live.length, pairs, tokens, (i) => members.get(i)!.profile, (a, b, j, c) => {
         kept.push({ a: this.where(live[a]), b: this.where(live[b]), jaccard: j, kind: c.kind, reason: c.reason });
@@ -271,6 +297,7 @@ export class Compactor {
       }
     }
     if (kept.length > 0) report.kept = kept;
+    (globalThis as any).__t?.('clusters-done'); // TRACE-REMOVE
 
     // 4. Each changed file, read once more and rewritten.
     for (const i of [...touched].sort((a, b) => a - b)) {
@@ -293,6 +320,14 @@ export class Compactor {
       yield { fileIdx: i, parsed: { ...parsed, blocks: out, entries: out.flatMap((b) => (b.entry ? [b.entry] : [])) } };
     }
   }
+}
+
+/**
+ * A copy of `s` that holds on to nothing else. A substring V8 makes may point into the string it
+ * was cut from (here a whole file's text), keeping all of it alive as long as the substring is.
+ */
+function detached(s: string): string {
+  return s.length < 13 ? s : JSON.parse(JSON.stringify(s)) as string;
 }
 
 /** Visit the blocks of `idx` (item indexes, ascending, so each file is read once per pass). */

@@ -370,17 +370,30 @@ export async function editFilesInPasses(targets: { abs: string; path: string }[]
       const i = order[k];
       if (taking) locks[i] = await taking;
       taking = take(k + 1);
-      const t = targets[i];
-      const text = readForWrite(t.abs, t.path);
-      if (text === null) throw new MemError('file not found', { where: { file: t.path } });
-      const p = parseMemoryFile(text.text, t.path);
-      if (p.diagnostics.length > 0) {
-        const d = p.diagnostics[0];
-        throw new MemError(`${d.message}; fix it before mem rewrites this file`, { where: { file: t.path, line: d.line }, hint: opts.hint });
-      }
-      digests[i] = digestOf(text);
-      scan(i, p);
     }
+    // Read in the targets' order (the order `scan` may depend on); of several files that cannot
+    // be rewritten, the first in path order is the one reported, as editFilesTogether does.
+    const rank = new Int32Array(targets.length);
+    order.forEach((i, k) => (rank[i] = k));
+    let problem: { rank: number; err: unknown } | null = null;
+    for (let i = 0; i < targets.length; i++) {
+      if (problem && rank[i] > problem.rank) continue;
+      const t = targets[i];
+      try {
+        const text = readForWrite(t.abs, t.path);
+        if (text === null) throw new MemError('file not found', { where: { file: t.path } });
+        const p = parseMemoryFile(text.text, t.path);
+        if (p.diagnostics.length > 0) {
+          const d = p.diagnostics[0];
+          throw new MemError(`${d.message}; fix it before mem rewrites this file`, { where: { file: t.path, line: d.line }, hint: opts.hint });
+        }
+        digests[i] = digestOf(text);
+        if (!problem) scan(i, p);
+      } catch (err) {
+        if (!problem || rank[i] < problem.rank) problem = { rank: rank[i], err };
+      }
+    }
+    if (problem) throw problem.err;
     // The last file read, kept for the write that usually follows its read.
     let last: { i: number; text: FileText; parsed: ParsedFile } | null = null;
     const readAgain = (i: number) => {
