@@ -601,6 +601,7 @@ function busyError(err: unknown): unknown {
 /** Files per message to the parse worker, and messages in flight (bounds the memory held). */
 const BATCH = 16;
 const IN_FLIGHT = 4;
+const BATCH_BYTES = 2 << 20;
 /** Plans with fewer files than this are indexed on one thread (starting the worker costs ~30 ms). */
 const PARALLEL_MIN = 4 * BATCH;
 /** Entries of changed files reconciled before they are written (see applyInParallel). */
@@ -638,7 +639,19 @@ async function applyInParallel(db: Db, planned: Plan, opts: RefreshOptions, star
     throw err;
   }
   const batches: Plan['work'][] = [];
-  for (let i = 0; i < p.work.length; i += BATCH) batches.push(p.work.slice(i, i + BATCH));
+  // Up to BATCH files, and no more than about BATCH_BYTES of them unless one file is bigger: the
+  // batches in flight then hold about the same memory whatever the size of the files.
+  let bytes = 0;
+  for (const w of p.work) {
+    const last = batches[batches.length - 1];
+    if (!last || last.length >= BATCH || bytes + w.st.size > BATCH_BYTES) {
+      batches.push([w]);
+      bytes = w.st.size;
+    } else {
+      last.push(w);
+      bytes += w.st.size;
+    }
+  }
   const waiting = new Map<number, { resolve: (r: PreparedFile[]) => void; reject: (e: Error) => void }>();
   const done = new Map<number, PreparedFile[]>();
   let failure: Error | null = null;

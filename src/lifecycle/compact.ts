@@ -132,10 +132,15 @@ export class Compactor {
    * Tokens are taken in the first pass when the files come in order: the vocabulary's ids then
    * follow the same order as a pass over the remaining entries (unless a duplicate id is dropped).
    */
-  private vocab: TokenVocab | null = new TokenVocab();
+  private vocab: TokenVocab | null = new TokenVocab({ pooled: true });
   private lastScanned = -1;
 
-  constructor(private readonly files: readonly { path: string; group: string }[]) {
+  /**
+   * `settle` is called between passes, when what the last one read is all garbage: a caller that
+   * can collect it there keeps the heap near the plan's own size (V8 lets it grow to about twice
+   * the live data before a full collection).
+   */
+  constructor(private readonly files: readonly { path: string; group: string }[], private readonly settle: () => void = () => undefined) {
     this.scanned = files.map(() => undefined);
   }
 
@@ -162,7 +167,7 @@ export class Compactor {
   /** The plan, then each changed file's new version, in file order. */
   *apply(read: (fileIdx: number) => ParsedFile): Generator<{ fileIdx: number; parsed: ParsedFile }> {
     const { report } = this;
-    (globalThis as any).__t?.('apply-start'); // TRACE-REMOVE
+    this.settle();
     const kept: KeptApart[] = [];
     const removed = new Map<number, Set<number>>();
     const remove = (it: Item) => {
@@ -212,7 +217,6 @@ export class Compactor {
     }
     byKey.clear();
     live.sort((a, b) => a.order - b.order);
-    (globalThis as any).__t?.('dedup-done'); // TRACE-REMOVE
 
     // 3. Near-duplicates merge. One pass is enough: a cluster's survivor ends up with the body of
     // one of its members, and anything similar to any member is already in the cluster.
@@ -224,7 +228,7 @@ export class Compactor {
       if (this.vocab && report.duplicates.length === 0) {
         tokens = live.map((it) => it.tokens!);
       } else {
-        const vocab = new TokenVocab();
+        const vocab = new TokenVocab({ pooled: true });
         tokens = new Array(live.length);
         eachBlock(live.map((_, i) => i), (i) => live[i], read, (i, b) => {
           tokens[i] = vocab.ofText(similarityText(b.entry!));
@@ -232,12 +236,11 @@ export class Compactor {
       }
       this.vocab = null;
       for (const it of live) it.tokens = undefined;
-      (globalThis as any).__t?.('tokens-done'); // TRACE-REMOVE
+      this.settle();
       const pairs = similarEdges(tokens, MERGE_THRESHOLD, {
         strict: true,
         canPair: (a, b) => this.files[live[a].fileIdx].group === this.files[live[b].fileIdx].group,
       });
-      (globalThis as any).__t?.('edges-done'); // TRACE-REMOVE
       // Everything a cluster needs of its members, from one more pass over the files holding them.
       const members = new Map<number, Member>();
       const involved = [...new Set(pairs.flatMap((p) => [p.a, p.b]))].sort((x, y) => x - y);
@@ -254,7 +257,7 @@ export class Compactor {
           size: (e.body || e.title).length,
         });
       });
-      (globalThis as any).__t?.('members-done pairs=' + pairs.length + ' involved=' + involved.length); // TRACE-REMOVE
+      this.settle();
       const jac = new Map(pairs.map((p) => [`${p.a},${p.b}`, p.jaccard]));
       const groups = safeClusters(live.length, pairs, tokens, (i) => members.get(i)!.profile, (a, b, j, c) => {
         kept.push({ a: this.where(live[a]), b: this.where(live[b]), jaccard: j, kind: c.kind, reason: c.reason });
@@ -297,7 +300,7 @@ export class Compactor {
       }
     }
     if (kept.length > 0) report.kept = kept;
-    (globalThis as any).__t?.('clusters-done'); // TRACE-REMOVE
+    this.settle();
 
     // 4. Each changed file, read once more and rewritten.
     for (const i of [...touched].sort((a, b) => a - b)) {

@@ -49,7 +49,8 @@ async function compactCommand(ctx: Ctx, paths: string[], opts: CompactOptions): 
   const { editFilesInPasses } = await import('../../vault/edit.js');
   const targets = selectFiles(vault, paths, ctx.cwd).filter((f) => !scopes || scopes.includes(f.scope));
   const groupOf = (f: (typeof targets)[number]) => [f.scope, f.learningType, f.job ?? '', f.task ?? ''].join('|');
-  const compactor = new Compactor(targets.map((t) => ({ path: t.path, group: groupOf(t) })));
+  const gc = await garbageCollector();
+  const compactor = new Compactor(targets.map((t) => ({ path: t.path, group: groupOf(t) })), gc);
   let considered = 0;
   const dry = Boolean(opts.dryRun || opts.check);
   // Every file is read and checked under its lock; a malformed entry anywhere stops the whole run.
@@ -66,7 +67,7 @@ async function compactCommand(ctx: Ctx, paths: string[], opts: CompactOptions): 
   // holds every changed file's entries) keeps the two from adding up: peak 740 → 525 MB at 100k
   // entries.
   if (!dry) {
-    await collectGarbage();
+    gc();
     const lag = await reindex(vault, targets.filter((t) => written.includes(t.path)));
     if (lag) ctx.warn(lag);
   }
@@ -90,12 +91,13 @@ async function compactCommand(ctx: Ctx, paths: string[], opts: CompactOptions): 
 }
 
 /**
- * A full garbage collection, now. V8 gives `gc()` to code compiled after --expose-gc is set, so
- * the flag is set at run time (a public API) and the function taken from a fresh context: no
- * second process started with the flag, which a signal sent to mem would not reach.
+ * A function that runs a full garbage collection. V8 gives `gc()` to code compiled after
+ * --expose-gc is set, so the flag is set at run time (a public API) and the function taken from
+ * a fresh context: no second process started with the flag, which a signal sent to mem would not
+ * reach.
  */
-async function collectGarbage(): Promise<void> {
+async function garbageCollector(): Promise<() => void> {
   const [v8, vm] = await Promise.all([import('node:v8'), import('node:vm')]);
   v8.setFlagsFromString('--expose-gc');
-  (vm.runInNewContext('gc') as () => void)();
+  return vm.runInNewContext('gc') as () => void;
 }
