@@ -355,8 +355,21 @@ export async function editFilesTogether(targets: { abs: string; path: string }[]
  * something that is not mem) and yields each changed file's new version, which is staged (written
  * beside the file, not yet renamed) as it comes. Returns the paths written, as editFilesTogether.
  */
+const SETTLE_CHARS = 192 << 20;
+
 export async function editFilesInPasses(targets: { abs: string; path: string }[], scan: (i: number, parsed: ParsedFile) => void,
-  plan: (read: (i: number) => ParsedFile) => Iterable<{ fileIdx: number; parsed: ParsedFile }>, opts: { hint?: string; dryRun?: boolean } = {}): Promise<string[]> {
+  plan: (read: (i: number) => ParsedFile) => Iterable<{ fileIdx: number; parsed: ParsedFile }>, opts: { hint?: string; dryRun?: boolean; settle?: () => void } = {}): Promise<string[]> {
+  // Every SETTLE_CHARS of text read, `settle` may collect the garbage of the files read so far
+  // (their texts are big strings, freed only by a full collection).
+  let readChars = 0;
+  const counted = (t: FileText) => {
+    readChars += t.text.length;
+    if (readChars >= SETTLE_CHARS && opts.settle) {
+      readChars = 0;
+      opts.settle();
+    }
+    return t;
+  };
   const order = targets.map((_, i) => i).sort((a, b) => (targets[a].abs < targets[b].abs ? -1 : targets[a].abs > targets[b].abs ? 1 : 0));
   const locks: FileLock[] = [];
   const digests: string[] = [];
@@ -382,6 +395,7 @@ export async function editFilesInPasses(targets: { abs: string; path: string }[]
       try {
         const text = readForWrite(t.abs, t.path);
         if (text === null) throw new MemError('file not found', { where: { file: t.path } });
+        counted(text);
         const p = parseMemoryFile(text.text, t.path);
         if (p.diagnostics.length > 0) {
           const d = p.diagnostics[0];
@@ -403,6 +417,7 @@ export async function editFilesInPasses(targets: { abs: string; path: string }[]
       if (text === null || digestOf(text) !== digests[i]) {
         throw new MemError(`${t.path} changed while mem was rewriting it; nothing was written`, { where: { file: t.path }, hint: 'run the command again' });
       }
+      counted(text);
       last = { i, text, parsed: parseMemoryFile(text.text, t.path) };
       return last;
     };
