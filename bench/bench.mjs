@@ -224,6 +224,36 @@ if (argv.includes('--scaling-only')) {
   process.exit();
 }
 
+// Scale: one big vault (--entries, default a million; --vault DIR keeps it between runs, as
+// generating a million entries takes a minute), each heavy command once: the full rebuild, the
+// search queries, and a compaction of a copy with the index refresh that follows it. Time and
+// peak RSS of each; `npm run bench:1m`.
+if (argv.includes('--scale')) {
+  const entries = opt('entries', 1_000_000);
+  const vaultArg = argv.indexOf('--vault');
+  const big = vaultArg >= 0 ? path.resolve(argv[vaultArg + 1]) : path.join(base, 'big');
+  if (!fs.existsSync(path.join(big, 'MEMORY.md'))) {
+    console.error(`generating ${entries} entries in ${big} ...`);
+    generateVault(big, { entries, files: FILES, headerForm });
+  }
+  measure(`mem index --rebuild (${entries} entries)`, '≤ 20 s', 1, () => run(big, ['index', '--rebuild', '--quiet']));
+  measure(`mem search (${entries} entries, ${QUERIES.length} queries)`, '≤ 100 ms over node', QUERIES.length, (i) => run(big, ['search', QUERIES[i], '--json']));
+  measure(`mem compact (${entries} entries, with the index refresh)`, '≤ 60 s, ≤ 1.5 GB', 1, () => {
+    const copy = path.join(base, 'compact');
+    fs.rmSync(copy, { recursive: true, force: true });
+    fs.cpSync(big, copy, { recursive: true });
+    try {
+      return run(copy, ['compact', '--quiet']);
+    } finally {
+      fs.rmSync(copy, { recursive: true, force: true });
+    }
+  });
+  measure('node -e 0 (for scale)', '—', RUNS, () => ({ ms: nodeStart(process.env), rssMb: 0 }));
+  report();
+  fs.rmSync(base, { recursive: true, force: true });
+  process.exit(0);
+}
+
 // 1. The learnings vault.
 const vault = path.join(base, 'vault');
 const tg = Date.now();

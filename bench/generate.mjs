@@ -180,9 +180,13 @@ export function generateNotes(root, { files = 7424, seed = 2 } = {}) {
 }
 
 if (process.argv[1] && import.meta.url === `file://${process.argv[1]}` && /generate\.mjs$/.test(process.argv[1])) {
-  const [kind, dir, n] = process.argv.slice(2);
-  if (!kind || !dir) {
-    console.error('usage: node bench/generate.mjs vault|notes DIR [count]');
+  // node bench/generate.mjs vault|notes DIR [count], or node bench/generate.mjs --entries N DIR
+  const args = process.argv.slice(2);
+  const at = args.indexOf('--entries');
+  const entries = at >= 0 ? Number(args.splice(at, 2)[1]) : undefined;
+  const [kind, dir, n] = entries !== undefined ? ['vault', args[0], entries] : args;
+  if (!kind || !dir || (entries !== undefined && !(entries > 0))) {
+    console.error('usage: node bench/generate.mjs vault|notes DIR [count]\n       node bench/generate.mjs --entries N DIR');
     process.exit(2);
   }
   const count = kind === 'notes' ? generateNotes(dir, { files: Number(n ?? 7424) }) : generateVault(dir, { entries: Number(n ?? 100000) });

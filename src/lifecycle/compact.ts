@@ -4,7 +4,6 @@
 // different facts (conflict.ts: a number, a name, a negation) are kept apart, and no merged cluster
 // holds two such entries.
 
-import type { Entry } from '../vault/entry.js';
 import { dateMs } from '../vault/entry.js';
 import { updateBlockMeta, type Block, type ParsedFile } from '../vault/format.js';
 import { inNewlineStyle, newlineOf } from '../vault/safetext.js';
@@ -48,15 +47,38 @@ export interface CompactReport {
   kept?: KeptApart[];
 }
 
+/** What the plan keeps of an entry between its passes over the files (no text). */
 interface Item {
   fileIdx: number;
   blockIdx: number;
-  entry: Entry;
+  id: string;
+  line: number;
+  importance: number;
+  reinforcement: number;
+  /** created_at in ms (Infinity when it has none). */
+  created: number;
+  retired: boolean;
   order: number;
+  /** Its near-duplicate tokens, when taken in the first pass. */
+  tokens?: TokenSet;
 }
 
-function where(files: CompactFile[], it: Item): Where {
-  return { id: it.entry.id, path: files[it.fileIdx].path, line: it.entry.line };
+/** What a near-duplicate brings to its cluster, read in a later pass (only entries in a similar pair). */
+interface Member {
+  profile: FactProfile;
+  lastReinforced: string | null;
+  compactedFrom: string[];
+  md: string;
+  title: string;
+  body: string;
+  titleFromHeading: boolean;
+  size: number;
+}
+
+/** A merge's changes to its survivor's block, applied when the survivor's file is written. */
+interface Update {
+  meta: Record<string, unknown>;
+  longest?: Member;
 }
 
 function laterDate(a: string | null, b: string | null): string | null {
@@ -67,11 +89,9 @@ function laterDate(a: string | null, b: string | null): string | null {
 
 /** Which copy of a set wins: higher importance, then more reinforced, then older, then first in the files. */
 function better(a: Item, b: Item): Item {
-  if (a.entry.importance !== b.entry.importance) return a.entry.importance > b.entry.importance ? a : b;
-  if (a.entry.reinforcement_count !== b.entry.reinforcement_count) return a.entry.reinforcement_count > b.entry.reinforcement_count ? a : b;
-  const ca = dateMs(a.entry.created_at) ?? Infinity;
-  const cb = dateMs(b.entry.created_at) ?? Infinity;
-  if (ca !== cb) return ca < cb ? a : b;
+  if (a.importance !== b.importance) return a.importance > b.importance ? a : b;
+  if (a.reinforcement !== b.reinforcement) return a.reinforcement > b.reinforcement ? a : b;
+  if (a.created !== b.created) return a.created < b.created ? a : b;
   return a.order <= b.order ? a : b;
 }
 
@@ -93,140 +113,249 @@ function fileNewline(f: ParsedFile): '\n' | '\r\n' {
   return newlineOf(f.preamble + f.blocks.map((b) => b.raw).join(''));
 }
 
+/** Blocks compaction may touch. Episodes (kind: episode) record what happened in a session: never merged with each other or a learning. */
+function eligible(b: Block): boolean {
+  return Boolean(b.entry && b.entry.kind === 'entry' && b.entry.meta.kind !== 'episode' && b.header && !b.broken);
+}
+
+/**
+ * Compaction over files read pass by pass, so that a large vault is never held whole: `scan`
+ * takes what the plan needs of each file (ids and ranks, no text); `apply` reads the files
+ * again (through `read`, which must give the same parse each time) for the near-duplicate
+ * tokens, then for the entries in similar pairs, then for each file to change, and yields each
+ * file's new version as it is made.
+ */
+export class Compactor {
+  readonly report: CompactReport = { retired: [], duplicates: [], merges: [] };
+  private readonly scanned: (Omit<Item, 'order'>[] | undefined)[];
+  /**
+   * Tokens are taken in the first pass when the files come in order: the vocabulary's ids then
+   * follow the same order as a pass over the remaining entries (unless a duplicate id is dropped).
+   */
+  private vocab: TokenVocab | null = new TokenVocab({ pooled: true });
+  private lastScanned = -1;
+
+  /**
+   * `settle` is called between passes, when what the last one read is all garbage: a caller that
+   * can collect it there keeps the heap near the plan's own size (V8 lets it grow to about twice
+   * the live data before a full collection).
+   */
+  constructor(private readonly files: readonly { path: string; group: string }[], private readonly settle: () => void = () => undefined) {
+    this.scanned = files.map(() => undefined);
+  }
+
+  /** Pass one, in any order: the entries of file `fileIdx` that compaction may touch. */
+  scan(fileIdx: number, parsed: ParsedFile): void {
+    const list: Omit<Item, 'order'>[] = [];
+    if (fileIdx <= this.lastScanned) this.vocab = null;
+    this.lastScanned = fileIdx;
+    const vocab = this.vocab;
+    parsed.blocks.forEach((b, blockIdx) => {
+      if (!eligible(b)) return;
+      const e = b.entry!;
+      const retired = e.status === 'retired';
+      const tokens = vocab && !retired ? vocab.ofText(similarityText(e)) : undefined;
+      list.push({ fileIdx, blockIdx, id: detached(e.id), line: e.line, importance: e.importance, reinforcement: e.reinforcement_count, created: dateMs(e.created_at) ?? Infinity, retired, tokens });
+    });
+    this.scanned[fileIdx] = list;
+  }
+
+  private where(it: Item): Where {
+    return { id: it.id, path: this.files[it.fileIdx].path, line: it.line };
+  }
+
+  /** The plan, then each changed file's new version, in file order. */
+  *apply(read: (fileIdx: number) => ParsedFile): Generator<{ fileIdx: number; parsed: ParsedFile }> {
+    const { report } = this;
+    this.settle();
+    const kept: KeptApart[] = [];
+    const removed = new Map<number, Set<number>>();
+    const remove = (it: Item) => {
+      let s = removed.get(it.fileIdx);
+      if (!s) removed.set(it.fileIdx, (s = new Set()));
+      s.add(it.blockIdx);
+    };
+    const touched = new Set<number>();
+    let order = 0;
+    const items: Item[] = [];
+    for (const list of this.scanned) for (const it of list ?? []) items.push(Object.assign(it, { order: order++ }) as Item);
+    this.scanned.fill(undefined);
+
+    // 1. Retired entries go.
+    let live: Item[] = [];
+    for (const it of items) {
+      if (it.retired) {
+        report.retired.push(this.where(it));
+        remove(it);
+        touched.add(it.fileIdx);
+      } else live.push(it);
+    }
+    items.length = 0;
+
+    // 2. One copy per id within a group.
+    const byKey = new Map<string, Item[]>();
+    for (const it of live) {
+      const k = `${this.files[it.fileIdx].group}\u0000${it.id}`;
+      const list = byKey.get(k);
+      if (list) list.push(it);
+      else byKey.set(k, [it]);
+    }
+    live = [];
+    for (const list of byKey.values()) {
+      if (list.length === 1) {
+        live.push(list[0]);
+        continue;
+      }
+      const keep = list.reduce(better);
+      live.push(keep);
+      const dropped = list.filter((x) => x !== keep);
+      for (const d of dropped) {
+        remove(d);
+        touched.add(d.fileIdx);
+      }
+      report.duplicates.push({ kept: this.where(keep), dropped: dropped.map((d) => this.where(d)) });
+    }
+    byKey.clear();
+    live.sort((a, b) => a.order - b.order);
+
+    // 3. Near-duplicates merge. One pass is enough: a cluster's survivor ends up with the body of
+    // one of its members, and anything similar to any member is already in the cluster.
+    const updates = new Map<number, Map<number, Update>>();
+    {
+      // Tokens in entry order (the vocabulary's ids follow the order words are first seen): from
+      // the first pass, or from one more pass when a dropped copy's words took ids there.
+      let tokens: TokenSet[];
+      if (this.vocab && report.duplicates.length === 0) {
+        tokens = live.map((it) => it.tokens!);
+      } else {
+        const vocab = new TokenVocab({ pooled: true });
+        tokens = new Array(live.length);
+        eachBlock(live.map((_, i) => i), (i) => live[i], read, (i, b) => {
+          tokens[i] = vocab.ofText(similarityText(b.entry!));
+        });
+      }
+      this.vocab = null;
+      for (const it of live) it.tokens = undefined;
+      this.settle();
+      const pairs = similarEdges(tokens, MERGE_THRESHOLD, {
+        strict: true,
+        canPair: (a, b) => this.files[live[a].fileIdx].group === this.files[live[b].fileIdx].group,
+      });
+      // Everything a cluster needs of its members, from one more pass over the files holding them.
+      const members = new Map<number, Member>();
+      const involved = [...new Set(pairs.flatMap((p) => [p.a, p.b]))].sort((x, y) => x - y);
+      eachBlock(involved, (i) => live[i], read, (i, b) => {
+        const e = b.entry!;
+        members.set(i, {
+          profile: factProfile(detached(factText(e))),
+          lastReinforced: e.last_reinforced === null ? null : detached(e.last_reinforced),
+          compactedFrom: asList(e.meta.compacted_from).map(detached),
+          md: detached(markdownOf(b).md),
+          title: detached(e.title),
+          body: detached(e.body),
+          titleFromHeading: e.titleFromHeading,
+          size: (e.body || e.title).length,
+        });
+      });
+      this.settle();
+      const jac = new Map(pairs.map((p) => [`${p.a},${p.b}`, p.jaccard]));
+      const groups = safeClusters(live.length, pairs, tokens, (i) => members.get(i)!.profile, (a, b, j, c) => {
+        kept.push({ a: this.where(live[a]), b: this.where(live[b]), jaccard: j, kind: c.kind, reason: c.reason });
+      });
+      tokens = [];
+      for (const cluster of groups) {
+        if (cluster.length === 1) continue;
+        const its = cluster.map((i) => live[i]);
+        const survivor = its.reduce(better);
+        const sPos = its.indexOf(survivor);
+        const sIdx = cluster[sPos];
+        const sm = members.get(sIdx)!;
+        const absorbed = cluster.filter((i) => i !== sIdx);
+        const longestIdx = cluster.reduce((a, b) => (members.get(b)!.size > members.get(a)!.size ? b : a));
+        const from = [...new Set([...sm.compactedFrom, ...absorbed.flatMap((a) => [live[a].id, ...members.get(a)!.compactedFrom])])].filter((id) => id !== survivor.id);
+        const update: Update = {
+          meta: {
+            status: 'compacted',
+            reinforcement_count: Math.max(...its.map((m) => m.reinforcement)),
+            last_reinforced: cluster.map((i) => members.get(i)!.lastReinforced).reduce(laterDate, null) ?? undefined,
+            compacted_from: from,
+          },
+        };
+        if (longestIdx !== sIdx) update.longest = members.get(longestIdx)!;
+        let inFile = updates.get(survivor.fileIdx);
+        if (!inFile) updates.set(survivor.fileIdx, (inFile = new Map()));
+        inFile.set(survivor.blockIdx, update);
+        touched.add(survivor.fileIdx);
+        for (const a of absorbed) {
+          remove(live[a]);
+          touched.add(live[a].fileIdx);
+        }
+        report.merges.push({
+          survivor: this.where(survivor),
+          absorbed: absorbed.map((ai) => {
+            const key = `${Math.min(ai, sIdx)},${Math.max(ai, sIdx)}`;
+            return { ...this.where(live[ai]), jaccard: jac.get(key) ?? MERGE_THRESHOLD };
+          }),
+        });
+      }
+    }
+    if (kept.length > 0) report.kept = kept;
+    this.settle();
+
+    // 4. Each changed file, read once more and rewritten.
+    for (const i of [...touched].sort((a, b) => a - b)) {
+      const parsed = read(i);
+      const blocks = [...parsed.blocks];
+      let nl: '\n' | '\r\n' | undefined;
+      for (const [bi, u] of updates.get(i) ?? []) {
+        let newBlock = updateBlockMeta(blocks[bi], u.meta);
+        if (u.longest) {
+          const { trailing } = markdownOf(newBlock);
+          // The body may come from another file: it takes the line breaks of the file it lands in.
+          const md = inNewlineStyle(u.longest.md, (nl ??= fileNewline(parsed)));
+          const raw = newBlock.raw.slice(0, newBlock.header!.bodyStart) + md + trailing;
+          newBlock = { ...newBlock, raw, entry: { ...newBlock.entry!, title: u.longest.title, body: u.longest.body, titleFromHeading: u.longest.titleFromHeading } };
+        }
+        blocks[bi] = newBlock;
+      }
+      const gone = removed.get(i);
+      const out = gone ? blocks.filter((_, bi) => !gone.has(bi)) : blocks;
+      yield { fileIdx: i, parsed: { ...parsed, blocks: out, entries: out.flatMap((b) => (b.entry ? [b.entry] : [])) } };
+    }
+  }
+}
+
+/**
+ * A copy of `s` that holds on to nothing else. A substring V8 makes may point into the string it
+ * was cut from (here a whole file's text), keeping all of it alive as long as the substring is.
+ */
+function detached(s: string): string {
+  return s.length < 13 ? s : JSON.parse(JSON.stringify(s)) as string;
+}
+
+/** Visit the blocks of `idx` (item indexes, ascending, so each file is read once per pass). */
+function eachBlock(idx: number[], item: (i: number) => Item, read: (fileIdx: number) => ParsedFile, visit: (i: number, b: Block) => void): void {
+  let file = -1;
+  let parsed: ParsedFile | undefined;
+  for (const i of idx) {
+    const it = item(i);
+    if (it.fileIdx !== file) {
+      file = it.fileIdx;
+      parsed = read(file);
+    }
+    visit(i, parsed!.blocks[it.blockIdx]);
+  }
+}
+
 /**
  * Plan and apply compaction to `files` (pure: returns new parsed files for the ones that change).
  */
 export function compactFiles(input: CompactFile[]): { files: Map<string, ParsedFile>; report: CompactReport } {
-  const files = input.map((f) => ({ ...f, parsed: { ...f.parsed, blocks: [...f.parsed.blocks] } }));
-  const report: CompactReport = { retired: [], duplicates: [], merges: [] };
-  const kept: KeptApart[] = [];
-  const removed = files.map(() => new Set<number>());
-  const touched = new Set<number>();
-  let order = 0;
-  const items: Item[] = [];
-  files.forEach((f, fileIdx) => {
-    f.parsed.blocks.forEach((b, blockIdx) => {
-      // Episodes (kind: episode) record what happened in a session: never merged with each other or a learning.
-      if (b.entry && b.entry.kind === 'entry' && b.entry.meta.kind !== 'episode' && b.header && !b.broken) items.push({ fileIdx, blockIdx, entry: b.entry, order: order++ });
-    });
-  });
-
-  // 1. Retired entries go.
-  let live: Item[] = [];
-  for (const it of items) {
-    if (it.entry.status === 'retired') {
-      report.retired.push(where(files, it));
-      removed[it.fileIdx].add(it.blockIdx);
-      touched.add(it.fileIdx);
-    } else live.push(it);
-  }
-
-  // 2. One copy per id within a group.
-  const byKey = new Map<string, Item[]>();
-  for (const it of live) {
-    const k = `${files[it.fileIdx].group}\u0000${it.entry.id}`;
-    const list = byKey.get(k);
-    if (list) list.push(it);
-    else byKey.set(k, [it]);
-  }
-  live = [];
-  for (const list of byKey.values()) {
-    const keep = list.reduce(better);
-    live.push(keep);
-    if (list.length > 1) {
-      const dropped = list.filter((x) => x !== keep);
-      for (const d of dropped) {
-        removed[d.fileIdx].add(d.blockIdx);
-        touched.add(d.fileIdx);
-      }
-      report.duplicates.push({ kept: where(files, keep), dropped: dropped.map((d) => where(files, d)) });
-    }
-  }
-  live.sort((a, b) => a.order - b.order);
-
-  // 3. Near-duplicates merge. One pass is enough: a cluster's survivor ends up with the body of
-  // one of its members, and anything similar to any member is already in the cluster.
-  {
-    const vocab = new TokenVocab();
-    const tokens = live.map((it) => vocab.ofText(similarityText(it.entry)));
-    const pairs = similarEdges(tokens, MERGE_THRESHOLD, {
-      strict: true,
-      canPair: (a, b) => files[live[a].fileIdx].group === files[live[b].fileIdx].group,
-    });
-    const jac = new Map(pairs.map((p) => [`${p.a},${p.b}`, p.jaccard]));
-    const profiles = new Map<number, FactProfile>();
-    const profileOf = (i: number) => {
-      let p = profiles.get(i);
-      if (!p) profiles.set(i, (p = factProfile(factText(live[i].entry))));
-      return p;
-    };
-    const groups = safeClusters(live.length, pairs, tokens, profileOf, (a, b, j, c) => {
-      kept.push({ a: where(files, live[a]), b: where(files, live[b]), jaccard: j, kind: c.kind, reason: c.reason });
-    });
-    const next: Item[] = [];
-    const gone = new Set<number>();
-    const newlines = new Map<number, '\n' | '\r\n'>();
-    const newlineOfFile = (i: number) => {
-      let nl = newlines.get(i);
-      if (!nl) newlines.set(i, (nl = fileNewline(input[i].parsed)));
-      return nl;
-    };
-    for (const cluster of groups) {
-      if (cluster.length === 1) continue;
-      const members = cluster.map((i) => live[i]);
-      const survivor = members.reduce(better);
-      const sIdx = cluster[members.indexOf(survivor)];
-      const absorbed = members.filter((m) => m !== survivor);
-      const size = (m: Item) => (m.entry.body || m.entry.title).length;
-      const longest = members.reduce((a, b) => (size(b) > size(a) ? b : a));
-      const sBlock = files[survivor.fileIdx].parsed.blocks[survivor.blockIdx];
-      const from = [...new Set([...asList(survivor.entry.meta.compacted_from), ...absorbed.flatMap((a) => [a.entry.id, ...asList(a.entry.meta.compacted_from)])])]
-        .filter((id) => id !== survivor.entry.id);
-      let newBlock = updateBlockMeta(sBlock, {
-        status: 'compacted',
-        reinforcement_count: Math.max(...members.map((m) => m.entry.reinforcement_count)),
-        last_reinforced: members.map((m) => m.entry.last_reinforced).reduce(laterDate, null) ?? undefined,
-        compacted_from: from,
-      });
-      if (longest !== survivor) {
-        const lBlock = files[longest.fileIdx].parsed.blocks[longest.blockIdx];
-        const { trailing } = markdownOf(newBlock);
-        // The body may come from another file: it takes the line breaks of the file it lands in.
-        const md = inNewlineStyle(markdownOf(lBlock).md, newlineOfFile(survivor.fileIdx));
-        const raw = newBlock.raw.slice(0, newBlock.header!.bodyStart) + md + trailing;
-        newBlock = { ...newBlock, raw, entry: { ...newBlock.entry!, title: longest.entry.title, body: longest.entry.body, titleFromHeading: longest.entry.titleFromHeading } };
-      }
-      files[survivor.fileIdx].parsed.blocks[survivor.blockIdx] = newBlock;
-      touched.add(survivor.fileIdx);
-      for (const a of absorbed) {
-        removed[a.fileIdx].add(a.blockIdx);
-        touched.add(a.fileIdx);
-        gone.add(cluster[members.indexOf(a)]);
-      }
-      report.merges.push({
-        survivor: where(files, survivor),
-        absorbed: absorbed.map((a) => {
-          const ai = cluster[members.indexOf(a)];
-          const key = `${Math.min(ai, sIdx)},${Math.max(ai, sIdx)}`;
-          return { ...where(files, a), jaccard: jac.get(key) ?? MERGE_THRESHOLD };
-        }),
-      });
-      survivor.entry = newBlock.entry!;
-    }
-    live.forEach((it, i) => {
-      if (!gone.has(i)) next.push(it);
-    });
-    live = next;
-  }
-
-  if (kept.length > 0) report.kept = kept;
+  const c = new Compactor(input);
+  input.forEach((f, i) => c.scan(i, f.parsed));
   const out = new Map<string, ParsedFile>();
-  for (const i of touched) {
-    const f = files[i];
-    const blocks = f.parsed.blocks.filter((_, bi) => !removed[i].has(bi));
-    out.set(f.path, { ...f.parsed, blocks, entries: blocks.flatMap((b) => (b.entry ? [b.entry] : [])) });
-  }
-  return { files: out, report };
+  for (const { fileIdx, parsed } of c.apply((i) => input[i].parsed)) out.set(input[fileIdx].path, parsed);
+  return { files: out, report: c.report };
 }
 
 /** Past this many pairs of distinct texts to compare, two clusters are left apart rather than checked. */

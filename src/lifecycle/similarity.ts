@@ -51,8 +51,16 @@ export class TokenVocab {
   /** Number of distinct words given an id. */
   size = 0;
   private buf = new Int32Array(256);
+  /**
+   * With `pooled`, token sets are views into shared blocks rather than arrays of their own: a
+   * million separate typed arrays cost about three times their contents in bookkeeping.
+   */
+  private readonly pooled: boolean;
+  private pool = new Int32Array(0);
+  private poolUsed = 0;
 
-  constructor() {
+  constructor(opts: { pooled?: boolean } = {}) {
+    this.pooled = opts.pooled === true;
     for (const w of STOPWORDS) this.idOfWord(w, STOP);
   }
 
@@ -166,7 +174,15 @@ export class TokenVocab {
     else insertionSort(a, k);
     let n = 0;
     for (let i = 0; i < k; i++) if (n === 0 || a[i] !== a[n - 1]) a[n++] = a[i];
-    return a.slice(0, n);
+    if (!this.pooled) return a.slice(0, n);
+    if (this.poolUsed + n > this.pool.length) {
+      this.pool = new Int32Array(Math.max(1 << 18, n));
+      this.poolUsed = 0;
+    }
+    const out = this.pool.subarray(this.poolUsed, this.poolUsed + n);
+    out.set(a.subarray(0, n));
+    this.poolUsed += n;
+    return out;
   }
 }
 

@@ -2,7 +2,7 @@
 // the file's lock with an atomic write. Blocks that are not touched keep their exact bytes, and
 // the file keeps its BOM and its line-ending style (new text is written in the file's style).
 
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -342,6 +342,107 @@ export async function editFilesTogether(targets: { abs: string; path: string }[]
     return planned.map((p) => targets[p.i].path);
   } finally {
     // A lock still being taken when something failed is released once it is held.
+    if (taking) await taking.then((l) => l.release(), () => undefined);
+    for (const i of [...order].reverse()) locks[i]?.release();
+  }
+}
+
+/**
+ * editFilesTogether for edits too big to hold at once (a whole vault): the same locks, checks and
+ * order of renames, but nothing kept of a file between passes except a digest. Every file is
+ * locked, read and checked first (in path order), and `scan` sees each parse; `plan` then reads
+ * files again through `read` (the same text, or the run stops: a file changed under its lock by
+ * something that is not mem) and yields each changed file's new version, which is staged (written
+ * beside the file, not yet renamed) as it comes. Returns the paths written, as editFilesTogether.
+ */
+const SETTLE_CHARS = 192 << 20;
+
+export async function editFilesInPasses(targets: { abs: string; path: string }[], scan: (i: number, parsed: ParsedFile) => void,
+  plan: (read: (i: number) => ParsedFile) => Iterable<{ fileIdx: number; parsed: ParsedFile }>, opts: { hint?: string; dryRun?: boolean; settle?: () => void } = {}): Promise<string[]> {
+  // Every SETTLE_CHARS of text read, `settle` may collect the garbage of the files read so far
+  // (their texts are big strings, freed only by a full collection).
+  let readChars = 0;
+  const counted = (t: FileText) => {
+    readChars += t.text.length;
+    if (readChars >= SETTLE_CHARS && opts.settle) {
+      readChars = 0;
+      opts.settle();
+    }
+    return t;
+  };
+  const order = targets.map((_, i) => i).sort((a, b) => (targets[a].abs < targets[b].abs ? -1 : targets[a].abs > targets[b].abs ? 1 : 0));
+  const locks: FileLock[] = [];
+  const digests: string[] = [];
+  const digestOf = (t: FileText) => createHash('sha256').update(t.text).digest('base64') + (t.bom ? '+bom' : '');
+  let taking: Promise<FileLock> | null = null;
+  const take = (k: number) => (k < order.length && !opts.dryRun ? acquireLockAsync(targets[order[k]].abs, targets[order[k]].path) : null);
+  const staged: { i: number; loses: boolean; text?: string }[] = [];
+  try {
+    taking = take(0);
+    for (let k = 0; k < order.length; k++) {
+      const i = order[k];
+      if (taking) locks[i] = await taking;
+      taking = take(k + 1);
+    }
+    // Read in the targets' order (the order `scan` may depend on); of several files that cannot
+    // be rewritten, the first in path order is the one reported, as editFilesTogether does.
+    const rank = new Int32Array(targets.length);
+    order.forEach((i, k) => (rank[i] = k));
+    let problem: { rank: number; err: unknown } | null = null;
+    for (let i = 0; i < targets.length; i++) {
+      if (problem && rank[i] > problem.rank) continue;
+      const t = targets[i];
+      try {
+        const text = readForWrite(t.abs, t.path);
+        if (text === null) throw new MemError('file not found', { where: { file: t.path } });
+        counted(text);
+        const p = parseMemoryFile(text.text, t.path);
+        if (p.diagnostics.length > 0) {
+          const d = p.diagnostics[0];
+          throw new MemError(`${d.message}; fix it before mem rewrites this file`, { where: { file: t.path, line: d.line }, hint: opts.hint });
+        }
+        digests[i] = digestOf(text);
+        if (!problem) scan(i, p);
+      } catch (err) {
+        if (!problem || rank[i] < problem.rank) problem = { rank: rank[i], err };
+      }
+    }
+    if (problem) throw problem.err;
+    // The last file read, kept for the write that usually follows its read.
+    let last: { i: number; text: FileText; parsed: ParsedFile } | null = null;
+    const readAgain = (i: number) => {
+      if (last?.i === i) return last;
+      const t = targets[i];
+      const text = readForWrite(t.abs, t.path);
+      if (text === null || digestOf(text) !== digests[i]) {
+        throw new MemError(`${t.path} changed while mem was rewriting it; nothing was written`, { where: { file: t.path }, hint: 'run the command again' });
+      }
+      counted(text);
+      last = { i, text, parsed: parseMemoryFile(text.text, t.path) };
+      return last;
+    };
+    for (const { fileIdx: i, parsed: n } of plan((i) => readAgain(i).parsed)) {
+      const cur = readAgain(i);
+      const out = serializeFile(n);
+      if (out === cur.text.text) continue;
+      // Files that lose entries are renamed into place last (see editFilesTogether).
+      const now = new Set(n.entries.map((e) => e.id));
+      const loses = cur.parsed.entries.some((e) => !now.has(e.id));
+      const bytes = encoded(cur.text, out);
+      if (opts.dryRun) staged.push({ i, loses });
+      else if (locks[i].stage(bytes)) staged.push({ i, loses });
+      // A file gone since it was read is written whole, after the others (as replaceAll does).
+      else staged.push({ i, loses, text: bytes });
+    }
+    last = null;
+    staged.sort((a, b) => Number(a.loses) - Number(b.loses));
+    if (opts.dryRun) return staged.map((s) => targets[s.i].path);
+    const failed = (await Promise.allSettled(staged.filter((s) => s.text === undefined).map((s) => locks[s.i].syncStaged()))).find((r) => r.status === 'rejected');
+    if (failed) throw (failed as PromiseRejectedResult).reason;
+    for (const s of staged) if (s.text === undefined) locks[s.i].commitStaged();
+    for (const s of staged) if (s.text !== undefined) locks[s.i].replace(s.text);
+    return staged.map((s) => targets[s.i].path);
+  } finally {
     if (taking) await taking.then((l) => l.release(), () => undefined);
     for (const i of [...order].reverse()) locks[i]?.release();
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compactFiles } from '../../src/lifecycle/compact.js';
+import { compactFiles, Compactor } from '../../src/lifecycle/compact.js';
 import { applyDecisions, planConsolidation } from '../../src/lifecycle/contradictions.js';
 import { planGlobalPromotions, planProjectPromotions, projectSpecific, type Candidate } from '../../src/lifecycle/promote.js';
 import { reinforceFile, usageShare } from '../../src/lifecycle/reinforce.js';
@@ -49,6 +49,23 @@ describe('compaction', () => {
     const twice = compact(once);
     expect(twice.text).toBe(once);
     expect(twice.report).toEqual({ retired: [], duplicates: [], merges: [] });
+  });
+  it('a Compactor fed the files out of order, then reading them again, plans what compactFiles does', () => {
+    const texts = [
+      entry('a', J85[0], { importance: 0.9 }) + entry('r', 'x', { status: 'retired' }),
+      entry('b', J85[1]) + entry('q', `${words('q', 9)} first`),
+      entry('c', `${words('q', 9)} second`, { importance: 0.8 }) + entry('d', 'a body with words of its own'),
+    ];
+    const files = texts.map((t, i) => ({ path: `memory/f${i}.md`, group: 'project', parsed: parseMemoryFile(t, `memory/f${i}.md`) }));
+    const whole = compactFiles(files);
+    expect(whole.report.merges.length).toBeGreaterThan(0);
+    const c = new Compactor(files);
+    for (const i of [2, 0, 1]) c.scan(i, files[i].parsed);
+    const reads: number[] = [];
+    const out = new Map([...c.apply((i) => (reads.push(i), parseMemoryFile(texts[i], files[i].path)))].map(({ fileIdx, parsed }) => [files[fileIdx].path, serializeFile(parsed)]));
+    expect(c.report).toEqual(whole.report);
+    expect(out).toEqual(new Map([...whole.files].map(([p, f]) => [p, serializeFile(f)])));
+    expect(reads.length).toBeGreaterThan(0);
   });
   it('only merges within a group', () => {
     const a = parseMemoryFile(entry('a', J85[0]), 'MEMORY.md');

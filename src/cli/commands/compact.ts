@@ -45,27 +45,29 @@ async function compactCommand(ctx: Ctx, paths: string[], opts: CompactOptions): 
   for (const s of scopes ?? []) if (!(SCOPES as readonly string[]).includes(s)) throw usageError(`unknown scope "${s}"`, `use one of: ${SCOPES.join(', ')}`);
   const vault = await vaultFor(ctx);
   const { selectFiles, reindex } = await import('../../lifecycle/vault-ops.js');
-  const { compactFiles } = await import('../../lifecycle/compact.js');
-  const { editFilesTogether } = await import('../../vault/edit.js');
+  const { Compactor } = await import('../../lifecycle/compact.js');
+  const { editFilesInPasses } = await import('../../vault/edit.js');
   const targets = selectFiles(vault, paths, ctx.cwd).filter((f) => !scopes || scopes.includes(f.scope));
   const groupOf = (f: (typeof targets)[number]) => [f.scope, f.learningType, f.job ?? '', f.task ?? ''].join('|');
-  let report: CompactReport = { retired: [], duplicates: [], merges: [] };
+  const gc = await garbageCollector();
+  const compactor = new Compactor(targets.map((t) => ({ path: t.path, group: groupOf(t) })), gc);
   let considered = 0;
   const dry = Boolean(opts.dryRun || opts.check);
   // Every file is read and checked under its lock; a malformed entry anywhere stops the whole run.
-  // Notes and legacy files have no entries mem can rewrite: they are left alone.
-  const written = await editFilesTogether(targets, (parsed) => {
-    const idx = parsed.map((_, i) => i).filter((i) => parsed[i].format === 'entries' && parsed[i].entries.length > 0);
-    considered = idx.length;
-    const res = compactFiles(idx.map((i) => ({ path: targets[i].path, group: groupOf(targets[i]), parsed: parsed[i] })));
-    report = res.report;
-    return targets.map((t) => res.files.get(t.path) ?? null);
-  }, { hint: 'fix it (mem lint shows every problem), then run compact again; nothing was compacted', dryRun: dry });
+  // Notes and legacy files have no entries mem can rewrite: they are left alone. The files are
+  // read again pass by pass rather than held: at a million entries the parsed vault alone
+  // outgrew the heap.
+  const written = await editFilesInPasses(targets, (i, parsed) => {
+    if (parsed.format !== 'entries' || parsed.entries.length === 0) return;
+    considered++;
+    compactor.scan(i, parsed);
+  }, (read) => compactor.apply(read), { hint: 'fix it (mem lint shows every problem), then run compact again; nothing was compacted', dryRun: dry, settle: gc });
+  const report: CompactReport = compactor.report;
   // The compaction's parsed vault is garbage now; collecting it before the index refresh (which
   // holds every changed file's entries) keeps the two from adding up: peak 740 → 525 MB at 100k
   // entries.
   if (!dry) {
-    await collectGarbage();
+    gc();
     const lag = await reindex(vault, targets.filter((t) => written.includes(t.path)));
     if (lag) ctx.warn(lag);
   }
@@ -89,12 +91,13 @@ async function compactCommand(ctx: Ctx, paths: string[], opts: CompactOptions): 
 }
 
 /**
- * A full garbage collection, now. V8 gives `gc()` to code compiled after --expose-gc is set, so
- * the flag is set at run time (a public API) and the function taken from a fresh context: no
- * second process started with the flag, which a signal sent to mem would not reach.
+ * A function that runs a full garbage collection. V8 gives `gc()` to code compiled after
+ * --expose-gc is set, so the flag is set at run time (a public API) and the function taken from
+ * a fresh context: no second process started with the flag, which a signal sent to mem would not
+ * reach.
  */
-async function collectGarbage(): Promise<void> {
+async function garbageCollector(): Promise<() => void> {
   const [v8, vm] = await Promise.all([import('node:v8'), import('node:vm')]);
   v8.setFlagsFromString('--expose-gc');
-  (vm.runInNewContext('gc') as () => void)();
+  return vm.runInNewContext('gc') as () => void;
 }
