@@ -23,6 +23,9 @@ fs.cpSync(path.join(repo, 'examples', 'sessions'), path.join(base, 'sessions'), 
 const env = { ...process.env, MEM_HOME: home, PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ''}` };
 delete env.MEM_ROOT;
 delete env.MEM_SESSION;
+// Offline unless asked: an agent CLI that happens to be on PATH (claude, codex, gemini) is not run
+// as the model here; MEM_AGENT_CLI=1 (or an API key) lets a model do the extraction.
+env.MEM_AGENT_CLI ??= '0';
 let failed = false;
 
 function run(args, note) {
@@ -35,7 +38,7 @@ console.log(`mem demo: a sample vault copied to ${root}`);
 run(['init'], 'adds .mem/config.yaml and .gitignore lines; keeps the existing files');
 run(['index'], 'build the search index .memory.db from the markdown');
 run(['extract', '../sessions/fix-checkout-tests.jsonl', '--scopes', 'project,corrective,interventions,observations'],
-  'a Claude Code session → learnings (offline heuristics; with an API key a model does this)');
+  'a Claude Code session → learnings (offline heuristics; with an API key or MEM_AGENT_CLI=1 a model does this)');
 run(['extract', '../sessions/fix-checkout-tests.jsonl'], 'a second run writes nothing (.mem/extracted.jsonl)');
 run(['search', 'api tests fail on a fresh database'], 'plain words, no API key: the new learnings come back');
 run(['search', 'stripe webhook signature', '--explain'], 'a team-scope learning, with its score explained');
