@@ -782,9 +782,11 @@ export async function rebuildIndex(vault: Vault, progressFor?: (total: number) =
     const text = p.work.reduce((n, w) => n + w.st.size, 0);
     if (text * 0.55 > BULK_HASHSIZE) db.exec(`INSERT INTO entries_fts(entries_fts, rank) VALUES('hashsize', ${Math.round(Math.min(text * 0.55, 10 * BULK_HASHSIZE))})`);
     report = planIsEmpty(p) ? applyPlan(db, p, {}, started) : await refresh(db, p, { onProgress: await progressFor?.(p.work.length) });
+    // The secondary indexes first: the count then reads the smallest of them, not the whole table
+    // (a scan of every row's text, 0.1 s per 200k entries).
+    db.exec(INDEXES);
     report.entries = countEntries(db);
     report.diagnostics.push(...conflictWarnings(db));
-    db.exec(INDEXES);
     db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('built_at', ?)").run(new Date().toISOString());
     carryVectors(db, vault.dbPath);
     db.exec("INSERT INTO entries_fts(entries_fts) VALUES('optimize')");
