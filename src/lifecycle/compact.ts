@@ -5,7 +5,7 @@
 // holds two such entries.
 
 import { dateMs } from '../vault/entry.js';
-import { updateBlockMeta, type Block, type ParsedFile } from '../vault/format.js';
+import { parseMemoryFile, updateBlockMeta, type Block, type ParsedFile } from '../vault/format.js';
 import { inNewlineStyle, newlineOf } from '../vault/safetext.js';
 import { conflictBetween, factProfile, factText, type Conflict, type ConflictKind, type FactProfile } from './conflict.js';
 import { DisjointSets, TokenVocab, jaccardSorted, similarEdges, type SimilarPair, type TokenSet } from './similarity.js';
@@ -61,6 +61,21 @@ interface Item {
   order: number;
   /** Its near-duplicate tokens, when taken in the first pass. */
   tokens?: TokenSet;
+  /** Where its block lies in the file's text, when the blocks tile the text (see Span). */
+  span?: Span;
+}
+
+/**
+ * A block's place in its file's text: its offset and length, and where its YAML and body start
+ * within it. With it, the pass over similar pairs parses just that slice of a file (its entries
+ * are a few in a thousand) instead of the whole file; the slice's parse is taken only when it
+ * gives back one block with this same shape, else the file is parsed whole.
+ */
+interface Span {
+  start: number;
+  length: number;
+  yamlStart: number;
+  bodyStart: number;
 }
 
 /** What a near-duplicate brings to its cluster, read in a later pass (only entries in a similar pair). */
@@ -150,12 +165,14 @@ export class Compactor {
     if (fileIdx <= this.lastScanned) this.vocab = null;
     this.lastScanned = fileIdx;
     const vocab = this.vocab;
+    const tiled = blocksTile(parsed);
     parsed.blocks.forEach((b, blockIdx) => {
       if (!eligible(b)) return;
       const e = b.entry!;
       const retired = e.status === 'retired';
       const tokens = vocab && !retired ? vocab.ofText(similarityText(e)) : undefined;
-      list.push({ fileIdx, blockIdx, id: detached(e.id), line: e.line, importance: e.importance, reinforcement: e.reinforcement_count, created: dateMs(e.created_at) ?? Infinity, retired, tokens });
+      list.push({ fileIdx, blockIdx, id: detached(e.id), line: e.line, importance: e.importance, reinforcement: e.reinforcement_count, created: dateMs(e.created_at) ?? Infinity, retired, tokens,
+        span: tiled ? { start: b.start, length: b.raw.length, yamlStart: b.header!.yamlStart, bodyStart: b.header!.bodyStart } : undefined });
     });
     this.scanned[fileIdx] = list;
   }
@@ -164,8 +181,12 @@ export class Compactor {
     return { id: it.id, path: this.files[it.fileIdx].path, line: it.line };
   }
 
-  /** The plan, then each changed file's new version, in file order. */
-  *apply(read: (fileIdx: number) => ParsedFile): Generator<{ fileIdx: number; parsed: ParsedFile }> {
+  /**
+   * The plan, then each changed file's new version, in file order. `text`, when given, reads a
+   * file's text (checked as `read` checks it) for the pass over similar pairs to parse only
+   * their blocks.
+   */
+  *apply(read: (fileIdx: number) => ParsedFile, text?: (fileIdx: number) => string): Generator<{ fileIdx: number; parsed: ParsedFile }> {
     const { report } = this;
     this.settle();
     const kept: KeptApart[] = [];
@@ -244,6 +265,7 @@ export class Compactor {
       // Everything a cluster needs of its members, from one more pass over the files holding them.
       const members = new Map<number, Member>();
       const involved = [...new Set(pairs.flatMap((p) => [p.a, p.b]))].sort((x, y) => x - y);
+      const pathOf = (fileIdx: number) => this.files[fileIdx].path;
       eachBlock(involved, (i) => live[i], read, (i, b) => {
         const e = b.entry!;
         members.set(i, {
@@ -256,7 +278,7 @@ export class Compactor {
           titleFromHeading: e.titleFromHeading,
           size: (e.body || e.title).length,
         });
-      });
+      }, text && { text, pathOf });
       this.settle();
       const jac = new Map(pairs.map((p) => [`${p.a},${p.b}`, p.jaccard]));
       const groups = safeClusters(live.length, pairs, tokens, (i) => members.get(i)!.profile, (a, b, j, c) => {
@@ -333,17 +355,52 @@ function detached(s: string): string {
   return s.length < 13 ? s : JSON.parse(JSON.stringify(s)) as string;
 }
 
-/** Visit the blocks of `idx` (item indexes, ascending, so each file is read once per pass). */
-function eachBlock(idx: number[], item: (i: number) => Item, read: (fileIdx: number) => ParsedFile, visit: (i: number, b: Block) => void): void {
+/** Whether a parsed file's blocks lie one after another from the end of its preamble, each its own slice of the text. */
+function blocksTile(parsed: ParsedFile): boolean {
+  if (parsed.conflict || parsed.format !== 'entries') return false;
+  let at = parsed.preamble.length;
+  for (const b of parsed.blocks) {
+    if (b.start !== at) return false;
+    at += b.raw.length;
+  }
+  return true;
+}
+
+/** The block of `it` parsed from its slice of `text` alone, or null when that does not give the block the whole file gave. */
+function blockAlone(text: string, it: Item, path: string): Block | null {
+  const span = it.span;
+  if (!span || span.start + span.length > text.length) return null;
+  const p = parseMemoryFile(text.slice(span.start, span.start + span.length), path);
+  if (p.diagnostics.length > 0 || p.preamble !== '' || p.blocks.length !== 1) return null;
+  const b = p.blocks[0];
+  if (b.raw.length !== span.length || !eligible(b) || b.entry!.id !== it.id || b.header!.yamlStart !== span.yamlStart || b.header!.bodyStart !== span.bodyStart) return null;
+  return b;
+}
+
+/**
+ * Visit the blocks of `idx` (item indexes, ascending, so each file is read once per pass). With
+ * `alone`, a block is parsed from its slice of the file's text (see Span) when it can be, and the
+ * file is parsed whole only for a block that cannot.
+ */
+function eachBlock(idx: number[], item: (i: number) => Item, read: (fileIdx: number) => ParsedFile, visit: (i: number, b: Block) => void,
+  alone?: { text: (fileIdx: number) => string; pathOf: (fileIdx: number) => string }): void {
   let file = -1;
   let parsed: ParsedFile | undefined;
+  let text: string | undefined;
   for (const i of idx) {
     const it = item(i);
     if (it.fileIdx !== file) {
       file = it.fileIdx;
-      parsed = read(file);
+      parsed = undefined;
+      text = alone && it.span ? alone.text(file) : undefined;
     }
-    visit(i, parsed!.blocks[it.blockIdx]);
+    const b = text !== undefined ? blockAlone(text, it, alone!.pathOf(file)) : null;
+    if (b) {
+      visit(i, b);
+      continue;
+    }
+    parsed ??= read(file);
+    visit(i, parsed.blocks[it.blockIdx]);
   }
 }
 

@@ -352,13 +352,14 @@ export async function editFilesTogether(targets: { abs: string; path: string }[]
  * order of renames, but nothing kept of a file between passes except a digest. Every file is
  * locked, read and checked first (in path order), and `scan` sees each parse; `plan` then reads
  * files again through `read` (the same text, or the run stops: a file changed under its lock by
- * something that is not mem) and yields each changed file's new version, which is staged (written
+ * something that is not mem; `text` reads and checks the text alone, for a pass that parses
+ * only parts of a file) and yields each changed file's new version, which is staged (written
  * beside the file, not yet renamed) as it comes. Returns the paths written, as editFilesTogether.
  */
 const SETTLE_CHARS = 192 << 20;
 
 export async function editFilesInPasses(targets: { abs: string; path: string }[], scan: (i: number, parsed: ParsedFile) => void,
-  plan: (read: (i: number) => ParsedFile) => Iterable<{ fileIdx: number; parsed: ParsedFile }>, opts: { hint?: string; dryRun?: boolean; settle?: () => void } = {}): Promise<string[]> {
+  plan: (read: (i: number) => ParsedFile, text: (i: number) => string) => Iterable<{ fileIdx: number; parsed: ParsedFile }>, opts: { hint?: string; dryRun?: boolean; settle?: () => void } = {}): Promise<string[]> {
   // Every SETTLE_CHARS of text read, `settle` may collect the garbage of the files read so far
   // (their texts are big strings, freed only by a full collection).
   let readChars = 0;
@@ -410,18 +411,22 @@ export async function editFilesInPasses(targets: { abs: string; path: string }[]
     if (problem) throw problem.err;
     // The last file read, kept for the write that usually follows its read.
     let last: { i: number; text: FileText; parsed: ParsedFile } | null = null;
-    const readAgain = (i: number) => {
-      if (last?.i === i) return last;
+    const textAgain = (i: number): FileText => {
+      if (last?.i === i) return last.text;
       const t = targets[i];
       const text = readForWrite(t.abs, t.path);
       if (text === null || digestOf(text) !== digests[i]) {
         throw new MemError(`${t.path} changed while mem was rewriting it; nothing was written`, { where: { file: t.path }, hint: 'run the command again' });
       }
-      counted(text);
-      last = { i, text, parsed: parseMemoryFile(text.text, t.path) };
+      return counted(text);
+    };
+    const readAgain = (i: number) => {
+      if (last?.i === i) return last;
+      const text = textAgain(i);
+      last = { i, text, parsed: parseMemoryFile(text.text, targets[i].path) };
       return last;
     };
-    for (const { fileIdx: i, parsed: n } of plan((i) => readAgain(i).parsed)) {
+    for (const { fileIdx: i, parsed: n } of plan((i) => readAgain(i).parsed, (i) => textAgain(i).text)) {
       const cur = readAgain(i);
       const out = serializeFile(n);
       if (out === cur.text.text) continue;

@@ -67,6 +67,28 @@ describe('compaction', () => {
     expect(out).toEqual(new Map([...whole.files].map(([p, f]) => [p, serializeFile(f)])));
     expect(reads.length).toBeGreaterThan(0);
   });
+  it('a Compactor that parses only the blocks of similar pairs from the text plans what compactFiles does', () => {
+    const texts = [
+      // A preamble, CRLF line breaks, and a comment-form header.
+      `# Memory\r\n\r\n${entry('a', J85[0], { importance: 0.9 }).replace(/\n/g, '\r\n')}<!-- mem {id: c1, importance: 0.5} -->\r\n${words('q', 10)}\r\n\r\n`,
+      // A header right under a header with no body (it takes that header's closing rule), and a
+      // bare header with no rule at all, which does not parse alone: that file is parsed whole.
+      `---\nid: e0\n---\nid: e1\n---\n${J85[1]}\n\n---\nid: u\n\nid: x\n\n${words('q', 10)}.\n`,
+      `intro\n\n${entry('z', J60[0])}${entry('w', `${words('q', 10)}!`, { importance: 0.8 })}`,
+    ];
+    const files = texts.map((t, i) => ({ path: `memory/f${i}.md`, group: 'project', parsed: parseMemoryFile(t, `memory/f${i}.md`) }));
+    const whole = compactFiles(files);
+    expect(whole.report.merges.length).toBeGreaterThan(1);
+    const c = new Compactor(files);
+    files.forEach((f, i) => c.scan(i, f.parsed));
+    const parses: number[] = [];
+    const textReads: number[] = [];
+    const out = new Map([...c.apply((i) => (parses.push(i), parseMemoryFile(texts[i], files[i].path)), (i) => (textReads.push(i), texts[i]))]
+      .map(({ fileIdx, parsed }) => [files[fileIdx].path, serializeFile(parsed)]));
+    expect(c.report).toEqual(whole.report);
+    expect(out).toEqual(new Map([...whole.files].map(([p, f]) => [p, serializeFile(f)])));
+    expect(textReads.length).toBeGreaterThan(0);
+  });
   it('only merges within a group', () => {
     const a = parseMemoryFile(entry('a', J85[0]), 'MEMORY.md');
     const b = parseMemoryFile(entry('b', J85[1]), 'institutional.md');

@@ -61,7 +61,7 @@ async function compactCommand(ctx: Ctx, paths: string[], opts: CompactOptions): 
     if (parsed.format !== 'entries' || parsed.entries.length === 0) return;
     considered++;
     compactor.scan(i, parsed);
-  }, (read) => compactor.apply(read), { hint: 'fix it (mem lint shows every problem), then run compact again; nothing was compacted', dryRun: dry, settle: gc });
+  }, (read, text) => compactor.apply(read, text), { hint: 'fix it (mem lint shows every problem), then run compact again; nothing was compacted', dryRun: dry, settle: gc });
   const report: CompactReport = compactor.report;
   // The compaction's parsed vault is garbage now; collecting it before the index refresh (which
   // holds every changed file's entries) keeps the two from adding up: peak 740 → 525 MB at 100k
