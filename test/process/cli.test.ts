@@ -9,9 +9,8 @@ import { cleanup, entry, mem, tempVault } from '../helpers.js';
 
 afterEach(cleanup);
 
-describe('progress', () => {
-  // A real pseudo-terminal (python's pty module) with a window size, as a user's terminal has.
-  const PTY = `
+// A real pseudo-terminal (python's pty module) with a window size, as a user's terminal has.
+const PTY = `
 import pty, os, sys, fcntl, termios, struct
 args = sys.argv[1:]
 pid, fd = pty.fork()
@@ -31,6 +30,8 @@ _, status = os.waitpid(pid, 0)
 sys.stdout.write(out.decode('utf-8', 'replace'))
 sys.exit(os.waitstatus_to_exitcode(status))
 `;
+
+describe('progress', () => {
   it('shows a spinner on a terminal for long indexing, and nothing when piped or --quiet', async () => {
     const { spawnSync } = await import('node:child_process');
     const { BIN } = await import('../helpers.js');
@@ -58,24 +59,6 @@ describe('terminal or not', () => {
     v.write('memory/a.md', entry('a1', '## Deploys\nDeploys need the VPN.'));
     const env: NodeJS.ProcessEnv = { ...process.env, MEM_HOME: v.home, NO_COLOR: '' };
     delete env.FORCE_COLOR;
-    const PTY = `
-import pty, os, sys
-pid, fd = pty.fork()
-if pid == 0:
-    os.execvp(sys.argv[1], sys.argv[1:])
-out = b''
-while True:
-    try:
-        d = os.read(fd, 4096)
-    except OSError:
-        break
-    if not d:
-        break
-    out += d
-_, status = os.waitpid(pid, 0)
-sys.stdout.write(out.decode('utf-8', 'replace'))
-sys.exit(os.waitstatus_to_exitcode(status))
-`;
     const tty = spawnSync('python3', ['-c', PTY, process.execPath, BIN, 'search', 'vpn'], { cwd: v.root, env, encoding: 'utf8', timeout: 100_000 });
     expect(tty.status).toBe(0);
     expect(tty.stdout).toContain('Deploys');
