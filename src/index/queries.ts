@@ -182,6 +182,30 @@ export function listEntries(db: Db, filter: EntryFilter, limit = -1): EntryRow[]
   return db.prepare(`SELECT ${COLUMNS} FROM entries e WHERE ${w} ORDER BY e.path, e.ordinal LIMIT ?`).all(...params) as EntryRow[];
 }
 
+/** An entry as a listing shows it: every field but the text of its body. */
+export type ListingRow = Omit<EntryRow, 'body' | 'content_hash'>;
+
+const LISTING_COLUMNS = COLUMNS.replace(', e.body, e.content_hash', '');
+
+/**
+ * listEntries' rows one at a time and without their bodies: a listing of a million entries is
+ * written as it is read instead of held (bodies and all, several GB) until the end.
+ */
+export function iterateListing(db: Db, filter: EntryFilter, limit = -1): IterableIterator<ListingRow> {
+  const params: unknown[] = [];
+  const w = where(filter, params);
+  params.push(limit);
+  return db.prepare(`SELECT ${LISTING_COLUMNS} FROM entries e WHERE ${w} ORDER BY e.path, e.ordinal LIMIT ?`).iterate(...params) as IterableIterator<ListingRow>;
+}
+
+/** The ids of listEntries' rows, in its order, one at a time. */
+export function iterateListingIds(db: Db, filter: EntryFilter, limit = -1): IterableIterator<string> {
+  const params: unknown[] = [];
+  const w = where(filter, params);
+  params.push(limit);
+  return db.prepare(`SELECT e.entry_id FROM entries e WHERE ${w} ORDER BY e.path, e.ordinal LIMIT ?`).pluck().iterate(...params) as IterableIterator<string>;
+}
+
 export function entriesById(db: Db, id: string): EntryRow[] {
   return db.prepare(`SELECT ${COLUMNS} FROM entries e WHERE e.entry_id = ? ORDER BY e.path, e.ordinal`).all(id) as EntryRow[];
 }

@@ -2,14 +2,14 @@
 // the MCP server's list and context tools), of one read whole (mem show --json, the get tool), of one just added (mem add --json, the add tool) and
 // of the decisions of reinforce and review. Pure; the caller prints.
 
-import type { EntryRow } from '../index/queries.js';
+import type { ListingRow } from '../index/queries.js';
 import type { AddResult } from '../lifecycle/add.js';
 import type { ContextResult } from '../retrieve/context.js';
 import type { FoundEntry } from '../retrieve/get.js';
 import { episodeMark, type DetailLevel } from '../episodes/detail.js';
 
 /** An episode (`kind: episode`) adds `kind`, `surprise` and `key_moment`. */
-export function entryJson(r: EntryRow): Record<string, unknown> {
+export function entryJson(r: ListingRow): Record<string, unknown> {
   return {
     id: r.entry_id, path: r.path, line: r.line, scope: r.scope, learning_type: r.learning_type, type: r.type, domain: r.domain,
     importance: r.importance, phase: r.phase, status: r.status, reinforcement_count: r.reinforcement_count,

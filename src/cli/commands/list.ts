@@ -30,29 +30,49 @@ Examples:
   });
 }
 
+/** Output is written in pieces of about this many characters: one write per piece, not per line. */
+const PIECE = 1 << 16;
+
 async function listCommand(ctx: Ctx, opts: ListOptions): Promise<void> {
   const limit = parseIntOption('--limit', opts.limit, 1);
   const filter = filterFromOptions(opts);
   const vault = await vaultFor(ctx);
-  const { listMemory } = await import('../../services/list.js');
-  // Episodes have their own listing (mem recent): here only with --kind episode.
-  const { rows } = await listMemory(vault, { filter, all: opts.all, limit }, { refresh: opts.refresh, progressFor: progressFactory(ctx), warn: (w) => ctx.warn(w) });
-  if (ctx.json) {
-    ctx.out(JSON.stringify({ entries: rows.map(entryJson) }, null, 2));
-    return;
-  }
-  if (rows.length === 0) {
-    ctx.info('no entries');
-    return;
-  }
+  const { visitListing } = await import('../../services/list.js');
   const { styleFor, shortId } = await import('../../render/hits.js');
   const { episodeMark, KEY_MOMENT_LABEL } = await import('../../episodes/detail.js');
   const st = await styleFor(ctx.color);
-  const idW = Math.min(36, Math.max(...rows.map((r) => shortId(r.entry_id).length)));
-  for (const r of rows) {
-    const id = shortId(r.entry_id).padEnd(idW);
-    const meta = `${r.scope.padEnd(7)} ${r.type.padEnd(11)} ${r.importance.toFixed(2)}${r.status !== 'active' ? ` ${r.status}` : ''}`;
-    const mark = r.kind === 'episode' && episodeMark(r.metadata_json).key_moment ? `  ${st.mark(KEY_MOMENT_LABEL)}` : '';
-    ctx.out(`${st.dim(id)}  ${st.scope(meta)}  ${st.bold(r.title || '(untitled)')}  ${st.dim(`${r.path}:${r.line}`)}${mark}`);
-  }
+  // Written as it is read: a listing of a million entries is never held whole.
+  let piece = '';
+  const put = (text: string) => {
+    piece += text;
+    if (piece.length >= PIECE) {
+      ctx.io.stdout(piece);
+      piece = '';
+    }
+  };
+  // Episodes have their own listing (mem recent): here only with --kind episode.
+  const { value: count } = await visitListing(vault, { filter, all: opts.all, limit }, { refresh: opts.refresh, progressFor: progressFactory(ctx), warn: (w) => ctx.warn(w) }, (listing) => {
+    let n = 0;
+    if (ctx.json) {
+      // The bytes JSON.stringify({ entries }, null, 2) writes, one entry at a time.
+      for (const r of listing.rows()) {
+        put(`${n++ === 0 ? '{\n  "entries": [\n' : ',\n'}${JSON.stringify(entryJson(r), null, 2).replace(/^/gm, '    ')}`);
+      }
+      put(n === 0 ? '{\n  "entries": []\n}\n' : '\n  ]\n}\n');
+      return n;
+    }
+    let idW = 0;
+    for (const id of listing.ids()) idW = Math.max(idW, shortId(id).length);
+    idW = Math.min(36, idW);
+    for (const r of listing.rows()) {
+      n++;
+      const id = shortId(r.entry_id).padEnd(idW);
+      const meta = `${r.scope.padEnd(7)} ${r.type.padEnd(11)} ${r.importance.toFixed(2)}${r.status !== 'active' ? ` ${r.status}` : ''}`;
+      const mark = r.kind === 'episode' && episodeMark(r.metadata_json).key_moment ? `  ${st.mark(KEY_MOMENT_LABEL)}` : '';
+      put(`${st.dim(id)}  ${st.scope(meta)}  ${st.bold(r.title || '(untitled)')}  ${st.dim(`${r.path}:${r.line}`)}${mark}\n`);
+    }
+    return n;
+  });
+  if (piece !== '') ctx.io.stdout(piece);
+  if (count === 0 && !ctx.json) ctx.info('no entries');
 }
