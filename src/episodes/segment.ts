@@ -368,7 +368,7 @@ function spans(messages: ConversationMessage[], vecs: Vec[], r: { starts: number
       last,
       messages: msgs,
       reason: r.reasons[k],
-      surprise: Math.max(0, ...r.surprise.slice(first, last + 1)),
+      surprise: r.surprise.slice(first, last + 1).reduce((m, x) => Math.max(m, x), 0),
       startAt: stamps[0] ?? null,
       endAt: stamps[stamps.length - 1] ?? null,
       title: titleOf(msgs, epVecs),

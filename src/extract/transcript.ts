@@ -232,7 +232,7 @@ function arrayMessages(arr: unknown[]): { messages: TranscriptMessage[]; skipped
     const role: Role = m.role === 'assistant' || m.role === 'model' ? 'assistant' : m.role === 'user' || m.role === 'human' ? 'user' : m.role === 'tool' ? 'tool' : 'system';
     if (Array.isArray(m.content)) {
       const parsed = claudeMessages({ type: role === 'assistant' ? 'assistant' : 'user', message: { content: m.content } });
-      if (parsed) messages.push(...parsed.map((x) => ({ ...x, role: x.kind === 'tool_result' ? ('tool' as Role) : role })));
+      for (const x of parsed ?? []) messages.push({ ...x, role: x.kind === 'tool_result' ? ('tool' as Role) : role });
     } else {
       messages.push({ role, kind: role === 'tool' ? 'tool_result' : 'text', text: stringify(m.content) });
     }

@@ -298,7 +298,7 @@ export class Compactor {
         const update: Update = {
           meta: {
             status: 'compacted',
-            reinforcement_count: Math.max(...its.map((m) => m.reinforcement)),
+            reinforcement_count: its.reduce((m, x) => Math.max(m, x.reinforcement), -Infinity),
             last_reinforced: cluster.map((i) => members.get(i)!.lastReinforced).reduce(laterDate, null) ?? undefined,
             compacted_from: from,
           },

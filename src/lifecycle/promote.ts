@@ -93,7 +93,7 @@ function planRecurring(cands: Candidate[], source: (c: Candidate) => string, exi
       skipped.push({ id: rep.entry.id, path: rep.file.path, reason: `already at ${where} scope` });
       continue;
     }
-    promote.push({ representative: rep, from: ids, sources: srcs.map((s) => s.replace(/^(job|session|task):/, '')), importance: Math.max(...members.map((m) => m.entry.importance)) });
+    promote.push({ representative: rep, from: ids, sources: srcs.map((s) => s.replace(/^(job|session|task):/, '')), importance: members.reduce((m, x) => Math.max(m, x.entry.importance), -Infinity) });
   }
   return { promote, skipped };
 }

@@ -167,13 +167,15 @@ export function sessionFacts(t: Transcript): SessionFacts {
   for (const c of calls) {
     if (c.failed === true) {
       errors++;
-      failing.set(c.key, [...(failing.get(c.key) ?? []), c]);
+      const list = failing.get(c.key);
+      if (list) list.push(c);
+      else failing.set(c.key, [c]);
     } else if (c.failed === false && failing.has(c.key)) {
       recoveries++;
       failing.delete(c.key);
     }
   }
-  for (const list of failing.values()) unrecovered.push(...list);
+  for (const list of failing.values()) for (const c of list) unrecovered.push(c);
   unrecovered.sort((a, b) => a.index - b.index);
   const commits = calls.filter((c) => c.command !== null && c.failed !== true && isGitCommit(c.command)).length;
   const files = new Set(calls.filter((c) => c.failed !== true).flatMap((c) => c.files));

@@ -70,7 +70,12 @@ export function missingId(targetText: string): string {
 /** The ids of the notes reachable from `from` along edges (direction kept), nearest first, ties by id. */
 function reachable(graph: CausalGraph, from: string, depth: number | undefined): string[] {
   const out = new Map<string, string[]>();
-  for (const e of graph.edges) if (e.target !== null) out.set(e.source, [...(out.get(e.source) ?? []), e.target]);
+  for (const e of graph.edges) {
+    if (e.target === null) continue;
+    const list = out.get(e.source);
+    if (list) list.push(e.target);
+    else out.set(e.source, [e.target]);
+  }
   const order = [from];
   const seen = new Set(order);
   let frontier = [from];

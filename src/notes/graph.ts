@@ -231,7 +231,12 @@ export function bfsPath(graph: CausalGraph, from: CausalNode, to: CausalNode, ma
   const step = (n: CausalNode, via?: CausalType): PathStep => ({ id: n.id, label: n.label, type: n.type, ...(via ? { via } : {}) });
   if (from.id === to.id) return { found: true, from, to, max_depth: maxDepth, path: [step(from)], depth: 0 };
   const out = new Map<string, CausalEdge[]>();
-  for (const e of graph.edges) if (e.target !== null) out.set(e.source, [...(out.get(e.source) ?? []), e]);
+  for (const e of graph.edges) {
+    if (e.target === null) continue;
+    const list = out.get(e.source);
+    if (list) list.push(e);
+    else out.set(e.source, [e]);
+  }
   const prev = new Map<string, { from: string; via: CausalType }>();
   const seen = new Set([from.id]);
   let frontier = [from.id];

@@ -90,7 +90,11 @@ export function mermaidFlowchart(view: CausalGraphView): string {
     lines.push(line);
   }
   const byType = new Map<ViewNode['type'], string[]>();
-  for (const n of view.nodes) byType.set(n.type, [...(byType.get(n.type) ?? []), ids.get(n.id)!]);
+  for (const n of view.nodes) {
+    const list = byType.get(n.type);
+    if (list) list.push(ids.get(n.id)!);
+    else byType.set(n.type, [ids.get(n.id)!]);
+  }
   for (const [type, style] of Object.entries(CLASSES) as [ViewNode['type'], string][]) {
     const members = byType.get(type);
     if (!members) continue;

@@ -286,7 +286,8 @@ function parseConflicted(text: string, relPath: string, starts: number[], marker
     while (j < onlyTheirs.length && onlyTheirs[j].start < blk.start) blocks.push(onlyTheirs[j++]);
     blocks.push(blk);
   }
-  blocks.push(...onlyTheirs.slice(j));
+  // One at a time: spread into push(), 150k blocks overflow the call stack.
+  for (; j < onlyTheirs.length; j++) blocks.push(onlyTheirs[j]);
   const entries: Entry[] = [];
   const numbered = blocks.map((blk) => {
     if (!blk.entry) return blk;
@@ -397,8 +398,8 @@ function parseEntries(text: string, relPath: string, starts: number[], headers: 
     const legacy = parseLegacy(preamble, relPath, prefixStarts);
     if (legacy.entries.length > 0) {
       preamble = legacy.preamble;
-      blocks.push(...legacy.blocks);
-      entries.push(...legacy.entries);
+      for (const b of legacy.blocks) blocks.push(b);
+      for (const e of legacy.entries) entries.push(e);
     }
   }
   const offset = (line: number) => (line < starts.length ? starts[line] : text.length);
