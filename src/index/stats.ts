@@ -7,14 +7,23 @@ import { openDatabase, type Db } from './db.js';
 
 /** The entry fields `mem stats` counts by. */
 export type CountedField = 'scope' | 'type' | 'status' | 'learning_type' | 'kind';
-const COUNTED: readonly CountedField[] = ['scope', 'type', 'status', 'learning_type', 'kind'];
+// In the order of entries_learning_status's columns (see countsByField).
+const COUNTED: readonly CountedField[] = ['learning_type', 'kind', 'status', 'scope', 'type'];
 
-/** How many entries have each value of `field`, most first. */
-export function countsBy(db: Db, field: CountedField): Record<string, number> {
-  // The column name is one of COUNTED, never text from outside.
-  if (!COUNTED.includes(field)) throw new Error(`not a counted field: ${field}`);
-  const rows = db.prepare(`SELECT ${field} AS k, count(*) AS n FROM entries GROUP BY ${field} ORDER BY n DESC`).all() as { k: string; n: number }[];
-  return Object.fromEntries(rows.map((r) => [r.k, r.n]));
+/**
+ * How many entries have each value of each counted field, most first (ties by value). One pass
+ * over entries_learning_status, which holds all five, in its own order: five scans of the table
+ * took 26 s at a million entries.
+ */
+export function countsByField(db: Db): Record<CountedField, Record<string, number>> {
+  const rows = db.prepare(`SELECT ${COUNTED.join(', ')}, count(*) FROM entries GROUP BY ${COUNTED.join(', ')}`).raw().all() as (string | number)[][];
+  const tallies = COUNTED.map(() => new Map<string, number>());
+  for (const r of rows) {
+    const n = r[COUNTED.length] as number;
+    tallies.forEach((t, i) => t.set(r[i] as string, (t.get(r[i] as string) ?? 0) + n));
+  }
+  const order = (a: [string, number], b: [string, number]) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
+  return Object.fromEntries(COUNTED.map((f, i) => [f, Object.fromEntries([...tallies[i]].sort(order))])) as Record<CountedField, Record<string, number>>;
 }
 
 export function fileCount(db: Db): number {

@@ -22,16 +22,17 @@ Examples:
 async function statsCommand(ctx: Ctx, opts: { refresh?: boolean }): Promise<void> {
   const vault = await vaultFor(ctx);
   const { planRefresh, staleCount, countEntries } = await import('../../index/indexer.js');
-  const { brokenFiles, countsBy, fileCount, indexBytes } = await import('../../index/stats.js');
+  const { brokenFiles, countsByField, fileCount, indexBytes } = await import('../../index/stats.js');
   const stats = await withFreshIndex(ctx, vault, { refresh: opts.refresh }, (ix) => {
     const db = ix.db;
     const p = planRefresh(db, vault);
     const broken = brokenFiles(db);
+    const by = countsByField(db);
     return {
       root: vault.root,
       files: fileCount(db),
       entries: countEntries(db),
-      by_scope: countsBy(db, 'scope'), by_type: countsBy(db, 'type'), by_status: countsBy(db, 'status'), by_learning_type: countsBy(db, 'learning_type'), by_kind: countsBy(db, 'kind'),
+      by_scope: by.scope, by_type: by.type, by_status: by.status, by_learning_type: by.learning_type, by_kind: by.kind,
       index_bytes: indexBytes(vault.dbPath),
       stale_files: staleCount(p),
       broken_files: broken,
