@@ -612,7 +612,7 @@ const BATCH_BYTES = 2 << 20;
 /** Plans with fewer files than this are indexed on one thread (starting the worker costs ~30 ms). */
 const PARALLEL_MIN = 4 * BATCH;
 /** In a rebuild whose worker loads the full-text table, this thread prepares one batch in OWN_EVERY. */
-const OWN_EVERY = 2;
+const OWN_EVERY = Number(process.env.OWN ?? 2);
 /** Entries of changed files reconciled before they are written (see applyInParallel). */
 const STASH_ENTRIES = 25_000;
 
@@ -641,7 +641,7 @@ async function applyInParallel(db: Db, planned: Plan, opts: RefreshOptions, star
   let worker: InstanceType<typeof Worker>;
   try {
     p = current(db, planned);
-    worker = new Worker(script);
+    worker = new Worker(script, { resourceLimits: { maxYoungGenerationSizeMb: Number(process.env.YG ?? 0) || undefined } });
   } catch (err) {
     db.exec('ROLLBACK');
     abandonWrite(db);
@@ -732,8 +732,15 @@ async function applyInParallel(db: Db, planned: Plan, opts: RefreshOptions, star
     stashed = 0;
   };
   let handedOver = false;
+  let cacheSize: number | undefined;
   try {
-    if (fullText) worker.postMessage({ fullText: { path: fullText.path, hashsize: fullText.hashsize } });
+    if (fullText) {
+      worker.postMessage({ fullText: { path: fullText.path, hashsize: fullText.hashsize } });
+      // The entry rows alone are appended here: a small page cache does for them (the caller's
+      // is back for the secondary indexes, whose sorting uses it).
+      cacheSize = db.pragma('cache_size', { simple: true }) as number;
+      db.pragma(`cache_size = ${process.env.MAINCACHE ?? -16384}`);
+    }
     saveCheckState(db, p);
     for (const r of p.removed) writer.remove(r.id, r.path);
     // When rows are replaced, this thread has little to do while the worker parses (reconciling
@@ -787,6 +794,7 @@ async function applyInParallel(db: Db, planned: Plan, opts: RefreshOptions, star
     throw err;
   } finally {
     if (!handedOver) await worker.terminate();
+    if (cacheSize !== undefined) db.pragma(`cache_size = ${cacheSize}`);
   }
   return { files: p.files, changed: written, removed: p.removed.length, entries: -1, ms: Date.now() - started, diagnostics };
 }
