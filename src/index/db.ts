@@ -650,7 +650,7 @@ export function createFullTextAt(path: string, hashsize: number): Db {
   bulkLoad(db);
   // FTS5 buffers its rows itself and writes each segment once, page after page: a small page
   // cache does (the index's 64 MB would be that much more memory for nothing).
-  db.pragma(`cache_size = ${process.env.FTSCACHE ?? -8192}`);
+  db.pragma('cache_size = -8192');
   db.exec(SCHEMA.slice(SCHEMA.indexOf('CREATE VIRTUAL TABLE')));
   // The same settings written in the same steps as in a rebuild's index, so that the table's
   // change counter (in its structure record) is the one loading it there would leave.

@@ -612,7 +612,7 @@ const BATCH_BYTES = 2 << 20;
 /** Plans with fewer files than this are indexed on one thread (starting the worker costs ~30 ms). */
 const PARALLEL_MIN = 4 * BATCH;
 /** In a rebuild whose worker loads the full-text table, this thread prepares one batch in OWN_EVERY. */
-const OWN_EVERY = Number(process.env.OWN ?? 2);
+const OWN_EVERY = 2;
 /** Entries of changed files reconciled before they are written (see applyInParallel). */
 const STASH_ENTRIES = 25_000;
 
@@ -641,7 +641,7 @@ async function applyInParallel(db: Db, planned: Plan, opts: RefreshOptions, star
   let worker: InstanceType<typeof Worker>;
   try {
     p = current(db, planned);
-    worker = new Worker(script, { resourceLimits: { maxYoungGenerationSizeMb: Number(process.env.YG ?? 0) || undefined } });
+    worker = new Worker(script);
   } catch (err) {
     db.exec('ROLLBACK');
     abandonWrite(db);
@@ -739,7 +739,7 @@ async function applyInParallel(db: Db, planned: Plan, opts: RefreshOptions, star
       // The entry rows alone are appended here: a small page cache does for them (the caller's
       // is back for the secondary indexes, whose sorting uses it).
       cacheSize = db.pragma('cache_size', { simple: true }) as number;
-      db.pragma(`cache_size = ${process.env.MAINCACHE ?? -16384}`);
+      db.pragma('cache_size = -16384');
     }
     saveCheckState(db, p);
     for (const r of p.removed) writer.remove(r.id, r.path);
@@ -850,7 +850,11 @@ export async function rebuildIndex(vault: Vault, progressFor?: (total: number) =
   } catch (err) {
     db.close();
     removeDbFiles(tmp);
-    removeDbFiles(`${tmp}-fts`);
+    try {
+      removeDbFiles(`${tmp}-fts`);
+    } catch {
+      // not a file (a folder in its way, say): what failed the worker is the error to report
+    }
     throw err;
   }
   // Fold the old index's WAL away before replacing it, so no stale -wal is applied to the new file.
