@@ -50,7 +50,10 @@ const QUERIES = ['extract tar archive', 'list open ports', 'find files by name',
   'replace string in file', 'count lines in file', 'schedule cron job', 'check dns records', 'resize image'];
 
 const base = fs.mkdtempSync(path.join(os.tmpdir(), 'mem-bench-qmd-'));
-const env = { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
+// Installs run with the environment as it is (a proxy's certificates in NODE_EXTRA_CA_CERTS
+// included: npm needs them to reach the registry); the timed runs without that variable.
+const installEnv = { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
+const env = { ...installEnv };
 delete env.NODE_EXTRA_CA_CERTS;
 delete env.MEM_SESSION;
 const log = (s) => process.stderr.write(`${s}\n`);
@@ -80,13 +83,13 @@ function qmdNode() {
   const pkg = `node-${process.platform}-${process.arch}`;
   const prefix = path.join(base, 'node');
   log(`qmd needs Node >= 22 (this is ${process.version}): installing ${pkg}@${QMD_NODE} into a temporary prefix…`);
-  sh('npm', ['install', '--no-save', '--no-package-lock', '--prefix', prefix, `${pkg}@${QMD_NODE}`]);
+  sh('npm', ['install', '--no-save', '--no-package-lock', '--prefix', prefix, `${pkg}@${QMD_NODE}`], { env: installEnv });
   const dir = path.join(prefix, 'node_modules', pkg);
   return { bin: path.join(dir, 'bin', process.platform === 'win32' ? 'node.exe' : 'node'), dir };
 }
 
 function installQmd(node) {
-  const qenv = { ...env, PATH: `${path.dirname(node.bin)}${path.delimiter}${env.PATH}`, ...(node.dir ? { npm_config_nodedir: node.dir } : {}) };
+  const qenv = { ...installEnv, PATH: `${path.dirname(node.bin)}${path.delimiter}${env.PATH}`, ...(node.dir ? { npm_config_nodedir: node.dir } : {}) };
   let prefix = opt('qmd-prefix', null);
   if (prefix) prefix = path.resolve(prefix);
   else {
@@ -99,7 +102,9 @@ function installQmd(node) {
   fs.mkdirSync(home);
   // qmd keeps its index under XDG_CACHE_HOME and its collections under XDG_CONFIG_HOME.
   const entry = path.join(prefix, 'node_modules', '@tobilu', 'qmd', 'dist', 'cli', 'qmd.js');
-  return { launcher, entry, env: { ...qenv, HOME: home, XDG_CACHE_HOME: path.join(home, '.cache'), XDG_CONFIG_HOME: path.join(home, '.config') }, node: node.bin };
+  const runEnv = { ...qenv };
+  delete runEnv.NODE_EXTRA_CA_CERTS;
+  return { launcher, entry, env: { ...runEnv, HOME: home, XDG_CACHE_HOME: path.join(home, '.cache'), XDG_CONFIG_HOME: path.join(home, '.config') }, node: node.bin };
 }
 
 function time(cmd, args, opts) {

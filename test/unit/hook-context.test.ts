@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { withIndex } from '../../src/index/open.js';
-import { potentialQuery } from '../../src/index/queries.js';
+import { countQuery, NOT_EPISODES, potentialQuery } from '../../src/index/queries.js';
 import { bearsOn, CHANCE_MAX, chanceCount, MIN_PROMPT_CHARS, promptLearnings, promptSkipReason, prominentLearnings, requiredMatches, type PromptRequest } from '../../src/retrieve/hook-context.js';
 import { termsIn } from '../../src/retrieve/search.js';
 import { POLICIES } from '../../src/retrieve/policy.js';
@@ -221,5 +221,17 @@ describe('the session-start ranking reads rows in index order', () => {
     });
     expect(plan).toMatch(/USING INDEX entries_potential/);
     expect(plan).not.toMatch(/TEMP B-TREE/);
+  });
+
+  it("the count of a section's live learnings reads one index, not the rows", async () => {
+    const { plan, n } = await withVault((db) => {
+      const q = countQuery({ kinds: [...NOT_EPISODES], learningTypes: ['task'] });
+      return {
+        plan: (db.prepare(`EXPLAIN QUERY PLAN ${q.sql}`).all(...q.params) as { detail: string }[]).map((r) => r.detail).join('\n'),
+        n: (db.prepare(q.sql).get(...q.params) as { n: number }).n,
+      };
+    }, entry('old', 'A retired learning about the deploy.', { status: 'retired' }));
+    expect(plan).toMatch(/USING COVERING INDEX entries_learning_status/);
+    expect(n).toBe(4);
   });
 });
