@@ -15,7 +15,7 @@ import { headerStartsBefore } from '../vault/locate.js';
 import { absFromRoot, probedFiles, vaultFiles, walkKey, walkPaths, type Vault, type VaultFile } from '../vault/vault.js';
 import { CONTEXT_NEIGHBOURS, fullTextOf, prepare, prepareFile, type Prepared, type PreparedFile } from './prepare.js';
 import { bytesHash, prefixAndWholeHash } from '../hash.js';
-import { abandonWrite, beginWrite, BULK_HASHSIZE, copyFullText, createIndexAt, DEFAULT_HASHSIZE, reopenIndexAt, endWrite, indexError, indexFault, INDEXES, isBusy, openIndex, removeDbFiles, type Db } from './db.js';
+import { abandonWrite, beginWrite, BULK_HASHSIZE, copyFullText, createIndexAt, DEFAULT_HASHSIZE, endWrite, indexError, indexFault, INDEXES, isBusy, openIndex, removeDbFiles, reopenIndexAt, type Db } from './db.js';
 
 export interface IndexReport {
   files: number;
