@@ -258,10 +258,15 @@ export class Compactor {
       this.vocab = null;
       for (const it of live) it.tokens = undefined;
       this.settle();
-      const pairs = similarEdges(tokens, MERGE_THRESHOLD, {
-        strict: true,
-        canPair: (a, b) => this.files[live[a].fileIdx].group === this.files[live[b].fileIdx].group,
+      // Each entry's group as a number: the search asks of millions of candidate pairs.
+      const groupIds = new Map<string, number>();
+      const groupOf = Int32Array.from(live, (it) => {
+        const g = this.files[it.fileIdx].group;
+        let id = groupIds.get(g);
+        if (id === undefined) groupIds.set(g, (id = groupIds.size));
+        return id;
       });
+      const pairs = similarEdges(tokens, MERGE_THRESHOLD, { strict: true, canPair: (a, b) => groupOf[a] === groupOf[b] });
       // Everything a cluster needs of its members, from one more pass over the files holding them.
       const members = new Map<number, Member>();
       const involved = [...new Set(pairs.flatMap((p) => [p.a, p.b]))].sort((x, y) => x - y);
