@@ -169,11 +169,11 @@ export async function indexWritten<T>(vault: Vault, files: VaultFile[], read?: (
 /**
  * The share of the vault's markdown (bytes) that a write must have rewritten for the index to be
  * rebuilt beside the old one rather than refreshed in place. A refresh of a file deletes its old
- * full-text rows and inserts the new ones (FTS5's deletes cost about as much as its inserts), and
+ * full-text rows and inserts the new ones (a delete cost about twice an insert in a profile), and
  * reads the file's old rows to keep those unchanged; a rebuild only inserts, but every file's.
  * Both go with the text they parse and write: at a million entries with every file rewritten (a
- * compaction), the refresh took 1.3 to 1.5 times as long as a rebuild, so the two cost about the
- * same at three quarters of the vault.
+ * compaction), the refresh took 1.1 to 1.5 times as long as a rebuild (CPU profiles of runs on a
+ * shared machine), so the two cost about the same from two thirds of the vault on or so.
  */
 export const REBUILD_SHARE = 0.75;
 
