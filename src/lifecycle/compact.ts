@@ -360,6 +360,8 @@ export class Compactor {
       const out = gone ? blocks.filter((_, bi) => !gone.has(bi)) : blocks;
       yield { fileIdx: i, parsed: { ...parsed, blocks: out, entries: out.flatMap((b) => (b.entry ? [b.entry] : [])) } };
     }
+    // The plan's entries are garbage from here (the caller collects them before the index update).
+    this.scanned.fill(undefined);
   }
 }
 

@@ -223,7 +223,8 @@ export function jaccardSorted(a: Int32Array, b: Int32Array): number {
 
 /**
  * The smallest overlap k of two sets of sizes la and lb whose Jaccard, k / (la + lb - k), passes
- * `ok` (a test that a larger Jaccard passes whenever a smaller one does); la + 1 when none does.
+ * `ok` (a test that a larger Jaccard passes whenever a smaller one does); min(la, lb) + 1 when
+ * none does.
  */
 function minOverlap(la: number, lb: number, ok: (j: number) => boolean): number {
   const most = la < lb ? la : lb;
