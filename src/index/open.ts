@@ -5,8 +5,9 @@
 
 import { formatWhere } from '../errors.js';
 import { describeIndexFault, indexError, indexFault, isCorruption, openIndex, openMemoryIndex, removeDbFiles, type Db } from './db.js';
+import fs from 'node:fs';
 import { applyRefresh, planIsEmpty, planRefresh, conflictWarnings, rebuildIndex, refresh, refreshFiles, type IndexProgress, type IndexReport } from './indexer.js';
-import type { Vault, VaultFile } from '../vault/vault.js';
+import { discoverFiles, type Vault, type VaultFile } from '../vault/vault.js';
 
 export interface FreshOptions {
   /** Refresh changed files first (default true). A new or recreated index is always filled. */
@@ -191,4 +192,56 @@ export async function indexWritten<T>(vault: Vault, files: VaultFile[], read?: (
       if (db?.open) db.close();
     }
   }
+}
+
+/**
+ * The share of the vault's markdown (bytes) that a write must have rewritten for the index to be
+ * rebuilt beside the old one rather than refreshed in place. A refresh of a file deletes its old
+ * full-text rows and inserts the new ones (a delete cost about twice an insert in a profile), and
+ * reads the file's old rows to keep those unchanged; a rebuild only inserts, but every file's.
+ * Both go with the text they parse and write: at a million entries with every file rewritten (a
+ * compaction), the refresh took 1.1 to 1.5 times as long as a rebuild (CPU profiles of runs on a
+ * shared machine), so the two cost about the same from two thirds of the vault on or so.
+ */
+export const REBUILD_SHARE = 0.75;
+
+/** Whether rebuilding the index costs less than refreshing `files` (see REBUILD_SHARE). */
+export function rebuildPays(vault: Vault, files: VaultFile[], share = REBUILD_SHARE): boolean {
+  const size = (abs: string) => fs.statSync(abs, { throwIfNoEntry: false })?.size ?? 0;
+  const written = new Set(files.map((f) => f.abs));
+  let changed = 0;
+  let all = 0;
+  for (const f of discoverFiles(vault)) {
+    const n = size(f.abs);
+    all += n;
+    if (written.has(f.abs)) changed += n;
+  }
+  return all > 0 && changed >= share * all;
+}
+
+/**
+ * indexWritten for a write that may have rewritten most of the vault (a compaction): when
+ * rebuildPays, a complete new index is built beside the old one from the markdown as it is now
+ * (files changed by anyone else included), keeping the old one's embedding vectors, and renamed
+ * into place; else, or when the rebuild fails (the old index is then left as it was), `files`
+ * are refreshed as indexWritten does. Never throws; a failure comes back as `warning`.
+ */
+export async function indexRewritten(vault: Vault, files: VaultFile[], opts: { share?: number } = {}): Promise<IndexedWrite<undefined> & { rebuilt?: boolean }> {
+  if (files.length === 0) return { notes: [] };
+  let pays = false;
+  try {
+    pays = rebuildPays(vault, files, opts.share);
+  } catch {
+    // A folder that cannot be listed now: the refresh below says what is wrong, if anything.
+  }
+  if (pays) {
+    try {
+      const report = await rebuildIndex(vault);
+      return { report, notes: [], rebuilt: true };
+    } catch {
+      // A full disk, an index folder that cannot be written: the refresh below reports it (and
+      // may still succeed, needing less space).
+    }
+  }
+  return indexWritten(vault, files);
 }

@@ -6,6 +6,7 @@
 
 import { dateMs } from '../vault/entry.js';
 import { parseMemoryFile, updateBlockMeta, type Block, type ParsedFile } from '../vault/format.js';
+import type { PassEdit } from '../vault/edit.js';
 import { inNewlineStyle, newlineOf } from '../vault/safetext.js';
 import { conflictBetween, factProfile, factText, type Conflict, type ConflictKind, type FactProfile } from './conflict.js';
 import { DisjointSets, TokenVocab, jaccardSorted, similarEdges, type SimilarPair, type TokenSet } from './similarity.js';
@@ -149,6 +150,11 @@ export class Compactor {
    */
   private vocab: TokenVocab | null = new TokenVocab({ pooled: true });
   private lastScanned = -1;
+  /**
+   * Per file, when its new version can be made from its text (see spliced): the ids of its
+   * entries compaction does not touch (episodes, notes), which it keeps whatever happens.
+   */
+  private readonly splicable: (string[] | undefined)[];
 
   /**
    * `settle` is called between passes, when what the last one read is all garbage: a caller that
@@ -157,6 +163,7 @@ export class Compactor {
    */
   constructor(private readonly files: readonly { path: string; group: string }[], private readonly settle: () => void = () => undefined) {
     this.scanned = files.map(() => undefined);
+    this.splicable = files.map(() => undefined);
   }
 
   /** Pass one, in any order: the entries of file `fileIdx` that compaction may touch. */
@@ -175,6 +182,12 @@ export class Compactor {
         span: tiled ? { start: b.start, length: b.raw.length, yamlStart: b.header!.yamlStart, bodyStart: b.header!.bodyStart } : undefined });
     });
     this.scanned[fileIdx] = list;
+    // A header with no `---` of its own gets one when the block before it goes (serializeFile):
+    // such a file is rewritten from its parse.
+    const withEntry = parsed.blocks.filter((b) => b.entry);
+    this.splicable[fileIdx] = tiled && !parsed.blocks.some((b) => b.bare) && withEntry.length === parsed.entries.length
+      ? withEntry.filter((b) => !eligible(b)).map((b) => detached(b.entry!.id))
+      : undefined;
   }
 
   private where(it: Item): Where {
@@ -186,7 +199,7 @@ export class Compactor {
    * file's text (checked as `read` checks it) for the pass over similar pairs to parse only
    * their blocks.
    */
-  *apply(read: (fileIdx: number) => ParsedFile, text?: (fileIdx: number) => string): Generator<{ fileIdx: number; parsed: ParsedFile }> {
+  *apply(read: (fileIdx: number) => ParsedFile, text?: (fileIdx: number) => string): Generator<PassEdit> {
     const { report } = this;
     this.settle();
     const kept: KeptApart[] = [];
@@ -200,7 +213,8 @@ export class Compactor {
     let order = 0;
     const items: Item[] = [];
     for (const list of this.scanned) for (const it of list ?? []) items.push(Object.assign(it, { order: order++ }) as Item);
-    this.scanned.fill(undefined);
+    // Each file's items, in block order, for a file rewritten from its text (step 4).
+    const byFile = this.scanned as (Item[] | undefined)[];
 
     // 1. Retired entries go.
     let live: Item[] = [];
@@ -256,12 +270,17 @@ export class Compactor {
         });
       }
       this.vocab = null;
-      for (const it of live) it.tokens = undefined;
+      for (const list of byFile) for (const it of list ?? []) it.tokens = undefined;
       this.settle();
-      const pairs = similarEdges(tokens, MERGE_THRESHOLD, {
-        strict: true,
-        canPair: (a, b) => this.files[live[a].fileIdx].group === this.files[live[b].fileIdx].group,
+      // Each entry's group as a number: the search asks of millions of candidate pairs.
+      const groupIds = new Map<string, number>();
+      const groupOf = Int32Array.from(live, (it) => {
+        const g = this.files[it.fileIdx].group;
+        let id = groupIds.get(g);
+        if (id === undefined) groupIds.set(g, (id = groupIds.size));
+        return id;
       });
+      const pairs = similarEdges(tokens, MERGE_THRESHOLD, { strict: true, canPair: (a, b) => groupOf[a] === groupOf[b] });
       // Everything a cluster needs of its members, from one more pass over the files holding them.
       const members = new Map<number, Member>();
       const involved = [...new Set(pairs.flatMap((p) => [p.a, p.b]))].sort((x, y) => x - y);
@@ -324,26 +343,25 @@ export class Compactor {
     if (kept.length > 0) report.kept = kept;
     this.settle();
 
-    // 4. Each changed file, read once more and rewritten.
+    // 4. Each changed file, read once more and rewritten: from its text when its blocks allow
+    // (the same bytes, without parsing the rest of the file), else from its parse.
     for (const i of [...touched].sort((a, b) => a - b)) {
+      const others = this.splicable[i];
+      const fast = text && others ? spliced(text(i), byFile[i] ?? [], removed.get(i), updates.get(i), others, this.files[i].path) : null;
+      if (fast) {
+        yield { fileIdx: i, ...fast };
+        continue;
+      }
       const parsed = read(i);
       const blocks = [...parsed.blocks];
       let nl: '\n' | '\r\n' | undefined;
-      for (const [bi, u] of updates.get(i) ?? []) {
-        let newBlock = updateBlockMeta(blocks[bi], u.meta);
-        if (u.longest) {
-          const { trailing } = markdownOf(newBlock);
-          // The body may come from another file: it takes the line breaks of the file it lands in.
-          const md = inNewlineStyle(u.longest.md, (nl ??= fileNewline(parsed)));
-          const raw = newBlock.raw.slice(0, newBlock.header!.bodyStart) + md + trailing;
-          newBlock = { ...newBlock, raw, entry: { ...newBlock.entry!, title: u.longest.title, body: u.longest.body, titleFromHeading: u.longest.titleFromHeading } };
-        }
-        blocks[bi] = newBlock;
-      }
+      for (const [bi, u] of updates.get(i) ?? []) blocks[bi] = updated(blocks[bi], u, () => (nl ??= fileNewline(parsed)));
       const gone = removed.get(i);
       const out = gone ? blocks.filter((_, bi) => !gone.has(bi)) : blocks;
       yield { fileIdx: i, parsed: { ...parsed, blocks: out, entries: out.flatMap((b) => (b.entry ? [b.entry] : [])) } };
     }
+    // The plan's entries are garbage from here (the caller collects them before the index update).
+    this.scanned.fill(undefined);
   }
 }
 
@@ -375,6 +393,50 @@ function blockAlone(text: string, it: Item, path: string): Block | null {
   const b = p.blocks[0];
   if (b.raw.length !== span.length || !eligible(b) || b.entry!.id !== it.id || b.header!.yamlStart !== span.yamlStart || b.header!.bodyStart !== span.bodyStart) return null;
   return b;
+}
+
+/** A survivor's block with a merge's changes (its header, and the longest member's body in the file's line breaks). */
+function updated(b: Block, u: Update, newline: () => '\n' | '\r\n'): Block {
+  let newBlock = updateBlockMeta(b, u.meta);
+  if (u.longest) {
+    const { trailing } = markdownOf(newBlock);
+    // The body may come from another file: it takes the line breaks of the file it lands in.
+    const md = inNewlineStyle(u.longest.md, newline());
+    const raw = newBlock.raw.slice(0, newBlock.header!.bodyStart) + md + trailing;
+    newBlock = { ...newBlock, raw, entry: { ...newBlock.entry!, title: u.longest.title, body: u.longest.body, titleFromHeading: u.longest.titleFromHeading } };
+  }
+  return newBlock;
+}
+
+/**
+ * A file's new version made from its text: the slices of the blocks that go cut out, each
+ * survivor's block parsed from its slice alone (see blockAlone) and replaced by its new text. In
+ * a file whose blocks tile its text and none of which is a bare header, that is what
+ * serializeFile gives of the parsed file with the same changes. Null when a survivor's slice
+ * does not parse alone to its block: the caller then parses the file.
+ */
+function spliced(text: string, items: Item[], gone: Set<number> | undefined, ups: Map<number, Update> | undefined, others: string[], path: string): { text: string; loses: boolean } | null {
+  const parts: string[] = [];
+  let at = 0;
+  let nl: '\n' | '\r\n' | undefined;
+  for (const it of items) {
+    const goes = gone?.has(it.blockIdx) === true;
+    const u = goes ? undefined : ups?.get(it.blockIdx);
+    if (!goes && !u) continue;
+    const span = it.span!;
+    parts.push(text.slice(at, span.start));
+    at = span.start + span.length;
+    if (goes) continue;
+    const b = blockAlone(text, it, path);
+    if (!b) return null;
+    parts.push(updated(b, u!, () => (nl ??= newlineOf(text))).raw);
+  }
+  parts.push(text.slice(at));
+  // Whether an id the file held is gone from it (a copy of it elsewhere in the file keeps it).
+  const kept = new Set(others);
+  for (const it of items) if (!gone?.has(it.blockIdx)) kept.add(it.id);
+  const loses = items.some((it) => gone?.has(it.blockIdx) === true && !kept.has(it.id));
+  return { text: parts.join(''), loses };
 }
 
 /**
@@ -411,7 +473,8 @@ export function compactFiles(input: CompactFile[]): { files: Map<string, ParsedF
   const c = new Compactor(input);
   input.forEach((f, i) => c.scan(i, f.parsed));
   const out = new Map<string, ParsedFile>();
-  for (const { fileIdx, parsed } of c.apply((i) => input[i].parsed)) out.set(input[fileIdx].path, parsed);
+  // Without a reader of texts, every new version comes parsed.
+  for (const e of c.apply((i) => input[i].parsed)) if ('parsed' in e) out.set(input[e.fileIdx].path, e.parsed);
   return { files: out, report: c.report };
 }
 

@@ -221,6 +221,58 @@ export function jaccardSorted(a: Int32Array, b: Int32Array): number {
   return union === 0 ? 0 : inter / union;
 }
 
+/**
+ * The smallest overlap k of two sets of sizes la and lb whose Jaccard, k / (la + lb - k), passes
+ * `ok` (a test that a larger Jaccard passes whenever a smaller one does); min(la, lb) + 1 when
+ * none does.
+ */
+function minOverlap(la: number, lb: number, ok: (j: number) => boolean): number {
+  const most = la < lb ? la : lb;
+  const s = la + lb;
+  let lo = 0;
+  let hi = most + 1;
+  // Binary search: k / (s - k) grows with k, in floating point as well.
+  while (lo < hi) {
+    const k = (lo + hi) >>> 1;
+    if (k <= most && ok(k / (s - k))) hi = k;
+    else lo = k + 1;
+  }
+  return lo;
+}
+
+/**
+ * jaccardSorted(a, b), or -1 as soon as the two cannot share `need` tokens (the tokens left on
+ * the shorter side bound what the overlap can still gain).
+ */
+function jaccardAtLeast(a: Int32Array, b: Int32Array, need: number): number {
+  const la = a.length;
+  const lb = b.length;
+  if (need > la || need > lb) return -1;
+  // Each token passed over without a match lowers the most the overlap can reach by one.
+  let slackA = la - need;
+  let slackB = lb - need;
+  let i = 0;
+  let j = 0;
+  let inter = 0;
+  while (i < la && j < lb) {
+    const x = a[i];
+    const y = b[j];
+    if (x === y) {
+      inter++;
+      i++;
+      j++;
+    } else if (x < y) {
+      if (--slackA < 0) return -1;
+      i++;
+    } else {
+      if (--slackB < 0) return -1;
+      j++;
+    }
+  }
+  const union = la + lb - inter;
+  return union === 0 ? 0 : inter / union;
+}
+
 export interface SimilarPair {
   a: number;
   b: number;
@@ -367,13 +419,23 @@ export function similarEdges(sets: TokenSet[], threshold: number, opts: { strict
   for (let s = 0; s < n; s++) sketch.bandsOf(sets[s], bands, s, n);
   const edges: SimilarPair[] = [];
   const seen = new PairSet();
+  const sizes = new Int32Array(n);
+  for (let s = 0; s < n; s++) sizes[s] = sets[s].length;
+  // Most candidates fail, and each check below gives the answer a pair would get, so they come
+  // before the set of pairs seen (which they keep small): a pair whose sizes differ too much
+  // cannot qualify (its Jaccard is at most the smaller size over the larger), nor one `canPair`
+  // refuses, and the exact Jaccard stops as soon as the overlap left cannot reach the threshold.
+  // A pair refused here is refused again whenever it comes back, as if it had been seen.
   const tryPair = (a: number, b: number): boolean => {
     const x = a < b ? a : b;
     const y = a < b ? b : a;
-    if (!seen.add(x, y)) return false;
+    const lx = sizes[x];
+    const ly = sizes[y];
+    if (!ok(lx < ly ? lx / ly : ly / lx)) return false;
     if (opts.canPair && !opts.canPair(x, y)) return false;
-    const j = jaccardSorted(sets[x], sets[y]);
-    if (!ok(j)) return false;
+    if (!seen.add(x, y)) return false;
+    const j = jaccardAtLeast(sets[x], sets[y], minOverlap(lx, ly, ok));
+    if (j < 0 || !ok(j)) return false;
     edges.push({ a: x, b: y, jaccard: j });
     return true;
   };
@@ -394,30 +456,39 @@ export function similarEdges(sets: TokenSet[], threshold: number, opts: { strict
     }
   };
   // The items of each band's buckets (equal band hash), chained through an open-addressing table
-  // keyed by the hash, in item order: no sort of 24 key arrays (a third of the time before).
+  // keyed by the hash, in item order: no sort of 24 key arrays (a third of the time before). A
+  // slot holds its key and its chain's head side by side (one cache line per probe), and a chain
+  // of one item is marked by a negative head, -(item + 2), so that the buckets with a pair are
+  // found without reading their items.
   const cap = 1 << Math.ceil(Math.log2(2 * n + 2));
-  const slotKey = new Uint32Array(cap);
-  const slotHead = new Int32Array(cap);
+  const mask = cap - 1;
+  const slots = new Int32Array(2 * cap);
   const next = new Int32Array(n);
   for (let b = 0; b < BANDS; b++) {
-    slotHead.fill(-1);
+    slots.fill(-1);
     const base = b * n;
     for (let s = n - 1; s >= 0; s--) {
-      if (sets[s].length === 0) continue; // empty sets never pair
+      if (sizes[s] === 0) continue; // empty sets never pair
       const h = bands[base + s];
-      let i = fmix32(h) & (cap - 1);
-      while (slotHead[i] !== -1 && slotKey[i] !== h) i = (i + 1) & (cap - 1);
-      if (slotHead[i] === -1) {
-        slotKey[i] = h;
+      const key = h | 0;
+      let i = fmix32(h) & mask;
+      let head = slots[2 * i + 1];
+      while (head !== -1 && slots[2 * i] !== key) {
+        i = (i + 1) & mask;
+        head = slots[2 * i + 1];
+      }
+      if (head === -1) {
+        slots[2 * i] = key;
+        slots[2 * i + 1] = -(s + 2);
         next[s] = -1;
       } else {
-        next[s] = slotHead[i];
+        next[s] = head < 0 ? -(head + 2) : head;
+        slots[2 * i + 1] = s;
       }
-      slotHead[i] = s;
     }
     for (let i = 0; i < cap; i++) {
-      const first = slotHead[i];
-      if (first === -1 || next[first] === -1) continue;
+      const first = slots[2 * i + 1];
+      if (first < 0) continue;
       members.length = 0;
       for (let s = first; s !== -1; s = next[s]) members.push(s);
       flush();
@@ -434,22 +505,28 @@ export function similarEdges(sets: TokenSet[], threshold: number, opts: { strict
  * them without collisions.
  */
 class Sketcher {
-  private readonly tokBin: Uint16Array;
-  private readonly tokVal: Uint32Array;
+  /** Each token's bin (HASHES is at most 256). */
+  private readonly tokBin: Uint8Array;
+  /**
+   * Each token's value with its top bit flipped: signed order is then the values' unsigned order,
+   * and the values stay small integers for V8 (a Uint32Array's values above 2^31 are doubles,
+   * which made this loop about a fifth slower).
+   */
+  private readonly tokVal: Int32Array;
   /** Per bin, the fixed sequence of bins an empty bin borrows from. */
-  private readonly probes: Uint16Array;
-  private readonly raw = new Uint32Array(HASHES);
+  private readonly probes: Uint8Array;
+  private readonly raw = new Int32Array(HASHES);
   constructor(sets: TokenSet[]) {
     let vocab = 0;
     for (const s of sets) for (let i = 0; i < s.length; i++) if (s[i] >= vocab) vocab = s[i] + 1;
-    this.tokBin = new Uint16Array(vocab);
-    this.tokVal = new Uint32Array(vocab);
+    this.tokBin = new Uint8Array(vocab);
+    this.tokVal = new Int32Array(vocab);
     for (let id = 0; id < vocab; id++) {
       const h = fmix32(Math.imul(id + 1, 0x9e3779b1));
       this.tokBin[id] = fmix32(h) % HASHES;
-      this.tokVal[id] = fmix32(h ^ 0x5bd1e995);
+      this.tokVal[id] = fmix32(h ^ 0x5bd1e995) ^ FLIP;
     }
-    this.probes = new Uint16Array(HASHES * PROBES);
+    this.probes = new Uint8Array(HASHES * PROBES);
     for (let i = 0; i < HASHES; i++) for (let k = 0; k < PROBES; k++) this.probes[i * PROBES + k] = fmix32(Math.imul(i + 1, 0x9e3779b1) + k + 1) % HASHES;
   }
 
@@ -459,8 +536,9 @@ class Sketcher {
     const { tokBin, tokVal, probes } = this;
     raw.fill(EMPTY);
     for (let t = 0; t < set.length; t++) {
-      const bin = tokBin[set[t]];
-      const v = tokVal[set[t]];
+      const tok = set[t];
+      const bin = tokBin[tok];
+      const v = tokVal[tok];
       if (v < raw[bin]) raw[bin] = v;
     }
     for (let b = 0; b < BANDS; b++) {
@@ -473,7 +551,8 @@ class Sketcher {
           for (let k = 0; k < PROBES && v === EMPTY; k++) v = raw[probes[p + k]];
           for (let k = 0; k < HASHES && v === EMPTY; k++) v = raw[k];
         }
-        h = fmix32((h ^ v) + r);
+        // (v ^ FLIP) has the value's bits back; `^` reads both sides as 32-bit integers either way.
+        h = fmix32((h ^ (v ^ FLIP)) + r);
       }
       out[b * stride + at] = h;
     }
@@ -481,43 +560,44 @@ class Sketcher {
 }
 
 const PROBES = 4 * HASHES;
-const EMPTY = 0xffffffff;
+const FLIP = -0x80000000;
+/** An empty bin: the largest value (0xffffffff) with its top bit flipped. */
+const EMPTY = 0x7fffffff;
 
-/** A set of item pairs (x < y) in open-addressing typed arrays. */
+/** A set of item pairs (x < y) in an open-addressing typed array (x + 1 and y side by side). */
 class PairSet {
-  private xs = new Int32Array(1 << 16);
-  private ys = new Int32Array(1 << 16);
+  private slots = new Int32Array(1 << 17);
   private count = 0;
   /** False when the pair was there already. */
   add(x: number, y: number): boolean {
-    let mask = this.xs.length - 1;
+    let mask = (this.slots.length >> 1) - 1;
     let i = fmix32(Math.imul(x + 1, 0x9e3779b1) ^ y) & mask;
     for (;;) {
-      if (this.xs[i] === 0) break;
-      if (this.xs[i] === x + 1 && this.ys[i] === y) return false;
+      const sx = this.slots[2 * i];
+      if (sx === 0) break;
+      if (sx === x + 1 && this.slots[2 * i + 1] === y) return false;
       i = (i + 1) & mask;
     }
-    if (++this.count * 2 > this.xs.length) {
+    if (++this.count * 4 > this.slots.length) {
       this.grow();
-      mask = this.xs.length - 1;
+      mask = (this.slots.length >> 1) - 1;
       i = fmix32(Math.imul(x + 1, 0x9e3779b1) ^ y) & mask;
-      while (this.xs[i] !== 0) i = (i + 1) & mask;
+      while (this.slots[2 * i] !== 0) i = (i + 1) & mask;
     }
-    this.xs[i] = x + 1;
-    this.ys[i] = y;
+    this.slots[2 * i] = x + 1;
+    this.slots[2 * i + 1] = y;
     return true;
   }
   private grow(): void {
-    const [xs, ys] = [this.xs, this.ys];
-    this.xs = new Int32Array(xs.length * 2);
-    this.ys = new Int32Array(xs.length * 2);
-    const mask = this.xs.length - 1;
-    for (let j = 0; j < xs.length; j++) {
-      if (xs[j] === 0) continue;
-      let i = fmix32(Math.imul(xs[j], 0x9e3779b1) ^ ys[j]) & mask;
-      while (this.xs[i] !== 0) i = (i + 1) & mask;
-      this.xs[i] = xs[j];
-      this.ys[i] = ys[j];
+    const old = this.slots;
+    this.slots = new Int32Array(old.length * 2);
+    const mask = (this.slots.length >> 1) - 1;
+    for (let j = 0; j < old.length; j += 2) {
+      if (old[j] === 0) continue;
+      let i = fmix32(Math.imul(old[j], 0x9e3779b1) ^ old[j + 1]) & mask;
+      while (this.slots[2 * i] !== 0) i = (i + 1) & mask;
+      this.slots[2 * i] = old[j];
+      this.slots[2 * i + 1] = old[j + 1];
     }
   }
 }

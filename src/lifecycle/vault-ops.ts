@@ -3,7 +3,7 @@
 
 import path from 'node:path';
 import { MemError, type Diagnostic } from '../errors.js';
-import { indexWritten, withIndex } from '../index/open.js';
+import { indexRewritten, indexWritten, withIndex } from '../index/open.js';
 import { entriesById } from '../index/queries.js';
 import { parseMemoryFile, type ParsedFile } from '../vault/format.js';
 import { readVaultText } from '../vault/read.js';
@@ -98,8 +98,10 @@ export function selectFiles(vault: Vault, paths: string[], cwd: string): VaultFi
 /**
  * Re-index files mem just wrote, so the next --no-refresh search sees the change. Never throws:
  * the markdown is written, so an index that cannot be updated is only a warning, returned.
+ * `mayRebuild`: a write that may have rewritten most of the vault, whose index is rebuilt when
+ * that costs less (see indexRewritten).
  */
-export async function reindex(vault: Vault, files: VaultFile[]): Promise<string | undefined> {
+export async function reindex(vault: Vault, files: VaultFile[], opts: { mayRebuild?: boolean } = {}): Promise<string | undefined> {
   if (files.length === 0) return undefined;
-  return (await indexWritten(vault, files)).warning;
+  return (await (opts.mayRebuild ? indexRewritten(vault, files) : indexWritten(vault, files))).warning;
 }

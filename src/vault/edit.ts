@@ -120,7 +120,17 @@ function readForWrite(abs: string, display: string): FileText | null {
       hint: 'resolve the conflict first (git mergetool, or mem resolve), then run the command again; nothing was written',
     });
   }
-  return { text: r.text, bom: r.bom === true, nl: newlineOf(r.text) };
+  // The line breaks only when asked (an append): a rewrite of every file (a compaction) has no
+  // use for them, and counting them took a second or so per pass over a million entries.
+  const text = r.text;
+  let nl: '\n' | '\r\n' | undefined;
+  return {
+    text,
+    bom: r.bom === true,
+    get nl() {
+      return (nl ??= newlineOf(text));
+    },
+  };
 }
 
 /** The bytes to write for `out`, the new text of a file read as `f` (its BOM put back). */
@@ -358,8 +368,14 @@ export async function editFilesTogether(targets: { abs: string; path: string }[]
  */
 const SETTLE_CHARS = 192 << 20;
 
+/**
+ * A file's new version from a pass: as parsed blocks, or as its text (made from the text `text`
+ * gave, without a parse of the whole file), with whether it lost an entry id the file held.
+ */
+export type PassEdit = { fileIdx: number; parsed: ParsedFile } | { fileIdx: number; text: string; loses: boolean };
+
 export async function editFilesInPasses(targets: { abs: string; path: string }[], scan: (i: number, parsed: ParsedFile) => void,
-  plan: (read: (i: number) => ParsedFile, text: (i: number) => string) => Iterable<{ fileIdx: number; parsed: ParsedFile }>, opts: { hint?: string; dryRun?: boolean; settle?: () => void } = {}): Promise<string[]> {
+  plan: (read: (i: number) => ParsedFile, text: (i: number) => string) => Iterable<PassEdit>, opts: { hint?: string; dryRun?: boolean; settle?: () => void } = {}): Promise<string[]> {
   // Every SETTLE_CHARS of text read, `settle` may collect the garbage of the files read so far
   // (their texts are big strings, freed only by a full collection).
   let readChars = 0;
@@ -411,13 +427,17 @@ export async function editFilesInPasses(targets: { abs: string; path: string }[]
     if (problem) throw problem.err;
     // The last file read, kept for the write that usually follows its read.
     let last: { i: number; text: FileText; parsed: ParsedFile } | null = null;
+    // The last text read, for the write that follows a plan's read of it.
+    let lastText: { i: number; text: FileText } | null = null;
     const textAgain = (i: number): FileText => {
       if (last?.i === i) return last.text;
+      if (lastText?.i === i) return lastText.text;
       const t = targets[i];
       const text = readForWrite(t.abs, t.path);
       if (text === null || digestOf(text) !== digests[i]) {
         throw new MemError(`${t.path} changed while mem was rewriting it; nothing was written`, { where: { file: t.path }, hint: 'run the command again' });
       }
+      lastText = { i, text };
       return counted(text);
     };
     const readAgain = (i: number) => {
@@ -426,20 +446,33 @@ export async function editFilesInPasses(targets: { abs: string; path: string }[]
       last = { i, text, parsed: parseMemoryFile(text.text, targets[i].path) };
       return last;
     };
-    for (const { fileIdx: i, parsed: n } of plan((i) => readAgain(i).parsed, (i) => textAgain(i).text)) {
-      const cur = readAgain(i);
-      const out = serializeFile(n);
-      if (out === cur.text.text) continue;
-      // Files that lose entries are renamed into place last (see editFilesTogether).
-      const now = new Set(n.entries.map((e) => e.id));
-      const loses = cur.parsed.entries.some((e) => !now.has(e.id));
-      const bytes = encoded(cur.text, out);
+    for (const edit of plan((i) => readAgain(i).parsed, (i) => textAgain(i).text)) {
+      const i = edit.fileIdx;
+      let cur: FileText;
+      let out: string;
+      let loses: boolean;
+      if ('text' in edit) {
+        cur = textAgain(i);
+        out = edit.text;
+        if (out === cur.text) continue;
+        loses = edit.loses;
+      } else {
+        const again = readAgain(i);
+        cur = again.text;
+        out = serializeFile(edit.parsed);
+        if (out === cur.text) continue;
+        // Files that lose entries are renamed into place last (see editFilesTogether).
+        const now = new Set(edit.parsed.entries.map((e) => e.id));
+        loses = again.parsed.entries.some((e) => !now.has(e.id));
+      }
+      const bytes = encoded(cur, out);
       if (opts.dryRun) staged.push({ i, loses });
       else if (locks[i].stage(bytes)) staged.push({ i, loses });
       // A file gone since it was read is written whole, after the others (as replaceAll does).
       else staged.push({ i, loses, text: bytes });
     }
     last = null;
+    lastText = null;
     staged.sort((a, b) => Number(a.loses) - Number(b.loses));
     if (opts.dryRun) return staged.map((s) => targets[s.i].path);
     const failed = (await Promise.allSettled(staged.filter((s) => s.text === undefined).map((s) => locks[s.i].syncStaged()))).find((r) => r.status === 'rejected');

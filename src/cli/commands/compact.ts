@@ -68,7 +68,7 @@ async function compactCommand(ctx: Ctx, paths: string[], opts: CompactOptions): 
   // entries.
   if (!dry) {
     gc();
-    const lag = await reindex(vault, targets.filter((t) => written.includes(t.path)));
+    const lag = await reindex(vault, targets.filter((t) => written.includes(t.path)), { mayRebuild: true });
     if (lag) ctx.warn(lag);
   }
   const n = report.retired.length + report.duplicates.reduce((s, d) => s + d.dropped.length, 0) + report.merges.reduce((s, m) => s + m.absorbed.length, 0);
