@@ -388,7 +388,7 @@ export function rebuildLeftovers(dbPath: string): RebuildLeftover[] {
   const out: RebuildLeftover[] = [];
   for (const name of names) {
     if (!name.startsWith(prefix)) continue;
-    const m = /^(\d{1,10})(?:-fts)?(-wal|-shm|-journal)?$/.exec(name.slice(prefix.length));
+    const m = /^(\d{1,10})(-wal|-shm|-journal)?$/.exec(name.slice(prefix.length));
     if (!m) continue;
     const file = path.join(dir, name);
     let st: fs.Stats;
@@ -616,76 +616,17 @@ export const DEFAULT_HASHSIZE = 1024 * 1024;
 export function createIndexAt(path: string): Db {
   removeDbFiles(path);
   const db = new Database(path, { nativeBinding: nativeBinding() });
-  bulkLoad(db);
-  createSchema(db, false);
-  bulkFts(db, BULK_HASHSIZE);
-  return db;
-}
-
-function bulkLoad(db: Db): void {
   db.pragma('journal_mode = OFF');
   db.pragma('synchronous = OFF');
   db.pragma('cache_size = -65536');
-}
-
-function bulkFts(db: Db, hashsize: number): void {
+  createSchema(db, false);
   // A bulk load merges once at the end ('optimize'), not continuously as rows arrive.
   db.exec("INSERT INTO entries_fts(entries_fts, rank) VALUES('automerge', 0)");
   // FTS5 buffers new rows in memory up to this size before writing a segment (1 MB by default):
   // with 32 MB, a 100k-entry vault loads as one segment, and the final 'optimize' has nothing to
   // merge (4.5 → 4.0 s for a rebuild, +25 MB peak). Set back to the default once loaded.
-  db.exec(`INSERT INTO entries_fts(entries_fts, rank) VALUES('hashsize', ${hashsize})`);
-}
-
-/** Open again an index that createIndexAt made, for more of the same load. */
-export function reopenIndexAt(path: string): Db {
-  const db = new Database(path, { nativeBinding: nativeBinding() });
-  bulkLoad(db);
+  db.exec(`INSERT INTO entries_fts(entries_fts, rank) VALUES('hashsize', ${BULK_HASHSIZE})`);
   return db;
-}
-
-/**
- * The full-text table alone, in a file of its own, for a rebuild that loads it on a second
- * thread (see copyFullText): the same table and settings as createIndexAt's, its buffer `hashsize`.
- */
-export function createFullTextAt(path: string, hashsize: number): Db {
-  removeDbFiles(path);
-  const db = new Database(path, { nativeBinding: nativeBinding() });
-  bulkLoad(db);
-  // FTS5 buffers its rows itself and writes each segment once, page after page: a small page
-  // cache does (the index's 64 MB would be that much more memory for nothing).
-  db.pragma('cache_size = -8192');
-  db.exec(SCHEMA.slice(SCHEMA.indexOf('CREATE VIRTUAL TABLE')));
-  // The same settings written in the same steps as in a rebuild's index, so that the table's
-  // change counter (in its structure record) is the one loading it there would leave.
-  bulkFts(db, BULK_HASHSIZE);
-  if (hashsize !== BULK_HASHSIZE) db.exec(`INSERT INTO entries_fts(entries_fts, rank) VALUES('hashsize', ${hashsize})`);
-  return db;
-}
-
-/** FTS5's tables behind entries_fts (contentless: no content table). */
-const FTS_SHADOWS = ['entries_fts_data', 'entries_fts_idx', 'entries_fts_docsize', 'entries_fts_config'];
-
-/**
- * Replace the full-text index in the index at `dbPath` with the one in the file `from` (made by
- * createFullTextAt and loaded): FTS5's tables are copied as they are, so the result is the index
- * that loading the same rows here would have written. SQLite refuses writes to those tables in
- * defensive mode, which better-sqlite3 turns on; it is off only on this connection, for the copy,
- * which is closed before anything reads the table (FTS5 keeps what it read of it in memory).
- */
-export function copyFullText(dbPath: string, from: string): void {
-  const db = new Database(dbPath, { nativeBinding: nativeBinding() });
-  try {
-    bulkLoad(db);
-    db.unsafeMode(true);
-    db.prepare('ATTACH DATABASE ? AS fts').run(from);
-    db.exec('BEGIN');
-    for (const t of FTS_SHADOWS) db.exec(`DELETE FROM main.${t}; INSERT INTO main.${t} SELECT * FROM fts.${t};`);
-    db.exec('COMMIT');
-    db.exec('DETACH DATABASE fts');
-  } finally {
-    db.close();
-  }
 }
 
 export { isCorruption };

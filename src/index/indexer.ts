@@ -13,9 +13,9 @@ import { checkWalkMemo, DirCache } from '../vault/dircache.js';
 import { FILE, inFolder, statInto } from '../vault/faststat.js';
 import { headerStartsBefore } from '../vault/locate.js';
 import { absFromRoot, probedFiles, vaultFiles, walkKey, walkPaths, type Vault, type VaultFile } from '../vault/vault.js';
-import { CONTEXT_NEIGHBOURS, fullTextOf, prepare, prepareFile, type Prepared, type PreparedFile } from './prepare.js';
+import { CONTEXT_NEIGHBOURS, prepare, prepareFile, type Prepared, type PreparedFile } from './prepare.js';
 import { bytesHash, prefixAndWholeHash } from '../hash.js';
-import { abandonWrite, beginWrite, BULK_HASHSIZE, copyFullText, createIndexAt, DEFAULT_HASHSIZE, endWrite, indexError, indexFault, INDEXES, isBusy, openIndex, removeDbFiles, reopenIndexAt, type Db } from './db.js';
+import { abandonWrite, beginWrite, BULK_HASHSIZE, createIndexAt, DEFAULT_HASHSIZE, endWrite, indexError, indexFault, INDEXES, isBusy, openIndex, removeDbFiles, type Db } from './db.js';
 
 export interface IndexReport {
   files: number;
@@ -76,8 +76,7 @@ class Writer {
   private conflicts: Map<string, number> | null = null;
   private conflictsChanged = false;
 
-  /** `fullText` false: the full-text rows are written elsewhere (a rebuild's worker). */
-  constructor(db: Db, private fullText = true) {
+  constructor(db: Db) {
     this.db = db;
     this.insertFile = db.prepare(`INSERT INTO files(path, abs, mtime_ms, ctime_ms, size, hash, racy, scope, learning_type, format, entry_count, error)
       VALUES (@path, @abs, @mtime_ms, @ctime_ms, @size, @hash, @racy, @scope, @learning_type, @format, @entry_count, @error)`);
@@ -192,7 +191,7 @@ class Writer {
         return;
       }
       const res = this.insertEntry.run(...values);
-      if (this.fullText) this.insertFts.run(res.lastInsertRowid, e.titleFromHeading ? e.title : '', e.body, prep.fts[i].context);
+      this.insertFts.run(res.lastInsertRowid, e.titleFromHeading ? e.title : '', e.body, prep.fts[i].context);
     });
     return prep.entries.length;
   }
@@ -250,12 +249,6 @@ function appendedPart(writer: Writer, db: Db, file: VaultFile, row: FileRow, buf
 
 export interface RefreshOptions {
   onProgress?: IndexProgress;
-  /**
-   * A rebuild's full-text table, loaded by the worker into the file at `path` (with FTS5's
-   * buffer `hashsize`) while this thread writes the entry rows; `rows` is set when it is, and
-   * resolves to the number of rows once the worker has committed them (see copyFullText).
-   */
-  fullText?: { path: string; hashsize: number; rows?: Promise<number> };
 }
 
 /**
@@ -611,8 +604,6 @@ const IN_FLIGHT = 4;
 const BATCH_BYTES = 2 << 20;
 /** Plans with fewer files than this are indexed on one thread (starting the worker costs ~30 ms). */
 const PARALLEL_MIN = 4 * BATCH;
-/** In a rebuild whose worker loads the full-text table, this thread prepares one batch in OWN_EVERY. */
-const OWN_EVERY = 2;
 /** Entries of changed files reconciled before they are written (see applyInParallel). */
 const STASH_ENTRIES = 25_000;
 
@@ -661,10 +652,6 @@ async function applyInParallel(db: Db, planned: Plan, opts: RefreshOptions, star
       bytes += w.st.size;
     }
   }
-  const replacing = p.removed.length > 0 || p.work.some((w) => w.row);
-  // Into a new index (a rebuild), the worker loads the full-text table in a file of its own.
-  const fullText = opts.fullText && !replacing ? opts.fullText : undefined;
-  let fullTextDone: { resolve: (rows: number) => void; reject: (e: Error) => void } | undefined;
   const waiting = new Map<number, { resolve: (r: PreparedFile[]) => void; reject: (e: Error) => void }>();
   const done = new Map<number, PreparedFile[]>();
   let failure: Error | null = null;
@@ -672,13 +659,8 @@ async function applyInParallel(db: Db, planned: Plan, opts: RefreshOptions, star
     failure = err;
     for (const w of waiting.values()) w.reject(err);
     waiting.clear();
-    fullTextDone?.reject(err);
   };
-  worker.on('message', ({ id, results, fullTextRows }: { id: number; results: PreparedFile[]; fullTextRows?: number }) => {
-    if (fullTextRows !== undefined) {
-      fullTextDone?.resolve(fullTextRows);
-      return;
-    }
+  worker.on('message', ({ id, results }: { id: number; results: PreparedFile[] }) => {
     const w = waiting.get(id);
     if (w) {
       waiting.delete(id);
@@ -702,7 +684,7 @@ async function applyInParallel(db: Db, planned: Plan, opts: RefreshOptions, star
       } else waiting.set(id, { resolve, reject });
     });
   const diagnostics: Diagnostic[] = [];
-  const writer = new Writer(db, fullText === undefined);
+  const writer = new Writer(db);
   const now = Date.now();
   let written = 0;
   let lastTick = 0;
@@ -717,6 +699,7 @@ async function applyInParallel(db: Db, planned: Plan, opts: RefreshOptions, star
   // are reconciled with their rows (their deletes) as they come and written in runs of about
   // STASH_ENTRIES entries: one flush of pending inserts per run rather than per file, and never
   // the whole vault's parsed entries held at once (2.4 GB for a compaction of a million).
+  const replacing = p.removed.length > 0 || p.work.some((w) => w.row);
   const stash: { w: Plan['work'][number]; hash: string; prep: Prepared; keep: Map<number, OldRow> }[] = [];
   const put = (w: Plan['work'][number], hash: string, prep: Prepared, keep: Map<number, OldRow>) => {
     writer.put(w.row?.id, w.file, w.st, hash, now - w.st.mtimeMs < RACY_MS, prep, keep);
@@ -731,22 +714,12 @@ async function applyInParallel(db: Db, planned: Plan, opts: RefreshOptions, star
     stash.length = 0;
     stashed = 0;
   };
-  let handedOver = false;
-  let cacheSize: number | undefined;
   try {
-    if (fullText) {
-      worker.postMessage({ fullText: { path: fullText.path, hashsize: fullText.hashsize } });
-      // The entry rows alone are appended here: a small page cache does for them (the caller's
-      // is back for the secondary indexes, whose sorting uses it).
-      cacheSize = db.pragma('cache_size', { simple: true }) as number;
-      db.pragma('cache_size = -16384');
-    }
     saveCheckState(db, p);
     for (const r of p.removed) writer.remove(r.id, r.path);
     // When rows are replaced, this thread has little to do while the worker parses (reconciling
-    // is quick; writing comes after), so it prepares every third batch itself; when the worker
-    // writes the full-text rows, it prepares every other one (and sends their text there).
-    const ownBatch = (id: number) => (replacing ? id % 3 === 2 : fullText !== undefined && id % OWN_EVERY === OWN_EVERY - 1);
+    // is quick; writing comes after), so it prepares every third batch itself.
+    const ownBatch = (id: number) => replacing && id % 3 === 2;
     const forWorker = batches.map((_, id) => id).filter((id) => !ownBatch(id));
     let sent = 0;
     while (sent < Math.min(IN_FLIGHT, forWorker.length)) send(forWorker[sent++]);
@@ -754,7 +727,6 @@ async function applyInParallel(db: Db, planned: Plan, opts: RefreshOptions, star
     for (let id = 0; id < batches.length; id++) {
       const results = ownBatch(id) ? batches[id].map((w) => prepareFile(w.file, w.row?.hash ?? null)) : await result(id);
       if (!ownBatch(id) && sent < forWorker.length) send(forWorker[sent++]);
-      if (fullText && ownBatch(id)) worker.postMessage({ id, text: fullTextOf(results) });
       batches[id].forEach((w, k) => {
         const { hash, prep, diagnostics: found } = results[k];
         if (prep === null) {
@@ -777,24 +749,12 @@ async function applyInParallel(db: Db, planned: Plan, opts: RefreshOptions, star
     saveStatDigest(db, writer.wroteRacy);
     endWrite(db);
     db.exec('COMMIT');
-    if (fullText) {
-      // The worker commits its file while the caller goes on (the secondary indexes, say).
-      fullText.rows = new Promise<number>((resolve, reject) => {
-        if (failure) return reject(failure);
-        fullTextDone = { resolve, reject };
-      }).finally(() => worker.terminate());
-      // Awaited by the caller; a failure before then must not be reported as unhandled.
-      fullText.rows.catch(() => undefined);
-      worker.postMessage({ end: batches.length });
-      handedOver = true;
-    }
   } catch (err) {
     if (db.inTransaction) db.exec('ROLLBACK');
     abandonWrite(db);
     throw err;
   } finally {
-    if (!handedOver) await worker.terminate();
-    if (cacheSize !== undefined) db.pragma(`cache_size = ${cacheSize}`);
+    await worker.terminate();
   }
   return { files: p.files, changed: written, removed: p.removed.length, entries: -1, ms: Date.now() - started, diagnostics };
 }
@@ -820,13 +780,8 @@ export async function rebuildIndex(vault: Vault, progressFor?: (total: number) =
     // merges them all again; a buffer in proportion to the vault's text keeps a big vault to a
     // segment or two (about 0.55 bytes of buffer per byte of markdown, from 32 MB to 320 MB).
     const text = p.work.reduce((n, w) => n + w.st.size, 0);
-    const hashsize = text * 0.55 > BULK_HASHSIZE ? Math.round(Math.min(text * 0.55, 10 * BULK_HASHSIZE)) : BULK_HASHSIZE;
-    if (hashsize !== BULK_HASHSIZE) db.exec(`INSERT INTO entries_fts(entries_fts, rank) VALUES('hashsize', ${hashsize})`);
-    // A big vault's full-text rows are loaded by the worker into a file of their own, copied in
-    // at the end: FTS5's tokenizing, the larger part of SQLite's work, then runs beside this
-    // thread's writes of the entry rows (see applyInParallel).
-    const fullText: RefreshOptions['fullText'] = { path: `${tmp}-fts`, hashsize };
-    report = planIsEmpty(p) ? applyPlan(db, p, {}, started) : await refresh(db, p, { onProgress: await progressFor?.(p.work.length), fullText });
+    if (text * 0.55 > BULK_HASHSIZE) db.exec(`INSERT INTO entries_fts(entries_fts, rank) VALUES('hashsize', ${Math.round(Math.min(text * 0.55, 10 * BULK_HASHSIZE))})`);
+    report = planIsEmpty(p) ? applyPlan(db, p, {}, started) : await refresh(db, p, { onProgress: await progressFor?.(p.work.length) });
     // The secondary indexes first: the count then reads the smallest of them, not the whole table
     // (a scan of every row's text, 0.1 s per 200k entries).
     db.exec(INDEXES);
@@ -834,15 +789,6 @@ export async function rebuildIndex(vault: Vault, progressFor?: (total: number) =
     report.diagnostics.push(...conflictWarnings(db));
     db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('built_at', ?)").run(new Date().toISOString());
     carryVectors(db, vault.dbPath);
-    if (fullText.rows) {
-      const rows = await fullText.rows;
-      const last = Number(db.prepare('SELECT max(rowid) FROM entries').pluck().get() ?? 0);
-      if (rows !== report.entries || last !== rows) throw new Error(`the full-text rows (${rows}) do not match the entries (${report.entries}, last ${last})`);
-      db.close();
-      copyFullText(tmp, fullText.path);
-      removeDbFiles(fullText.path);
-      db = reopenIndexAt(tmp);
-    }
     db.exec("INSERT INTO entries_fts(entries_fts) VALUES('optimize')");
     db.exec("INSERT INTO entries_fts(entries_fts, rank) VALUES('automerge', 4)");
     db.exec(`INSERT INTO entries_fts(entries_fts, rank) VALUES('hashsize', ${DEFAULT_HASHSIZE})`);
@@ -850,11 +796,6 @@ export async function rebuildIndex(vault: Vault, progressFor?: (total: number) =
   } catch (err) {
     db.close();
     removeDbFiles(tmp);
-    try {
-      removeDbFiles(`${tmp}-fts`);
-    } catch {
-      // not a file (a folder in its way, say): what failed the worker is the error to report
-    }
     throw err;
   }
   // Fold the old index's WAL away before replacing it, so no stale -wal is applied to the new file.

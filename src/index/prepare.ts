@@ -163,13 +163,3 @@ export function prepareFile(file: VaultFile, known: string | null = null): Prepa
   const prep = prepare(file, buf ? decodeVaultText(buf) : readVaultText(file.abs), diagnostics);
   return { hash, prep, diagnostics };
 }
-
-/** The full-text columns of the prepared files' entries, in order: title, body, context per entry. */
-export function fullTextOf(files: PreparedFile[]): string[] {
-  const out: string[] = [];
-  for (const { prep } of files) {
-    if (prep === null) continue;
-    prep.entries.forEach((e, i) => out.push(e.titleFromHeading ? e.title : '', e.body, prep.fts[i].context));
-  }
-  return out;
-}
