@@ -39,9 +39,17 @@ export interface FreshIndex {
  */
 const BULK_BYTES = 16 << 20;
 
-async function fill(db: Db, vault: Vault, opts: FreshOptions): Promise<IndexReport> {
+/**
+ * Refresh `db` from the vault, with the freshness check's own time in the report. `empty`: an
+ * index just created, which a big vault fills by a bulk rebuild instead (null is returned then,
+ * and nothing is written).
+ */
+async function fill(db: Db, vault: Vault, opts: FreshOptions): Promise<IndexReport>;
+async function fill(db: Db, vault: Vault, opts: FreshOptions, empty: true): Promise<IndexReport | null>;
+async function fill(db: Db, vault: Vault, opts: FreshOptions, empty = false): Promise<IndexReport | null> {
   const started = performance.now();
   const p = planRefresh(db, vault);
+  if (empty && p.work.reduce((n, w) => n + w.st.size, 0) >= BULK_BYTES) return null;
   const checkMs = Math.round((performance.now() - started) * 10) / 10;
   const report = planIsEmpty(p) ? applyRefresh(db, p) : await refresh(db, p, { onProgress: await opts.progressFor?.(p.work.length) });
   return { ...report, checkMs, ms: Math.round(checkMs + report.ms) };
@@ -52,8 +60,8 @@ async function fill(db: Db, vault: Vault, opts: FreshOptions): Promise<IndexRepo
  * that replaces the file (`db` is closed then, and the index comes back on a new connection).
  */
 async function fillEmpty(db: Db, vault: Vault, progressFor: FreshOptions['progressFor']): Promise<{ db: Db; report: IndexReport }> {
-  const p = planRefresh(db, vault);
-  if (p.work.reduce((n, w) => n + w.st.size, 0) < BULK_BYTES) return { db, report: await refresh(db, p, { onProgress: await progressFor?.(p.work.length) }) };
+  const filled = await fill(db, vault, { progressFor }, true);
+  if (filled) return { db, report: filled };
   db.close();
   const report = await rebuildIndex(vault, progressFor);
   return { db: openIndex(vault.dbPath).db, report };

@@ -175,11 +175,16 @@ export function countQuery(filter: EntryFilter): { sql: string; params: unknown[
   return { sql: `SELECT count(*) AS n FROM entries e WHERE ${w}`, params };
 }
 
-export function listEntries(db: Db, filter: EntryFilter, limit = -1): EntryRow[] {
+/** The statement, its parameters bound, for `columns` of the entries `filter` selects by file and position, at most `limit` (-1: all). */
+function listing(db: Db, columns: string, filter: EntryFilter, limit: number) {
   const params: unknown[] = [];
   const w = where(filter, params);
   params.push(limit);
-  return db.prepare(`SELECT ${COLUMNS} FROM entries e WHERE ${w} ORDER BY e.path, e.ordinal LIMIT ?`).all(...params) as EntryRow[];
+  return db.prepare(`SELECT ${columns} FROM entries e WHERE ${w} ORDER BY e.path, e.ordinal LIMIT ?`).bind(...params);
+}
+
+export function listEntries(db: Db, filter: EntryFilter, limit = -1): EntryRow[] {
+  return listing(db, COLUMNS, filter, limit).all() as EntryRow[];
 }
 
 /** An entry as a listing shows it: every field but the text of its body. */
@@ -192,18 +197,12 @@ const LISTING_COLUMNS = COLUMNS.replace(', e.body, e.content_hash', '');
  * written as it is read instead of held (bodies and all, several GB) until the end.
  */
 export function iterateListing(db: Db, filter: EntryFilter, limit = -1): IterableIterator<ListingRow> {
-  const params: unknown[] = [];
-  const w = where(filter, params);
-  params.push(limit);
-  return db.prepare(`SELECT ${LISTING_COLUMNS} FROM entries e WHERE ${w} ORDER BY e.path, e.ordinal LIMIT ?`).iterate(...params) as IterableIterator<ListingRow>;
+  return listing(db, LISTING_COLUMNS, filter, limit).iterate() as IterableIterator<ListingRow>;
 }
 
 /** The ids of listEntries' rows, in its order, one at a time. */
 export function iterateListingIds(db: Db, filter: EntryFilter, limit = -1): IterableIterator<string> {
-  const params: unknown[] = [];
-  const w = where(filter, params);
-  params.push(limit);
-  return db.prepare(`SELECT e.entry_id FROM entries e WHERE ${w} ORDER BY e.path, e.ordinal LIMIT ?`).pluck().iterate(...params) as IterableIterator<string>;
+  return listing(db, 'e.entry_id', filter, limit).pluck().iterate() as IterableIterator<string>;
 }
 
 export function entriesById(db: Db, id: string): EntryRow[] {

@@ -56,9 +56,13 @@ describe('an empty index is filled in bulk for a big vault', () => {
     expect(r.builtAgain).toMatch(/^\d{4}-\d\d-\d\dT/);
   }, 120_000);
 
-  it('a small vault: row by row in the index itself', async () => {
+  it('a small vault: row by row in the index itself, the freshness check timed as before', async () => {
     const r = await roundTrip(40);
     expect(r.builtFirst).toBeUndefined();
     expect(r.builtAgain).toBeUndefined();
+    const v = tempVault();
+    v.write('MEMORY.md', entry('one', 'A single learning.'));
+    const first = await run(['index', '--json'], { cwd: v.root, home: v.home });
+    expect(first.json()).toMatchObject({ changed: 1, check_ms: expect.any(Number) });
   });
 });
