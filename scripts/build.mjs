@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// `npm run build`: the CLI as one CommonJS file (dist/main.cjs) plus the rebuild's worker
-// (dist/parse-worker.js), then a V8 code cache for the CLI made by running a small search.
+// `npm run build`: the CLI as one CommonJS file (dist/main.cjs), the short start path of a plain
+// `mem index` (dist/quick.cjs), the rebuild's worker (dist/parse-worker.js), then a V8 code cache
+// for each of the first two, made by running a small search and a `mem index`.
 //
 // Why this shape: start-up is most of what `mem search` costs. One CommonJS file loads without the
 // ES module loader's per-module work (20-odd chunks before), modules are still evaluated only
@@ -54,20 +55,27 @@ await build({
   // Half the bytes to read and parse: loading it and the first scan, ~40 → ~32 ms.
   minify: true,
 });
-await build({
-  ...common,
-  plugins: [engineOutside],
-  entryPoints: [path.join(repo, 'src/cli/main.ts')],
-  outfile: path.join(dist, 'main.cjs'),
-  format: 'cjs',
-  // import() of bundled modules becomes a lazy require; import.meta.url comes from __filename.
-  supported: { 'dynamic-import': false },
-  define: { 'import.meta.url': '__import_meta_url' },
-  // bin/mem.js reads the bundle as latin1 (no UTF-8 decoding): non-ASCII text is escaped.
-  charset: 'ascii',
-  // 'use strict' first: after the banner's statement, esbuild's own directive would not count.
-  banner: { js: `// mem build ${buildId}\n'use strict';\nconst __import_meta_url = require('node:url').pathToFileURL(__filename).href;` },
-});
+// The CLI (main.cjs), and the short start path of a plain `mem index` (quick.cjs: the same
+// command without commander and the other commands, ~1/10 of the code to load; see src/cli/quick.ts).
+const CLI_BUNDLES = { 'main.cjs': 'src/cli/main.ts', 'quick.cjs': 'src/cli/quick.ts' };
+for (const [out, entry] of Object.entries(CLI_BUNDLES)) {
+  await build({
+    ...common,
+    // The quick path never shows a spinner (it hands a terminal to main.cjs): no ora (~120 KB).
+    external: out === 'quick.cjs' ? [...common.external, 'ora'] : common.external,
+    plugins: [engineOutside],
+    entryPoints: [path.join(repo, entry)],
+    outfile: path.join(dist, out),
+    format: 'cjs',
+    // import() of bundled modules becomes a lazy require; import.meta.url comes from __filename.
+    supported: { 'dynamic-import': false },
+    define: { 'import.meta.url': '__import_meta_url' },
+    // bin/mem.js reads the bundle as latin1 (no UTF-8 decoding): non-ASCII text is escaped.
+    charset: 'ascii',
+    // 'use strict' first: after the banner's statement, esbuild's own directive would not count.
+    banner: { js: `// mem build ${buildId}\n'use strict';\nconst __import_meta_url = require('node:url').pathToFileURL(__filename).href;` },
+  });
+}
 await build({
   ...common,
   entryPoints: [path.join(repo, 'src/index/parse-worker.ts')],
@@ -77,10 +85,13 @@ await build({
 });
 
 // bin/mem.js reads main.cjs as latin1, which is the same text only while every byte is ASCII.
-if (fs.readFileSync(path.join(dist, 'main.cjs')).some((b) => b > 0x7f)) throw new Error('dist/main.cjs is not ASCII: bin/mem.js reads it as latin1');
+for (const out of Object.keys(CLI_BUNDLES)) {
+  if (fs.readFileSync(path.join(dist, out)).some((b) => b > 0x7f)) throw new Error(`dist/${out} is not ASCII: bin/mem.js reads it as latin1`);
+}
 
-// The code cache: run a search (which builds an index first) on a throwaway vault, and let
-// bin/mem.js write the cache of everything compiled by then (MEM_WRITE_CODE_CACHE).
+// The code caches: run a search (which builds an index first) on a throwaway vault, then a
+// `mem index` that finds nothing changed (the quick path), and let bin/mem.js write the cache of
+// everything compiled by then in the bundle it loaded (MEM_WRITE_CODE_CACHE).
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mem-build-'));
 try {
   const root = path.join(tmp, 'vault');
@@ -90,9 +101,15 @@ try {
   fs.writeFileSync(path.join(root, 'MEMORY.md'), `# Memory\n\n${entry('a1', '## Migrations\nRun migrations before the API tests.')}${entry('a2', 'Deploys need the VPN.')}`);
   const env = { ...process.env, MEM_ROOT: root, MEM_HOME: tmp, MEM_WRITE_CODE_CACHE: '1' };
   delete env.MEM_SESSION;
-  const r = spawnSync(process.execPath, [path.join(repo, 'bin', 'mem.js'), 'search', 'api tests migrations on 5 January 2026', '--json'], { env, encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`warm-up search failed: ${r.stderr}`);
-  if (!fs.existsSync(path.join(dist, `main.${buildId}.cache`))) throw new Error('the code cache was not written');
+  const warmUps = [
+    ['main', ['search', 'api tests migrations on 5 January 2026', '--json']],
+    ['quick', ['index', '--json']],
+  ];
+  for (const [bundle, args] of warmUps) {
+    const r = spawnSync(process.execPath, [path.join(repo, 'bin', 'mem.js'), ...args], { env, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`warm-up ${args[0]} failed: ${r.stderr}`);
+    if (!fs.existsSync(path.join(dist, `${bundle}.${buildId}.cache`))) throw new Error(`the code cache of ${bundle}.cjs was not written`);
+  }
 } finally {
   fs.rmSync(tmp, { recursive: true, force: true });
 }

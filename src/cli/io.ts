@@ -68,7 +68,7 @@ export function processIo(): Io {
       return isatty(1);
     },
     get stderrTTY() {
-      return Boolean(process.stderr.isTTY);
+      return isatty(2);
     },
     get stderrColumns() {
       return process.stderr.columns || 0;

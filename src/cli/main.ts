@@ -2,11 +2,11 @@
 // turns errors into `mem: …` lines and exit codes. Commands load their heavy modules lazily.
 
 import { Command, CommanderError } from 'commander';
-import { EXIT_FAIL, EXIT_USAGE, MemError, formatWhere } from '../errors.js';
+import { EXIT_USAGE } from '../errors.js';
 import { inRun, settingsFrom } from '../run.js';
 import { processIo, type Io } from './io.js';
 import { VERSION } from './version.js';
-import { credentialsIn, displaySafe } from '../secrets/display.js';
+import { reportError } from './report.js';
 
 type Register = (program: Command) => void;
 
@@ -93,39 +93,6 @@ Environment: MEM_ROOT, MEM_HOME (global folder, default ~), MEM_SESSION, NO_COLO
 }
 
 /**
- * The one place errors reach the terminal (and, through a hook's detached run, its log): the
- * last line of defence, so no credential in the environment, no authorization header and no
- * URL's password is printed, whatever an error carries. --debug adds the stack and the causes.
- */
-function printError(err: unknown, debug: boolean, io: Io): number {
-  const known = credentialsIn(io.env);
-  const write = (text: string) => io.stderr(`${displaySafe(text, known)}\n`);
-  const causes = (e: unknown) => {
-    for (let c = (e as { cause?: unknown })?.cause, n = 0; c !== undefined && c !== null && n < 5; c = (c as { cause?: unknown }).cause, n++) {
-      write(`caused by: ${c instanceof Error ? (c.stack ?? c.message) : String(c)}`);
-    }
-  };
-  if (err instanceof MemError) {
-    write(`mem: ${formatWhere(err.message, err.where)}`);
-    if (err.hint) write(`hint: ${err.hint}`);
-    if (debug && err.stack) {
-      write(err.stack);
-      causes(err);
-    }
-    return err.exitCode;
-  }
-  const e = err as Error & { code?: string };
-  if (e?.code === 'EPIPE') return 0;
-  write(`mem: ${e?.message ?? String(err)}`);
-  if (debug && e?.stack) {
-    write(e.stack);
-    causes(e);
-  }
-  else io.stderr('hint: this looks like a bug in mem; run again with --debug for details\n');
-  return EXIT_FAIL;
-}
-
-/**
  * Run the CLI with `argv` (without node and the script) and return its exit status. `io` is the
  * real process unless a caller (a test) gives its own: then nothing of this process's cwd,
  * environment or standard streams is read or written.
@@ -147,6 +114,6 @@ async function runMain(argv: string[], io: Io): Promise<number> {
       if (err.code === 'commander.executeSubCommandAsync') return err.exitCode;
       return EXIT_USAGE;
     }
-    return printError(err, debug, io);
+    return reportError(err, debug, io);
   }
 }

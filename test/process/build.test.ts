@@ -1,4 +1,5 @@
-// The build's output as bin/mem.js loads it: one CommonJS bundle and a V8 code cache made for it.
+// The build's output as bin/mem.js loads it: the CLI's CommonJS bundle, the short path of a plain
+// `mem index`, and a V8 code cache made for each.
 import fs from 'node:fs';
 import Module from 'node:module';
 import path from 'node:path';
@@ -9,7 +10,7 @@ import { REPO } from '../helpers.js';
 describe('the build', () => {
   it('bundles ASCII only (esbuild escapes the rest)', async () => {
     const { isAscii } = await import('node:buffer');
-    for (const name of ['main.cjs', 'secrets-engine.cjs']) {
+    for (const name of ['main.cjs', 'quick.cjs', 'secrets-engine.cjs']) {
       const bytes = fs.readFileSync(path.join(REPO, 'dist', name));
       const line = bytes.toString('utf8').split('\n').findIndex((l) => /[^\x00-\x7f]/.test(l));
       expect(isAscii(bytes), `dist/${name} line ${line + 1} has a non-ASCII character: escape it in the source (\\u…)`).toBe(true);
@@ -25,14 +26,25 @@ describe('the build', () => {
     expect(engine.creator.meta.type).toBe('preset');
   });
 
-  it('writes a code cache tied to this bundle that this Node accepts', () => {
-    const file = path.join(REPO, 'dist', 'main.cjs');
-    const source = fs.readFileSync(file, 'utf8');
-    const id = /^\/\/ mem build ([0-9a-f]+)\n'use strict';/.exec(source)?.[1];
-    expect(id, 'the bundle starts with its build id, then strict mode').toBeTruthy();
-    const caches = fs.readdirSync(path.dirname(file)).filter((f) => f.endsWith('.cache'));
-    expect(caches).toEqual([`main.${id}.cache`]);
-    const script = new vm.Script(Module.wrap(source), { filename: file, cachedData: fs.readFileSync(path.join(path.dirname(file), caches[0])) });
-    expect(script.cachedDataRejected).toBe(false);
+  it('writes a code cache tied to each CLI bundle that this Node accepts', () => {
+    const dist = path.join(REPO, 'dist');
+    const ids = ['main', 'quick'].map((name) => {
+      const file = path.join(dist, `${name}.cjs`);
+      const source = fs.readFileSync(file, 'utf8');
+      const id = /^\/\/ mem build ([0-9a-f]+)\n'use strict';/.exec(source)?.[1];
+      expect(id, `${name}.cjs starts with its build id, then strict mode`).toBeTruthy();
+      const script = new vm.Script(Module.wrap(source), { filename: file, cachedData: fs.readFileSync(path.join(dist, `${name}.${id}.cache`)) });
+      expect(script.cachedDataRejected).toBe(false);
+      return id;
+    });
+    expect(ids[1], 'one build').toBe(ids[0]);
+    expect(fs.readdirSync(dist).filter((f) => f.endsWith('.cache')).sort()).toEqual([`main.${ids[0]}.cache`, `quick.${ids[0]}.cache`]);
+  });
+
+  it('leaves the progress spinner and commander out of the quick path of mem index', () => {
+    const quick = fs.readFileSync(path.join(REPO, 'dist', 'quick.cjs'), 'utf8');
+    expect(quick).not.toContain('node_modules/ora/');
+    expect(quick).not.toContain('node_modules/commander/');
+    expect(quick.length).toBeLessThan(fs.readFileSync(path.join(REPO, 'dist', 'main.cjs'), 'utf8').length / 4);
   });
 });

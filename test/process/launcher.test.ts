@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LAUNCHER, REPO, cleanup, entry, mem, tempDir, tempVault } from '../helpers.js';
+import { LAUNCHER, REPO, cleanup, entry, mem, runEnv, tempDir, tempVault } from '../helpers.js';
 
 afterAll(cleanup);
 
@@ -76,5 +76,28 @@ describe('the mem command', () => {
     const r = mem(['list'], { cwd: v.root, env: { NODE_EXTRA_CA_CERTS: undefined, MEM_NODE_EXTRA_CA_CERTS: '/x.pem', NODE_OPTIONS: `--require ${JSON.stringify(probe)}` } });
     expect(r.stderr).not.toContain('Ignoring extra certs');
     expect(r.stderr.split('\n').filter((l) => l.startsWith('probe '))).toEqual(['probe start=unset exit=unset']);
+  });
+  it('runs a plain mem index from dist/quick.cjs alone, and everything else from dist/main.cjs', () => {
+    // A copy of the package without main.cjs: what still works came from the quick path.
+    const pkg = tempDir();
+    fs.cpSync(path.join(REPO, 'bin'), path.join(pkg, 'bin'), { recursive: true });
+    fs.cpSync(path.join(REPO, 'dist'), path.join(pkg, 'dist'), { recursive: true });
+    fs.copyFileSync(path.join(REPO, 'package.json'), path.join(pkg, 'package.json'));
+    fs.symlinkSync(path.join(REPO, 'node_modules'), path.join(pkg, 'node_modules'));
+    fs.rmSync(path.join(pkg, 'dist', 'main.cjs'));
+    const v = tempVault();
+    v.write('MEMORY.md', entry('m-1', 'Run the migrations before the API tests.'));
+    const launcher = path.join(pkg, 'bin', 'mem.js');
+    const env = runEnv({ cwd: v.root, home: v.home });
+    for (const args of [['index', '--json'], ['--quiet', 'index'], ['index', '--root', v.root]]) {
+      const r = spawnSync(process.execPath, [launcher, ...args], { cwd: v.root, encoding: 'utf8', env });
+      expect(r.stderr, args.join(' ')).toBe('');
+      expect(r.status, args.join(' ')).toBe(0);
+    }
+    for (const args of [['index', '--rebuild'], ['index', '--help'], ['search', 'index'], ['index', 'extra']]) {
+      const r = spawnSync(process.execPath, [launcher, ...args], { cwd: v.root, encoding: 'utf8', env });
+      expect(r.stderr, args.join(' ')).toBe('mem: dist/main.cjs is missing\nhint: run npm run build (npm ci does it too)\n');
+      expect(r.status, args.join(' ')).toBe(1);
+    }
   });
 });

@@ -33,7 +33,7 @@ Examples:
     });
 }
 
-async function indexCommand(ctx: Ctx, opts: { rebuild?: boolean; embed?: boolean }): Promise<void> {
+export async function indexCommand(ctx: Ctx, opts: { rebuild?: boolean; embed?: boolean }): Promise<void> {
   const vault = await vaultFor(ctx);
   const { embeddingsFrom } = await import('../../vault/config.js');
   const emb = embeddingsFrom(vault.config.embeddings, ctx.env);
