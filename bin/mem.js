@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// The `mem` command (package.json "bin"): runs the built CLI (dist/main.cjs, written by npm run
-// build) in this process. A Node entry point, so npm installs it the same way everywhere Node 20+
+// The `mem` command (package.json "bin"): runs the built CLI (dist/main.cjs, or the smaller bundle
+// of the command asked for; written by npm run build) in this process. A Node entry point, so npm installs it the same way everywhere Node 20+
 // runs (a symlink on POSIX, a cmd/PowerShell shim on Windows). CommonJS (see bin/package.json):
 // an ES module entry would start Node's module loader, about 5 ms of every command.
 'use strict';
@@ -51,7 +51,7 @@ function loadBundle(name) {
   return { exports: mod.exports, writeCache };
 }
 
-/** The command word: the first argument that is neither an option nor the value of --root (as main.ts finds it). */
+/** The command word: the first argument that is neither an option nor the value of --root (as src/cli/program.ts finds it). */
 function commandWord(argv) {
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--root') i++;
@@ -71,16 +71,22 @@ function finish(code, bundle) {
   bundle.writeCache();
 }
 
-/** The whole CLI. */
-function runMain(argv) {
-  const cli = loadBundle('main.cjs');
+/**
+ * The CLI for the command word: the hot commands have a bundle of their own (the same program
+ * with that one command; src/cli/one/), everything else the whole CLI.
+ */
+const ONE_COMMAND = { search: 'search.cjs', context: 'context.cjs' };
+
+function runCli(argv, word) {
+  const cli = loadBundle(Object.hasOwn(ONE_COMMAND, word) ? ONE_COMMAND[word] : 'main.cjs');
   cli.exports.main(argv).then((code) => finish(code, cli), fail);
 }
 
 const argv = process.argv.slice(2);
+const word = commandWord(argv);
 // `mem index` (git hooks, the agent hooks' background refresh) starts on the short path, which
 // hands anything but a plain run (other options, --help) back to the whole CLI.
-if (commandWord(argv) === 'index') {
+if (word === 'index') {
   const short = loadBundle('quick.cjs');
-  short.exports.quick(argv).then((code) => (code === undefined ? runMain(argv) : finish(code, short)), fail);
-} else runMain(argv);
+  short.exports.quick(argv).then((code) => (code === undefined ? runCli(argv, word) : finish(code, short)), fail);
+} else runCli(argv, word);

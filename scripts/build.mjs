@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm run build`: the CLI as one CommonJS file (dist/main.cjs), the short start path of a plain
-// `mem index` (dist/quick.cjs), the rebuild's worker (dist/parse-worker.js), then a V8 code cache
-// for each of the first two, made by running a small search and a `mem index`.
+// `mem index` (dist/quick.cjs), the CLI with `mem search` or `mem context` alone (dist/search.cjs,
+// dist/context.cjs), the rebuild's worker (dist/parse-worker.js), then a V8 code cache for each
+// CLI bundle, made by running the command it serves on a small vault.
 //
 // Why this shape: start-up is most of what `mem search` costs. One CommonJS file loads without the
 // ES module loader's per-module work (20-odd chunks before), modules are still evaluated only
@@ -55,9 +56,16 @@ await build({
   // Half the bytes to read and parse: loading it and the first scan, ~40 → ~32 ms.
   minify: true,
 });
-// The CLI (main.cjs), and the short start path of a plain `mem index` (quick.cjs: the same
-// command without commander and the other commands, ~1/10 of the code to load; see src/cli/quick.ts).
-const CLI_BUNDLES = { 'main.cjs': 'src/cli/main.ts', 'quick.cjs': 'src/cli/quick.ts' };
+// The whole CLI (main.cjs); the short start path of a plain `mem index` (quick.cjs: the same
+// command without commander and the other commands, ~1/7 of the code to load; see src/cli/quick.ts);
+// and the CLI with one hot command alone: `mem search`, and `mem context`, which the agents' hooks
+// run before every prompt (src/cli/one/). bin/mem.js picks the file by the command word.
+const CLI_BUNDLES = {
+  'main.cjs': 'src/cli/main.ts',
+  'quick.cjs': 'src/cli/quick.ts',
+  'search.cjs': 'src/cli/one/search.ts',
+  'context.cjs': 'src/cli/one/context.ts',
+};
 for (const [out, entry] of Object.entries(CLI_BUNDLES)) {
   await build({
     ...common,
@@ -89,9 +97,10 @@ for (const out of Object.keys(CLI_BUNDLES)) {
   if (fs.readFileSync(path.join(dist, out)).some((b) => b > 0x7f)) throw new Error(`dist/${out} is not ASCII: bin/mem.js reads it as latin1`);
 }
 
-// The code caches: run a search (which builds an index first) on a throwaway vault, then a
-// `mem index` that finds nothing changed (the quick path), and let bin/mem.js write the cache of
-// everything compiled by then in the bundle it loaded (MEM_WRITE_CODE_CACHE).
+// The code caches: run a search (which builds an index first) on a throwaway vault, a `mem index`
+// that finds nothing changed (the quick path), a prompt's hook, and a `mem add` (the whole CLI),
+// and let bin/mem.js write the cache of everything compiled by then in the bundle it loaded
+// (MEM_WRITE_CODE_CACHE).
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mem-build-'));
 try {
   const root = path.join(tmp, 'vault');
@@ -101,12 +110,15 @@ try {
   fs.writeFileSync(path.join(root, 'MEMORY.md'), `# Memory\n\n${entry('a1', '## Migrations\nRun migrations before the API tests.')}${entry('a2', 'Deploys need the VPN.')}`);
   const env = { ...process.env, MEM_ROOT: root, MEM_HOME: tmp, MEM_WRITE_CODE_CACHE: '1' };
   delete env.MEM_SESSION;
+  const prompt = JSON.stringify({ session_id: 'build', hook_event_name: 'UserPromptSubmit', prompt: 'fix the api tests after the migrations', cwd: root });
   const warmUps = [
-    ['main', ['search', 'api tests migrations on 5 January 2026', '--json']],
+    ['search', ['search', 'api tests migrations on 5 January 2026', '--json']],
     ['quick', ['index', '--json']],
+    ['context', ['context', '--hook', 'claude'], prompt],
+    ['main', ['add', 'Staging deploys need the VPN on.', '--json']],
   ];
-  for (const [bundle, args] of warmUps) {
-    const r = spawnSync(process.execPath, [path.join(repo, 'bin', 'mem.js'), ...args], { env, encoding: 'utf8' });
+  for (const [bundle, args, input] of warmUps) {
+    const r = spawnSync(process.execPath, [path.join(repo, 'bin', 'mem.js'), ...args], { env, encoding: 'utf8', input: input ?? '' });
     if (r.status !== 0) throw new Error(`warm-up ${args[0]} failed: ${r.stderr}`);
     if (!fs.existsSync(path.join(dist, `${bundle}.${buildId}.cache`))) throw new Error(`the code cache of ${bundle}.cjs was not written`);
   }

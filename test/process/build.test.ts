@@ -1,5 +1,5 @@
 // The build's output as bin/mem.js loads it: the CLI's CommonJS bundle, the short path of a plain
-// `mem index`, and a V8 code cache made for each.
+// `mem index`, the CLI with one hot command alone, and a V8 code cache made for each.
 import fs from 'node:fs';
 import Module from 'node:module';
 import path from 'node:path';
@@ -10,7 +10,7 @@ import { REPO } from '../helpers.js';
 describe('the build', () => {
   it('bundles ASCII only (esbuild escapes the rest)', async () => {
     const { isAscii } = await import('node:buffer');
-    for (const name of ['main.cjs', 'quick.cjs', 'secrets-engine.cjs']) {
+    for (const name of ['main.cjs', 'quick.cjs', 'search.cjs', 'context.cjs', 'secrets-engine.cjs']) {
       const bytes = fs.readFileSync(path.join(REPO, 'dist', name));
       const line = bytes.toString('utf8').split('\n').findIndex((l) => /[^\x00-\x7f]/.test(l));
       expect(isAscii(bytes), `dist/${name} line ${line + 1} has a non-ASCII character: escape it in the source (\\u…)`).toBe(true);
@@ -28,7 +28,8 @@ describe('the build', () => {
 
   it('writes a code cache tied to each CLI bundle that this Node accepts', () => {
     const dist = path.join(REPO, 'dist');
-    const ids = ['main', 'quick'].map((name) => {
+    const bundles = ['main', 'quick', 'search', 'context'];
+    const ids = bundles.map((name) => {
       const file = path.join(dist, `${name}.cjs`);
       const source = fs.readFileSync(file, 'utf8');
       const id = /^\/\/ mem build ([0-9a-f]+)\n'use strict';/.exec(source)?.[1];
@@ -37,8 +38,20 @@ describe('the build', () => {
       expect(script.cachedDataRejected).toBe(false);
       return id;
     });
-    expect(ids[1], 'one build').toBe(ids[0]);
-    expect(fs.readdirSync(dist).filter((f) => f.endsWith('.cache')).sort()).toEqual([`main.${ids[0]}.cache`, `quick.${ids[0]}.cache`]);
+    expect(new Set(ids), 'one build').toEqual(new Set([ids[0]]));
+    expect(fs.readdirSync(dist).filter((f) => f.endsWith('.cache')).sort()).toEqual(bundles.map((b) => `${b}.${ids[0]}.cache`).sort());
+  });
+
+  it('keeps the other commands out of the bundles of one command', () => {
+    const main = fs.readFileSync(path.join(REPO, 'dist', 'main.cjs'), 'utf8');
+    for (const [bundle, own] of [['search.cjs', 'src/cli/commands/search.ts'], ['context.cjs', 'src/cli/commands/context.ts']]) {
+      const text = fs.readFileSync(path.join(REPO, 'dist', bundle), 'utf8');
+      expect(text, bundle).toContain(`// ${own}`);
+      for (const other of ['src/cli/commands/compact.ts', 'src/cli/commands/extract.ts', 'src/cli/commands/lint.ts', 'src/cli/commands/init.ts']) {
+        expect(main).toContain(`// ${other}`);
+        expect(text, `${bundle} holds ${other}`).not.toContain(`// ${other}`);
+      }
+    }
   });
 
   it('leaves the progress spinner and commander out of the quick path of mem index', () => {

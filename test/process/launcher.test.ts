@@ -77,8 +77,8 @@ describe('the mem command', () => {
     expect(r.stderr).not.toContain('Ignoring extra certs');
     expect(r.stderr.split('\n').filter((l) => l.startsWith('probe '))).toEqual(['probe start=unset exit=unset']);
   });
-  it('runs a plain mem index from dist/quick.cjs alone, and everything else from dist/main.cjs', () => {
-    // A copy of the package without main.cjs: what still works came from the quick path.
+  it('runs a plain mem index, mem search and mem context from their own bundles, and everything else from dist/main.cjs', () => {
+    // A copy of the package without main.cjs: what still works came from the smaller bundles.
     const pkg = tempDir();
     fs.cpSync(path.join(REPO, 'bin'), path.join(pkg, 'bin'), { recursive: true });
     fs.cpSync(path.join(REPO, 'dist'), path.join(pkg, 'dist'), { recursive: true });
@@ -89,12 +89,12 @@ describe('the mem command', () => {
     v.write('MEMORY.md', entry('m-1', 'Run the migrations before the API tests.'));
     const launcher = path.join(pkg, 'bin', 'mem.js');
     const env = runEnv({ cwd: v.root, home: v.home });
-    for (const args of [['index', '--json'], ['--quiet', 'index'], ['index', '--root', v.root]]) {
+    for (const args of [['index', '--json'], ['--quiet', 'index'], ['index', '--root', v.root], ['search', 'migrations'], ['--root', v.root, 'search', 'index', '--help'], ['context', 'fix the API tests']]) {
       const r = spawnSync(process.execPath, [launcher, ...args], { cwd: v.root, encoding: 'utf8', env });
       expect(r.stderr, args.join(' ')).toBe('');
       expect(r.status, args.join(' ')).toBe(0);
     }
-    for (const args of [['index', '--rebuild'], ['index', '--help'], ['search', 'index'], ['index', 'extra']]) {
+    for (const args of [['index', '--rebuild'], ['index', '--help'], ['index', 'extra'], ['list'], ['--json', 'stats'], ['--help'], []]) {
       const r = spawnSync(process.execPath, [launcher, ...args], { cwd: v.root, encoding: 'utf8', env });
       expect(r.stderr, args.join(' ')).toBe('mem: dist/main.cjs is missing\nhint: run npm run build (npm ci does it too)\n');
       expect(r.status, args.join(' ')).toBe(1);
