@@ -97,8 +97,8 @@ for (const out of Object.keys(CLI_BUNDLES)) {
   if (fs.readFileSync(path.join(dist, out)).some((b) => b > 0x7f)) throw new Error(`dist/${out} is not ASCII: bin/mem.js reads it as latin1`);
 }
 
-// The code caches: run a search (which builds an index first) on a throwaway vault, a `mem index`
-// that finds nothing changed (the quick path), a prompt's hook, and a `mem add` (the whole CLI),
+// The code caches: on a throwaway vault run a `mem list` (the whole CLI; it builds the index
+// first), a `mem index` that finds nothing changed (the quick path), a search and a prompt's hook,
 // and let bin/mem.js write the cache of everything compiled by then in the bundle it loaded
 // (MEM_WRITE_CODE_CACHE).
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mem-build-'));
@@ -111,11 +111,13 @@ try {
   const env = { ...process.env, MEM_ROOT: root, MEM_HOME: tmp, MEM_WRITE_CODE_CACHE: '1' };
   delete env.MEM_SESSION;
   const prompt = JSON.stringify({ session_id: 'build', hook_event_name: 'UserPromptSubmit', prompt: 'fix the api tests after the migrations', cwd: root });
+  // The whole CLI first: its listing builds the index, so the code that reads and indexes files
+  // (which every command may need) is in its cache.
   const warmUps = [
-    ['search', ['search', 'api tests migrations on 5 January 2026', '--json']],
+    ['main', ['list', '--limit', '5', '--json']],
     ['quick', ['index', '--json']],
+    ['search', ['search', 'api tests migrations on 5 January 2026', '--json']],
     ['context', ['context', '--hook', 'claude'], prompt],
-    ['main', ['add', 'Staging deploys need the VPN on.', '--json']],
   ];
   for (const [bundle, args, input] of warmUps) {
     const r = spawnSync(process.execPath, [path.join(repo, 'bin', 'mem.js'), ...args], { env, encoding: 'utf8', input: input ?? '' });
