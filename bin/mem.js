@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // The `mem` command (package.json "bin"): runs the built CLI (dist/main.cjs, or the smaller bundle
-// of the command asked for; written by npm run build) in this process. A Node entry point, so npm installs it the same way everywhere Node 20+
-// runs (a symlink on POSIX, a cmd/PowerShell shim on Windows). CommonJS (see bin/package.json):
-// an ES module entry would start Node's module loader, about 5 ms of every command.
+// of the command asked for; written by npm run build) in this process. A Node entry point, so npm
+// installs it the same way everywhere Node 20+ runs (a symlink on POSIX, a cmd/PowerShell shim on
+// Windows). CommonJS (see bin/package.json): an ES module entry would start Node's module loader,
+// about 5 ms of every command.
 'use strict';
 
 const fs = require('node:fs');

@@ -92,7 +92,7 @@ await build({
   banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
 });
 
-// bin/mem.js reads main.cjs as latin1, which is the same text only while every byte is ASCII.
+// bin/mem.js reads its bundles as latin1, which is the same text only while every byte is ASCII.
 for (const out of Object.keys(CLI_BUNDLES)) {
   if (fs.readFileSync(path.join(dist, out)).some((b) => b > 0x7f)) throw new Error(`dist/${out} is not ASCII: bin/mem.js reads it as latin1`);
 }
