@@ -2,8 +2,9 @@
 // agent hooks' background refresh run, most often to find nothing changed. bin/mem.js loads this
 // small bundle (dist/quick.cjs) instead of the whole CLI when the command word is `index`; it
 // runs the same command (indexCommand, the same output and errors) without commander and the
-// other commands' code, and declines anything else (other options, --help, a mistake) and a run
-// whose stderr is a terminal (the spinner's), which the full CLI then handles. Measured at 100k entries: see docs/benchmarks.md.
+// other commands' code. It declines anything else (other options, --help, a mistake) and a run
+// that may show a spinner (stderr a terminal), which the whole CLI then handles. Measured at 100k
+// entries: docs/benchmarks.md.
 
 import { inRun, settingsFrom } from '../run.js';
 import { indexCommand } from './commands/index.js';
