@@ -2,7 +2,7 @@
 // their full-text columns and the hashes that tell later refreshes what changed. Pure work with
 // no database, so it can also run in the rebuild's worker thread (parse-worker.ts).
 
-import { bytesHash, quickHash } from '../hash.js';
+import { bytesHash, quickHash, quickHashParts } from '../hash.js';
 import type { Diagnostic } from '../errors.js';
 import type { Entry } from '../vault/entry.js';
 import { parseMemoryFile, type FileFormat } from '../vault/format.js';
@@ -120,7 +120,7 @@ function prepareText(file: VaultFile, read: ReadResult, diags: Diagnostic[]): Pr
   // those instead of the context itself hashes each text once, not up to five times. An entry's
   // own text is its content hash (title and body; a title is one line, so `title\nbody` is
   // unambiguous) and whether the title is a heading.
-  const content = parsed.entries.map((e) => quickHash(`${e.title}\n${e.body}`));
+  const content = parsed.entries.map((e) => quickHashParts([e.title, '\n', e.body]));
   const texts = parsed.entries.map((e, i) => `${e.titleFromHeading ? 1 : 0}${content[i]}`);
   const fts = parsed.entries.map((e, i) => {
     const context = contextFor(parsed.entries, i);
@@ -136,7 +136,7 @@ function prepareText(file: VaultFile, read: ReadResult, diags: Diagnostic[]): Pr
     const metadataJson = JSON.stringify(e.meta);
     const kind = indexKind(e);
     // Everything but the position: when only the position changed, only the position is written.
-    const rowHash = quickHash(`${file.path}\u0000${file.scope}\u0000${learningType}\u0000${kind}\u0000${e.title}\u0000${metadataJson}`);
+    const rowHash = quickHashParts([file.path, '\u0000', file.scope, '\u0000', learningType, '\u0000', kind, '\u0000', e.title, '\u0000', metadataJson]);
     const span = entrySpan(e.meta, e.created_at);
     return { learningType, metadataJson, rowHash, contentHash: content[i], kind, conversation: conversationOf(e.meta), startMs: span?.start ?? null, endMs: span?.end ?? null };
   });

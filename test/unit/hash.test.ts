@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BIG_FILE, bytesHash, piecesHash, prefixAndWholeHash, quickHash } from '../../src/hash.js';
+import { BIG_FILE, bytesHash, piecesHash, prefixAndWholeHash, quickHash, quickHashParts } from '../../src/hash.js';
 
 /** The same two lanes, written out with Number#toString (the reference for the digits). */
 function reference(s: string): string {
@@ -21,6 +21,14 @@ describe('fast hashes', () => {
       expect(quickHash(s)).toMatch(/^[0-9a-f]{16}$/);
     }
     expect(new Set(inputs.map(quickHash)).size).toBe(inputs.length);
+  });
+
+  it('hash strings in parts to what their join hashes to', () => {
+    const cases: string[][] = [[], [''], ['', ''], ['a'], ['title', '\n', 'body'], ['ünï', 'code ✓', ''], ['\ud83d', '\ude00'], ['x'.repeat(5000), '\u0000', 'y']];
+    for (const parts of cases) expect(quickHashParts(parts), JSON.stringify(parts)).toBe(quickHash(parts.join('')));
+    // The length counts too: moving text from one part to the next changes nothing, changing it does.
+    expect(quickHashParts(['ab', 'c'])).toBe(quickHashParts(['a', 'bc']));
+    expect(quickHashParts(['ab', 'c'])).not.toBe(quickHashParts(['ab', 'c', ' ']));
   });
 
   it('hash bytes with their length', () => {
