@@ -52,7 +52,11 @@ function loadBundle(name) {
   return { exports: mod.exports, writeCache };
 }
 
-/** The command word: the first argument that is neither an option nor the value of --root (as src/cli/program.ts finds it). */
+/**
+ * The command word: the first argument that is neither an option nor the value of --root. The
+ * same rule as commandWord in src/cli/program.ts, written again here because this file must pick
+ * a bundle before loading any (test/process/launcher.test.ts checks the routing).
+ */
 function commandWord(argv) {
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--root') i++;

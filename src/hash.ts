@@ -30,14 +30,7 @@ function hex64(a: number, b: number): string {
 
 /** A string's hash (entry text and metadata). */
 export function quickHash(s: string): string {
-  let a = 0x811c9dc5;
-  let b = 0x01000193 ^ s.length;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193);
-    b = Math.imul(b ^ c, 0x5bd1e995) ^ (b >>> 15);
-  }
-  return hex64(a, b);
+  return quickHashParts([s]);
 }
 
 /**
