@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // `npm run build`: the CLI as one CommonJS file (dist/main.cjs), the short start path of a plain
 // `mem index` (dist/quick.cjs), the CLI with `mem search` or `mem context` alone (dist/search.cjs,
-// dist/context.cjs), the rebuild's worker (dist/parse-worker.js), then a V8 code cache for each
-// CLI bundle, made by running the command it serves on a small vault.
+// dist/context.cjs), the index's and the compaction's worker threads (dist/parse-worker.js,
+// dist/scan-worker.js), then a V8 code cache for each CLI bundle, made by running the command it
+// serves on a small vault.
 //
 // Why this shape: start-up is most of what `mem search` costs. One CommonJS file loads without the
 // ES module loader's per-module work (20-odd chunks before), modules are still evaluated only
@@ -84,13 +85,15 @@ for (const [out, entry] of Object.entries(CLI_BUNDLES)) {
     banner: { js: `// mem build ${buildId}\n'use strict';\nconst __import_meta_url = require('node:url').pathToFileURL(__filename).href;` },
   });
 }
-await build({
-  ...common,
-  entryPoints: [path.join(repo, 'src/index/parse-worker.ts')],
-  outfile: path.join(dist, 'parse-worker.js'),
-  format: 'esm',
-  banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
-});
+for (const [entry, out] of [['src/index/parse-worker.ts', 'parse-worker.js'], ['src/lifecycle/scan-worker.ts', 'scan-worker.js']]) {
+  await build({
+    ...common,
+    entryPoints: [path.join(repo, entry)],
+    outfile: path.join(dist, out),
+    format: 'esm',
+    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+  });
+}
 
 // bin/mem.js reads its bundles as latin1, which is the same text only while every byte is ASCII.
 for (const out of Object.keys(CLI_BUNDLES)) {

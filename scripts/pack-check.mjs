@@ -137,7 +137,7 @@ try {
   const info = Array.isArray(report) ? report[0] : report[pkg.name];
   const files = info.files.map((f) => f.path);
   const templates = fs.readdirSync(path.join(repo, 'templates')).map((f) => `templates/${f}`);
-  const needed = ['package.json', 'README.md', 'LICENSE', pkg.bin.mem, 'bin/package.json', 'dist/main.cjs', 'dist/quick.cjs', 'dist/search.cjs', 'dist/context.cjs', 'dist/parse-worker.js', 'dist/secrets-engine.cjs', ...templates];
+  const needed = ['package.json', 'README.md', 'LICENSE', pkg.bin.mem, 'bin/package.json', 'dist/main.cjs', 'dist/quick.cjs', 'dist/search.cjs', 'dist/context.cjs', 'dist/parse-worker.js', 'dist/scan-worker.js', 'dist/secrets-engine.cjs', ...templates];
   const missing = needed.filter((f) => !files.includes(f));
   if (missing.length) fail(`the tarball lacks ${missing.join(', ')}`);
   const stray = files.filter((f) => /^(src|test|scripts|bench|node_modules|\.ci)\//.test(f));

@@ -605,14 +605,14 @@ export function indexError(dbPath: string, err: unknown): MemError {
   return new MemError(describeIndexFault(dbPath, err), { hint, cause: err });
 }
 
-/**
- * Create a fresh index at `path` for a rebuild (no WAL while building; it is renamed into place).
- * The secondary indexes are left out: run INDEXES once the rows are loaded.
- */
 /** FTS5's in-memory buffer during a rebuild, and its default (see createIndexAt). */
 export const BULK_HASHSIZE = 32 * 1024 * 1024;
 export const DEFAULT_HASHSIZE = 1024 * 1024;
 
+/**
+ * Create a fresh index at `path` for a rebuild (no WAL while building; it is renamed into place).
+ * The secondary indexes are left out: run INDEXES once the rows are loaded.
+ */
 export function createIndexAt(path: string): Db {
   removeDbFiles(path);
   const db = new Database(path, { nativeBinding: nativeBinding() });

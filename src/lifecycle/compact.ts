@@ -10,13 +10,11 @@ import type { PassEdit } from '../vault/edit.js';
 import { inNewlineStyle, newlineOf } from '../vault/safetext.js';
 import { conflictBetween, factProfile, factText, type Conflict, type ConflictKind, type FactProfile } from './conflict.js';
 import { DisjointSets, TokenVocab, jaccardSorted, similarEdges, type SimilarPair, type TokenSet } from './similarity.js';
+import { detached, eligible, scanFile, similarityText, type FileScan, type ScannedItem } from './compact-scan.js';
+
+export { similarityText };
 
 export const MERGE_THRESHOLD = 0.8;
-
-/** The text compaction compares for near-duplicates: an entry's body, or its title when it has none. */
-export function similarityText(e: { title: string; body: string }): string {
-  return e.body || e.title;
-}
 
 export interface CompactFile {
   path: string;
@@ -49,34 +47,10 @@ export interface CompactReport {
 }
 
 /** What the plan keeps of an entry between its passes over the files (no text). */
-interface Item {
-  fileIdx: number;
-  blockIdx: number;
-  id: string;
-  line: number;
-  importance: number;
-  reinforcement: number;
-  /** created_at in ms (Infinity when it has none). */
-  created: number;
-  retired: boolean;
+interface Item extends ScannedItem {
   order: number;
   /** Its near-duplicate tokens, when taken in the first pass. */
   tokens?: TokenSet;
-  /** Where its block lies in the file's text, when the blocks tile the text (see Span). */
-  span?: Span;
-}
-
-/**
- * A block's place in its file's text: its offset and length, and where its YAML and body start
- * within it. With it, the pass over similar pairs parses just that slice of a file (its entries
- * are a few in a thousand) instead of the whole file; the slice's parse is taken only when it
- * gives back one block with this same shape, else the file is parsed whole.
- */
-interface Span {
-  start: number;
-  length: number;
-  yamlStart: number;
-  bodyStart: number;
 }
 
 /** What a near-duplicate brings to its cluster, read in a later pass (only entries in a similar pair). */
@@ -129,11 +103,6 @@ function fileNewline(f: ParsedFile): '\n' | '\r\n' {
   return newlineOf(f.preamble + f.blocks.map((b) => b.raw).join(''));
 }
 
-/** Blocks compaction may touch. Episodes (kind: episode) record what happened in a session: never merged with each other or a learning. */
-function eligible(b: Block): boolean {
-  return Boolean(b.entry && b.entry.kind === 'entry' && b.entry.meta.kind !== 'episode' && b.header && !b.broken);
-}
-
 /**
  * Compaction over files read pass by pass, so that a large vault is never held whole: `scan`
  * takes what the plan needs of each file (ids and ranks, no text); `apply` reads the files
@@ -168,26 +137,23 @@ export class Compactor {
 
   /** Pass one, in any order: the entries of file `fileIdx` that compaction may touch. */
   scan(fileIdx: number, parsed: ParsedFile): void {
-    const list: Omit<Item, 'order'>[] = [];
+    this.take(fileIdx, scanFile(fileIdx, parsed));
+  }
+
+  /** Pass one's result for file `fileIdx` (scanFile's, made here or in a worker thread). */
+  take(fileIdx: number, s: FileScan): void {
     if (fileIdx <= this.lastScanned) this.vocab = null;
     this.lastScanned = fileIdx;
     const vocab = this.vocab;
-    const tiled = blocksTile(parsed);
-    parsed.blocks.forEach((b, blockIdx) => {
-      if (!eligible(b)) return;
-      const e = b.entry!;
-      const retired = e.status === 'retired';
-      const tokens = vocab && !retired ? vocab.ofText(similarityText(e)) : undefined;
-      list.push({ fileIdx, blockIdx, id: detached(e.id), line: e.line, importance: e.importance, reinforcement: e.reinforcement_count, created: dateMs(e.created_at) ?? Infinity, retired, tokens,
-        span: tiled ? { start: b.start, length: b.raw.length, yamlStart: b.header!.yamlStart, bodyStart: b.header!.bodyStart } : undefined });
+    let from = 0;
+    const list = s.items as Omit<Item, 'order'>[];
+    list.forEach((it, k) => {
+      const to = s.ends[k];
+      if (vocab && !it.retired) it.tokens = vocab.ofHashes(s.hashes, from, to);
+      from = to;
     });
     this.scanned[fileIdx] = list;
-    // A header with no `---` of its own gets one when the block before it goes (serializeFile):
-    // such a file is rewritten from its parse.
-    const withEntry = parsed.blocks.filter((b) => b.entry);
-    this.splicable[fileIdx] = tiled && !parsed.blocks.some((b) => b.bare) && withEntry.length === parsed.entries.length
-      ? withEntry.filter((b) => !eligible(b)).map((b) => detached(b.entry!.id))
-      : undefined;
+    this.splicable[fileIdx] = s.splicable;
   }
 
   private where(it: Item): Where {
@@ -363,25 +329,6 @@ export class Compactor {
     // The plan's entries are garbage from here (the caller collects them before the index update).
     this.scanned.fill(undefined);
   }
-}
-
-/**
- * A copy of `s` that holds on to nothing else. A substring V8 makes may point into the string it
- * was cut from (here a whole file's text), keeping all of it alive as long as the substring is.
- */
-function detached(s: string): string {
-  return s.length < 13 ? s : JSON.parse(JSON.stringify(s)) as string;
-}
-
-/** Whether a parsed file's blocks lie one after another from the end of its preamble, each its own slice of the text. */
-function blocksTile(parsed: ParsedFile): boolean {
-  if (parsed.conflict || parsed.format !== 'entries') return false;
-  let at = parsed.preamble.length;
-  for (const b of parsed.blocks) {
-    if (b.start !== at) return false;
-    at += b.raw.length;
-  }
-  return true;
 }
 
 /** The block of `it` parsed from its slice of `text` alone, or null when that does not give the block the whole file gave. */

@@ -42,6 +42,75 @@ function fmix32(h: number): number {
   return h >>> 0;
 }
 
+/** A growable buffer of word hash pairs. */
+export interface WordHashes {
+  a: Int32Array;
+}
+
+function put(out: WordHashes, k: number, h1: number, h2: number): number {
+  if (k + 2 > out.a.length) {
+    const bigger = new Int32Array(Math.max(64, out.a.length * 2));
+    bigger.set(out.a);
+    out.a = bigger;
+  }
+  out.a[k] = h1;
+  out.a[k + 1] = h2;
+  return k + 2;
+}
+
+/**
+ * The words of normTokens(text) before stopwords are dropped (lowercase, 2+ characters, repeats
+ * kept), as pairs of 32-bit hashes in text order, written to `out.a` from `at` on (grown as
+ * needed); returns where they end. ASCII text is scanned directly, other text through the regex.
+ * Pure: a worker thread can hash the texts while TokenVocab.ofHashes gives the ids on the main
+ * thread.
+ */
+export function wordHashes(text: string, out: WordHashes, at = 0): number {
+  const n = text.length;
+  let k = at;
+  let h1 = FNV_OFFSET;
+  let h2 = SEED2;
+  let len = 0;
+  for (let i = 0; i <= n; i++) {
+    const c = i < n ? text.charCodeAt(i) : 32;
+    if (c >= 128) return unicodeWordHashes(text, out, at);
+    const l = ASCII_WORD[c];
+    if (l !== 0) {
+      h1 = Math.imul(h1 ^ l, FNV_PRIME);
+      h2 = Math.imul(h2 ^ l, 0x5bd1e995) ^ (h2 >>> 15);
+      len++;
+      continue;
+    }
+    if (len > 1) k = put(out, k, h1, h2);
+    h1 = FNV_OFFSET;
+    h2 = SEED2;
+    len = 0;
+  }
+  return k;
+}
+
+function unicodeWordHashes(text: string, out: WordHashes, at: number): number {
+  let k = at;
+  for (const w of text.toLowerCase().match(WORD) ?? []) {
+    if (w.length < 2) continue;
+    const [h1, h2] = wordHash(w);
+    k = put(out, k, h1, h2);
+  }
+  return k;
+}
+
+/** The two hashes of one (lowercase) word, as wordHashes takes them. */
+function wordHash(w: string): [number, number] {
+  let h1 = FNV_OFFSET;
+  let h2 = SEED2;
+  for (let i = 0; i < w.length; i++) {
+    const c = w.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, FNV_PRIME);
+    h2 = Math.imul(h2 ^ c, 0x5bd1e995) ^ (h2 >>> 15);
+  }
+  return [h1, h2];
+}
+
 export class TokenVocab {
   private keys1 = new Int32Array(1 << 12);
   private keys2 = new Int32Array(1 << 12);
@@ -104,42 +173,31 @@ export class TokenVocab {
   }
 
   private idOfWord(w: string, assign?: number): number {
-    let h1 = FNV_OFFSET;
-    let h2 = SEED2;
-    for (let i = 0; i < w.length; i++) {
-      const c = w.charCodeAt(i);
-      h1 = Math.imul(h1 ^ c, FNV_PRIME);
-      h2 = Math.imul(h2 ^ c, 0x5bd1e995) ^ (h2 >>> 15);
-    }
+    const [h1, h2] = wordHash(w);
     return this.idOf(h1, h2, assign);
   }
 
-  /** The words of normTokens(text) as a token set. ASCII text is scanned directly, other text through the regex. */
+  /** The words of normTokens(text) as a token set (wordHashes, then ofHashes). */
   ofText(text: string): TokenSet {
-    const n = text.length;
+    const n = wordHashes(text, this.hashes);
+    return this.ofHashes(this.hashes.a, 0, n);
+  }
+
+  private hashes: WordHashes = { a: new Int32Array(512) };
+
+  /**
+   * The token set of the words whose hash pairs (wordHashes) are `h[from..to)`: the same set, with
+   * the same ids given in the same order, as ofText of their text. wordHashes may run elsewhere (a
+   * worker thread); the ids must be given here, in the order the texts come.
+   */
+  ofHashes(h: Int32Array, from: number, to: number): TokenSet {
+    const n = (to - from) >> 1;
     if (this.buf.length < n) this.buf = new Int32Array(n);
     const buf = this.buf;
     let k = 0;
-    let h1 = FNV_OFFSET;
-    let h2 = SEED2;
-    let len = 0;
-    for (let i = 0; i <= n; i++) {
-      const c = i < n ? text.charCodeAt(i) : 32;
-      if (c >= 128) return this.ofWords(text.toLowerCase().match(WORD) ?? []);
-      const l = ASCII_WORD[c];
-      if (l !== 0) {
-        h1 = Math.imul(h1 ^ l, FNV_PRIME);
-        h2 = Math.imul(h2 ^ l, 0x5bd1e995) ^ (h2 >>> 15);
-        len++;
-        continue;
-      }
-      if (len > 1) {
-        const id = this.idOf(h1, h2);
-        if (id !== STOP) buf[k++] = id;
-      }
-      h1 = FNV_OFFSET;
-      h2 = SEED2;
-      len = 0;
+    for (let j = from; j < to; j += 2) {
+      const id = this.idOf(h[j], h[j + 1]);
+      if (id !== STOP) buf[k++] = id;
     }
     return this.finish(k);
   }
@@ -151,17 +209,6 @@ export class TokenVocab {
     for (const t of tokens) {
       const id = this.idOfWord(t);
       this.buf[k++] = id === STOP ? this.idOfWord(`\u0000${t}`) : id;
-    }
-    return this.finish(k);
-  }
-
-  private ofWords(words: readonly string[]): TokenSet {
-    if (this.buf.length < words.length) this.buf = new Int32Array(words.length);
-    let k = 0;
-    for (const w of words) {
-      if (w.length < 2) continue;
-      const id = this.idOfWord(w);
-      if (id !== STOP) this.buf[k++] = id;
     }
     return this.finish(k);
   }

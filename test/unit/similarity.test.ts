@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TokenVocab, clusters, jaccardSorted, normTokens, similarEdges, similarPairs, tokenSets } from '../../src/lifecycle/similarity.js';
+import { TokenVocab, clusters, jaccardSorted, normTokens, similarEdges, similarPairs, tokenSets, wordHashes, type WordHashes } from '../../src/lifecycle/similarity.js';
 
 function brute(sets: string[][], t: number, strict: boolean) {
   const out: string[] = [];
@@ -136,5 +136,31 @@ describe('TokenVocab', () => {
     expect([...vocab.ofText(long)]).toEqual([...new Set(normTokens(long).map((w) => vocab.ofText(w)[0]))].sort((x, y) => x - y));
     // Explicit token lists keep every token, stopwords and one-letter ones too.
     expect(tokenSets([['a', 'b', 'the', 'build']])[0].length).toBe(4);
+  });
+
+  it('gives the same ids from word hashes made elsewhere (a worker thread) as from the texts, in the same order', () => {
+    const texts = [
+      'Run the database migrations before the API tests.',
+      'The staging deploy needs the VPN connection; without it Helm times out.',
+      'Café au lait — naïve résumé of the déjà vu', // non-ASCII: the regex path
+      'a I x y z', // only one-letter words and stopwords
+      '',
+      'UPPER lower MiXeD 2026 v2 x86_64 node20',
+      Array.from({ length: 300 }, (_, i) => `w${(i * 31) % 120}`).join(' '), // more words than the buffer starts with
+      'Run the database migrations before the API tests.', // again: ids already given
+    ];
+    const direct = new TokenVocab();
+    const viaHashes = new TokenVocab();
+    // One buffer for several texts, as a file's scan keeps them: each text's hashes start where the last one's end.
+    const out: WordHashes = { a: new Int32Array(8) };
+    const ends: number[] = [];
+    let at = 0;
+    for (const t of texts) ends.push((at = wordHashes(t, out, at)));
+    texts.forEach((t, k) => {
+      expect([...viaHashes.ofHashes(out.a, k === 0 ? 0 : ends[k - 1], ends[k])], t).toEqual([...direct.ofText(t)]);
+    });
+    expect(viaHashes.size).toBe(direct.size);
+    // Two words per number pair; a one-letter word gives none.
+    expect(wordHashes('ab cd e', { a: new Int32Array(0) })).toBe(4);
   });
 });

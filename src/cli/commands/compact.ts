@@ -2,6 +2,8 @@
 // near-duplicates. Safe to run any time; a second run changes nothing.
 
 import type { Command } from 'commander';
+import type { FileScan } from '../../lifecycle/compact-scan.js';
+import type { ParsedFile } from '../../vault/format.js';
 import { usageError } from '../../errors.js';
 import type { CompactReport } from '../../lifecycle/compact.js';
 import { SCOPES } from '../../vault/scope.js';
@@ -47,6 +49,7 @@ async function compactCommand(ctx: Ctx, paths: string[], opts: CompactOptions): 
   const { selectFiles, reindex } = await import('../../lifecycle/vault-ops.js');
   const { Compactor } = await import('../../lifecycle/compact.js');
   const { editFilesInPasses } = await import('../../vault/edit.js');
+  const { compactable, scanFile, SCAN_WORKER } = await import('../../lifecycle/compact-scan.js');
   const targets = selectFiles(vault, paths, ctx.cwd).filter((f) => !scopes || scopes.includes(f.scope));
   const groupOf = (f: (typeof targets)[number]) => [f.scope, f.learningType, f.job ?? '', f.task ?? ''].join('|');
   const gc = await garbageCollector();
@@ -57,11 +60,17 @@ async function compactCommand(ctx: Ctx, paths: string[], opts: CompactOptions): 
   // Notes and legacy files have no entries mem can rewrite: they are left alone. The files are
   // read again pass by pass rather than held: at a million entries the parsed vault alone
   // outgrew the heap.
-  const written = await editFilesInPasses(targets, (i, parsed) => {
-    if (parsed.format !== 'entries' || parsed.entries.length === 0) return;
+  // A big vault's first pass is shared with a worker thread, which scans its files as scanFile does here.
+  const take = (i: number, scan: FileScan | null) => {
+    if (scan === null) return;
     considered++;
-    compactor.scan(i, parsed);
-  }, (read, text) => compactor.apply(read, text), { hint: 'fix it (mem lint shows every problem), then run compact again; nothing was compacted', dryRun: dry, settle: gc });
+    compactor.take(i, scan);
+  };
+  const summarize = (i: number, parsed: ParsedFile) => (compactable(parsed) ? scanFile(i, parsed) : null);
+  const written = await editFilesInPasses(targets, (i, parsed) => take(i, summarize(i, parsed)), (read, text) => compactor.apply(read, text), {
+    hint: 'fix it (mem lint shows every problem), then run compact again; nothing was compacted', dryRun: dry, settle: gc,
+    offload: { script: SCAN_WORKER, summarize, take: (i, scan) => take(i, scan as FileScan | null) },
+  });
   const report: CompactReport = compactor.report;
   // The compaction's parsed vault is garbage now; collecting it before the index refresh (which
   // holds every changed file's entries) keeps the two from adding up: peak 740 → 525 MB at 100k
