@@ -421,6 +421,8 @@ export interface Offload {
   summarize: (i: number, parsed: ParsedFile) => unknown;
   /** A file's answer, from the worker or from summarize, taken in file order where `scan` would have been called. */
   take: (i: number, result: unknown) => void;
+  /** Told when the worker failed, and its files are read on this thread instead. */
+  onFailure?: (err: unknown) => void;
 }
 
 /** Whether a worker thread shares the first pass: a big vault of several files, and the worker's script is there. */
@@ -484,11 +486,41 @@ export async function editFilesInPasses(targets: { abs: string; path: string }[]
       const { summarize, take: taken } = opts.offload;
       helper = await Helper.start(opts.offload.script, targets, opts.hint);
       const ready = new Map<number, OffloadReply>();
+      const readHere = (i: number) => {
+        if (problem && rank[i] > problem.rank) return ready.set(i, { i: LOCAL, error: { message: 'skipped' } });
+        try {
+          const r = firstRead(targets[i], opts.hint);
+          counted(r.text);
+          ready.set(i, { i, digest: r.digest, result: summarize(i, r.parsed) });
+        } catch (err) {
+          fail(i, err);
+          ready.set(i, { i: LOCAL, error: { message: 'failed' } });
+        }
+      };
+      // A worker that fails (it cannot start, it ran out of memory) only reads: its files are read
+      // here instead, and the run goes on on one thread.
+      const lost = (err: unknown) => {
+        const { answered, unanswered } = helper!.abandon();
+        helper = null;
+        opts.offload!.onFailure?.(err);
+        for (const r of answered) ready.set(r.i, r);
+        for (const i of unanswered) readHere(i);
+      };
+      const replyOf = (i: number): OffloadReply | undefined => {
+        const r = ready.get(i);
+        if (r || !helper) return r;
+        try {
+          return helper.reply(i);
+        } catch (err) {
+          lost(err);
+          return ready.get(i);
+        }
+      };
       let nextTake = 0;
       let nextFree = 0;
       for (;;) {
-        while (helper.inFlight < OFFLOAD_IN_FLIGHT && nextFree < targets.length) helper.send(nextFree++);
-        for (let r = ready.get(nextTake) ?? helper.reply(nextTake); r !== undefined; r = ready.get(nextTake) ?? helper.reply(nextTake)) {
+        while (helper && helper.inFlight < OFFLOAD_IN_FLIGHT && nextFree < targets.length) helper.send(nextFree++);
+        for (let r = replyOf(nextTake); r !== undefined; r = replyOf(nextTake)) {
           ready.delete(nextTake);
           // A file read here that failed is in `problem` already (or was skipped after one).
           if ('error' in r) {
@@ -501,21 +533,12 @@ export async function editFilesInPasses(targets: { abs: string; path: string }[]
         }
         if (nextTake === targets.length) break;
         if (nextFree < targets.length) {
-          const i = nextFree++;
-          if (problem && rank[i] > problem.rank) ready.set(i, { i: LOCAL, error: { message: 'skipped' } });
-          else {
-            try {
-              const r = firstRead(targets[i], opts.hint);
-              counted(r.text);
-              ready.set(i, { i, digest: r.digest, result: summarize(i, r.parsed) });
-            } catch (err) {
-              fail(i, err);
-              ready.set(i, { i: LOCAL, error: { message: 'failed' } });
-            }
-          }
+          readHere(nextFree++);
           // Let the worker's replies in.
-          await new Promise((resolve) => setImmediate(resolve));
-        } else await helper.next();
+          if (helper) await new Promise((resolve) => setImmediate(resolve));
+        } else if (helper) {
+          await helper.next().catch(lost);
+        }
       }
     } else {
       for (let i = 0; i < targets.length; i++) {
@@ -602,10 +625,13 @@ class Helper {
   private wake: { resolve: () => void; reject: (err: Error) => void } | null = null;
   private sent = 0;
   private answered = 0;
+  /** Files sent and not answered yet. */
+  private readonly out = new Set<number>();
 
   private constructor(private readonly worker: import('node:worker_threads').Worker, private readonly targets: { abs: string; path: string }[], private readonly hint: string | undefined) {
     worker.on('message', (r: OffloadReply) => {
       this.answered++;
+      this.out.delete(r.i);
       this.replies.set(r.i, r);
       this.wake?.resolve();
       this.wake = null;
@@ -615,8 +641,8 @@ class Helper {
       this.wake?.reject(this.failure);
       this.wake = null;
     };
-    worker.on('error', (err: unknown) => fail(new MemError(`the compaction worker failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err })));
-    worker.on('exit', (code) => fail(new MemError(`the compaction worker stopped (exit code ${code})`)));
+    worker.on('error', (err: unknown) => fail(err instanceof Error ? err : new Error(String(err))));
+    worker.on('exit', (code) => fail(new Error(`it stopped (exit code ${code})`)));
   }
 
   static async start(script: URL, targets: { abs: string; path: string }[], hint: string | undefined): Promise<Helper> {
@@ -631,6 +657,7 @@ class Helper {
 
   send(i: number): void {
     this.sent++;
+    this.out.add(i);
     this.worker.postMessage({ i, abs: this.targets[i].abs, path: this.targets[i].path, hint: this.hint });
   }
 
@@ -646,6 +673,18 @@ class Helper {
   next(): Promise<void> {
     if (this.failure) return Promise.reject(this.failure);
     return new Promise((resolve, reject) => (this.wake = { resolve, reject }));
+  }
+
+  /**
+   * After a failure: the answers not taken yet, and the files it was sent and had not answered
+   * (in order; they are read again elsewhere). The worker is stopped without waiting for it.
+   */
+  abandon(): { answered: OffloadReply[]; unanswered: number[] } {
+    const answered = [...this.replies.values()];
+    this.replies.clear();
+    this.worker.removeAllListeners('exit');
+    void this.worker.terminate();
+    return { answered, unanswered: [...this.out].sort((a, b) => a - b) };
   }
 
   async stop(): Promise<void> {

@@ -69,7 +69,10 @@ async function compactCommand(ctx: Ctx, paths: string[], opts: CompactOptions): 
   const summarize = (i: number, parsed: ParsedFile) => (compactable(parsed) ? scanFile(i, parsed) : null);
   const written = await editFilesInPasses(targets, (i, parsed) => take(i, summarize(i, parsed)), (read, text) => compactor.apply(read, text), {
     hint: 'fix it (mem lint shows every problem), then run compact again; nothing was compacted', dryRun: dry, settle: gc,
-    offload: { script: SCAN_WORKER, summarize, take: (i, scan) => take(i, scan as FileScan | null) },
+    offload: {
+      script: SCAN_WORKER, summarize, take: (i, scan) => take(i, scan as FileScan | null),
+      onFailure: (err) => ctx.warn(`the worker thread reading part of the vault failed (${err instanceof Error ? err.message : String(err)}); going on with one thread`),
+    },
   });
   const report: CompactReport = compactor.report;
   // The compaction's parsed vault is garbage now; collecting it before the index refresh (which
