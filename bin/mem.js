@@ -89,9 +89,13 @@ function runCli(argv, word) {
 
 const argv = process.argv.slice(2);
 const word = commandWord(argv);
+// A bare `mem --version` (an install check, a plugin's probe) needs no CLI: the package's own
+// version, which the CLI's (src/cli/version.ts) equals (test/unit/version.test.ts).
+if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+  process.stdout.write(`${require('../package.json').version}\n`);
 // `mem index` (git hooks, the agent hooks' background refresh) starts on the short path, which
 // hands anything but a plain run (other options, --help) back to the whole CLI.
-if (word === 'index') {
+} else if (word === 'index') {
   const short = loadBundle('quick.cjs');
   short.exports.quick(argv).then((code) => (code === undefined ? runCli(argv, word) : finish(code, short)), fail);
 } else runCli(argv, word);

@@ -50,8 +50,11 @@ function conflictMarkerMessage(kind: keyof typeof MARKER_TEXT): string {
   return `git conflict marker ${MARKER_TEXT[kind]}: an unresolved merge (resolve it with git mergetool or mem resolve, then remove the markers)`;
 }
 
-/** `nowMs`: the clock for dates that must not lie ahead (an FSRS last review). */
-export function lintFiles(inputs: LintInput[], nowMs: number = Date.now()): LintFinding[] {
+/**
+ * `nowMs`: the clock for dates that must not lie ahead (an FSRS last review). `parsed` sees each
+ * readable input's parse, for a caller that needs more of it (one parse of the vault, not two).
+ */
+export function lintFiles(inputs: LintInput[], nowMs: number = Date.now(), parsedOne?: (input: LintInput, parsed: ParsedFile) => void): LintFinding[] {
   const findings: LintFinding[] = [];
   const ids = new Map<string, { file: string; line: number; linted: boolean }[]>();
   for (const input of inputs) {
@@ -60,6 +63,7 @@ export function lintFiles(inputs: LintInput[], nowMs: number = Date.now()): Lint
       continue;
     }
     const parsed = parseMemoryFile(input.read.text, input.path);
+    parsedOne?.(input, parsed);
     if (!input.idsOnly) {
       for (const m of parsed.conflict?.markers ?? []) findings.push({ file: input.path, line: m.line, severity: 'error', message: conflictMarkerMessage(m.kind) });
       for (const d of parsed.diagnostics) findings.push({ file: input.path, line: d.line ?? null, severity: 'error', message: d.message });

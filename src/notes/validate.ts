@@ -4,7 +4,7 @@
 
 import path from 'node:path';
 import type { Diagnostic } from '../errors.js';
-import { parseMemoryFile } from '../vault/format.js';
+import { parseMemoryFile, type ParsedFile } from '../vault/format.js';
 import { readVaultText } from '../vault/read.js';
 import { discoverFiles, type Vault } from '../vault/vault.js';
 import { DECISION_HEAD, validateEpisodeNote } from './episode-note.js';
@@ -74,14 +74,17 @@ export function readTypedNotes(root: string): { notes: TypedNote[]; unreadable: 
 /** Link targets that exist outside the typed notes: other markdown files' names, entry ids and titles. */
 export function vaultLinkTargets(files: { path: string; text: string }[]): string[] {
   const out: string[] = [];
-  for (const f of files) {
-    const base = f.path.slice(f.path.lastIndexOf('/') + 1);
-    out.push(base, base.replace(/\.md$/i, ''), f.path, f.path.replace(/\.md$/i, ''));
-    const parsed = parseMemoryFile(f.text, f.path);
-    for (const e of parsed.entries) {
-      out.push(e.id);
-      if (e.title !== '') out.push(e.title);
-    }
+  for (const f of files) out.push(...linkTargetsOf(f.path, parseMemoryFile(f.text, f.path)));
+  return out;
+}
+
+/** vaultLinkTargets of one file, from its parse. */
+export function linkTargetsOf(filePath: string, parsed: Pick<ParsedFile, 'entries'>): string[] {
+  const base = filePath.slice(filePath.lastIndexOf('/') + 1);
+  const out = [base, base.replace(/\.md$/i, ''), filePath, filePath.replace(/\.md$/i, '')];
+  for (const e of parsed.entries) {
+    out.push(e.id);
+    if (e.title !== '') out.push(e.title);
   }
   return out;
 }

@@ -462,7 +462,7 @@ export async function editFilesInPasses(targets: { abs: string; path: string }[]
   let taking: Promise<FileLock> | null = null;
   const take = (k: number) => (k < order.length && !opts.dryRun ? acquireLockAsync(targets[order[k]].abs, targets[order[k]].path) : null);
   const staged: { i: number; loses: boolean; text?: string }[] = [];
-  let helper: Helper | null = null;
+  let helper: PassWorker | null = null;
   try {
     taking = take(0);
     for (let k = 0; k < order.length; k++) {
@@ -484,10 +484,13 @@ export async function editFilesInPasses(targets: { abs: string; path: string }[]
       // one has taken while it waits: whichever thread is faster takes more. What each file gives
       // is taken in file order, as without the worker.
       const { summarize, take: taken } = opts.offload;
-      helper = await Helper.start(opts.offload.script, targets, opts.hint);
+      helper = await PassWorker.start(opts.offload.script, targets, opts.hint);
       const ready = new Map<number, OffloadReply>();
       const readHere = (i: number) => {
-        if (problem && rank[i] > problem.rank) return ready.set(i, { i: LOCAL, error: { message: 'skipped' } });
+        if (problem && rank[i] > problem.rank) {
+          ready.set(i, { i: LOCAL, error: { message: 'skipped' } });
+          return;
+        }
         try {
           const r = firstRead(targets[i], opts.hint);
           counted(r.text);
@@ -619,7 +622,7 @@ export async function editFilesInPasses(targets: { abs: string; path: string }[]
 }
 
 /** The worker thread of a shared first pass: sends it files and keeps its replies by file. */
-class Helper {
+class PassWorker {
   private readonly replies = new Map<number, OffloadReply>();
   private failure: Error | null = null;
   private wake: { resolve: () => void; reject: (err: Error) => void } | null = null;
@@ -645,10 +648,10 @@ class Helper {
     worker.on('exit', (code) => fail(new Error(`it stopped (exit code ${code})`)));
   }
 
-  static async start(script: URL, targets: { abs: string; path: string }[], hint: string | undefined): Promise<Helper> {
+  static async start(script: URL, targets: { abs: string; path: string }[], hint: string | undefined): Promise<PassWorker> {
     // Loaded here: most commands never need it.
     const { Worker } = await import('node:worker_threads');
-    return new Helper(new Worker(script), targets, hint);
+    return new PassWorker(new Worker(script), targets, hint);
   }
 
   get inFlight(): number {

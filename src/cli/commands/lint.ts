@@ -195,8 +195,14 @@ async function lintCommand(ctx: Ctx, files: string[], opts: LintOptions): Promis
       if (r && serializeFile(r.file) !== input.read.text) pending.push({ file: input.path, fixes: r.fixes, removed: r.removed });
     }
   }
-  const findings: LintFinding[] = [...lintFiles(list, ctx.now()), ...(await secretFindings(list, secretCache, knownSecrets(ctx)))].sort((a, b) => a.file.localeCompare(b.file) || (a.line ?? 0) - (b.line ?? 0));
-  findings.push(...(await typedNoteFindings(vault, list, files.length > 0 || opts.staged ? targets.map((t) => t.path) : null)));
+  // The typed notes' links may point at any file's name or at an entry's id or title: taken from the parse lint makes anyway.
+  const { linkTargetsOf } = await import('../../notes/validate.js');
+  const linkTargets: string[] = [];
+  const entryFindings = lintFiles(list, ctx.now(), (input, parsed) => {
+    for (const t of linkTargetsOf(input.path, parsed)) linkTargets.push(t);
+  });
+  const findings: LintFinding[] = [...entryFindings, ...(await secretFindings(list, secretCache, knownSecrets(ctx)))].sort((a, b) => a.file.localeCompare(b.file) || (a.line ?? 0) - (b.line ?? 0));
+  findings.push(...(await typedNoteFindings(vault, linkTargets, files.length > 0 || opts.staged ? targets.map((t) => t.path) : null)));
   // A memory file under a case variant of its name (memory.md, Institutional.md) is not read: said.
   if (files.length === 0 && !opts.staged) {
     const { discoverFiles } = await import('../../vault/vault.js');
@@ -252,12 +258,12 @@ async function secretFindings(list: LintInput[], cache: Map<string, { text: stri
 
 /**
  * The checks of `mem validate` (typed notes: schema, [[links]], causal edges), as lint findings.
- * `only`: the paths lint was asked about (files given, or staged); null: the whole vault.
+ * `known`: the link targets outside the typed notes (linkTargetsOf each file lint read). `only`:
+ * the paths lint was asked about (files given, or staged); null: the whole vault.
  */
-async function typedNoteFindings(vault: Vault, list: LintInput[], only: string[] | null): Promise<LintFinding[]> {
-  const { validateTypedNotes, vaultLinkTargets } = await import('../../notes/validate.js');
-  const texts = list.flatMap((i) => ('error' in i.read ? [] : [{ path: i.path, text: i.read.text }]));
-  const report = validateTypedNotes(vault.root, { known: vaultLinkTargets(texts) });
+async function typedNoteFindings(vault: Vault, known: string[], only: string[] | null): Promise<LintFinding[]> {
+  const { validateTypedNotes } = await import('../../notes/validate.js');
+  const report = validateTypedNotes(vault.root, { known });
   const keep = only === null ? null : new Set(only);
   return report.diagnostics
     .filter((d) => keep === null || keep.has(d.file))
