@@ -439,7 +439,7 @@ function shareable(targets: { abs: string }[], offload: Offload): boolean {
 /** A failure of a file read on this thread, already recorded (see editFilesInPasses). */
 const LOCAL = -1;
 
-/** Files sent to the worker and not answered yet, at most. */
+/** Files sent to the worker and not answered yet, at most (while more than a few are left). */
 const OFFLOAD_IN_FLIGHT = 2;
 
 export async function editFilesInPasses(targets: { abs: string; path: string }[], scan: (i: number, parsed: ParsedFile) => void,
@@ -522,7 +522,9 @@ export async function editFilesInPasses(targets: { abs: string; path: string }[]
       let nextTake = 0;
       let nextFree = 0;
       for (;;) {
-        while (helper && helper.inFlight < OFFLOAD_IN_FLIGHT && nextFree < targets.length) helper.send(nextFree++);
+        // Two files waiting keep the worker busy while this thread reads one; near the end (or in a
+        // vault of a few big files) one, so that this thread is not left with nothing to read.
+        while (helper && helper.inFlight < (targets.length - nextFree > 4 ? OFFLOAD_IN_FLIGHT : 1) && nextFree < targets.length) helper.send(nextFree++);
         for (let r = replyOf(nextTake); r !== undefined; r = replyOf(nextTake)) {
           ready.delete(nextTake);
           // A file read here that failed is in `problem` already (or was skipped after one).
