@@ -9,7 +9,7 @@ import { parseMemoryFile, updateBlockMeta, type Block, type ParsedFile } from '.
 import type { PassEdit } from '../vault/edit.js';
 import { inNewlineStyle, newlineOf } from '../vault/safetext.js';
 import { conflictBetween, factProfile, factText, type Conflict, type ConflictKind, type FactProfile } from './conflict.js';
-import { DisjointSets, TokenVocab, jaccardSorted, similarEdges, type SimilarPair, type TokenSet } from './similarity.js';
+import { DisjointSets, TokenVocab, jaccardSorted, similarEdges, type SimilarPair, type SketchSharing, type TokenSet } from './similarity.js';
 import { detached, eligible, scanFile, similarityText, type FileScan, type ScannedItem } from './compact-scan.js';
 
 export { similarityText };
@@ -128,9 +128,10 @@ export class Compactor {
   /**
    * `settle` is called between passes, when what the last one read is all garbage: a caller that
    * can collect it there keeps the heap near the plan's own size (V8 lets it grow to about twice
-   * the live data before a full collection).
+   * the live data before a full collection). `share` lets the near-duplicate search sketch half of
+   * the entries on another thread.
    */
-  constructor(private readonly files: readonly { path: string; group: string }[], private readonly settle: () => void = () => undefined) {
+  constructor(private readonly files: readonly { path: string; group: string }[], private readonly settle: () => void = () => undefined, private readonly share?: SketchSharing) {
     this.scanned = files.map(() => undefined);
     this.splicable = files.map(() => undefined);
   }
@@ -246,7 +247,7 @@ export class Compactor {
         if (id === undefined) groupIds.set(g, (id = groupIds.size));
         return id;
       });
-      const pairs = similarEdges(tokens, MERGE_THRESHOLD, { strict: true, canPair: (a, b) => groupOf[a] === groupOf[b] });
+      const pairs = similarEdges(tokens, MERGE_THRESHOLD, { strict: true, canPair: (a, b) => groupOf[a] === groupOf[b], share: this.share });
       // Everything a cluster needs of its members, from one more pass over the files holding them.
       const members = new Map<number, Member>();
       const involved = [...new Set(pairs.flatMap((p) => [p.a, p.b]))].sort((x, y) => x - y);

@@ -454,16 +454,28 @@ const BUCKET_ALL_PAIRS = 40;
  * form the same clusters as all such pairs. Exact (PPJoin) for up to EXACT_LIMIT items; beyond
  * that, candidates come from MinHash LSH (144 hashes in 24 bands of 6: a pair at Jaccard 0.8 is a
  * candidate with probability 0.9993, at 0.85 with 0.99999; a pair at 0.15 with 0.0003) and every
- * edge is confirmed by exact Jaccard.
+ * edge is confirmed by exact Jaccard. With `share`, from `shareMin` sets (SHARE_MIN) half of them
+ * are sketched on another thread; the edges and their order are the same.
  */
-export function similarEdges(sets: TokenSet[], threshold: number, opts: { strict?: boolean; canPair?: (a: number, b: number) => boolean; exactLimit?: number } = {}): SimilarPair[] {
+export function similarEdges(sets: TokenSet[], threshold: number, opts: { strict?: boolean; canPair?: (a: number, b: number) => boolean; exactLimit?: number; share?: SketchSharing; shareMin?: number } = {}): SimilarPair[] {
   if (sets.length <= (opts.exactLimit ?? EXACT_LIMIT)) return similarPairs(sets, threshold, opts);
   const ok = (j: number) => (opts.strict ? j > threshold : j >= threshold - 1e-9);
   const n = sets.length;
+  // The second half of the sets may be sketched on another thread meanwhile (the same hashes:
+  // a token's bin and value depend on its id alone).
+  const half = n >> 1;
+  const share = opts.share && n >= (opts.shareMin ?? SHARE_MIN) && opts.share.start(sets, half) ? opts.share : null;
   const sketch = new Sketcher(sets);
   // Band hashes, band-major: bands[b * n + s].
   const bands = new Uint32Array(BANDS * n);
-  for (let s = 0; s < n; s++) sketch.bandsOf(sets[s], bands, s, n);
+  for (let s = 0, upto = share ? half : n; s < upto; s++) sketch.bandsOf(sets[s], bands, s, n);
+  if (share) {
+    const there = share.result();
+    share.end();
+    const m = n - half;
+    if (there) for (let b = 0; b < BANDS; b++) bands.set(there.subarray(b * m, (b + 1) * m), b * n + half);
+    else for (let s = half; s < n; s++) sketch.bandsOf(sets[s], bands, s, n);
+  }
   const edges: SimilarPair[] = [];
   const seen = new PairSet();
   const sizes = new Int32Array(n);
@@ -542,6 +554,29 @@ export function similarEdges(sets: TokenSet[], threshold: number, opts: { strict
     }
   }
   return edges;
+}
+
+/** Below this many sets the sketches are made on one thread (a worker's start would cost more). */
+const SHARE_MIN = 200_000;
+
+/**
+ * Sketching of some sets on another thread (similarEdges' `share`): `start` hands over the sets
+ * from `from` on and says whether the other thread took them; `result` waits for their band
+ * hashes (as bandHashes gives them), or gives null when the other thread failed (they are then
+ * sketched here); `end` lets it go.
+ */
+export interface SketchSharing {
+  start(sets: TokenSet[], from: number): boolean;
+  result(): Uint32Array | null;
+  end(): void;
+}
+
+/** The band hashes of `sets`, band-major (out[b * sets.length + s]), as similarEdges makes them. */
+export function bandHashes(sets: TokenSet[]): Uint32Array {
+  const sketch = new Sketcher(sets);
+  const out = new Uint32Array(BANDS * sets.length);
+  for (let s = 0; s < sets.length; s++) sketch.bandsOf(sets[s], out, s, sets.length);
+  return out;
 }
 
 /**

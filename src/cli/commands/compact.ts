@@ -53,7 +53,8 @@ async function compactCommand(ctx: Ctx, paths: string[], opts: CompactOptions): 
   const targets = selectFiles(vault, paths, ctx.cwd).filter((f) => !scopes || scopes.includes(f.scope));
   const groupOf = (f: (typeof targets)[number]) => [f.scope, f.learningType, f.job ?? '', f.task ?? ''].join('|');
   const gc = await garbageCollector();
-  const compactor = new Compactor(targets.map((t) => ({ path: t.path, group: groupOf(t) })), gc);
+  const { sketchSharing } = await import('../../lifecycle/sketch-sharing.js');
+  const compactor = new Compactor(targets.map((t) => ({ path: t.path, group: groupOf(t) })), gc, sketchSharing(SCAN_WORKER));
   let considered = 0;
   const dry = Boolean(opts.dryRun || opts.check);
   // Every file is read and checked under its lock; a malformed entry anywhere stops the whole run.
