@@ -51,8 +51,8 @@ function conflictMarkerMessage(kind: keyof typeof MARKER_TEXT): string {
 }
 
 /**
- * `nowMs`: the clock for dates that must not lie ahead (an FSRS last review). `parsed` sees each
- * readable input's parse, for a caller that needs more of it (one parse of the vault, not two).
+ * `nowMs`: the clock for dates that must not lie ahead (an FSRS last review). `parsedOne` sees
+ * each readable input's parse, for a caller that needs more of it (one parse of the vault, not two).
  */
 export function lintFiles(inputs: LintInput[], nowMs: number = Date.now(), parsedOne?: (input: LintInput, parsed: ParsedFile) => void): LintFinding[] {
   const findings: LintFinding[] = [];
