@@ -242,6 +242,10 @@ if (argv.includes('--scale')) {
     const copy = path.join(base, 'compact');
     fs.rmSync(copy, { recursive: true, force: true });
     fs.cpSync(big, copy, { recursive: true });
+    // To mem a copied index is another file (its identity changed), which the first command
+    // checks whole (quick_check, ~5 s at a million entries). A user's index is not copied before
+    // a compaction, so that first command runs here, untimed.
+    run(copy, ['index', '--quiet']);
     try {
       return run(copy, ['compact', '--quiet']);
     } finally {

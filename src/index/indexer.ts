@@ -102,6 +102,30 @@ class Writer {
   /** Whether a row written so far is racy (the stat digest is then '' whatever the others are). */
   wroteRacy = false;
 
+  /**
+   * Full-text rows held back by `put` (rowid, title, body, context) after holdFts, written
+   * by flushFts. A contentless FTS5 delete flushes the inserts FTS5 holds, so a refresh that
+   * deletes file by file writes its full-text rows in a few large runs rather than after each file.
+   */
+  private heldFts: [number | bigint, string, string, string][] | null = null;
+
+  /** Hold back full-text inserts until flushFts (see heldFts). */
+  holdFts(): void {
+    this.heldFts ??= [];
+  }
+
+  /** Full-text rows held back so far. */
+  get heldFtsRows(): number {
+    return this.heldFts?.length ?? 0;
+  }
+
+  /** Write the full-text rows held back. */
+  flushFts(): void {
+    if (!this.heldFts) return;
+    for (const r of this.heldFts) this.insertFts.run(...r);
+    this.heldFts.length = 0;
+  }
+
   touch(id: number, st: FileStat, racy: boolean): void {
     if (racy) this.wroteRacy = true;
     this.updateFileStat.run(st.mtimeMs, st.ctimeMs, st.size, racy ? 1 : 0, id);
@@ -191,7 +215,9 @@ class Writer {
         return;
       }
       const res = this.insertEntry.run(...values);
-      this.insertFts.run(res.lastInsertRowid, e.titleFromHeading ? e.title : '', e.body, prep.fts[i].context);
+      const fts: [number | bigint, string, string, string] = [res.lastInsertRowid, e.titleFromHeading ? e.title : '', e.body, prep.fts[i].context];
+      if (this.heldFts) this.heldFts.push(fts);
+      else this.insertFts.run(...fts);
     });
     return prep.entries.length;
   }
@@ -604,8 +630,10 @@ const IN_FLIGHT = 4;
 const BATCH_BYTES = 2 << 20;
 /** Plans with fewer files than this are indexed on one thread (starting the worker costs ~30 ms). */
 const PARALLEL_MIN = 4 * BATCH;
-/** Entries of changed files reconciled before they are written (see applyInParallel). */
+/** Full-text rows of a refresh held back before they are written (see applyInParallel). */
 const STASH_ENTRIES = 25_000;
+/** How many batches past the one being written this thread may read itself while the worker is behind. */
+const AHEAD = IN_FLIGHT + 4;
 
 /**
  * Carry out a refresh plan, reading and parsing in a worker thread when it is big: the worker
@@ -625,15 +653,18 @@ export async function refresh(db: Db, p: Plan, opts: RefreshOptions = {}): Promi
 
 async function applyInParallel(db: Db, planned: Plan, opts: RefreshOptions, started: number, script: URL): Promise<IndexReport> {
   // Loaded here, not at the top: the refresh before every search never needs it (3 ms).
-  const { Worker } = await import('node:worker_threads');
+  const { MessageChannel, receiveMessageOnPort, Worker } = await import('node:worker_threads');
   beginWrite(db);
   db.exec('BEGIN IMMEDIATE');
   let p: Plan;
   let worker: InstanceType<typeof Worker>;
+  // The worker answers on a port of its own, which this thread can also read without waiting.
+  const channel = new MessageChannel();
   try {
     p = current(db, planned);
-    worker = new Worker(script);
+    worker = new Worker(script, { workerData: { port: channel.port2 }, transferList: [channel.port2] });
   } catch (err) {
+    channel.port1.close();
     db.exec('ROLLBACK');
     abandonWrite(db);
     throw err;
@@ -652,20 +683,19 @@ async function applyInParallel(db: Db, planned: Plan, opts: RefreshOptions, star
       bytes += w.st.size;
     }
   }
-  const waiting = new Map<number, { resolve: (r: PreparedFile[]) => void; reject: (e: Error) => void }>();
+  const replacing = p.removed.length > 0 || p.work.some((w) => w.row);
+  const replies = channel.port1;
   const done = new Map<number, PreparedFile[]>();
   let failure: Error | null = null;
+  let wake: (() => void) | null = null;
   const fail = (err: Error) => {
-    failure = err;
-    for (const w of waiting.values()) w.reject(err);
-    waiting.clear();
+    failure ??= err;
+    wake?.();
   };
-  worker.on('message', ({ id, results }: { id: number; results: PreparedFile[] }) => {
-    const w = waiting.get(id);
-    if (w) {
-      waiting.delete(id);
-      w.resolve(results);
-    } else done.set(id, results);
+  const take = (m: { id: number; results: PreparedFile[] }) => done.set(m.id, m.results);
+  replies.on('message', (m: { id: number; results: PreparedFile[] }) => {
+    take(m);
+    wake?.();
   });
   // A file that cannot be parsed is skipped inside the worker (prepare.ts); what reaches here
   // stopped the worker itself (out of memory, say).
@@ -673,16 +703,41 @@ async function applyInParallel(db: Db, planned: Plan, opts: RefreshOptions, star
   worker.on('exit', (code) => {
     if (code !== 0) fail(new MemError(`the index worker stopped (exit code ${code})`));
   });
-  const send = (id: number) => worker.postMessage({ id, files: batches[id].map((w) => w.file), known: batches[id].map((w) => w.row?.hash ?? null) });
-  const result = (id: number) =>
-    new Promise<PreparedFile[]>((resolve, reject) => {
-      if (failure) return reject(failure);
+  // Batches are handed out in order: to the worker, IN_FLIGHT at a time, or, in a refresh that
+  // replaces rows, read here when this thread would otherwise wait for the worker (and is not too
+  // far ahead of what it writes); whether it would is asked of the port without waiting. A
+  // rebuild's inserts keep this thread busier than the worker: it neither asks (the worker's
+  // answers taken off the port early raised the peak from 250 to 260–320 MB at 100k entries) nor
+  // parses.
+  let handedOut = 0;
+  let atWorker = 0;
+  const toWorker: boolean[] = [];
+  const send = () => {
+    const id = handedOut++;
+    toWorker[id] = true;
+    atWorker++;
+    worker.postMessage({ id, files: batches[id].map((w) => w.file), known: batches[id].map((w) => w.row?.hash ?? null) });
+  };
+  const result = async (id: number): Promise<PreparedFile[]> => {
+    for (;;) {
+      if (replacing) for (let m = receiveMessageOnPort(replies); m; m = receiveMessageOnPort(replies)) take(m.message as { id: number; results: PreparedFile[] });
       const r = done.get(id);
       if (r) {
         done.delete(id);
-        resolve(r);
-      } else waiting.set(id, { resolve, reject });
-    });
+        return r;
+      }
+      if (failure) throw failure;
+      if (replacing && handedOut < batches.length && handedOut - id < AHEAD) {
+        const own = handedOut++;
+        done.set(own, batches[own].map((w) => prepareFile(w.file, w.row?.hash ?? null)));
+        continue;
+      }
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+      wake = null;
+    }
+  };
   const diagnostics: Diagnostic[] = [];
   const writer = new Writer(db);
   const now = Date.now();
@@ -694,39 +749,21 @@ async function applyInParallel(db: Db, planned: Plan, opts: RefreshOptions, star
       opts.onProgress(n, p.work.length);
     }
   };
-  // As in applyPlan, FTS deletes come before inserts. Into an index with no rows to replace (a
-  // rebuild) files are written as they come, so only a few are held at a time; else changed files
-  // are reconciled with their rows (their deletes) as they come and written in runs of about
-  // STASH_ENTRIES entries: one flush of pending inserts per run rather than per file, and never
-  // the whole vault's parsed entries held at once (2.4 GB for a compaction of a million).
-  const replacing = p.removed.length > 0 || p.work.some((w) => w.row);
-  const stash: { w: Plan['work'][number]; hash: string; prep: Prepared; keep: Map<number, OldRow> }[] = [];
-  const put = (w: Plan['work'][number], hash: string, prep: Prepared, keep: Map<number, OldRow>) => {
-    writer.put(w.row?.id, w.file, w.st, hash, now - w.st.mtimeMs < RACY_MS, prep, keep);
-    written++;
-  };
-  let stashed = 0;
-  const writeStash = () => {
-    stash.forEach(({ w, hash, prep, keep }, i) => {
-      put(w, hash, prep, keep);
-      stash[i] = undefined as never;
-    });
-    stash.length = 0;
-    stashed = 0;
-  };
+  // As in applyPlan, FTS deletes come before inserts: into an index with rows to replace, each
+  // changed file is reconciled with its rows (their deletes) and written as it comes, but its new
+  // full-text rows are held back and written in runs of STASH_ENTRIES, so that FTS5 flushes its
+  // pending inserts once per run rather than once per file. Only those rows are held, never the
+  // parsed files (2.4 GB for a compaction of a million entries).
+  if (replacing) writer.holdFts();
   try {
     saveCheckState(db, p);
     for (const r of p.removed) writer.remove(r.id, r.path);
-    // When rows are replaced, this thread has little to do while the worker parses (reconciling
-    // is quick; writing comes after), so it prepares every third batch itself.
-    const ownBatch = (id: number) => replacing && id % 3 === 2;
-    const forWorker = batches.map((_, id) => id).filter((id) => !ownBatch(id));
-    let sent = 0;
-    while (sent < Math.min(IN_FLIGHT, forWorker.length)) send(forWorker[sent++]);
+    while (atWorker < IN_FLIGHT && handedOut < batches.length) send();
     let seen = 0;
     for (let id = 0; id < batches.length; id++) {
-      const results = ownBatch(id) ? batches[id].map((w) => prepareFile(w.file, w.row?.hash ?? null)) : await result(id);
-      if (!ownBatch(id) && sent < forWorker.length) send(forWorker[sent++]);
+      const results = await result(id);
+      if (toWorker[id]) atWorker--;
+      while (atWorker < IN_FLIGHT && handedOut < batches.length) send();
       batches[id].forEach((w, k) => {
         const { hash, prep, diagnostics: found } = results[k];
         if (prep === null) {
@@ -734,17 +771,14 @@ async function applyInParallel(db: Db, planned: Plan, opts: RefreshOptions, star
           return;
         }
         diagnostics.push(...found);
-        if (!replacing) put(w, hash, prep, new Map());
-        else {
-          stash.push({ w, hash, prep, keep: w.row ? writer.reconcile(w.row.id, prep) : new Map() });
-          stashed += prep.entries.length;
-        }
+        writer.put(w.row?.id, w.file, w.st, hash, now - w.st.mtimeMs < RACY_MS, prep, w.row ? writer.reconcile(w.row.id, prep) : new Map());
+        written++;
+        if (writer.heldFtsRows >= STASH_ENTRIES) writer.flushFts();
       });
-      if (stashed >= STASH_ENTRIES) writeStash();
       seen += batches[id].length;
       tick(seen);
     }
-    writeStash();
+    writer.flushFts();
     writer.saveConflicts();
     saveStatDigest(db, writer.wroteRacy);
     endWrite(db);
@@ -754,6 +788,7 @@ async function applyInParallel(db: Db, planned: Plan, opts: RefreshOptions, star
     abandonWrite(db);
     throw err;
   } finally {
+    replies.close();
     await worker.terminate();
   }
   return { files: p.files, changed: written, removed: p.removed.length, entries: -1, ms: Date.now() - started, diagnostics };

@@ -99,9 +99,10 @@ export function selectFiles(vault: Vault, paths: string[], cwd: string): VaultFi
  * Re-index files mem just wrote, so the next --no-refresh search sees the change. Never throws:
  * the markdown is written, so an index that cannot be updated is only a warning, returned.
  * `mayRebuild`: a write that may have rewritten most of the vault, whose index is rebuilt when
- * that costs less (see indexRewritten).
+ * that costs less (see indexRewritten); `rowShare`: the share of the entries it read that it
+ * changed or removed, when known.
  */
-export async function reindex(vault: Vault, files: VaultFile[], opts: { mayRebuild?: boolean } = {}): Promise<string | undefined> {
+export async function reindex(vault: Vault, files: VaultFile[], opts: { mayRebuild?: boolean; rowShare?: number } = {}): Promise<string | undefined> {
   if (files.length === 0) return undefined;
-  return (await (opts.mayRebuild ? indexRewritten(vault, files) : indexWritten(vault, files))).warning;
+  return (await (opts.mayRebuild ? indexRewritten(vault, files, { rowShare: opts.rowShare }) : indexWritten(vault, files))).warning;
 }

@@ -1,7 +1,7 @@
-// The index after `mem compact`: a compaction that rewrote most of the vault rebuilds the index
-// beside the old one (the rows a refresh would leave, the answers of a fresh build, the embedding
-// vectors kept);
-// one that rewrote little refreshes it; a rebuild that fails leaves the old index, refreshed.
+// The index after `mem compact`: a compaction that rewrote most of the vault and changed many of
+// its entries rebuilds the index beside the old one (the rows a refresh would leave, the answers
+// of a fresh build, the embedding vectors kept); one that rewrote little, or rewrote every file
+// but changed few entries, refreshes it; a rebuild that fails leaves the old index, refreshed.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -126,6 +126,42 @@ describe('the index after mem compact', () => {
     expect(r.json().written).toEqual(['MEMORY.md']);
     expect(meta(v.path('.memory.db'), 'built_at')).toBeUndefined();
     expect((await answers(run))[0][0]).toBe('alpha-m1@MEMORY.md');
+  });
+
+  it('refreshes it when every file was rewritten but few of the entries changed', async () => {
+    const { v, run } = setup();
+    const many = (tag: string) => `# Memory\n\n${Array.from({ length: 40 }, (_, i) => entry(`${tag}-${i}`, `Fact about ${tag}${i}k, ${tag}${i}m and ${tag}${i}q: kept as written.`)).join('')}`
+      + entry(`${tag}-old`, `An old ${tag} learning about the cache.`, { status: 'retired' })
+      + entry(`${tag}-last`, `The ${tag} cache is flushed on deploy.`);
+    v.write('MEMORY.md', many('alpha'));
+    v.write('memory/project/notes.md', many('beta'));
+    expect((await run(['index'])).status).toBe(0);
+    const dbPath = v.path('.memory.db');
+    const twin = path.join(tempDir(), 'project');
+    fs.cpSync(v.root, twin, { recursive: true });
+
+    const r = await run(['compact', '--json']);
+    expect(r.status).toBe(0);
+    expect(r.json().written.sort()).toEqual(['MEMORY.md', 'memory/project/notes.md']);
+    expect(r.json().retired).toHaveLength(2);
+    expect(r.json().merges).toHaveLength(0);
+    // Refreshed in place: no rebuild stamp, and the entries away from the dropped one keep their
+    // rows (an untitled entry's full-text row holds its neighbours' text, so theirs are new).
+    expect(meta(dbPath, 'built_at')).toBeUndefined();
+    const db = new Database(dbPath, { readonly: true });
+    try {
+      expect(db.prepare("SELECT count(*) FROM entries WHERE entry_id LIKE '%-old'").pluck().get()).toBe(0);
+      expect(db.prepare('SELECT count(*) FROM entries').pluck().get()).toBe(82);
+      expect(db.prepare('SELECT count(*) FROM entries WHERE rowid <= 84').pluck().get()).toBeGreaterThanOrEqual(74);
+    } finally {
+      db.close();
+    }
+    // The rows and answers a rebuild of the same files gives.
+    for (const rel of ['MEMORY.md', 'memory/project/notes.md']) fs.copyFileSync(v.path(rel), path.join(twin, rel));
+    expect((await run(['index', '--rebuild'], twin)).status).toBe(0);
+    expect(rows(dbPath)).toEqual(rows(path.join(twin, '.memory.db')));
+    expect((await answers(run))[1]).toEqual((await answers((args) => run(args, twin)))[1]);
+    expect((await run(['search', 'flushed on deploy', '--ids', '--limit', '2'])).stdout.trim().split('\n').sort()).toEqual(['alpha-last', 'beta-last']);
   });
 
   it('leaves the old index, refreshed, when the rebuild fails', async () => {

@@ -56,6 +56,7 @@ async function compactCommand(ctx: Ctx, paths: string[], opts: CompactOptions): 
   const { sketchSharing } = await import('../../lifecycle/sketch-sharing.js');
   const compactor = new Compactor(targets.map((t) => ({ path: t.path, group: groupOf(t) })), gc, sketchSharing(SCAN_WORKER));
   let considered = 0;
+  let entries = 0;
   const dry = Boolean(opts.dryRun || opts.check);
   // Every file is read and checked under its lock; a malformed entry anywhere stops the whole run.
   // Notes and legacy files have no entries mem can rewrite: they are left alone. The files are
@@ -65,6 +66,7 @@ async function compactCommand(ctx: Ctx, paths: string[], opts: CompactOptions): 
   const take = (i: number, scan: FileScan | null) => {
     if (scan === null) return;
     considered++;
+    entries += scan.items.length;
     compactor.take(i, scan);
   };
   const summarize = (i: number, parsed: ParsedFile) => (compactable(parsed) ? scanFile(i, parsed) : null);
@@ -76,15 +78,17 @@ async function compactCommand(ctx: Ctx, paths: string[], opts: CompactOptions): 
     },
   });
   const report: CompactReport = compactor.report;
+  const n = report.retired.length + report.duplicates.reduce((s, d) => s + d.dropped.length, 0) + report.merges.reduce((s, m) => s + m.absorbed.length, 0);
   // The compaction's parsed vault is garbage now; collecting it before the index refresh (which
   // holds every changed file's entries) keeps the two from adding up: peak 740 → 525 MB at 100k
-  // entries.
+  // entries. The entries it changed or removed (each merge's survivor is rewritten) decide
+  // between refreshing the index and rebuilding it.
   if (!dry) {
     gc();
-    const lag = await reindex(vault, targets.filter((t) => written.includes(t.path)), { mayRebuild: true });
+    const rowShare = entries > 0 ? (n + report.merges.length) / entries : 1;
+    const lag = await reindex(vault, targets.filter((t) => written.includes(t.path)), { mayRebuild: true, rowShare });
     if (lag) ctx.warn(lag);
   }
-  const n = report.retired.length + report.duplicates.reduce((s, d) => s + d.dropped.length, 0) + report.merges.reduce((s, m) => s + m.absorbed.length, 0);
   const check = settleCheck(ctx, opts.check, n === 0 && written.length === 0);
   if (ctx.json) {
     ctx.out(JSON.stringify({ dry_run: dry, ...check, files: considered, written: dry ? [] : written, ...report }, null, 2));
