@@ -90,6 +90,27 @@ export function tempDir(prefix = 'mem-test-'): string {
   return d;
 }
 
+/**
+ * A copy of the built package (bin, dist, package.json; node_modules linked) in a temp folder,
+ * for a test to break a part of: its launcher is `<folder>/bin/mem.js`.
+ */
+export function packageCopy(): string {
+  const pkg = tempDir();
+  for (const d of ['bin', 'dist']) fs.cpSync(path.join(REPO, d), path.join(pkg, d), { recursive: true });
+  fs.copyFileSync(path.join(REPO, 'package.json'), path.join(pkg, 'package.json'));
+  fs.symlinkSync(path.join(REPO, 'node_modules'), path.join(pkg, 'node_modules'));
+  return pkg;
+}
+
+/**
+ * Put `lines` (an ES module) in place of the worker script `name` of a packageCopy, with the
+ * built script beside it as `real-<name>` for the lines to import.
+ */
+export function wrapWorker(pkg: string, name: string, lines: string[]): void {
+  fs.copyFileSync(path.join(REPO, 'dist', name), path.join(pkg, 'dist', `real-${name}`));
+  fs.writeFileSync(path.join(pkg, 'dist', name), `${lines.join('\n')}\n`);
+}
+
 export function tempVault(opts: { git?: boolean; mem?: boolean } = {}): TempVault {
   const base = tempDir();
   const root = path.join(base, 'project');

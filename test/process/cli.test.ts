@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanup, entry, mem, REPO, runEnv, tempDir, tempVault } from '../helpers.js';
+import { cleanup, entry, mem, packageCopy, runEnv, tempVault, wrapWorker } from '../helpers.js';
 
 afterEach(cleanup);
 
@@ -141,12 +141,8 @@ describe('mem index --rebuild with the parse worker', () => {
     const { default: Database } = await import('better-sqlite3');
     // A copy of the package whose worker answers every entry with its position only, as if none
     // had changed (slimKept does so for the entries that keep their row as it is).
-    const pkg = tempDir();
-    for (const d of ['bin', 'dist']) fs.cpSync(path.join(REPO, d), path.join(pkg, d), { recursive: true });
-    fs.copyFileSync(path.join(REPO, 'package.json'), path.join(pkg, 'package.json'));
-    fs.symlinkSync(path.join(REPO, 'node_modules'), path.join(pkg, 'node_modules'));
-    fs.renameSync(path.join(pkg, 'dist', 'parse-worker.js'), path.join(pkg, 'dist', 'real-parse-worker.js'));
-    fs.writeFileSync(path.join(pkg, 'dist', 'parse-worker.js'), [
+    const pkg = packageCopy();
+    wrapWorker(pkg, 'parse-worker.js', [
       "import { workerData } from 'node:worker_threads';",
       'const port = workerData.port;',
       'const send = port.postMessage.bind(port);',
@@ -161,7 +157,7 @@ describe('mem index --rebuild with the parse worker', () => {
       '  send(msg);',
       '};',
       "await import('./real-parse-worker.js');",
-    ].join('\n'));
+    ]);
     const v = tempVault();
     for (let i = 0; i < 80; i++) {
       const body = Array.from({ length: 4 }, (_, k) => entry(`e-${i}-${k}`, `## Learning ${i}.${k}\n\nThe report job ${i} runs at ${k + 1} am.`)).join('');

@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { generateVault } from '../../bench/generate.mjs';
 import { SCAN_WORKER } from '../../src/lifecycle/compact-scan.js';
 import { OFFLOAD_MIN } from '../../src/vault/edit.js';
-import { REPO, cleanup, entry, mem, runEnv, tempDir, tempVault } from '../helpers.js';
+import { cleanup, entry, mem, packageCopy, runEnv, tempDir, tempVault, wrapWorker } from '../helpers.js';
 import { run } from '../run.js';
 
 afterAll(cleanup);
@@ -86,11 +86,7 @@ describe('compaction with a worker thread', () => {
 
   it('a worker that fails leaves its files to the main thread: the same result, and a warning', async () => {
     // A copy of the package whose worker script throws as it loads.
-    const pkg = tempDir();
-    fs.cpSync(path.join(REPO, 'bin'), path.join(pkg, 'bin'), { recursive: true });
-    fs.cpSync(path.join(REPO, 'dist'), path.join(pkg, 'dist'), { recursive: true });
-    fs.copyFileSync(path.join(REPO, 'package.json'), path.join(pkg, 'package.json'));
-    fs.symlinkSync(path.join(REPO, 'node_modules'), path.join(pkg, 'node_modules'));
+    const pkg = packageCopy();
     fs.writeFileSync(path.join(pkg, 'dist', 'scan-worker.js'), "throw new Error('broken on purpose');\n");
     const compact = (cwd: string, home: string) => spawnSync(process.execPath, [path.join(pkg, 'bin', 'mem.js'), 'compact', '--json'], { cwd, env: runEnv({ cwd, home }), encoding: 'utf8' });
 
@@ -103,14 +99,13 @@ describe('compaction with a worker thread', () => {
     expect(snapshot(b)).toEqual(snapshot(a));
 
     // One that stops after a few files: what it answered is kept, the rest read here.
-    fs.copyFileSync(path.join(REPO, 'dist', 'scan-worker.js'), path.join(pkg, 'dist', 'real-worker.js'));
     // The real worker's listener first (imports run before the body), then one that stops the thread at the fourth file.
-    fs.writeFileSync(path.join(pkg, 'dist', 'scan-worker.js'), [
-      "import './real-worker.js';",
+    wrapWorker(pkg, 'scan-worker.js', [
+      "import './real-scan-worker.js';",
       "import { parentPort } from 'node:worker_threads';",
       'let n = 0;',
       "parentPort.on('message', () => { if (++n === 4) process.exit(3); });",
-    ].join('\n'));
+    ]);
     const c = bigVaults();
     const mid = compact(c.b, c.home);
     expect(mid.stderr).toBe('mem: warning: the worker thread reading part of the vault failed (it stopped (exit code 3)); going on with one thread\n');

@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LAUNCHER, REPO, cleanup, entry, mem, runEnv, tempDir, tempVault } from '../helpers.js';
+import { LAUNCHER, REPO, cleanup, entry, mem, packageCopy, runEnv, tempDir, tempVault } from '../helpers.js';
 
 afterAll(cleanup);
 
@@ -81,11 +81,7 @@ describe('the mem command', () => {
   });
   it('runs a plain mem index, mem search and mem context from their own bundles, and everything else from dist/main.cjs', () => {
     // A copy of the package without main.cjs: what still works came from the smaller bundles.
-    const pkg = tempDir();
-    fs.cpSync(path.join(REPO, 'bin'), path.join(pkg, 'bin'), { recursive: true });
-    fs.cpSync(path.join(REPO, 'dist'), path.join(pkg, 'dist'), { recursive: true });
-    fs.copyFileSync(path.join(REPO, 'package.json'), path.join(pkg, 'package.json'));
-    fs.symlinkSync(path.join(REPO, 'node_modules'), path.join(pkg, 'node_modules'));
+    const pkg = packageCopy();
     fs.rmSync(path.join(pkg, 'dist', 'main.cjs'));
     const v = tempVault();
     v.write('MEMORY.md', entry('m-1', 'Run the migrations before the API tests.'));
