@@ -102,15 +102,6 @@ export function packageCopy(): string {
   return pkg;
 }
 
-/**
- * Put `lines` (an ES module) in place of the worker script `name` of a packageCopy, with the
- * built script beside it as `real-<name>` for the lines to import.
- */
-export function wrapWorker(pkg: string, name: string, lines: string[]): void {
-  fs.copyFileSync(path.join(REPO, 'dist', name), path.join(pkg, 'dist', `real-${name}`));
-  fs.writeFileSync(path.join(pkg, 'dist', name), `${lines.join('\n')}\n`);
-}
-
 export function tempVault(opts: { git?: boolean; mem?: boolean } = {}): TempVault {
   const base = tempDir();
   const root = path.join(base, 'project');

@@ -13,7 +13,7 @@ import { checkWalkMemo, DirCache } from '../vault/dircache.js';
 import { FILE, inFolder, statInto } from '../vault/faststat.js';
 import { headerStartsBefore } from '../vault/locate.js';
 import { absFromRoot, probedFiles, vaultFiles, walkKey, walkPaths, type Vault, type VaultFile } from '../vault/vault.js';
-import { CONTEXT_NEIGHBOURS, matchRows, prepare, prepareFile, slimHolds, type Prepared, type PreparedFile } from './prepare.js';
+import { CONTEXT_NEIGHBOURS, prepare, prepareFile, type Prepared, type PreparedFile } from './prepare.js';
 import { bytesHash, prefixAndWholeHash } from '../hash.js';
 import { abandonWrite, beginWrite, BULK_HASHSIZE, createIndexAt, DEFAULT_HASHSIZE, endWrite, indexError, indexFault, INDEXES, isBusy, openIndex, removeDbFiles, type Db } from './db.js';
 
@@ -132,7 +132,7 @@ class Writer {
   }
 
   remove(id: number, filePath: string): void {
-    for (const r of this.oldRows(id)) this.deleteFtsRow.run(r.rowid);
+    for (const r of this.fileRows.all(id) as OldRow[]) this.deleteFtsRow.run(r.rowid);
     this.deleteFileEntries.run(id);
     this.deleteFile.run(id);
     this.noteConflict(filePath, undefined);
@@ -156,20 +156,24 @@ class Writer {
     this.conflictsChanged = false;
   }
 
-  /** A file's index rows, in file order. */
-  oldRows(fileId: number): OldRow[] {
-    return this.fileRows.all(fileId) as OldRow[];
-  }
-
   /**
-   * Match a changed file's new entries to its indexed rows (matchRows): an entry whose id and
-   * indexed text are unchanged keeps its row (metadata is updated, no FTS work). The FTS rows of
-   * everything else are deleted now; `put` inserts the new ones later, after every delete of the
-   * refresh. `match`: matchRows(old, prep), when already made.
+   * Match a changed file's new entries to its indexed rows: an entry whose id and indexed text
+   * are unchanged keeps its row (metadata is updated, no FTS work). The FTS rows of everything
+   * else are deleted now; `put` inserts the new ones later, after every delete of the refresh.
    */
-  reconcile(fileId: number, prep: Prepared, old = this.oldRows(fileId), match = matchRows(old, prep)): Map<number, OldRow> {
+  reconcile(fileId: number, prep: Prepared, old = this.fileRows.all(fileId) as OldRow[]): Map<number, OldRow> {
+    const byKey = new Map<string, OldRow[]>();
+    for (const r of old) {
+      const k = `${r.entry_id}\u0000${r.fts_hash}`;
+      const list = byKey.get(k);
+      if (list) list.push(r);
+      else byKey.set(k, [r]);
+    }
     const keep = new Map<number, OldRow>();
-    for (const [i, k] of match) keep.set(i, old[k]);
+    prep.entries.forEach((e, i) => {
+      const r = byKey.get(`${e.id}\u0000${prep.fts[i].hash}`)?.shift();
+      if (r !== undefined) keep.set(i, r);
+    });
     const kept = new Set([...keep.values()].map((r) => r.rowid));
     for (const r of old) {
       if (kept.has(r.rowid)) continue;
@@ -680,8 +684,6 @@ async function applyInParallel(db: Db, planned: Plan, opts: RefreshOptions, star
     }
   }
   const replacing = p.removed.length > 0 || p.work.some((w) => w.row);
-  const diagnostics: Diagnostic[] = [];
-  const writer = new Writer(db);
   const replies = channel.port1;
   const done = new Map<number, PreparedFile[]>();
   let failure: Error | null = null;
@@ -710,20 +712,11 @@ async function applyInParallel(db: Db, planned: Plan, opts: RefreshOptions, star
   let handedOut = 0;
   let atWorker = 0;
   const toWorker: boolean[] = [];
-  // The index rows of each file handed out, read when it is (before any of its rows changes):
-  // they go to the worker with the file, which leaves out of its answer what an unchanged entry
-  // will not be written from (slimKept), and are what the file is reconciled with here.
-  const olds: (OldRow[] | null)[][] = [];
-  const handOut = (id: number) => {
-    olds[id] = batches[id].map((w) => (replacing && w.row ? writer.oldRows(w.row.id) : null));
-  };
   const send = () => {
     const id = handedOut++;
     toWorker[id] = true;
     atWorker++;
-    handOut(id);
-    const old = olds[id].map((rows) => rows?.map(({ entry_id, fts_hash, row_hash }) => ({ entry_id, fts_hash, row_hash })) ?? null);
-    worker.postMessage({ id, files: batches[id].map((w) => w.file), known: batches[id].map((w) => w.row?.hash ?? null), old });
+    worker.postMessage({ id, files: batches[id].map((w) => w.file), known: batches[id].map((w) => w.row?.hash ?? null) });
   };
   const result = async (id: number): Promise<PreparedFile[]> => {
     for (;;) {
@@ -736,7 +729,6 @@ async function applyInParallel(db: Db, planned: Plan, opts: RefreshOptions, star
       if (failure) throw failure;
       if (replacing && handedOut < batches.length && handedOut - id < AHEAD) {
         const own = handedOut++;
-        handOut(own);
         done.set(own, batches[own].map((w) => prepareFile(w.file, w.row?.hash ?? null)));
         continue;
       }
@@ -746,6 +738,8 @@ async function applyInParallel(db: Db, planned: Plan, opts: RefreshOptions, star
       wake = null;
     }
   };
+  const diagnostics: Diagnostic[] = [];
+  const writer = new Writer(db);
   const now = Date.now();
   let written = 0;
   let lastTick = 0;
@@ -770,26 +764,14 @@ async function applyInParallel(db: Db, planned: Plan, opts: RefreshOptions, star
       const results = await result(id);
       if (toWorker[id]) atWorker--;
       while (atWorker < IN_FLIGHT && handedOut < batches.length) send();
-      const old = olds[id];
-      olds[id] = [];
       batches[id].forEach((w, k) => {
-        let { hash, prep, diagnostics: found } = results[k];
+        const { hash, prep, diagnostics: found } = results[k];
         if (prep === null) {
           writer.touch(w.row!.id, w.st, now - w.st.mtimeMs < RACY_MS);
           return;
         }
-        // The rows of the file in the index (none for a new file), and which of them it keeps.
-        const rows = old[k];
-        let match = rows ? matchRows(rows, prep) : null;
-        // The worker left out what an unchanged entry is not written from, matching as this
-        // thread does; should the two ever differ, the file is read again here, whole.
-        if (prep.slim && !(rows && match && slimHolds(prep, match, rows))) {
-          ({ hash, prep, diagnostics: found } = prepareFile(w.file));
-          match = rows ? matchRows(rows, prep!) : null;
-        }
-        const keep = w.row && rows && match ? writer.reconcile(w.row.id, prep!, rows, match) : new Map<number, OldRow>();
         diagnostics.push(...found);
-        writer.put(w.row?.id, w.file, w.st, hash, now - w.st.mtimeMs < RACY_MS, prep!, keep);
+        writer.put(w.row?.id, w.file, w.st, hash, now - w.st.mtimeMs < RACY_MS, prep, w.row ? writer.reconcile(w.row.id, prep) : new Map());
         written++;
         if (writer.heldFtsRows >= STASH_ENTRIES) writer.flushFts();
       });

@@ -79,11 +79,6 @@ export interface PreparedRow {
 
 /** A file read and parsed, ready to be written to the index. */
 export interface Prepared {
-  /**
-   * Entries that keep their index row as it is (slimKept): for these, entries[i] holds only id,
-   * ordinal, offset and line, fts[i] only the hash, rows[i] only rowHash. Absent when none is.
-   */
-  slim?: number[];
   entries: IndexEntry[];
   format: FileFormat | null;
   error: string | null;
@@ -167,58 +162,4 @@ export function prepareFile(file: VaultFile, known: string | null = null): Prepa
   const diagnostics: Diagnostic[] = [];
   const prep = prepare(file, buf ? decodeVaultText(buf) : readVaultText(file.abs), diagnostics);
   return { hash, prep, diagnostics };
-}
-
-/** What matching a file's entries to its index rows reads of each row. */
-export interface RowKey {
-  entry_id: string;
-  fts_hash: string;
-}
-
-/**
- * Which index row each of a file's new entries keeps (entry index → index into `old`): the first
- * row not yet taken with the entry's id and full-text hash (its text, and its neighbours' for a
- * context). The rest of `old` is deleted, the rest of the entries written anew.
- */
-export function matchRows(old: readonly RowKey[], prep: Prepared): Map<number, number> {
-  const byKey = new Map<string, number[]>();
-  old.forEach((r, k) => {
-    const key = `${r.entry_id}\u0000${r.fts_hash}`;
-    const list = byKey.get(key);
-    if (list) list.push(k);
-    else byKey.set(key, [k]);
-  });
-  const keep = new Map<number, number>();
-  prep.entries.forEach((e, i) => {
-    const k = byKey.get(`${e.id}\u0000${prep.fts[i].hash}`)?.shift();
-    if (k !== undefined) keep.set(i, k);
-  });
-  return keep;
-}
-
-/**
- * Drop from `prep` what the index will not be written from: an entry that keeps its row with the
- * same row hash only moves (see Prepared.slim). Done in the worker thread before its answer is
- * copied to the main thread, which then copies a few numbers per unchanged entry rather than its
- * text and metadata (a compaction at a million entries keeps 95% of them).
- */
-export function slimKept(prep: Prepared, old: readonly (RowKey & { row_hash: string })[]): void {
-  const slim: number[] = [];
-  for (const [i, k] of matchRows(old, prep)) {
-    if (old[k].row_hash !== prep.rows[i].rowHash) continue;
-    const { id, ordinal, offset, line } = prep.entries[i];
-    prep.entries[i] = { id, ordinal, offset, line } as IndexEntry;
-    prep.fts[i] = { context: '', hash: prep.fts[i].hash };
-    prep.rows[i] = { rowHash: prep.rows[i].rowHash } as PreparedRow;
-    slim.push(i);
-  }
-  if (slim.length > 0) prep.slim = slim.sort((a, b) => a - b);
-}
-
-/** Whether every slimmed entry of `prep` keeps, in `keep` (matchRows over `old`), a row with its row hash. */
-export function slimHolds(prep: Prepared, keep: ReadonlyMap<number, number>, old: readonly { row_hash: string }[]): boolean {
-  return (prep.slim ?? []).every((i) => {
-    const k = keep.get(i);
-    return k !== undefined && old[k].row_hash === prep.rows[i].rowHash;
-  });
 }

@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { generateVault } from '../../bench/generate.mjs';
 import { SCAN_WORKER } from '../../src/lifecycle/compact-scan.js';
 import { OFFLOAD_MIN } from '../../src/vault/edit.js';
-import { cleanup, entry, mem, packageCopy, runEnv, tempDir, tempVault, wrapWorker } from '../helpers.js';
+import { REPO, cleanup, entry, mem, packageCopy, runEnv, tempDir, tempVault } from '../helpers.js';
 import { run } from '../run.js';
 
 afterAll(cleanup);
@@ -99,13 +99,14 @@ describe('compaction with a worker thread', () => {
     expect(snapshot(b)).toEqual(snapshot(a));
 
     // One that stops after a few files: what it answered is kept, the rest read here.
+    fs.copyFileSync(path.join(REPO, 'dist', 'scan-worker.js'), path.join(pkg, 'dist', 'real-worker.js'));
     // The real worker's listener first (imports run before the body), then one that stops the thread at the fourth file.
-    wrapWorker(pkg, 'scan-worker.js', [
-      "import './real-scan-worker.js';",
+    fs.writeFileSync(path.join(pkg, 'dist', 'scan-worker.js'), [
+      "import './real-worker.js';",
       "import { parentPort } from 'node:worker_threads';",
       'let n = 0;',
       "parentPort.on('message', () => { if (++n === 4) process.exit(3); });",
-    ]);
+    ].join('\n'));
     const c = bigVaults();
     const mid = compact(c.b, c.home);
     expect(mid.stderr).toBe('mem: warning: the worker thread reading part of the vault failed (it stopped (exit code 3)); going on with one thread\n');
