@@ -26,6 +26,8 @@ export interface IndexReport {
   ms: number;
   /** Time the freshness check took (finding what changed), when this was a refresh. */
   checkMs?: number;
+  /** A running `mem watch` vouched that no file changed since it indexed them: nothing was stat-ed. */
+  watcher?: boolean;
   diagnostics: Diagnostic[];
   note?: string;
 }
@@ -45,7 +47,7 @@ interface FileRow {
 }
 
 /** Stat windows shorter than this may hide a same-size edit: such files are hashed again next time. */
-const RACY_MS = 2000;
+export const RACY_MS = 2000;
 
 interface OldRow {
   rowid: number;
@@ -572,6 +574,14 @@ function saveStatDigest(db: Db, wroteRacy = false): void {
     d.add(file, mtime, ctime, size);
   }
   db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('stat_digest', ?)").run(racy ? '' : d.toString());
+}
+
+/**
+ * The stat digest the index's last write stored: `a.b.n` for n files (see StatDigest), '' when
+ * rows are racy, undefined when none was stored.
+ */
+export function storedStatDigest(db: Db): string | undefined {
+  return db.prepare("SELECT value FROM meta WHERE key = 'stat_digest'").pluck().get() as string | undefined;
 }
 
 /** Save what the next freshness check starts from: folder listings, walk memo, stat digest. */

@@ -6,7 +6,8 @@
 import { formatWhere } from '../errors.js';
 import { describeIndexFault, indexError, indexFault, isCorruption, openIndex, openMemoryIndex, removeDbFiles, type Db } from './db.js';
 import fs from 'node:fs';
-import { applyRefresh, planIsEmpty, planRefresh, conflictWarnings, rebuildIndex, refresh, refreshFiles, type IndexProgress, type IndexReport } from './indexer.js';
+import { applyRefresh, planIsEmpty, planRefresh, conflictWarnings, rebuildIndex, refresh, refreshFiles, storedStatDigest, type IndexProgress, type IndexReport } from './indexer.js';
+import { askWatcher } from './vouch.js';
 import { discoverFiles, type Vault, type VaultFile } from '../vault/vault.js';
 
 export interface FreshOptions {
@@ -20,6 +21,11 @@ export interface FreshOptions {
   tolerateBusy?: boolean;
   /** Asked with the number of files to index; may return a progress callback (a spinner). */
   progressFor?: (total: number) => Promise<IndexProgress | undefined>;
+  /**
+   * Ask a running `mem watch` first (see vouch.ts): when it vouches that no file changed since it
+   * indexed them, and the index is the one it left, the files are not stat-ed.
+   */
+  askWatcher?: boolean;
 }
 
 export interface FreshIndex {
@@ -44,16 +50,32 @@ const BULK_BYTES = 16 << 20;
  * index just created, which a big vault fills by a bulk rebuild instead (null is returned then,
  * and nothing is written).
  */
-async function fill(db: Db, vault: Vault, opts: FreshOptions): Promise<IndexReport>;
+async function fill(db: Db, vault: Vault, opts: FreshOptions, empty?: false, asked?: Promise<string | null> | null): Promise<IndexReport>;
 async function fill(db: Db, vault: Vault, opts: FreshOptions, empty: true): Promise<IndexReport | null>;
-async function fill(db: Db, vault: Vault, opts: FreshOptions, empty = false): Promise<IndexReport | null> {
+async function fill(db: Db, vault: Vault, opts: FreshOptions, empty = false, asked: Promise<string | null> | null = null): Promise<IndexReport | null> {
   // process.hrtime, not the global performance, whose first use loads node:perf_hooks (~1 ms).
   const started = process.hrtime.bigint();
+  const token = await watcherVouches(db, asked);
+  if (token !== null) {
+    const checkMs = Math.round(Number(process.hrtime.bigint() - started) / 1e5) / 10;
+    return { files: Number(token.split('.')[2]) || 0, changed: 0, removed: 0, entries: -1, ms: Math.round(checkMs), checkMs, watcher: true, diagnostics: [] };
+  }
   const p = planRefresh(db, vault);
   if (empty && p.work.reduce((n, w) => n + w.st.size, 0) >= BULK_BYTES) return null;
   const checkMs = Math.round(Number(process.hrtime.bigint() - started) / 1e5) / 10;
   const report = planIsEmpty(p) ? applyRefresh(db, p) : await refresh(db, p, { onProgress: await opts.progressFor?.(p.work.length) });
   return { ...report, checkMs, ms: Math.round(checkMs + report.ms) };
+}
+
+/**
+ * The watcher's token when `asked` (see askWatcher) vouches for `db`: the token is the stat digest
+ * the watcher saw stored after its last refresh, equal to this index's when this is the index it
+ * left (not one copied over it, nor one written since from files it has not seen). Null otherwise.
+ */
+export async function watcherVouches(db: Db, asked: Promise<string | null> | null): Promise<string | null> {
+  if (!asked) return null;
+  const token = await asked;
+  return token !== null && token !== '' && token === storedStatDigest(db) ? token : null;
 }
 
 /**
@@ -90,6 +112,8 @@ async function temporary(vault: Vault, opts: FreshOptions, why: string, notes: s
 async function open(vault: Vault, opts: FreshOptions, mode: 'disk' | 'memory'): Promise<FreshIndex> {
   const notes: string[] = [];
   if (mode === 'memory') return temporary(vault, opts, '.memory.db is corrupt and could not be replaced', notes, false);
+  // Asked before the index is opened: the watcher's round trip overlaps the opening.
+  const asked = opts.askWatcher && opts.refresh !== false ? askWatcher(vault.root) : null;
   let opened;
   try {
     opened = openIndex(vault.dbPath);
@@ -103,7 +127,7 @@ async function open(vault: Vault, opts: FreshOptions, mode: 'disk' | 'memory'): 
   if (note) notes.push(note);
   if (opts.refresh === false && !recreated) return { db, notes };
   try {
-    if (!recreated) return { db, notes, report: await fill(db, vault, opts) };
+    if (!recreated) return { db, notes, report: await fill(db, vault, opts, false, asked) };
     const filled = await fillEmpty(db, vault, opts.progressFor);
     return { db: filled.db, notes, report: filled.report };
   } catch (err) {

@@ -300,8 +300,13 @@ export async function withHookIndex<T>(vault: Vault, fn: (db: Db) => T, note: (s
   runSettings().busyTimeoutMs = HOOK_BUSY_MS;
   const { openIndex, indexFault } = await import('../index/db.js');
   const { planRefresh, planIsEmpty, applyRefresh, staleCount } = await import('../index/indexer.js');
+  const { askWatcher } = await import('../index/vouch.js');
+  const { watcherVouches } = await import('../index/open.js');
+  // A running `mem watch` may vouch that nothing changed: no file is stat-ed then.
+  const asked = askWatcher(vault.root);
   const { db, recreated } = openIndex(vault.dbPath);
   try {
+    if (!recreated && (await watcherVouches(db, asked)) !== null) return fn(db);
     const known = (db.prepare('SELECT count(*) FROM files').pluck().get() as number) ?? 0;
     if (known > INLINE_CHECK_FILES) {
       startBackgroundIndex(vault.root, `${known} files: too many to check in a hook`, note);

@@ -8,6 +8,7 @@ import type { ChokidarOptions, FSWatcher } from 'chokidar';
 import { formatWhere, MemError } from '../errors.js';
 import { CONFIG_PATH, loadConfig, type VaultConfig } from '../vault/config.js';
 import { globBase, globToRegExp } from '../vault/glob.js';
+import { FreshnessVouch, type VouchState } from './watch-vouch.js';
 import { isGlob, MEMORY_NAMES, ROOT_FILES, SKIP_DIRS, skipNotices, type Vault } from '../vault/vault.js';
 
 // ---- what to watch -------------------------------------------------------------------------
@@ -136,7 +137,7 @@ export interface BatcherOptions {
  * come during a batch make the next one.
  */
 export class Batcher {
-  private pending = new Set<string>();
+  private noted = new Set<string>();
   private firstAt = 0;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
@@ -146,7 +147,7 @@ export class Batcher {
 
   note(p: string): void {
     if (this.stopped) return;
-    this.pending.add(p);
+    this.noted.add(p);
     if (this.firstAt === 0) this.firstAt = Date.now();
     this.arm();
   }
@@ -164,12 +165,12 @@ export class Batcher {
     this.timer = undefined;
     if (this.running) return this.running;
     if (this.stopped) return Promise.resolve();
-    const paths = [...this.pending];
-    this.pending.clear();
+    const paths = [...this.noted];
+    this.noted.clear();
     this.firstAt = 0;
     this.running = this.opts.run(paths).finally(() => {
       this.running = undefined;
-      if (this.pending.size > 0 && !this.stopped) {
+      if (this.noted.size > 0 && !this.stopped) {
         this.firstAt ||= Date.now();
         this.arm();
       }
@@ -181,11 +182,16 @@ export class Batcher {
     return this.running !== undefined;
   }
 
+  /** Changes noted and not yet in a batch. */
+  get pending(): number {
+    return this.noted.size;
+  }
+
   /** No more batches; resolves when the one in flight (if any) has finished. */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
-    this.pending.clear();
+    this.noted.clear();
     await this.running;
   }
 }
@@ -262,6 +268,8 @@ export interface BatchResult {
   folders?: number;
   /** At start, when the watchers poll (--poll, or CHOKIDAR_USEPOLLING): how often (ms). */
   pollMs?: number;
+  /** At start: whether searches can ask this watch if the index is fresh (see watch-vouch.ts). */
+  answersFreshness?: boolean;
 }
 
 /** A failed batch is retried after 1, 2, 4 … s (at most 30 s) even when nothing changes. */
@@ -294,6 +302,11 @@ export function watcherFault(err: unknown, poll: boolean): MemError | null {
 
 // ---- the watch -----------------------------------------------------------------------------
 
+/** A batch that only re-checks the index for the vouch (see settleVouch). */
+const RECHECK = 'recheck:';
+/** How long after a refresh that left racy rows that re-check runs: once they are no longer racy. */
+const RECHECK_MARGIN_MS = 500;
+
 export interface WatchOptions {
   /** Quiet period before a batch (ms). */
   debounceMs: number;
@@ -320,7 +333,7 @@ export interface Watch {
  * holds now. The ids of every file are read once (`last` null); later only those of files whose
  * hash changed since `last`, so a batch costs one small query per changed file.
  */
-async function refreshAndRead(vault: Vault, last: IndexSnapshot | null): Promise<{ snap: IndexSnapshot; fresh: string[]; files: number; entries: number; reindexed: number; warnings: string[] }> {
+async function refreshAndRead(vault: Vault, last: IndexSnapshot | null): Promise<{ snap: IndexSnapshot; fresh: string[]; files: number; entries: number; reindexed: number; warnings: string[]; vouch: VouchState }> {
   const { withIndex } = await import('../index/open.js');
   return withIndex(vault, { refresh: true }, (ix) => {
     const snap: IndexSnapshot = new Map();
@@ -349,7 +362,10 @@ async function refreshAndRead(vault: Vault, last: IndexSnapshot | null): Promise
     }
     const entries = ix.db.prepare('SELECT count(*) FROM entries').pluck().get() as number;
     const warnings = [...ix.notes, ...(ix.report?.diagnostics ?? []).map((d) => formatWhere(d.message, d))];
-    return { snap, fresh, files: ix.report?.files ?? snap.size, entries, reindexed: (ix.report?.changed ?? 0) + (ix.report?.removed ?? 0), warnings };
+    // What searches will compare with (see watch-vouch.ts); a temporary index vouches for nothing.
+    const meta = ix.db.prepare('SELECT value FROM meta WHERE key = ?').pluck();
+    const vouch: VouchState = ix.temporary ? { walkMemo: undefined, statDigest: undefined } : { walkMemo: meta.get('walk_memo') as string | undefined, statDigest: meta.get('stat_digest') as string | undefined };
+    return { snap, fresh, files: ix.report?.files ?? snap.size, entries, reindexed: (ix.report?.changed ?? 0) + (ix.report?.removed ?? 0), warnings, vouch };
   });
 }
 
@@ -391,11 +407,16 @@ export async function startWatch(vault: Vault, opts: WatchOptions): Promise<Watc
   let stoppedNow!: () => void;
   const whenStopped = new Promise<void>((resolve) => (stoppedNow = resolve));
 
-  const onPath = (abs: string) => {
-    if (stopped) return;
+  /** Notes a path that matters to the index for the next batch; says whether it did. */
+  const onPath = (abs: string): boolean => {
+    if (stopped) return false;
     const kind = scope.classify(abs) ?? (linkTargets.has(abs) ? 'index' : null);
     if (kind !== null) batcher.note(kind === 'config' ? `config:${abs}` : abs);
+    return kind !== null;
   };
+  /** Answers searches that ask whether the index is fresh (see watch-vouch.ts); natively watched only. */
+  let vouch: FreshnessVouch | null = null;
+  let recheckTimer: NodeJS.Timeout | undefined;
 
   const common = (): ChokidarOptions => ({
     ignoreInitial: true,
@@ -474,12 +495,42 @@ export async function startWatch(vault: Vault, opts: WatchOptions): Promise<Watc
     return { reloaded: true };
   };
 
+  type Read = Awaited<ReturnType<typeof refreshAndRead>>;
+  /**
+   * Let the vouch watch what this refresh's walk read. Folders watched only now may have changed
+   * before their watch began, so the index is read once more (twice at most; a third time is left
+   * to a batch). A refresh that left racy rows or folders (written within the last two seconds:
+   * no stat digest, no walk memo) vouches for nothing: one more refresh, unreported unless it
+   * finds a change, follows once they are old enough (once: a folder that cannot be listed keeps
+   * the memo away for good).
+   */
+  const settleVouch = async (v: FreshnessVouch, mark: number, s: Read, recheck: boolean): Promise<Read> => {
+    for (let round = 0; v.settle(mark, s.vouch); round++) {
+      if (round === 2 || stopped) {
+        batcher.note(RECHECK);
+        return s;
+      }
+      mark = v.mark();
+      const again = await refreshAndRead(vault, last);
+      s = { ...again, reindexed: s.reindexed + again.reindexed, fresh: [...s.fresh, ...again.fresh], warnings: [...s.warnings, ...again.warnings] };
+    }
+    clearTimeout(recheckTimer);
+    if ((s.vouch.statDigest === '' || !s.vouch.walkMemo) && !recheck && !stopped) {
+      const { RACY_MS } = await import('../index/indexer.js');
+      recheckTimer = setTimeout(() => batcher.note(RECHECK), RACY_MS + RECHECK_MARGIN_MS);
+    }
+    return s;
+  };
+
   const run = async (paths: string[]): Promise<void> => {
     if (stopped) return;
     clearTimeout(retryTimer);
     const t0 = performance.now();
     // Until the first refresh succeeds (the index may be locked at start), each try is the start.
     const kind: BatchResult['kind'] = !started ? 'start' : paths.length === 0 ? 'retry' : 'change';
+    // A re-check for the vouch alone is reported only when it finds a change (or fails).
+    const recheckOnly = started && paths.length > 0 && paths.every((p) => p === RECHECK);
+    paths = paths.filter((p) => p !== RECHECK);
     const warnings: string[] = [];
     let configReloaded = false;
     let configError: string | undefined;
@@ -513,6 +564,7 @@ export async function startWatch(vault: Vault, opts: WatchOptions): Promise<Watc
       await watch(dirs, { depth: 0 }, underRoot);
       return true;
     };
+    const mark = vouch?.mark() ?? 0;
     try {
       let s = await refreshAndRead(vault, last);
       if (!stopped) {
@@ -525,6 +577,7 @@ export async function startWatch(vault: Vault, opts: WatchOptions): Promise<Watc
           s = { ...s, reindexed: first.reindexed + s.reindexed, fresh: [...first.fresh, ...s.fresh] };
         }
       }
+      if (vouch && !stopped) s = await settleVouch(vouch, mark, s, recheckOnly);
       warnings.push(...s.warnings, ...skipNotices(vault));
       const diff = last ? diffSnapshots(last, s.snap) : { files: [], added: 0, removed: 0 };
       last = s.snap;
@@ -532,8 +585,10 @@ export async function startWatch(vault: Vault, opts: WatchOptions): Promise<Watc
       started = true;
       const entries = s.entries;
       const ms = Math.round(performance.now() - t0);
-      opts.onResult({ at: new Date(), kind, seen, diff, reindexed: s.reindexed, vaultFiles: s.files, entries, ms, warnings, configReloaded, configError, folders: kind === 'start' ? folders() : undefined, pollMs: kind === 'start' ? pollMs : undefined });
+      if (recheckOnly && diff.files.length === 0 && s.reindexed === 0) return;
+      opts.onResult({ at: new Date(), kind, seen, diff, reindexed: s.reindexed, vaultFiles: s.files, entries, ms, warnings, configReloaded, configError, folders: kind === 'start' ? folders() : undefined, pollMs: kind === 'start' ? pollMs : undefined, ...(kind === 'start' ? { answersFreshness: vouch?.socket != null } : {}) });
     } catch (err) {
+      vouch?.invalidate();
       failures++;
       const retryInMs = retryDelay(failures);
       if (!stopped) retryTimer = setTimeout(() => void batcher.flush(), retryInMs);
@@ -561,9 +616,10 @@ export async function startWatch(vault: Vault, opts: WatchOptions): Promise<Watc
     stopped = true;
     stoppedNow();
     clearTimeout(retryTimer);
+    clearTimeout(recheckTimer);
     const closing = watchers.map((w) => w.close());
     watchers = [];
-    await Promise.all([...closing, batcher.stop()]);
+    await Promise.all([...closing, batcher.stop(), vouch?.close()]);
   };
 
   try {
@@ -571,6 +627,14 @@ export async function startWatch(vault: Vault, opts: WatchOptions): Promise<Watc
   } catch (err) {
     await stop();
     throw watcherFault(err, poll) ?? err;
+  }
+  // Natively only: a poll (a network filesystem) may miss changes made elsewhere for a while.
+  if (!poll && !stopped) {
+    const v = new FreshnessVouch(vault.root, vault.home, onPath, () => started && !stopped && !fatal && failures === 0 && !batcher.busy && batcher.pending === 0 && linkTargets.size === 0, () => batcher.note(RECHECK));
+    const listening = await v.listen();
+    if (listening.ok && stopped) await v.close();
+    else if (listening.ok) vouch = v;
+    else if (listening.why) opts.onWarning?.(`searches will stat every file (cannot answer them: ${listening.why})`);
   }
   if (!fatal) await batcher.flush();
   return { folders, stop };

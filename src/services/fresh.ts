@@ -51,7 +51,7 @@ export async function freshWarnings(vault: Vault, ix: FreshIndex): Promise<strin
 export async function readFresh<T>(vault: Vault, opts: ReadOptions, read: (ix: FreshIndex, warnings: Warnings) => T | Promise<T>): Promise<{ value: T; warnings: string[] }> {
   const { withIndex } = await import('../index/open.js');
   const w = warningsFor(opts);
-  return withIndex(vault, { refresh: opts.refresh !== false, tolerateBusy: true, progressFor: opts.progressFor }, async (ix) => {
+  return withIndex(vault, { refresh: opts.refresh !== false, tolerateBusy: true, progressFor: opts.progressFor, askWatcher: true }, async (ix) => {
     // A corrupt index found mid-read is rebuilt and the read run again: its warnings are the second run's.
     w.list.length = 0;
     w.add(...(await freshWarnings(vault, ix)));

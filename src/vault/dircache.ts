@@ -226,3 +226,26 @@ export function checkWalkMemo(saved: string | null | undefined, key: string, roo
   }
   return paths;
 }
+
+/**
+ * The folders a saved walk memo depends on, absolute: those it read and those it found missing.
+ * Null when there is no usable memo, or when the walk followed links (those depend on more than
+ * these folders).
+ */
+export function memoFolders(saved: string | null | undefined, root: string): { read: string[]; missing: string[] } | null {
+  if (!saved) return null;
+  let memo: { dirs?: unknown; missing?: unknown; links?: unknown };
+  try {
+    memo = JSON.parse(saved);
+  } catch {
+    return null;
+  }
+  if (typeof memo.dirs !== 'string' || !Array.isArray(memo.missing) || memo.links !== undefined) return null;
+  const abs = (d: string) => (path.isAbsolute(d) ? d : d === '.' ? root : path.join(root, d));
+  const missing: string[] = [];
+  for (const d of memo.missing as unknown[]) {
+    if (typeof d !== 'string') return null;
+    missing.push(abs(d));
+  }
+  return { read: memo.dirs === '' ? [] : memo.dirs.split('\n').map(abs), missing };
+}

@@ -25,6 +25,7 @@ interface Batch {
   ms: number;
   folders?: number;
   poll_ms?: number;
+  answers_freshness?: boolean;
   warnings: string[];
   error: { message: string; hint: string | null; retry_in_ms: number } | null;
 }
@@ -150,6 +151,25 @@ describe('mem watch', () => {
     const b = await batchAfter(w, n, (x) => x.files.includes('MEMORY.md'));
     expect(b).toMatchObject({ event: 'change', added: 1, removed: 0, entries: 2, error: null });
     expect(found(v, 'quokka')[0]).toBe('m2');
+  });
+
+  it.runIf(process.platform === 'linux')('answers searches whether the index is fresh; an edit just before a search is found, and after kill -9 searches check the files again', async () => {
+    const v = vault();
+    const w = startWatcher(v);
+    expect(await started(w)).toMatchObject({ answers_freshness: true });
+    const search = (q: string) => {
+      const r = mem(['search', q, '--json'], { cwd: v.root, home: v.home });
+      expect(r.status, r.stderr).toBe(0);
+      return (r.json().results as { id: string }[])[0]?.id;
+    };
+    for (let i = 0; i < 4; i++) {
+      fs.appendFileSync(v.path('MEMORY.md'), entry(`q${i}`, `The quail${i} pipeline is flaky.`));
+      expect(search(`quail${i}`)).toBe(`q${i}`);
+    }
+    w.child.kill('SIGKILL');
+    await w.exited;
+    fs.appendFileSync(v.path('MEMORY.md'), entry('q9', 'The quail9 pipeline is fixed.'));
+    expect(search('quail9')).toBe('q9');
   });
 
   it('indexes a new note in a new folder, a rename and a deletion', async () => {

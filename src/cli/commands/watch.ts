@@ -28,6 +28,12 @@ another writer) is reported and retried. One line per batch that changed the ind
 one JSON object per batch (every batch, also those that found nothing to do); with --quiet,
 only failed batches, on stderr. Ctrl-C or SIGTERM stops it (exit 0).
 
+While it runs (on Linux, without --poll), mem search, context, list and the agent hooks ask it
+whether the index is fresh instead of checking every file themselves: it answers on a socket in
+a folder of your own under the temporary folder, once it has seen every change made before the
+question. When it cannot tell (a change not yet indexed, a file written in the last two seconds),
+they check the files as usual.
+
 Examples:
   $ mem watch
   $ mem watch --debounce 1000
@@ -60,7 +66,8 @@ export function batchLine(r: BatchResult): string | null {
   if (r.kind === 'start') {
     const what = r.reindexed === 0 ? 'index up to date' : `indexed ${plural(r.reindexed, 'file')}`;
     const how = r.pollMs !== undefined ? `, polling every ${r.pollMs} ms` : '';
-    return `${at} watching ${plural(r.vaultFiles, 'file')} in ${plural(r.folders ?? 0, 'folder')}${how}; ${what} (${r.entries} ${r.entries === 1 ? 'entry' : 'entries'}) in ${r.ms} ms${warningsTail(r)}`;
+    const asked = r.answersFreshness ? '; searches ask it instead of checking every file' : '';
+    return `${at} watching ${plural(r.vaultFiles, 'file')} in ${plural(r.folders ?? 0, 'folder')}${how}; ${what} (${r.entries} ${r.entries === 1 ? 'entry' : 'entries'}) in ${r.ms} ms${asked}${warningsTail(r)}`;
   }
   if (r.diff.files.length === 0 && !r.configReloaded && r.configError === undefined) return null;
   const config = r.configReloaded ? 'applied .mem/config.yaml; ' : '';
@@ -81,6 +88,7 @@ export function batchJson(r: BatchResult): string {
     ms: r.ms,
     ...(r.folders !== undefined ? { folders: r.folders } : {}),
     ...(r.pollMs !== undefined ? { poll_ms: r.pollMs } : {}),
+    ...(r.answersFreshness !== undefined ? { answers_freshness: r.answersFreshness } : {}),
     ...(r.configReloaded ? { config_reloaded: true } : {}),
     ...(r.configError !== undefined ? { config_error: r.configError } : {}),
     warnings: r.warnings,

@@ -1,0 +1,87 @@
+// Asking a running `mem watch` whether the index is fresh, instead of stat-ing every file: the
+// watcher answers on a Unix socket of its own, after it has seen a file it creates for the
+// question come back through its change notifications (so every change made before the question
+// has been seen too). Linux only: there one inotify queue carries every folder's events in order.
+
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+/** What the client sends; the watcher answers `fresh <token>` or `stale`, one line each. */
+export const VOUCH_REQUEST = 'vouch 1\n';
+
+/** How long a search waits for the watcher before it checks the files itself. */
+export const VOUCH_TIMEOUT_MS = 150;
+
+/** Where sockets live: a folder of this user's alone, under the temporary folder. */
+export function vouchDir(): string | null {
+  if (os.platform() !== 'linux') return null;
+  const { uid } = os.userInfo();
+  return path.join(os.tmpdir(), `mem-${uid}`);
+}
+
+/**
+ * The socket a watcher of `root` listens on, or null where there is none: not Linux, or a path
+ * too long for a Unix socket (108 bytes on Linux).
+ */
+export function vouchSocket(root: string): string | null {
+  const dir = vouchDir();
+  if (dir === null) return null;
+  const id = crypto.createHash('sha256').update(path.resolve(root)).digest('hex').slice(0, 24);
+  const sock = path.join(dir, `watch-${id}.sock`);
+  return Buffer.byteLength(sock) < 104 ? sock : null;
+}
+
+/**
+ * Whether `dir` can be trusted with the sockets: a real folder (not a link) of this user's that
+ * no one else can write to or read. Anyone who could put a socket there could claim freshness.
+ */
+export function safeVouchDir(dir: string): boolean {
+  const st = fs.lstatSync(dir, { throwIfNoEntry: false });
+  if (!st || !st.isDirectory()) return false;
+  return st.uid === os.userInfo().uid && (st.mode & 0o077) === 0;
+}
+
+/**
+ * The watcher's token (the stat digest of the index it last brought up to date) when a watcher of
+ * `root` says no file changed since; null otherwise (no watcher, a stale socket, a change not yet
+ * indexed, no answer in time). Never throws.
+ */
+export function askWatcher(root: string, timeoutMs = VOUCH_TIMEOUT_MS): Promise<string | null> {
+  const sock = vouchSocket(root);
+  if (sock === null) return Promise.resolve(null);
+  try {
+    if (!safeVouchDir(path.dirname(sock))) return Promise.resolve(null);
+  } catch {
+    return Promise.resolve(null);
+  }
+  return new Promise((resolve) => {
+    let answer = '';
+    let done = false;
+    const finish = (token: string | null) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      conn.destroy();
+      resolve(token);
+    };
+    const conn = net.createConnection(sock);
+    const timer = setTimeout(() => finish(null), timeoutMs);
+    conn.setEncoding('utf8');
+    conn.on('connect', () => conn.write(VOUCH_REQUEST));
+    conn.on('data', (d: string) => {
+      answer += d;
+      const nl = answer.indexOf('\n');
+      if (nl < 0) {
+        if (answer.length > 4096) finish(null);
+        return;
+      }
+      const m = /^fresh (\S+)$/.exec(answer.slice(0, nl));
+      finish(m ? m[1] : null);
+    });
+    conn.on('error', () => finish(null));
+    conn.on('close', () => finish(null));
+  });
+}

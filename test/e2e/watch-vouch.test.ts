@@ -1,0 +1,256 @@
+// A running watch answering whether the index is fresh (src/integrations/watch-vouch.ts), in this
+// process: a real watch of a temp vault (chokidar, fs.watch, a Unix socket), the real question
+// (askWatcher) and real searches. Every wait polls against a generous deadline; what must never
+// happen (a change vouched for) is checked right after the change, with no wait.
+
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { startWatch, type BatchResult, type Watch } from '../../src/integrations/watch.js';
+import { FreshnessVouch } from '../../src/integrations/watch-vouch.js';
+import { withIndex } from '../../src/index/open.js';
+import { askWatcher, safeVouchDir, vouchSocket } from '../../src/index/vouch.js';
+import { openVault, type Vault } from '../../src/vault/vault.js';
+import { cleanup, entry, tempDir, tempVault, type TempVault } from '../helpers.js';
+import { run } from '../run.js';
+
+afterAll(cleanup);
+
+const watches: Watch[] = [];
+afterEach(async () => {
+  for (const w of watches.splice(0)) await w.stop();
+});
+
+async function until<T>(what: string, fn: () => Promise<T | null | undefined | false> | T | null | undefined | false, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+interface Watched {
+  v: TempVault;
+  vault: Vault;
+  results: BatchResult[];
+  watch: Watch;
+}
+
+async function watched(v: TempVault): Promise<Watched> {
+  const vault = await openVault({ root: v.root, env: { MEM_HOME: v.home } });
+  const results: BatchResult[] = [];
+  const watch = await startWatch(vault, { debounceMs: 20, onResult: (r) => results.push(r), onFatal: (e) => results.push({ error: { message: e.message, retryInMs: 0 } } as BatchResult) });
+  watches.push(watch);
+  return { v, vault, results, watch };
+}
+
+function vault(): TempVault {
+  const v = tempVault();
+  v.write('MEMORY.md', `# Memory\n\n${entry('m1', 'Run the migrations before the API tests.')}`);
+  // Written long enough ago that the first index holds no racy row.
+  const old = new Date(Date.now() - 60_000);
+  fs.utimesSync(v.path('MEMORY.md'), old, old);
+  return v;
+}
+
+/** The report of a read's freshness check, as a search gets it. */
+async function checkReport(w: Watched) {
+  return withIndex(w.vault, { refresh: true, askWatcher: true }, (ix) => ix.report);
+}
+
+/** The first hit of a search, as `mem search` finds it. */
+async function topHit(w: Watched, query: string): Promise<string | undefined> {
+  const r = await run(['search', query, '--json'], { cwd: w.v.root, home: w.v.home });
+  expect(r.status, r.stderr).toBe(0);
+  return (r.json().results as { id: string }[])[0]?.id;
+}
+
+describe.runIf(process.platform === 'linux')('a running watch vouches for the index', () => {
+  it('a search asks it and stats no file; the watch says so at start', async () => {
+    const w = await watched(vault());
+    expect(w.results[0]).toMatchObject({ kind: 'start', answersFreshness: true });
+    const token = await until('the watch to vouch', () => askWatcher(w.v.root));
+    expect(token).toMatch(/^\d+\.\d+\.1$/);
+    const report = await checkReport(w);
+    expect(report).toMatchObject({ watcher: true, files: 1, changed: 0, removed: 0 });
+    expect(await topHit(w, 'migrations')).toBe('m1');
+  });
+
+  it('never vouches for a change made before the question: each edit is found by the next search', async () => {
+    const w = await watched(vault());
+    await until('the watch to vouch', () => askWatcher(w.v.root));
+    for (let i = 0; i < 12; i++) {
+      fs.appendFileSync(w.v.path('MEMORY.md'), entry(`e${i}`, `The wombat${i} cache is warmed at noon.`));
+      expect(await askWatcher(w.v.root), `edit ${i}`).toBeNull();
+      expect(await topHit(w, `wombat${i}`), `edit ${i}`).toBe(`e${i}`);
+    }
+    // Vouched for again once the edits are indexed and no longer racy (two seconds), after a
+    // re-check that is not reported as a batch of its own.
+    await until('the watch to vouch again', () => askWatcher(w.v.root));
+    expect((await checkReport(w))?.watcher).toBe(true);
+    expect(w.results.every((r) => r.kind === 'start' || r.seen.length > 0 || r.diff.files.length > 0)).toBe(true);
+  });
+
+  it('a file that does not matter to the index changes nothing', async () => {
+    const w = await watched(vault());
+    const token = await until('the watch to vouch', () => askWatcher(w.v.root));
+    w.v.write('notes.txt', 'a scratch file');
+    w.v.write('src/app.ts', 'export {};');
+    expect(await askWatcher(w.v.root)).toBe(token);
+  });
+
+  it('a new folder: the file written into it at once is found, and so is one written later', async () => {
+    const w = await watched(vault());
+    await until('the watch to vouch', () => askWatcher(w.v.root));
+    w.v.write('memory/new/a.md', entry('n1', 'The heron job runs hourly.'));
+    expect(await askWatcher(w.v.root)).toBeNull();
+    expect(await topHit(w, 'heron')).toBe('n1');
+    await until('the watch to vouch again', () => askWatcher(w.v.root));
+    // The new folder is watched now: a change in it is not vouched for either.
+    fs.appendFileSync(w.v.path('memory/new/a.md'), entry('n2', 'The egret job runs daily.'));
+    expect(await askWatcher(w.v.root)).toBeNull();
+    expect(await topHit(w, 'egret')).toBe('n2');
+  });
+
+  it('a change to the global MEMORY.md is not vouched for', async () => {
+    const v = vault();
+    fs.writeFileSync(path.join(v.home, 'MEMORY.md'), `# Global\n\n${entry('g1', 'Prefer small commits.')}`);
+    const w = await watched(v);
+    await until('the watch to vouch', () => askWatcher(v.root));
+    fs.appendFileSync(path.join(v.home, 'MEMORY.md'), entry('g2', 'The ibis linter is strict.'));
+    expect(await askWatcher(v.root)).toBeNull();
+    expect(await topHit(w, 'ibis')).toBe('g2');
+  });
+
+  it('an index copied over the one the watch left is checked as usual', async () => {
+    const w = await watched(vault());
+    await until('the watch to vouch', () => askWatcher(w.v.root));
+    const old = path.join(tempDir(), 'old.db');
+    fs.copyFileSync(w.vault.dbPath, old);
+    fs.appendFileSync(w.v.path('MEMORY.md'), entry('e1', 'The lemur deploy needs a tag.'));
+    const token = await until('the edit to be indexed and vouched for', async () => {
+      const t = await askWatcher(w.v.root);
+      return t !== null && (await checkReport(w))?.watcher ? t : null;
+    });
+    fs.copyFileSync(old, w.vault.dbPath);
+    // The watch still vouches for the index it left; this one is not that index.
+    expect(await askWatcher(w.v.root)).toBe(token);
+    const report = await checkReport(w);
+    expect(report?.watcher).toBeUndefined();
+    expect(report?.changed).toBe(1);
+    expect(await topHit(w, 'lemur')).toBe('e1');
+  });
+
+  it('answers nothing once stopped, and the socket goes with it', async () => {
+    const w = await watched(vault());
+    await until('the watch to vouch', () => askWatcher(w.v.root));
+    await w.watch.stop();
+    expect(fs.existsSync(vouchSocket(w.v.root)!)).toBe(false);
+    expect(await askWatcher(w.v.root)).toBeNull();
+    expect((await checkReport(w))?.watcher).toBeUndefined();
+  });
+
+  it('a socket left by a killed watch (kill -9) answers nothing; the next watch takes its place', async () => {
+    const v = vault();
+    const sock = vouchSocket(v.root)!;
+    fs.mkdirSync(path.dirname(sock), { recursive: true, mode: 0o700 });
+    const child = spawn(process.execPath, ['-e', `require('net').createServer().listen(${JSON.stringify(sock)}, () => console.log('up'))`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    await new Promise((resolve) => child.stdout!.once('data', resolve));
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+    expect(fs.existsSync(sock)).toBe(true);
+    expect(await askWatcher(v.root)).toBeNull();
+    const w = await watched(v);
+    expect(w.results[0]).toMatchObject({ answersFreshness: true });
+    await until('the new watch to vouch', () => askWatcher(v.root));
+  });
+
+  it('a second watch of the same vault leaves the answering to the first', async () => {
+    const v = vault();
+    const first = await watched(v);
+    const second = await watched(v);
+    expect(first.results[0].answersFreshness).toBe(true);
+    expect(second.results[0].answersFreshness).toBe(false);
+    await until('the first watch to vouch', () => askWatcher(v.root));
+  });
+
+  it('an answer other than "fresh TOKEN" is no answer', async () => {
+    const v = vault();
+    const sock = vouchSocket(v.root)!;
+    fs.mkdirSync(path.dirname(sock), { recursive: true, mode: 0o700 });
+    const server = net.createServer((c) => c.resume().end('fresh\n'));
+    await new Promise<void>((resolve) => server.listen(sock, resolve));
+    try {
+      expect(await askWatcher(v.root)).toBeNull();
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
+describe.runIf(process.platform === 'linux')('the vouch on its own (no chokidar, nothing pending)', () => {
+  it('watches every folder the walk read before it vouches, and a change in any of them ends the vouch', async () => {
+    const v = vault();
+    v.write('memory/a/b/deep.md', entry('d1', 'The puffin report is weekly.'));
+    const old = new Date(Date.now() - 60_000);
+    fs.utimesSync(v.path('memory/a/b/deep.md'), old, old);
+    const vault_ = await openVault({ root: v.root, env: { MEM_HOME: v.home } });
+    // A walk is memoised once its folders are two seconds old (see DirCache).
+    const state = await until('a walk memo', () => withIndex(vault_, { refresh: true }, (ix) => {
+      const meta = ix.db.prepare('SELECT value FROM meta WHERE key = ?').pluck();
+      const memo = { walkMemo: meta.get('walk_memo') as string, statDigest: meta.get('stat_digest') as string };
+      return memo.walkMemo ? memo : null;
+    }));
+    expect(state.statDigest).toMatch(/\.2$/);
+    const seen: string[] = [];
+    const fv = new FreshnessVouch(v.root, v.home, (abs) => (seen.push(abs), abs.endsWith('.md')), () => true, () => {});
+    try {
+      expect((await fv.listen()).ok).toBe(true);
+      // The first settle starts the folders' watches: a change before them may have been missed.
+      expect(fv.settle(fv.mark(), state)).toBe(true);
+      expect(await askWatcher(v.root)).toBeNull();
+      expect(fv.settle(fv.mark(), state)).toBe(false);
+      expect(await askWatcher(v.root)).toBe(state.statDigest);
+      fs.appendFileSync(v.path('memory/a/b/deep.md'), entry('d2', 'The puffin report moved.'));
+      expect(await askWatcher(v.root)).toBeNull();
+      expect(seen).toContain(v.path('memory/a/b/deep.md'));
+      // A refresh during which a change came vouches for nothing.
+      const mark = fv.mark();
+      fs.appendFileSync(v.path('MEMORY.md'), entry('m2', 'More.'));
+      await until('the change to be seen', () => seen.includes(v.path('MEMORY.md')));
+      expect(fv.settle(mark, state)).toBe(false);
+      expect(await askWatcher(v.root)).toBeNull();
+    } finally {
+      await fv.close();
+    }
+  });
+});
+
+describe('the socket folder', () => {
+  it.runIf(process.platform !== 'win32')('is trusted only when it is a folder of this user alone', () => {
+    const base = tempDir();
+    const dir = path.join(base, 'sockets');
+    fs.mkdirSync(dir, { mode: 0o700 });
+    fs.chmodSync(dir, 0o700);
+    expect(safeVouchDir(dir)).toBe(true);
+    fs.chmodSync(dir, 0o770);
+    expect(safeVouchDir(dir)).toBe(false);
+    fs.chmodSync(dir, 0o755);
+    expect(safeVouchDir(dir)).toBe(false);
+    fs.chmodSync(dir, 0o700);
+    const link = path.join(base, 'link');
+    fs.symlinkSync(dir, link);
+    expect(safeVouchDir(link)).toBe(false);
+    expect(safeVouchDir(path.join(base, 'missing'))).toBe(false);
+  });
+
+  it('has a name that does not grow with the vault path (a Unix socket path is short), and none off Linux', () => {
+    if (process.platform !== 'linux') expect(vouchSocket('/any')).toBeNull();
+    else expect(vouchSocket(path.join(tempDir(), 'x'.repeat(200)))).toMatch(/\.sock$/);
+  });
+});
