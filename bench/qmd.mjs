@@ -19,13 +19,15 @@
 //    dist/cli/qmd.js, and as `node dist/cli/qmd.js` directly). The ratio is taken against the
 //    direct run, the stricter of the two. mem also runs with --no-refresh: `mem search` stats every
 //    file first so that its index is never stale, which `qmd search` does not do. NODE_EXTRA_CA_CERTS is unset for all of them.
+// 5. then, with `mem watch` running on mem's vault (Linux): searches ask it whether the index is
+//    fresh instead of stat-ing every file. The same queries, mem and qmd alternating again.
 //
 // Usage: node bench/qmd.mjs [--pages DIR] [--rounds 3] [--qmd-version 2.8.3]
 //   [--qmd-node-version 22] [--bin PATH (another build of mem's bin/mem.js)] [--json] [--keep]
 //   [--qmd-prefix DIR (a prefix where @tobilu/qmd is installed already: no install)]
 //   [--qmd-node PATH (the Node 22+ that runs it)]
 
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -169,7 +171,42 @@ try {
       }
     });
   }
+  // With `mem watch` running: its start line, then a few seconds so that what was just indexed is
+  // no longer racy (see mem watch --help), and the same queries again beside qmd.
+  const watched = { mem: [], qmd: [], node: [] };
+  if (process.platform === 'linux') {
+    const watcher = spawn(process.execPath, [memBin, 'watch', '--json'], { env: memEnv, stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      const start = await new Promise((resolve, reject) => {
+        let out = '';
+        watcher.stdout.on('data', (d) => {
+          out += d;
+          if (out.includes('\n')) resolve(JSON.parse(out.slice(0, out.indexOf('\n'))));
+        });
+        watcher.once('exit', (code) => reject(new Error(`mem watch exited (${code})`)));
+      });
+      if (!start.answers_freshness) throw new Error('mem watch does not answer searches here');
+      await new Promise((r) => setTimeout(r, 3000));
+      for (let round = 0; round < ROUNDS; round++) {
+        QUERIES.forEach((q, i) => {
+          watched.node.push(time(process.execPath, ['-e', '0'], { env }).ms);
+          const runMem = () => time(process.execPath, [memBin, 'search', q, '--json', '--limit', '10'], { env: memEnv }).ms;
+          const runQmd = () => time(qmd.node, [qmd.entry, 'search', q, '--json', '-n', '10'], { env: qmd.env }).ms;
+          if ((round + i) % 2 === 0) {
+            watched.mem.push(runMem());
+            watched.qmd.push(runQmd());
+          } else {
+            watched.qmd.push(runQmd());
+            watched.mem.push(runMem());
+          }
+        });
+      }
+    } finally {
+      watcher.kill('SIGTERM');
+    }
+  }
   const med = { node: median(rows.node), mem: median(rows.mem), memNoRefresh: median(rows.memNoRefresh), qmd: median(rows.qmd), qmdLauncher: median(rows.qmdLauncher) };
+  const withWatch = watched.mem.length > 0 ? { mem: median(watched.mem), qmd: median(watched.qmd), node: median(watched.node) } : null;
   const result = {
     machine: `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.versions.node} (qmd on ${sh(qmd.node, ['-v']).trim()})`,
     pages: files.length,
@@ -181,6 +218,10 @@ try {
     ratio_launcher: +(med.mem / med.qmdLauncher).toFixed(3),
     ratio_no_refresh: +(med.memNoRefresh / med.qmd).toFixed(3),
     ratio_over_node: +((med.mem - med.node) / (med.qmd - med.node)).toFixed(3),
+    ...(withWatch ? {
+      with_mem_watch_median_ms: { mem: +withWatch.mem.toFixed(1), qmd: +withWatch.qmd.toFixed(1), node_e_0: +withWatch.node.toFixed(1) },
+      ratio_with_mem_watch: +(withWatch.mem / withWatch.qmd).toFixed(3),
+    } : {}),
     same_top_page: `${agree.filter(Boolean).length}/${agree.length}`,
   };
   if (asJson) console.log(JSON.stringify(result, null, 2));
@@ -193,6 +234,7 @@ try {
     console.log(`| keyword search, median (qmd: its qmd launcher) | ${med.mem.toFixed(1)} ms | ${med.qmdLauncher.toFixed(1)} ms | ${result.ratio_launcher} |`);
     console.log(`| \`mem search --no-refresh\` (no freshness check, as qmd) vs node dist/cli/qmd.js | ${med.memNoRefresh.toFixed(1)} ms | ${med.qmd.toFixed(1)} ms | ${result.ratio_no_refresh} |`);
     console.log(`| the same over a bare \`node -e 0\` (${med.node.toFixed(1)} ms) | ${(med.mem - med.node).toFixed(1)} ms | ${(med.qmd - med.node).toFixed(1)} ms | ${result.ratio_over_node} |`);
+    if (withWatch) console.log(`| keyword search with \`mem watch\` running (it answers the freshness check), median; node -e 0 ${withWatch.node.toFixed(1)} ms | ${withWatch.mem.toFixed(1)} ms | ${withWatch.qmd.toFixed(1)} ms | ${result.ratio_with_mem_watch} |`);
     console.log(`\nsame first page: ${result.same_top_page} queries`);
   }
 } finally {

@@ -179,16 +179,26 @@ describe.runIf(process.platform === 'linux')('a running watch vouches for the in
     await until('the first watch to vouch', () => askWatcher(v.root));
   });
 
-  it('an answer other than "fresh TOKEN" is no answer', async () => {
+  it('an answer other than "mem-vouch 1 fresh TOKEN" is no answer', async () => {
     const v = vault();
     const sock = vouchSocket(v.root)!;
     fs.mkdirSync(path.dirname(sock), { recursive: true, mode: 0o700 });
-    const server = net.createServer((c) => c.resume().end('fresh\n'));
+    const answers = ['fresh 1.2.3\n', 'mem-vouch 1 fresh\n', 'mem-vouch 1 fresh ../x\n', 'mem-vouch 2 fresh 1.2.3\n', 'mem-vouch 1 fresh 1.2.3', `mem-vouch 1 fresh ${'1'.repeat(5000)}\n`, 'mem-vouch 1 stale\n'];
+    let next = 0;
+    const server = net.createServer((c) => c.resume().end(answers[next++]));
     await new Promise<void>((resolve) => server.listen(sock, resolve));
     try {
-      expect(await askWatcher(v.root)).toBeNull();
+      for (const a of answers) expect(await askWatcher(v.root), a.slice(0, 40)).toBeNull();
     } finally {
       await new Promise((resolve) => server.close(resolve));
+    }
+    // The same server with a well-formed answer is believed (the answers above failed on their form).
+    const good = net.createServer((c) => c.resume().end('mem-vouch 1 fresh 1.2.3\n'));
+    await new Promise<void>((resolve) => good.listen(sock, resolve));
+    try {
+      expect(await askWatcher(v.root)).toBe('1.2.3');
+    } finally {
+      await new Promise((resolve) => good.close(resolve));
     }
   });
 });
