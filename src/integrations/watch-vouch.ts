@@ -2,8 +2,8 @@
 // on every folder the index's last walk read (and the parents of those it found missing), a Unix
 // socket, and a question file per answer. The watch says "fresh" only when no change has come
 // since a refresh that ran after every one of those folders was watched; the question file,
-// created in the root and seen back through the same notification queue, proves that every
-// change made before the question has been seen.
+// created beside the socket and seen back through the same notification queue (one inotify queue
+// per process, read in order), proves that every change made before the question has been seen.
 
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -24,6 +24,9 @@ const COOKIE_MS = 1000;
 export class FreshnessVouch {
   /** Per watched folder: its watch and the inode it watches (a folder made anew needs a new watch). */
   private readonly handles = new Map<string, { watch: fs.FSWatcher; ino: number }>();
+  /** The socket's folder, where question files are made, and its watch. */
+  private cookieDir = '';
+  private cookieWatch: fs.FSWatcher | null = null;
   private readonly cookies = new Map<string, () => void>();
   private server: net.Server | null = null;
   private sock: string | null = null;
@@ -77,6 +80,17 @@ export class FreshnessVouch {
       if (err === null) {
         this.server = server;
         this.sock = sock;
+        this.cookieDir = dir;
+        try {
+          this.cookieWatch = fs.watch(dir, { persistent: false }, (_event, name) => {
+            if (name !== null) this.cookies.get(String(name))?.();
+          });
+          this.cookieWatch.on('error', () => this.invalidate());
+        } catch (e) {
+          await this.close();
+          return { ok: false, why: `cannot watch ${dir}: ${(e as Error).message}` };
+        }
+        void sweep(dir, sock);
         return { ok: true };
       }
       if (err.code !== 'EADDRINUSE' || attempt > 0) return { ok: false, why: err.message };
@@ -159,6 +173,8 @@ export class FreshnessVouch {
     this.closed = true;
     this.invalidate();
     this.unwatch();
+    this.cookieWatch?.close();
+    this.cookieWatch = null;
     for (const done of this.cookies.values()) done();
     const server = this.server;
     this.server = null;
@@ -210,13 +226,6 @@ export class FreshnessVouch {
   }
 
   private onEvent(dir: string, name: string | null): void {
-    if (name !== null && dir === this.root) {
-      const done = this.cookies.get(name);
-      if (done) {
-        done();
-        return;
-      }
-    }
     if (this.changed(name === null ? dir : path.join(dir, name))) {
       this.seq++;
       this.invalidate();
@@ -239,8 +248,8 @@ export class FreshnessVouch {
     if (!this.vouches()) return 'stale';
     const token = this.token;
     if (!(await this.roundTrip())) {
-      // The root's notifications do not come back (a root made anew, a full queue): watch again
-      // from scratch after a refresh.
+      // The notifications do not come back (a full queue, a folder made anew): watch again from
+      // scratch after a refresh.
       this.unwatch();
       this.invalidate();
       this.resync();
@@ -250,12 +259,12 @@ export class FreshnessVouch {
   }
 
   /**
-   * Create a question file in the root and wait for its notification: the queue delivers in order,
-   * so every change made before now has reached onEvent by then. False when it did not come back.
+   * Create a question file and wait for its notification: the queue delivers in order, so every
+   * change made before now has reached onEvent by then. False when it did not come back.
    */
   private roundTrip(): Promise<boolean> {
-    const name = `.mem-vouch-${this.id}-${++this.cookieSeq}.tmp`;
-    const file = path.join(this.root, name);
+    const name = `question-${this.id}-${++this.cookieSeq}`;
+    const file = path.join(this.cookieDir, name);
     return new Promise((resolve) => {
       let over = false;
       const finish = (ok: boolean) => {
@@ -263,7 +272,8 @@ export class FreshnessVouch {
         over = true;
         clearTimeout(timer);
         this.cookies.delete(name);
-        fs.rm(file, { force: true }, () => resolve(ok));
+        resolve(ok);
+        fs.unlink(file, () => {});
       };
       const timer = setTimeout(() => finish(false), COOKIE_MS);
       this.cookies.set(name, () => finish(true));
@@ -274,6 +284,30 @@ export class FreshnessVouch {
         finish(false);
       }
     });
+  }
+}
+
+/**
+ * Remove the sockets of watchers that are gone (killed: a socket is removed by a watcher that
+ * stops), and question files they left. Best effort, in the background.
+ */
+async function sweep(dir: string, mine: string): Promise<void> {
+  let names: string[];
+  try {
+    names = await fs.promises.readdir(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const p = path.join(dir, name);
+    if (name.startsWith('question-')) {
+      // Answered within a second or given up on: an old one was left by a watcher that was killed.
+      const st = await fs.promises.lstat(p).catch(() => null);
+      if (st?.isFile() && Date.now() - st.mtimeMs > 60_000) await fs.promises.unlink(p).catch(() => {});
+      continue;
+    }
+    if (p === mine || !/^watch-[0-9a-f]+\.sock$/.test(name)) continue;
+    if (!(await answers(p))) await fs.promises.unlink(p).catch(() => {});
   }
 }
 
