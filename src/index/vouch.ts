@@ -1,50 +1,52 @@
-// Asking a running `mem watch` whether the index is fresh, instead of stat-ing every file: the
-// watcher answers on a Unix socket of its own, after it has seen a file it creates for the
-// question come back through its change notifications (so every change made before the question
-// has been seen too). Linux only: there one inotify queue carries every folder's events in order.
+// Asking a running `mem watch` whether the index is fresh, instead of stat-ing every file. The
+// question is a file made in a folder the watcher watches: its notification comes after those of
+// every change made before it (one inotify queue per process, read in order), so when the watcher
+// answers "fresh", it has seen them all. Files only, no socket: node:net and its streams cost a
+// cold search ~5 ms. Linux only: there the queue is one, and /proc tells a live watcher from a
+// dead one.
 
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
-import type * as Net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { quickHash } from '../hash.js';
 
-/**
- * What the watcher says to each connection, unasked, so that it starts on the answer while the
- * search opens its index: `mem-vouch 1 fresh <token>` or `mem-vouch 1 stale`, one line.
- */
+/** The answer file's text: `mem-vouch 1 fresh <token>` or `mem-vouch 1 stale`. */
 export const VOUCH_PREFIX = 'mem-vouch 1 ';
 
-/** The longest answer line read. */
-const MAX_ANSWER = 200;
-
-/** How long a search waits for the watcher before it checks the files itself. */
+/** How long a read waits for the watcher's answer before it checks the files itself. */
 export const VOUCH_TIMEOUT_MS = 150;
 
-/** Where sockets live: a folder of this user's alone, under the temporary folder. */
+/** The longest answer read. */
+const MAX_ANSWER = 200;
+
+/** The files of one vault's watcher, all in a folder of this user's alone (see vouchDir). */
+export interface VouchFiles {
+  dir: string;
+  /** Says which process watches: `pid starttime` (see processStart). */
+  pidFile: string;
+  /** Question and answer files are named `q-<id>-<n>`, `a-<id>-<n>`. */
+  id: string;
+}
+
+/** Where the files live: a folder of this user's under the temporary folder; null off Linux. */
 export function vouchDir(): string | null {
   if (os.platform() !== 'linux') return null;
   return path.join(os.tmpdir(), `mem-${uid()}`);
 }
 
-/**
- * The socket a watcher of `root` listens on, or null where there is none: not Linux, or a path
- * too long for a Unix socket (108 bytes on Linux).
- */
-export function vouchSocket(root: string): string | null {
+/** The files of the watcher of `root`, or null where there is none (not Linux). */
+export function vouchFiles(root: string): VouchFiles | null {
   const dir = vouchDir();
   if (dir === null) return null;
   // A fast hash, not node:crypto (6 ms to load in every search). Another mem version may name the
-  // socket otherwise: its searches then check the files themselves.
+  // files otherwise: its reads then check the files themselves.
   const id = quickHash(path.resolve(root));
-  const sock = path.join(dir, `watch-${id}.sock`);
-  return Buffer.byteLength(sock) < 104 ? sock : null;
+  return { dir, pidFile: path.join(dir, `watch-${id}.pid`), id };
 }
 
 /**
- * Whether `dir` can be trusted with the sockets: a real folder (not a link) of this user's that
- * no one else can write to or read. Anyone who could put a socket there could claim freshness.
+ * Whether `dir` can be trusted with the files: a real folder (not a link) of this user's that no
+ * one else can write to or read. Anyone who could answer there could claim freshness.
  */
 export function safeVouchDir(dir: string): boolean {
   const st = fs.lstatSync(dir, { throwIfNoEntry: false });
@@ -61,46 +63,85 @@ function uid(): number {
 }
 
 /**
- * The watcher's token (the stat digest of the index it last brought up to date) when a watcher of
- * `root` says no file changed since; null otherwise (no watcher, a stale socket, a change not yet
- * indexed, no answer in time). Never throws.
+ * When process `pid` started (field 22 of /proc/PID/stat, in clock ticks since boot), or null
+ * when there is no such process: with the pid, it names one process even after its pid is reused.
  */
-export function askWatcher(root: string, timeoutMs = VOUCH_TIMEOUT_MS): Promise<string | null> {
-  const sock = vouchSocket(root);
-  if (sock === null) return Promise.resolve(null);
+export function processStart(pid: number): string | null {
+  let stat: string;
   try {
-    // No watcher, no socket: node:net is loaded (~2 ms) only when there is one to ask.
-    if (!safeVouchDir(path.dirname(sock)) || !fs.lstatSync(sock, { throwIfNoEntry: false })?.isSocket()) return Promise.resolve(null);
+    stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
   } catch {
-    return Promise.resolve(null);
+    return null;
   }
-  const net = createRequire(import.meta.url)('node:net') as typeof Net;
-  return new Promise((resolve) => {
-    let answer = '';
-    let done = false;
-    const finish = (token: string | null) => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      conn.destroy();
-      resolve(token);
-    };
-    const conn = net.createConnection(sock);
-    const timer = setTimeout(() => finish(null), timeoutMs);
-    conn.setEncoding('utf8');
-    conn.on('data', (d: string) => {
-      answer += d;
-      const nl = answer.indexOf('\n');
-      if (nl < 0 || nl > MAX_ANSWER) {
-        if (nl > MAX_ANSWER || answer.length > MAX_ANSWER) finish(null);
-        return;
+  // The command name (field 2) is in parentheses and may hold spaces or ')'.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return fields[19] ?? null;
+}
+
+/** Whether the watcher `pidFile` names is running. */
+export function watcherAlive(pidFile: string): boolean {
+  let text: string;
+  try {
+    text = fs.readFileSync(pidFile, 'latin1');
+  } catch {
+    return false;
+  }
+  const m = /^(\d+) (\d+)$/.exec(text.trim());
+  return m !== null && processStart(Number(m[1])) === m[2];
+}
+
+let asked = 0;
+
+/**
+ * Ask the watcher of `root`, if one runs: the question is made now (so the watcher answers while
+ * the caller opens its index), the answer read when the promise is awaited. Resolves to the
+ * watcher's token (the stat digest of the index it last brought up to date) when it says no file
+ * changed since; null otherwise (no watcher, a change not yet indexed, no answer in time). Never
+ * throws.
+ */
+export async function askWatcher(root: string, timeoutMs = VOUCH_TIMEOUT_MS): Promise<string | null> {
+  const files = vouchFiles(root);
+  let question: string;
+  let answer: string;
+  try {
+    if (files === null || !safeVouchDir(files.dir) || !watcherAlive(files.pidFile)) return null;
+    const n = `${(Math.random() * 2 ** 32).toString(16)}-${++asked}`;
+    question = path.join(files.dir, `q-${files.id}-${n}`);
+    answer = path.join(files.dir, `a-${files.id}-${n}`);
+    fs.closeSync(fs.openSync(question, 'wx', 0o600));
+  } catch {
+    return null;
+  }
+  const started = Date.now();
+  // Read when awaited: by then the caller has done its own work and the answer is usually there.
+  await null;
+  try {
+    for (;;) {
+      let text: string | null = null;
+      try {
+        text = fs.readFileSync(answer, 'latin1');
+      } catch {
+        text = null;
       }
-      const line = answer.slice(0, nl);
-      // The token is a stat digest (see StatDigest in indexer.ts): two 32-bit numbers and a count.
-      const m = line.startsWith(VOUCH_PREFIX) ? /^fresh (\d+\.\d+\.\d+)$/.exec(line.slice(VOUCH_PREFIX.length)) : null;
-      finish(m ? m[1] : null);
-    });
-    conn.on('error', () => finish(null));
-    conn.on('close', () => finish(null));
-  });
+      if (text !== null) {
+        unlinkQuietly(answer);
+        const m = text.length <= MAX_ANSWER && text.startsWith(VOUCH_PREFIX) ? /^fresh (\d+\.\d+\.\d+)\n$/.exec(text.slice(VOUCH_PREFIX.length)) : null;
+        return m ? m[1] : null;
+      }
+      if (Date.now() - started > timeoutMs) return null;
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+  } catch {
+    return null;
+  } finally {
+    unlinkQuietly(question);
+  }
+}
+
+function unlinkQuietly(file: string): void {
+  try {
+    fs.unlinkSync(file);
+  } catch {
+    // Gone already.
+  }
 }

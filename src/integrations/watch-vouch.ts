@@ -1,15 +1,13 @@
 // The answering side of src/index/vouch.ts, inside `mem watch`: a change notification of its own
-// on every folder the index's last walk read (and the parents of those it found missing), a Unix
-// socket, and a question file per answer. The watch says "fresh" only when no change has come
-// since a refresh that ran after every one of those folders was watched; the question file,
-// created beside the socket and seen back through the same notification queue (one inotify queue
-// per process, read in order), proves that every change made before the question has been seen.
+// on every folder the index's last walk read (and the nearest existing folder above those it found
+// missing), and one on the folder of question files. The watch answers "fresh" only when no change
+// has come since a refresh that ran after every one of those folders was watched. A question's
+// notification comes through the same queue as the changes' (one inotify queue per process, read
+// in order), so when it is answered, every change made before it has been seen.
 
-import crypto from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
-import { safeVouchDir, VOUCH_PREFIX, vouchSocket } from '../index/vouch.js';
+import { processStart, safeVouchDir, VOUCH_PREFIX, vouchFiles, watcherAlive, type VouchFiles } from '../index/vouch.js';
 import { memoFolders } from '../vault/dircache.js';
 
 /** What a refresh left, as the index holds it: its walk memo and stat digest (see indexer.ts). */
@@ -18,21 +16,17 @@ export interface VouchState {
   statDigest: string | undefined;
 }
 
-/** How long an answer waits for its question file to come back before it says "stale". */
-const COOKIE_MS = 1000;
+/** Question and answer files older than this were left by a reader or watcher that was killed. */
+const LEFT_MS = 60_000;
 
 export class FreshnessVouch {
   /** Per watched folder: its watch and the inode it watches (a folder made anew needs a new watch). */
   private readonly handles = new Map<string, { watch: fs.FSWatcher; ino: number }>();
-  /** The socket's folder, where question files are made, and its watch. */
-  private cookieDir = '';
-  private cookieWatch: fs.FSWatcher | null = null;
-  private readonly cookies = new Map<string, () => void>();
-  private server: net.Server | null = null;
-  private sock: string | null = null;
-  private cookieSeq = 0;
-  /** Names this watcher's question files apart from another's. */
-  private readonly id = crypto.randomBytes(4).toString('hex');
+  private files: VouchFiles | null = null;
+  /** The pid file's text while this watcher answers. */
+  private pidText = '';
+  private questions: fs.FSWatcher | null = null;
+  private answerSeq = 0;
   /** Bumped by every change that matters; a refresh vouches only if none came while it ran. */
   private seq = 0;
   private dirty = true;
@@ -40,74 +34,53 @@ export class FreshnessVouch {
   private closed = false;
 
   /**
-   * `changed(abs)` is told of every path a folder's notification names (null: the folder itself,
-   * or an overflow) and says whether it matters to the index; `idle()` whether the watch has
-   * nothing pending, running or failed; `resync()` asks it for a refresh, after which settle
-   * watches every folder anew.
+   * `changed(abs)` is told of every path a folder's notification names (null: the folder itself)
+   * and says whether it matters to the index; `idle()` whether the watch has nothing pending,
+   * running or failed.
    */
   constructor(
     private readonly root: string,
     private readonly home: string,
     private readonly changed: (abs: string) => boolean,
     private readonly idle: () => boolean,
-    private readonly resync: () => void,
   ) {}
 
   /**
-   * Start answering; false when this system has no such socket (not Linux, a path too long), its
-   * folder cannot be trusted, or another watcher of this vault answers already.
+   * Start answering; not ok off Linux, when the folder cannot be trusted (with why), or when
+   * another watcher of this vault answers already.
    */
-  async listen(): Promise<{ ok: boolean; why?: string }> {
-    const sock = vouchSocket(this.root);
-    if (sock === null) return { ok: false };
-    const dir = path.dirname(sock);
+  listen(): { ok: boolean; why?: string } {
+    const files = vouchFiles(this.root);
+    const self = processStart(process.pid);
+    if (files === null || self === null) return { ok: false };
     try {
-      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+      fs.mkdirSync(files.dir, { recursive: true, mode: 0o700 });
     } catch (err) {
-      return { ok: false, why: `cannot make ${dir}: ${(err as Error).message}` };
+      return { ok: false, why: `cannot make ${files.dir}: ${(err as Error).message}` };
     }
-    if (!safeVouchDir(dir)) return { ok: false, why: `${dir} is not a folder of this user's alone` };
-    const server = net.createServer((c) => this.serve(c));
-    server.on('error', () => {});
-    for (let attempt = 0; attempt < 2; attempt++) {
-      const err = await new Promise<NodeJS.ErrnoException | null>((resolve) => {
-        server.once('error', resolve);
-        server.listen(sock, () => {
-          server.removeListener('error', resolve);
-          resolve(null);
-        });
+    if (!safeVouchDir(files.dir)) return { ok: false, why: `${files.dir} is not a folder of this user's alone` };
+    if (watcherAlive(files.pidFile)) return { ok: false };
+    try {
+      this.files = files;
+      this.questions = fs.watch(files.dir, { persistent: false }, (_event, name) => {
+        if (name !== null) this.onQuestion(String(name));
       });
-      if (err === null) {
-        this.server = server;
-        this.sock = sock;
-        this.cookieDir = dir;
-        try {
-          this.cookieWatch = fs.watch(dir, { persistent: false }, (_event, name) => {
-            if (name !== null) this.cookies.get(String(name))?.();
-          });
-          this.cookieWatch.on('error', () => this.invalidate());
-        } catch (e) {
-          await this.close();
-          return { ok: false, why: `cannot watch ${dir}: ${(e as Error).message}` };
-        }
-        void sweep(dir, sock);
-        return { ok: true };
-      }
-      if (err.code !== 'EADDRINUSE' || attempt > 0) return { ok: false, why: err.message };
-      // A socket left by a watcher that was killed answers nothing: it is replaced.
-      if (await answers(sock)) return { ok: false };
-      try {
-        fs.unlinkSync(sock);
-      } catch {
-        return { ok: false, why: `cannot replace ${sock}` };
-      }
+      this.questions.on('error', () => this.invalidate());
+      this.pidText = `${process.pid} ${self}\n`;
+      const tmp = `${files.pidFile}.${process.pid}.tmp`;
+      fs.writeFileSync(tmp, this.pidText, { mode: 0o600 });
+      fs.renameSync(tmp, files.pidFile);
+    } catch (err) {
+      this.close();
+      return { ok: false, why: `cannot answer in ${files.dir}: ${(err as Error).message}` };
     }
-    return { ok: false };
+    void sweep(files.dir);
+    return { ok: true };
   }
 
-  /** The socket answered on, once listening. */
-  get socket(): string | null {
-    return this.sock;
+  /** Whether reads can ask this watcher. */
+  get answering(): boolean {
+    return this.files !== null && !this.closed;
   }
 
   /** Before a refresh: what it must see unchanged to vouch (see settle). */
@@ -168,19 +141,6 @@ export class FreshnessVouch {
     return false;
   }
 
-  /** Stop answering and watching; the socket file goes with the server. */
-  async close(): Promise<void> {
-    this.closed = true;
-    this.invalidate();
-    this.unwatch();
-    this.cookieWatch?.close();
-    this.cookieWatch = null;
-    for (const done of this.cookies.values()) done();
-    const server = this.server;
-    this.server = null;
-    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-
   private unwatch(): void {
     for (const h of this.handles.values()) h.watch.close();
     this.handles.clear();
@@ -225,6 +185,24 @@ export class FreshnessVouch {
     return out;
   }
 
+  /** Stop answering and watching; the pid file goes (when it is still this watcher's). */
+  close(): void {
+    this.closed = true;
+    this.invalidate();
+    this.unwatch();
+    this.questions?.close();
+    this.questions = null;
+    const files = this.files;
+    this.files = null;
+    if (files) {
+      try {
+        if (fs.readFileSync(files.pidFile, 'latin1') === this.pidText) fs.unlinkSync(files.pidFile);
+      } catch {
+        // Gone already, or another watcher's now.
+      }
+    }
+  }
+
   private onEvent(dir: string, name: string | null): void {
     if (this.changed(name === null ? dir : path.join(dir, name))) {
       this.seq++;
@@ -236,62 +214,32 @@ export class FreshnessVouch {
     return !this.closed && !this.dirty && this.token !== '' && this.idle();
   }
 
-  /** Answers each connection at once, unasked (see VOUCH_PREFIX); what the other side sends is ignored. */
-  private serve(c: net.Socket): void {
-    c.on('error', () => {});
-    c.resume();
-    const reply = (a: string) => c.end(`${VOUCH_PREFIX}${a}\n`);
-    void this.answer().then(reply, () => reply('stale'));
-  }
-
-  private async answer(): Promise<string> {
-    if (!this.vouches()) return 'stale';
-    const token = this.token;
-    if (!(await this.roundTrip())) {
-      // The notifications do not come back (a full queue, a folder made anew): watch again from
-      // scratch after a refresh.
-      this.unwatch();
-      this.invalidate();
-      this.resync();
-      return 'stale';
-    }
-    return this.vouches() && this.token === token ? `fresh ${token}` : 'stale';
-  }
-
   /**
-   * Create a question file and wait for its notification: the queue delivers in order, so every
-   * change made before now has reached onEvent by then. False when it did not come back.
+   * A question of a reader of this vault (`q-<id>-<n>`, made before it opened the index): answered
+   * at once, every earlier change having been seen. The answer is written whole, then renamed into
+   * place, where the reader looks for it; nothing for a question the reader has given up on.
    */
-  private roundTrip(): Promise<boolean> {
-    const name = `question-${this.id}-${++this.cookieSeq}`;
-    const file = path.join(this.cookieDir, name);
-    return new Promise((resolve) => {
-      let over = false;
-      const finish = (ok: boolean) => {
-        if (over) return;
-        over = true;
-        clearTimeout(timer);
-        this.cookies.delete(name);
-        resolve(ok);
-        fs.unlink(file, () => {});
-      };
-      const timer = setTimeout(() => finish(false), COOKIE_MS);
-      this.cookies.set(name, () => finish(true));
-      try {
-        // Made at once (two system calls), not through the thread pool: the answer waits on it.
-        fs.closeSync(fs.openSync(file, 'wx'));
-      } catch {
-        finish(false);
-      }
-    });
+  private onQuestion(name: string): void {
+    const files = this.files;
+    if (!files || this.closed || !name.startsWith(`q-${files.id}-`)) return;
+    const question = path.join(files.dir, name);
+    if (!fs.existsSync(question)) return;
+    const answer = path.join(files.dir, `a-${name.slice(2)}`);
+    const tmp = `${answer}.${++this.answerSeq}.tmp`;
+    try {
+      fs.writeFileSync(tmp, `${VOUCH_PREFIX}${this.vouches() ? `fresh ${this.token}` : 'stale'}\n`, { mode: 0o600, flag: 'wx' });
+      fs.renameSync(tmp, answer);
+    } catch {
+      fs.rmSync(tmp, { force: true });
+    }
   }
 }
 
 /**
- * Remove the sockets of watchers that are gone (killed: a socket is removed by a watcher that
- * stops), and question files they left. Best effort, in the background.
+ * Remove what readers and watchers that were killed left behind: old question and answer files,
+ * pid files of watchers that are gone. Best effort, in the background.
  */
-async function sweep(dir: string, mine: string): Promise<void> {
+async function sweep(dir: string): Promise<void> {
   let names: string[];
   try {
     names = await fs.promises.readdir(dir);
@@ -300,28 +248,15 @@ async function sweep(dir: string, mine: string): Promise<void> {
   }
   for (const name of names) {
     const p = path.join(dir, name);
-    if (name.startsWith('question-')) {
-      // Answered within a second or given up on: an old one was left by a watcher that was killed.
-      const st = await fs.promises.lstat(p).catch(() => null);
-      if (st?.isFile() && Date.now() - st.mtimeMs > 60_000) await fs.promises.unlink(p).catch(() => {});
-      continue;
+    try {
+      if (/^watch-[0-9a-f]+\.pid$/.test(name)) {
+        if (!watcherAlive(p)) await fs.promises.unlink(p);
+      } else if (/^(?:[qa]-|watch-)/.test(name)) {
+        const st = await fs.promises.lstat(p);
+        if (Date.now() - st.mtimeMs > LEFT_MS) await fs.promises.unlink(p);
+      }
+    } catch {
+      // Gone meanwhile.
     }
-    if (p === mine || !/^watch-[0-9a-f]+\.sock$/.test(name)) continue;
-    if (!(await answers(p))) await fs.promises.unlink(p).catch(() => {});
   }
-}
-
-/** Whether something answers on the socket at `sock` (a live watcher), within a second. */
-function answers(sock: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const c = net.createConnection(sock);
-    const timer = setTimeout(() => done(true), 1000);
-    const done = (live: boolean) => {
-      clearTimeout(timer);
-      c.destroy();
-      resolve(live);
-    };
-    c.on('connect', () => done(true));
-    c.on('error', () => done(false));
-  });
 }

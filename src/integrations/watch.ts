@@ -586,7 +586,7 @@ export async function startWatch(vault: Vault, opts: WatchOptions): Promise<Watc
       const entries = s.entries;
       const ms = Math.round(performance.now() - t0);
       if (recheckOnly && diff.files.length === 0 && s.reindexed === 0) return;
-      opts.onResult({ at: new Date(), kind, seen, diff, reindexed: s.reindexed, vaultFiles: s.files, entries, ms, warnings, configReloaded, configError, folders: kind === 'start' ? folders() : undefined, pollMs: kind === 'start' ? pollMs : undefined, ...(kind === 'start' ? { answersFreshness: vouch?.socket != null } : {}) });
+      opts.onResult({ at: new Date(), kind, seen, diff, reindexed: s.reindexed, vaultFiles: s.files, entries, ms, warnings, configReloaded, configError, folders: kind === 'start' ? folders() : undefined, pollMs: kind === 'start' ? pollMs : undefined, ...(kind === 'start' ? { answersFreshness: vouch?.answering === true } : {}) });
     } catch (err) {
       vouch?.invalidate();
       failures++;
@@ -619,7 +619,8 @@ export async function startWatch(vault: Vault, opts: WatchOptions): Promise<Watc
     clearTimeout(recheckTimer);
     const closing = watchers.map((w) => w.close());
     watchers = [];
-    await Promise.all([...closing, batcher.stop(), vouch?.close()]);
+    vouch?.close();
+    await Promise.all([...closing, batcher.stop()]);
   };
 
   try {
@@ -630,10 +631,9 @@ export async function startWatch(vault: Vault, opts: WatchOptions): Promise<Watc
   }
   // Natively only: a poll (a network filesystem) may miss changes made elsewhere for a while.
   if (!poll && !stopped) {
-    const v = new FreshnessVouch(vault.root, vault.home, onPath, () => started && !stopped && !fatal && failures === 0 && !batcher.busy && batcher.pending === 0 && linkTargets.size === 0, () => batcher.note(RECHECK));
-    const listening = await v.listen();
-    if (listening.ok && stopped) await v.close();
-    else if (listening.ok) vouch = v;
+    const v = new FreshnessVouch(vault.root, vault.home, onPath, () => started && !stopped && !fatal && failures === 0 && !batcher.busy && batcher.pending === 0 && linkTargets.size === 0);
+    const listening = v.listen();
+    if (listening.ok) vouch = v;
     else if (listening.why) opts.onWarning?.(`searches will stat every file (cannot answer them: ${listening.why})`);
   }
   if (!fatal) await batcher.flush();

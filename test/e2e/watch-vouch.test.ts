@@ -1,17 +1,16 @@
 // A running watch answering whether the index is fresh (src/integrations/watch-vouch.ts), in this
-// process: a real watch of a temp vault (chokidar, fs.watch, a Unix socket), the real question
+// process: a real watch of a temp vault (chokidar, fs.watch, question and answer files), the real question
 // (askWatcher) and real searches. Every wait polls against a generous deadline; what must never
 // happen (a change vouched for) is checked right after the change, with no wait.
 
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startWatch, type BatchResult, type Watch } from '../../src/integrations/watch.js';
 import { FreshnessVouch } from '../../src/integrations/watch-vouch.js';
 import { withIndex } from '../../src/index/open.js';
-import { askWatcher, safeVouchDir, vouchSocket } from '../../src/index/vouch.js';
+import { askWatcher, processStart, safeVouchDir, vouchFiles, VOUCH_TIMEOUT_MS } from '../../src/index/vouch.js';
 import { openVault, type Vault } from '../../src/vault/vault.js';
 import { cleanup, entry, tempDir, tempVault, type TempVault } from '../helpers.js';
 import { run } from '../run.js';
@@ -145,26 +144,35 @@ describe.runIf(process.platform === 'linux')('a running watch vouches for the in
     expect(await topHit(w, 'lemur')).toBe('e1');
   });
 
-  it('answers nothing once stopped, and the socket goes with it', async () => {
+  it('answers nothing once stopped, and its pid file goes with it', async () => {
     const w = await watched(vault());
     await until('the watch to vouch', () => askWatcher(w.v.root));
+    const files = vouchFiles(w.v.root)!;
+    expect(fs.readFileSync(files.pidFile, 'utf8')).toBe(`${process.pid} ${processStart(process.pid)}\n`);
     await w.watch.stop();
-    expect(fs.existsSync(vouchSocket(w.v.root)!)).toBe(false);
+    expect(fs.existsSync(files.pidFile)).toBe(false);
     expect(await askWatcher(w.v.root)).toBeNull();
     expect((await checkReport(w))?.watcher).toBeUndefined();
+    // No question or answer is left behind.
+    expect(fs.readdirSync(files.dir).filter((n) => n.includes(files.id) && /^[qa]-/.test(n))).toEqual([]);
   });
 
-  it('a socket left by a killed watch (kill -9) answers nothing; the next watch takes its place', async () => {
+  it('the pid file of a watch killed with kill -9 answers nothing; the next watch takes its place', async () => {
     const v = vault();
-    const sock = vouchSocket(v.root)!;
-    fs.mkdirSync(path.dirname(sock), { recursive: true, mode: 0o700 });
-    const child = spawn(process.execPath, ['-e', `require('net').createServer().listen(${JSON.stringify(sock)}, () => console.log('up'))`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const files = vouchFiles(v.root)!;
+    fs.mkdirSync(files.dir, { recursive: true, mode: 0o700 });
+    const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000); console.log("up")'], { stdio: ['ignore', 'pipe', 'inherit'] });
     await new Promise((resolve) => child.stdout!.once('data', resolve));
+    fs.writeFileSync(files.pidFile, `${child.pid} ${processStart(child.pid!)}\n`);
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGKILL');
     await exited;
-    expect(fs.existsSync(sock)).toBe(true);
+    // No question is even asked of a watcher that is gone (nor of a pid reused by another process).
+    const before = fs.readdirSync(files.dir).length;
     expect(await askWatcher(v.root)).toBeNull();
+    fs.writeFileSync(files.pidFile, `${process.pid} 1\n`);
+    expect(await askWatcher(v.root)).toBeNull();
+    expect(fs.readdirSync(files.dir).length).toBe(before);
     const w = await watched(v);
     expect(w.results[0]).toMatchObject({ answersFreshness: true });
     await until('the new watch to vouch', () => askWatcher(v.root));
@@ -177,28 +185,37 @@ describe.runIf(process.platform === 'linux')('a running watch vouches for the in
     expect(first.results[0].answersFreshness).toBe(true);
     expect(second.results[0].answersFreshness).toBe(false);
     await until('the first watch to vouch', () => askWatcher(v.root));
+    await second.watch.stop();
+    // The second one's stop leaves the first one's pid file alone.
+    await until('the first watch to vouch still', () => askWatcher(v.root));
   });
 
-  it('an answer other than "mem-vouch 1 fresh TOKEN" is no answer', async () => {
+  it('an answer other than "mem-vouch 1 fresh TOKEN" is no answer; none in time is none', async () => {
     const v = vault();
-    const sock = vouchSocket(v.root)!;
-    fs.mkdirSync(path.dirname(sock), { recursive: true, mode: 0o700 });
-    const answers = ['fresh 1.2.3\n', 'mem-vouch 1 fresh\n', 'mem-vouch 1 fresh ../x\n', 'mem-vouch 2 fresh 1.2.3\n', 'mem-vouch 1 fresh 1.2.3', `mem-vouch 1 fresh ${'1'.repeat(5000)}\n`, 'mem-vouch 1 stale\n'];
+    const files = vouchFiles(v.root)!;
+    fs.mkdirSync(files.dir, { recursive: true, mode: 0o700 });
+    // This process poses as the watcher and answers each question with the next of these.
+    fs.writeFileSync(files.pidFile, `${process.pid} ${processStart(process.pid)}\n`);
+    const answers = ['fresh 1.2.3\n', 'mem-vouch 1 fresh\n', 'mem-vouch 1 fresh ../x\n', 'mem-vouch 2 fresh 1.2.3\n', 'mem-vouch 1 fresh 1.2.3',
+      `mem-vouch 1 fresh ${'1'.repeat(300)}.1.1\n`, 'mem-vouch 1 stale\n', 'mem-vouch 1 fresh 1.2.3\n'];
     let next = 0;
-    const server = net.createServer((c) => c.resume().end(answers[next++]));
-    await new Promise<void>((resolve) => server.listen(sock, resolve));
+    const fake = fs.watch(files.dir, (_e, name) => {
+      const n = String(name);
+      if (!n.startsWith(`q-${files.id}-`) || !fs.existsSync(path.join(files.dir, n)) || next >= answers.length) return;
+      fs.writeFileSync(path.join(files.dir, `a-${n.slice(2)}`), answers[next++]);
+    });
     try {
-      for (const a of answers) expect(await askWatcher(v.root), a.slice(0, 40)).toBeNull();
-    } finally {
-      await new Promise((resolve) => server.close(resolve));
-    }
-    // The same server with a well-formed answer is believed (the answers above failed on their form).
-    const good = net.createServer((c) => c.resume().end('mem-vouch 1 fresh 1.2.3\n'));
-    await new Promise<void>((resolve) => good.listen(sock, resolve));
-    try {
+      for (const a of answers.slice(0, -1)) expect(await askWatcher(v.root), a.slice(0, 40)).toBeNull();
+      // A well-formed answer from the same "watcher" is believed: the ones above failed on their form.
       expect(await askWatcher(v.root)).toBe('1.2.3');
+      // Nothing answers now: the reader gives up after its timeout and leaves nothing behind.
+      const t0 = Date.now();
+      expect(await askWatcher(v.root)).toBeNull();
+      expect(Date.now() - t0).toBeGreaterThanOrEqual(VOUCH_TIMEOUT_MS);
+      expect(fs.readdirSync(files.dir).filter((n) => n.includes(files.id) && /^[qa]-/.test(n))).toEqual([]);
     } finally {
-      await new Promise((resolve) => good.close(resolve));
+      fake.close();
+      fs.rmSync(files.pidFile, { force: true });
     }
   });
 });
@@ -218,9 +235,9 @@ describe.runIf(process.platform === 'linux')('the vouch on its own (no chokidar,
     }));
     expect(state.statDigest).toMatch(/\.2$/);
     const seen: string[] = [];
-    const fv = new FreshnessVouch(v.root, v.home, (abs) => (seen.push(abs), abs.endsWith('.md')), () => true, () => {});
+    const fv = new FreshnessVouch(v.root, v.home, (abs) => (seen.push(abs), abs.endsWith('.md')), () => true);
     try {
-      expect((await fv.listen()).ok).toBe(true);
+      expect(fv.listen().ok).toBe(true);
       // The first settle starts the folders' watches: a change before them may have been missed.
       expect(fv.settle(fv.mark(), state)).toBe(true);
       expect(await askWatcher(v.root)).toBeNull();
@@ -236,7 +253,7 @@ describe.runIf(process.platform === 'linux')('the vouch on its own (no chokidar,
       expect(fv.settle(mark, state)).toBe(false);
       expect(await askWatcher(v.root)).toBeNull();
     } finally {
-      await fv.close();
+      fv.close();
     }
   });
 });
@@ -259,8 +276,8 @@ describe('the socket folder', () => {
     expect(safeVouchDir(path.join(base, 'missing'))).toBe(false);
   });
 
-  it('has a name that does not grow with the vault path (a Unix socket path is short), and none off Linux', () => {
-    if (process.platform !== 'linux') expect(vouchSocket('/any')).toBeNull();
-    else expect(vouchSocket(path.join(tempDir(), 'x'.repeat(200)))).toMatch(/\.sock$/);
+  it('names the files by a hash of the vault path, and has none off Linux', () => {
+    if (process.platform !== 'linux') expect(vouchFiles('/any')).toBeNull();
+    else expect(vouchFiles(path.join(tempDir(), 'x'.repeat(300)))!.pidFile).toMatch(/\/watch-[0-9a-f]{16}\.pid$/);
   });
 });
