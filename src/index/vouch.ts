@@ -129,7 +129,8 @@ export async function askWatcher(root: string, timeoutMs = VOUCH_TIMEOUT_MS): Pr
         return m ? m[1] : null;
       }
       if (Date.now() - started > timeoutMs) return null;
-      await new Promise((resolve) => setTimeout(resolve, 1));
+      // Unref'd: a read that ended without awaiting the answer does not wait for it to exit.
+      await new Promise((resolve) => setTimeout(resolve, 1).unref());
     }
   } catch {
     return null;

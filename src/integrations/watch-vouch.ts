@@ -65,7 +65,8 @@ export class FreshnessVouch {
       this.questions = fs.watch(files.dir, { persistent: false }, (_event, name) => {
         if (name !== null) this.onQuestion(String(name));
       });
-      this.questions.on('error', () => this.invalidate());
+      // Unanswered questions would each wait out the reader's timeout: stop answering at once.
+      this.questions.on('error', () => this.close());
       this.pidText = `${process.pid} ${self}\n`;
       const tmp = `${files.pidFile}.${process.pid}.tmp`;
       fs.writeFileSync(tmp, this.pidText, { mode: 0o600 });
@@ -231,7 +232,12 @@ export class FreshnessVouch {
       fs.renameSync(tmp, answer);
     } catch {
       fs.rmSync(tmp, { force: true });
+      return;
     }
+    // A reader that is gone (killed, or done without the answer) leaves both behind.
+    setTimeout(() => {
+      for (const f of [question, answer]) fs.rm(f, { force: true }, () => {});
+    }, LEFT_MS).unref();
   }
 }
 
