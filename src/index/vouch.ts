@@ -80,14 +80,19 @@ export function processStart(pid: number): string | null {
 
 /** Whether the watcher `pidFile` names is running. */
 export function watcherAlive(pidFile: string): boolean {
+  return watcherPid(pidFile) !== null;
+}
+
+/** The pid of the watcher `pidFile` names, when it is running. */
+export function watcherPid(pidFile: string): number | null {
   let text: string;
   try {
     text = fs.readFileSync(pidFile, 'latin1');
   } catch {
-    return false;
+    return null;
   }
   const m = /^(\d+) (\d+)$/.exec(text.trim());
-  return m !== null && processStart(Number(m[1])) === m[2];
+  return m !== null && processStart(Number(m[1])) === m[2] ? Number(m[1]) : null;
 }
 
 let asked = 0;

@@ -94,6 +94,19 @@ describe.runIf(process.platform === 'linux')('a running watch vouches for the in
     expect(w.results.every((r) => r.kind === 'start' || r.seen.length > 0 || r.diff.files.length > 0)).toBe(true);
   });
 
+  it('mem doctor says whether a watch answers for the vault', async () => {
+    const v = vault();
+    const check = async () => {
+      const r = await run(['doctor', '--json'], { cwd: v.root, home: v.home });
+      return (r.json().checks as { name: string; detail: string }[]).find((c) => c.name === 'watch')?.detail;
+    };
+    expect(await check()).toBe('no mem watch running: reads check every file');
+    const w = await watched(v);
+    expect(await check()).toBe(`mem watch (pid ${process.pid}) answers reads whether the index is fresh`);
+    await w.watch.stop();
+    expect(await check()).toBe('no mem watch running: reads check every file');
+  });
+
   it('a file that does not matter to the index changes nothing', async () => {
     const w = await watched(vault());
     const token = await until('the watch to vouch', () => askWatcher(w.v.root));

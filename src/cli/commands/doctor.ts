@@ -172,6 +172,7 @@ async function doctorCommand(ctx: Ctx, opts: { fix?: boolean } = {}): Promise<vo
     findLocks(readDir, vault.root, locks);
     checks.push({ name: 'locks', status: locks.length > 0 ? 'warn' : 'ok', detail: locks.length > 0 ? `lock files present: ${locks.map((l) => path.relative(vault.root, l)).join(', ')}` : 'no write locks held', hint: locks.length > 0 ? 'if no mem process is running, delete them' : undefined });
     checks.push({ name: 'global', status: 'ok', detail: `${vault.home}${fs.existsSync(path.join(vault.home, 'MEMORY.md')) ? ' (MEMORY.md present)' : ' (no global MEMORY.md)'}` });
+    checks.push(await watchCheck(vault.root));
   }
   checks.push(await agentHooksCheck(ctx, vault?.root ?? null));
   try {
@@ -286,4 +287,15 @@ async function agentHooksCheck(ctx: Ctx, root: string | null): Promise<Check> {
   } catch (err) {
     return { name: 'agent hooks', status: 'warn', detail: (err as Error).message };
   }
+}
+
+/** Whether reads of this vault can ask a running `mem watch` instead of stat-ing every file. */
+async function watchCheck(root: string): Promise<Check> {
+  const { vouchFiles, watcherPid } = await import('../../index/vouch.js');
+  const files = vouchFiles(root);
+  if (files === null) return { name: 'watch', status: 'ok', detail: 'reads check every file (a running mem watch answers for them on Linux only)' };
+  const pid = watcherPid(files.pidFile);
+  return pid !== null
+    ? { name: 'watch', status: 'ok', detail: `mem watch (pid ${pid}) answers reads whether the index is fresh` }
+    : { name: 'watch', status: 'ok', detail: 'no mem watch running: reads check every file', hint: 'mem watch keeps the index fresh and spares reads that check' };
 }
