@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { BIN, cleanup, entry, mem, tempVault, type TempVault } from '../helpers.js';
+import { BIN, cleanup, entry, HOOK_TIME, mem, tempVault, type TempVault } from '../helpers.js';
 
 afterAll(cleanup);
 
@@ -166,6 +166,17 @@ describe('mem watch', () => {
       fs.appendFileSync(v.path('MEMORY.md'), entry(`q${i}`, `The quail${i} pipeline is flaky.`));
       expect(search(`quail${i}`)).toBe(`q${i}`);
     }
+    // The agents' prompt hook asks it too.
+    const hook = (session: string, prompt: string) => {
+      const r = mem(['context', '--hook', 'claude'], {
+        cwd: v.root, home: v.home, env: { HOME: v.home, ...HOOK_TIME },
+        input: JSON.stringify({ session_id: session, cwd: v.root, hook_event_name: 'UserPromptSubmit', prompt }),
+      });
+      expect(r.status, r.stderr).toBe(0);
+      return r.stdout;
+    };
+    fs.appendFileSync(v.path('MEMORY.md'), entry('p1', 'The narwhal exporter needs the staging token rotated weekly.'));
+    expect(hook('s1', 'How often is the narwhal exporter token rotated?')).toContain('The narwhal exporter needs the staging token rotated weekly.');
     w.child.kill('SIGKILL');
     await w.exited;
     fs.appendFileSync(v.path('MEMORY.md'), entry('q9', 'The quail9 pipeline is fixed.'));
