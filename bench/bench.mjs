@@ -17,6 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { entryText, generateNotes, generateVault, learning, rng } from './generate.mjs';
+import { whileWatched as watched } from './watcher.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // --bin PATH measures another build (e.g. an older commit's bin/mem or bin/mem.js) with the same
@@ -60,33 +61,12 @@ function run(root, args, input, extraEnv = {}, okStatus = [0]) {
   return { ms, rssMb: Number(fs.readFileSync(rssFile, 'utf8')) / 1024, stdout: r.stdout, stderr: r.stderr };
 }
 
-/**
- * Run `fn` while `mem watch` runs on `root`: reads then ask it whether the index is fresh instead
- * of stat-ing every file (Linux; not for builds without it). Waits for its start line, then three
- * seconds, so that what it indexed at start is no longer racy (see mem watch --help).
- */
+/** whileWatched (bench/watcher.mjs) for `root`, with this bench's environment; only for a .js launcher. */
 async function whileWatched(root, fn) {
-  if (process.platform !== 'linux' || !viaNode) return;
+  if (!viaNode) return;
   const env = { ...process.env, MEM_HOME: home, MEM_ROOT: root };
   delete env.MEM_SESSION;
-  const w = spawn(process.execPath, [bin, 'watch', '--json'], { env, stdio: ['ignore', 'pipe', 'ignore'] });
-  const exited = new Promise((resolve) => w.once('exit', resolve));
-  try {
-    const start = await new Promise((resolve, reject) => {
-      let out = '';
-      w.stdout.on('data', (d) => {
-        out += d;
-        if (out.includes('\n')) resolve(JSON.parse(out.slice(0, out.indexOf('\n'))));
-      });
-      w.once('exit', (code) => reject(new Error(`mem watch exited (${code})`)));
-    });
-    if (!start.answers_freshness) return;
-    await new Promise((r) => setTimeout(r, 3000));
-    fn();
-  } finally {
-    w.kill('SIGTERM');
-    await exited;
-  }
+  await watched(bin, env, fn);
 }
 
 function median(xs) {

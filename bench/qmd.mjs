@@ -27,11 +27,12 @@
 //   [--qmd-prefix DIR (a prefix where @tobilu/qmd is installed already: no install)]
 //   [--qmd-node PATH (the Node 22+ that runs it)]
 
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { whileWatched } from './watcher.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const argv = process.argv.slice(2);
@@ -174,37 +175,23 @@ try {
   // With `mem watch` running: its start line, then a few seconds so that what was just indexed is
   // no longer racy (see mem watch --help), and the same queries again beside qmd.
   const watched = { mem: [], qmd: [], node: [] };
-  if (process.platform === 'linux') {
-    const watcher = spawn(process.execPath, [memBin, 'watch', '--json'], { env: memEnv, stdio: ['ignore', 'pipe', 'inherit'] });
-    try {
-      const start = await new Promise((resolve, reject) => {
-        let out = '';
-        watcher.stdout.on('data', (d) => {
-          out += d;
-          if (out.includes('\n')) resolve(JSON.parse(out.slice(0, out.indexOf('\n'))));
-        });
-        watcher.once('exit', (code) => reject(new Error(`mem watch exited (${code})`)));
+  // (No such row for a build whose watch does not answer reads, or off Linux.)
+  await whileWatched(memBin, memEnv, () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      QUERIES.forEach((q, i) => {
+        watched.node.push(time(process.execPath, ['-e', '0'], { env }).ms);
+        const runMem = () => time(process.execPath, [memBin, 'search', q, '--json', '--limit', '10'], { env: memEnv }).ms;
+        const runQmd = () => time(qmd.node, [qmd.entry, 'search', q, '--json', '-n', '10'], { env: qmd.env }).ms;
+        if ((round + i) % 2 === 0) {
+          watched.mem.push(runMem());
+          watched.qmd.push(runQmd());
+        } else {
+          watched.qmd.push(runQmd());
+          watched.mem.push(runMem());
+        }
       });
-      if (!start.answers_freshness) throw new Error('mem watch does not answer searches here');
-      await new Promise((r) => setTimeout(r, 3000));
-      for (let round = 0; round < ROUNDS; round++) {
-        QUERIES.forEach((q, i) => {
-          watched.node.push(time(process.execPath, ['-e', '0'], { env }).ms);
-          const runMem = () => time(process.execPath, [memBin, 'search', q, '--json', '--limit', '10'], { env: memEnv }).ms;
-          const runQmd = () => time(qmd.node, [qmd.entry, 'search', q, '--json', '-n', '10'], { env: qmd.env }).ms;
-          if ((round + i) % 2 === 0) {
-            watched.mem.push(runMem());
-            watched.qmd.push(runQmd());
-          } else {
-            watched.qmd.push(runQmd());
-            watched.mem.push(runMem());
-          }
-        });
-      }
-    } finally {
-      watcher.kill('SIGTERM');
     }
-  }
+  });
   const med = { node: median(rows.node), mem: median(rows.mem), memNoRefresh: median(rows.memNoRefresh), qmd: median(rows.qmd), qmdLauncher: median(rows.qmdLauncher) };
   const withWatch = watched.mem.length > 0 ? { mem: median(watched.mem), qmd: median(watched.qmd), node: median(watched.node) } : null;
   const result = {
