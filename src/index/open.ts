@@ -26,6 +26,8 @@ export interface FreshOptions {
    * indexed them, and the index is the one it left, the files are not stat-ed.
    */
   askWatcher?: boolean;
+  /** How long to wait for the watcher's answer (default VOUCH_TIMEOUT_MS). */
+  watcherTimeoutMs?: number;
 }
 
 export interface FreshIndex {
@@ -113,7 +115,7 @@ async function open(vault: Vault, opts: FreshOptions, mode: 'disk' | 'memory'): 
   const notes: string[] = [];
   if (mode === 'memory') return temporary(vault, opts, '.memory.db is corrupt and could not be replaced', notes, false);
   // Asked before the index is opened: the watcher's round trip overlaps the opening.
-  const asked = opts.askWatcher && opts.refresh !== false ? askWatcher(vault.root) : null;
+  const asked = opts.askWatcher && opts.refresh !== false ? askWatcher(vault.root, opts.watcherTimeoutMs) : null;
   let opened;
   try {
     opened = openIndex(vault.dbPath);
