@@ -10,7 +10,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startWatch, type BatchResult, type Watch } from '../../src/integrations/watch.js';
 import { FreshnessVouch } from '../../src/integrations/watch-vouch.js';
 import { withIndex } from '../../src/index/open.js';
-import { askWatcher, processStart, safeVouchDir, vouchFiles, VOUCH_TIMEOUT_MS } from '../../src/index/vouch.js';
+import { askWatcher, processStart, safeVouchDir, vouchFiles } from '../../src/index/vouch.js';
 import { openVault, type Vault } from '../../src/vault/vault.js';
 import { cleanup, entry, tempDir, tempVault, type TempVault } from '../helpers.js';
 import { run } from '../run.js';
@@ -229,9 +229,7 @@ describe.runIf(process.platform === 'linux')('a running watch vouches for the in
       // A well-formed answer from the same "watcher" is believed: the ones above failed on their form.
       expect(await ask(v.root)).toBe('1.2.3');
       // Nothing answers now: the reader gives up after its timeout and leaves nothing behind.
-      const t0 = Date.now();
       expect(await askWatcher(v.root)).toBeNull();
-      expect(Date.now() - t0).toBeGreaterThanOrEqual(VOUCH_TIMEOUT_MS);
       expect(fs.readdirSync(files.dir).filter((n) => n.includes(files.id) && /^[qa]-/.test(n))).toEqual([]);
     } finally {
       fake.close();
