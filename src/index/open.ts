@@ -7,7 +7,7 @@ import { formatWhere } from '../errors.js';
 import { describeIndexFault, indexError, indexFault, isCorruption, openIndex, openMemoryIndex, removeDbFiles, type Db } from './db.js';
 import fs from 'node:fs';
 import { applyRefresh, planIsEmpty, planRefresh, conflictWarnings, rebuildIndex, refresh, refreshFiles, storedStatDigest, type IndexProgress, type IndexReport } from './indexer.js';
-import { askWatcher } from './vouch.js';
+import { askWatcher, type Question } from './vouch.js';
 import { discoverFiles, type Vault, type VaultFile } from '../vault/vault.js';
 
 export interface FreshOptions {
@@ -52,9 +52,9 @@ const BULK_BYTES = 16 << 20;
  * index just created, which a big vault fills by a bulk rebuild instead (null is returned then,
  * and nothing is written).
  */
-async function fill(db: Db, vault: Vault, opts: FreshOptions, empty?: false, asked?: Promise<string | null> | null): Promise<IndexReport>;
+async function fill(db: Db, vault: Vault, opts: FreshOptions, empty?: false, asked?: Question | null): Promise<IndexReport>;
 async function fill(db: Db, vault: Vault, opts: FreshOptions, empty: true): Promise<IndexReport | null>;
-async function fill(db: Db, vault: Vault, opts: FreshOptions, empty = false, asked: Promise<string | null> | null = null): Promise<IndexReport | null> {
+async function fill(db: Db, vault: Vault, opts: FreshOptions, empty = false, asked: Question | null = null): Promise<IndexReport | null> {
   // process.hrtime, not the global performance, whose first use loads node:perf_hooks (~1 ms).
   const started = process.hrtime.bigint();
   const token = await watcherVouches(db, asked);
@@ -74,9 +74,9 @@ async function fill(db: Db, vault: Vault, opts: FreshOptions, empty = false, ask
  * the watcher saw stored after its last refresh, equal to this index's when this is the index it
  * left (not one copied over it, nor one written since from files it has not seen). Null otherwise.
  */
-export async function watcherVouches(db: Db, asked: Promise<string | null> | null): Promise<string | null> {
+export async function watcherVouches(db: Db, asked: Question | null): Promise<string | null> {
   if (!asked) return null;
-  const token = await asked;
+  const token = await asked.answer();
   return token !== null && token !== '' && token === storedStatDigest(db) ? token : null;
 }
 
@@ -112,10 +112,19 @@ async function temporary(vault: Vault, opts: FreshOptions, why: string, notes: s
 
 /** `memory`: answer from an index built in memory (the one on disk was corrupt and could not be replaced). */
 async function open(vault: Vault, opts: FreshOptions, mode: 'disk' | 'memory'): Promise<FreshIndex> {
-  const notes: string[] = [];
-  if (mode === 'memory') return temporary(vault, opts, '.memory.db is corrupt and could not be replaced', notes, false);
-  // Asked before the index is opened: the watcher's round trip overlaps the opening.
+  if (mode === 'memory') return temporary(vault, opts, '.memory.db is corrupt and could not be replaced', [], false);
+  // Asked before the index is opened: the watcher's round trip overlaps the opening. A question
+  // whose answer is not read (a new index, a fault) is withdrawn.
   const asked = opts.askWatcher && opts.refresh !== false ? askWatcher(vault.root, opts.watcherTimeoutMs) : null;
+  try {
+    return await openOnDisk(vault, opts, asked);
+  } finally {
+    asked?.drop();
+  }
+}
+
+async function openOnDisk(vault: Vault, opts: FreshOptions, asked: Question | null): Promise<FreshIndex> {
+  const notes: string[] = [];
   let opened;
   try {
     opened = openIndex(vault.dbPath);

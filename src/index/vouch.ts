@@ -97,51 +97,65 @@ export function watcherPid(pidFile: string): number | null {
 
 let asked = 0;
 
+/** A question put to the watcher (see askWatcher). */
+export interface Question {
+  /**
+   * The watcher's token (the stat digest of the index it last brought up to date) when it says
+   * no file changed since; null otherwise (a change not yet indexed, no answer in time). Waits at
+   * most the question's timeout; never throws. The question file is gone afterwards.
+   */
+  answer(): Promise<string | null>;
+  /** Withdraw a question whose answer is not wanted (safe after answer(), and twice). */
+  drop(): void;
+}
+
 /**
- * Ask the watcher of `root`, if one runs: the question is made now (so the watcher answers while
- * the caller opens its index), the answer read when the promise is awaited. Resolves to the
- * watcher's token (the stat digest of the index it last brought up to date) when it says no file
- * changed since; null otherwise (no watcher, a change not yet indexed, no answer in time). Never
- * throws.
+ * Ask the watcher of `root`, if one runs: the question file is made now, so that the watcher
+ * answers while the caller opens its index, and the answer is read by answer(). Null when there
+ * is no watcher to ask (off Linux, none running, a folder that cannot be trusted).
  */
-export async function askWatcher(root: string, timeoutMs = VOUCH_TIMEOUT_MS): Promise<string | null> {
+export function askWatcher(root: string, timeoutMs = VOUCH_TIMEOUT_MS): Question | null {
   const files = vouchFiles(root);
   let question: string;
-  let answer: string;
+  let answerFile: string;
   try {
     if (files === null || !safeVouchDir(files.dir) || !watcherAlive(files.pidFile)) return null;
     const n = `${(Math.random() * 2 ** 32).toString(16)}-${++asked}`;
     question = path.join(files.dir, `q-${files.id}-${n}`);
-    answer = path.join(files.dir, `a-${files.id}-${n}`);
+    answerFile = path.join(files.dir, `a-${files.id}-${n}`);
     fs.closeSync(fs.openSync(question, 'wx', 0o600));
   } catch {
     return null;
   }
   const started = Date.now();
-  // Read when awaited: by then the caller has done its own work and the answer is usually there.
-  await null;
-  try {
-    for (;;) {
-      let text: string | null = null;
+  const drop = () => unlinkQuietly(question);
+  return {
+    drop,
+    async answer() {
       try {
-        text = fs.readFileSync(answer, 'latin1');
+        for (;;) {
+          let text: string | null = null;
+          try {
+            text = fs.readFileSync(answerFile, 'latin1');
+          } catch {
+            text = null;
+          }
+          if (text !== null) {
+            unlinkQuietly(answerFile);
+            const m = text.length <= MAX_ANSWER && text.startsWith(VOUCH_PREFIX) ? /^fresh (\d+\.\d+\.\d+)\n$/.exec(text.slice(VOUCH_PREFIX.length)) : null;
+            return m ? m[1] : null;
+          }
+          if (Date.now() - started > timeoutMs) return null;
+          // A timer that holds the process: a read waiting for its answer has nothing else that would.
+          await new Promise((resolve) => setTimeout(resolve, 1));
+        }
       } catch {
-        text = null;
+        return null;
+      } finally {
+        drop();
       }
-      if (text !== null) {
-        unlinkQuietly(answer);
-        const m = text.length <= MAX_ANSWER && text.startsWith(VOUCH_PREFIX) ? /^fresh (\d+\.\d+\.\d+)\n$/.exec(text.slice(VOUCH_PREFIX.length)) : null;
-        return m ? m[1] : null;
-      }
-      if (Date.now() - started > timeoutMs) return null;
-      // Unref'd: a read that ended without awaiting the answer does not wait for it to exit.
-      await new Promise((resolve) => setTimeout(resolve, 1).unref());
-    }
-  } catch {
-    return null;
-  } finally {
-    unlinkQuietly(question);
-  }
+    },
+  };
 }
 
 function unlinkQuietly(file: string): void {

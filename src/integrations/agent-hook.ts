@@ -304,9 +304,17 @@ export async function withHookIndex<T>(vault: Vault, fn: (db: Db) => T, note: (s
   const { watcherVouches } = await import('../index/open.js');
   // A running `mem watch` may vouch that nothing changed: no file is stat-ed then.
   const asked = askWatcher(vault.root);
-  const { db, recreated } = openIndex(vault.dbPath);
+  let db: Db;
+  let recreated: ReturnType<typeof openIndex>['recreated'];
+  try {
+    ({ db, recreated } = openIndex(vault.dbPath));
+  } catch (err) {
+    asked?.drop();
+    throw err;
+  }
   try {
     if (!recreated && (await watcherVouches(db, asked)) !== null) return fn(db);
+    asked?.drop();
     const known = (db.prepare('SELECT count(*) FROM files').pluck().get() as number) ?? 0;
     if (known > INLINE_CHECK_FILES) {
       startBackgroundIndex(vault.root, `${known} files: too many to check in a hook`, note);

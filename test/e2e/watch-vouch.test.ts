@@ -10,7 +10,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startWatch, type BatchResult, type Watch } from '../../src/integrations/watch.js';
 import { FreshnessVouch } from '../../src/integrations/watch-vouch.js';
 import { withIndex } from '../../src/index/open.js';
-import { askWatcher, processStart, safeVouchDir, vouchFiles } from '../../src/index/vouch.js';
+import { askWatcher, processStart, safeVouchDir, VOUCH_TIMEOUT_MS, vouchFiles } from '../../src/index/vouch.js';
 import { openVault, type Vault } from '../../src/vault/vault.js';
 import { cleanup, entry, tempDir, tempVault, type TempVault } from '../helpers.js';
 import { run } from '../run.js';
@@ -65,8 +65,10 @@ async function checkReport(w: Watched) {
   return withIndex(w.vault, { refresh: true, askWatcher: true, watcherTimeoutMs: PATIENT_MS }, (ix) => ix.report);
 }
 
-/** askWatcher, as patient as checkReport. */
-const ask = (root: string) => askWatcher(root, PATIENT_MS);
+/** The watcher's answer (null: none to ask, or not fresh), waiting as long as checkReport. */
+async function ask(root: string, timeoutMs = PATIENT_MS): Promise<string | null> {
+  return (await askWatcher(root, timeoutMs)?.answer()) ?? null;
+}
 
 /** The first hit of a search, as `mem search` finds it. */
 async function topHit(w: Watched, query: string): Promise<string | undefined> {
@@ -189,9 +191,9 @@ describe.runIf(process.platform === 'linux')('a running watch vouches for the in
     await exited;
     // No question is even asked of a watcher that is gone (nor of a pid reused by another process).
     const before = fs.readdirSync(files.dir).length;
-    expect(await ask(v.root)).toBeNull();
+    expect(askWatcher(v.root)).toBeNull();
     fs.writeFileSync(files.pidFile, `${process.pid} 1\n`);
-    expect(await ask(v.root)).toBeNull();
+    expect(askWatcher(v.root)).toBeNull();
     expect(fs.readdirSync(files.dir).length).toBe(before);
     const w = await watched(v);
     expect(w.results[0]).toMatchObject({ answersFreshness: true });
@@ -229,7 +231,12 @@ describe.runIf(process.platform === 'linux')('a running watch vouches for the in
       // A well-formed answer from the same "watcher" is believed: the ones above failed on their form.
       expect(await ask(v.root)).toBe('1.2.3');
       // Nothing answers now: the reader gives up after its timeout and leaves nothing behind.
-      expect(await askWatcher(v.root)).toBeNull();
+      expect(await ask(v.root, VOUCH_TIMEOUT_MS)).toBeNull();
+      // A question withdrawn before it is answered leaves nothing behind either.
+      const q = askWatcher(v.root);
+      expect(q).not.toBeNull();
+      expect(fs.readdirSync(files.dir).filter((n) => n.startsWith(`q-${files.id}-`))).toHaveLength(1);
+      q!.drop();
       expect(fs.readdirSync(files.dir).filter((n) => n.includes(files.id) && /^[qa]-/.test(n))).toEqual([]);
     } finally {
       fake.close();

@@ -10,6 +10,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { BIN, cleanup, entry, HOOK_TIME, mem, tempVault, type TempVault } from '../helpers.js';
+import { processStart, vouchFiles } from '../../src/index/vouch.js';
 
 afterAll(cleanup);
 
@@ -181,6 +182,29 @@ describe('mem watch', () => {
     await w.exited;
     fs.appendFileSync(v.path('MEMORY.md'), entry('q9', 'The quail9 pipeline is fixed.'));
     expect(search('quail9')).toBe('q9');
+  });
+
+  it.runIf(process.platform === 'linux')('a search or context whose watcher never answers stops waiting and answers in full, leaving no question behind', async () => {
+    const v = vault();
+    // A live process named as the vault's watcher that answers nothing: a watch stuck in a long batch.
+    const files = vouchFiles(v.root)!;
+    fs.mkdirSync(files.dir, { recursive: true, mode: 0o700 });
+    const stuck = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000); console.log("up")'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    await new Promise((resolve) => stuck.stdout!.once('data', resolve));
+    const exited = new Promise((resolve) => stuck.once('exit', resolve));
+    try {
+      fs.writeFileSync(files.pidFile, `${stuck.pid} ${processStart(stuck.pid!)}\n`);
+      for (const args of [['search', 'migrations', '--json'], ['context', 'api tests', '--json']]) {
+        const r = mem(args, { cwd: v.root, home: v.home });
+        expect(r.status, r.stderr).toBe(0);
+        expect(r.stdout, args.join(' ')).toContain('Run the migrations before the API tests.');
+      }
+      expect(fs.readdirSync(files.dir).filter((n) => n.includes(files.id) && /^[qa]-/.test(n))).toEqual([]);
+    } finally {
+      fs.rmSync(files.pidFile, { force: true });
+      stuck.kill('SIGKILL');
+      await exited;
+    }
   });
 
   it('indexes a new note in a new folder, a rename and a deletion', async () => {
