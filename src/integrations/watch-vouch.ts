@@ -16,6 +16,52 @@ export interface VouchState {
   statDigest: string | undefined;
 }
 
+/**
+ * Counts change notifications per turn of the event loop, to tell when the system's queue of them
+ * may have overflowed. Linux holds at most fs.inotify.max_queued_events (16,384 by default) for a
+ * process and drops the rest without Node saying so; that happens only while the process is busy
+ * (a long refresh), and once it is free, everything queued comes in the same turn. A turn that
+ * brings `limit` notifications may have lost some, so `onFlood` runs: the caller checks every file
+ * again (a larger burst that lost nothing only costs one extra check).
+ */
+export class FloodCheck {
+  private count = 0;
+  private resetting = false;
+
+  constructor(
+    private readonly limit: number,
+    private readonly onFlood: () => void,
+  ) {}
+
+  /** One notification (of any path, whether it matters or not). */
+  hit(): void {
+    if (!this.resetting) {
+      this.resetting = true;
+      setImmediate(() => {
+        this.count = 0;
+        this.resetting = false;
+      });
+    }
+    if (++this.count === this.limit) this.onFlood();
+  }
+}
+
+/**
+ * How many notifications in one turn count as a flood: 1,024, or the system's queue limit when
+ * it is set lower (read from /proc; 1,024 when it cannot be read).
+ */
+export function floodLimit(file = '/proc/sys/fs/inotify/max_queued_events'): number {
+  let max = Number.NaN;
+  try {
+    max = Number.parseInt(fs.readFileSync(file, 'latin1'), 10);
+  } catch {
+    // Not Linux, or no /proc: the default.
+  }
+  return Number.isInteger(max) && max > 0 ? Math.min(FLOOD_EVENTS, max) : FLOOD_EVENTS;
+}
+
+const FLOOD_EVENTS = 1024;
+
 /** Question and answer files older than this were left by a reader or watcher that was killed. */
 const LEFT_MS = 60_000;
 
@@ -87,6 +133,15 @@ export class FreshnessVouch {
   /** Before a refresh: what it must see unchanged to vouch (see settle). */
   mark(): number {
     return this.seq;
+  }
+
+  /**
+   * Notifications may have been lost (see FloodCheck): nothing is vouched for until a refresh that
+   * starts after this one has checked every file.
+   */
+  flooded(): void {
+    this.seq++;
+    this.invalidate();
   }
 
   /** Nothing is vouched for (a failed refresh, a config change being applied). */

@@ -8,7 +8,7 @@ import type { ChokidarOptions, FSWatcher } from 'chokidar';
 import { formatWhere, MemError } from '../errors.js';
 import { CONFIG_PATH, loadConfig, type VaultConfig } from '../vault/config.js';
 import { globBase, globToRegExp } from '../vault/glob.js';
-import { FreshnessVouch, type VouchState } from './watch-vouch.js';
+import { FloodCheck, floodLimit, FreshnessVouch, type VouchState } from './watch-vouch.js';
 import { isGlob, MEMORY_NAMES, ROOT_FILES, SKIP_DIRS, skipNotices, type Vault } from '../vault/vault.js';
 
 // ---- what to watch -------------------------------------------------------------------------
@@ -304,6 +304,8 @@ export function watcherFault(err: unknown, poll: boolean): MemError | null {
 
 /** A batch that only re-checks the index for the vouch (see settleVouch). */
 const RECHECK = 'recheck:';
+/** A batch that checks every file after notifications may have been lost (see FloodCheck). */
+const FLOOD = 'flood:';
 /** How long after a refresh that left racy rows that re-check runs: once they are no longer racy. */
 const RECHECK_MARGIN_MS = 500;
 
@@ -407,9 +409,19 @@ export async function startWatch(vault: Vault, opts: WatchOptions): Promise<Watc
   let stoppedNow!: () => void;
   const whenStopped = new Promise<void>((resolve) => (stoppedNow = resolve));
 
+  /**
+   * After a burst of notifications that may have overflowed the system's queue (see FloodCheck),
+   * every file is checked again: a change whose notification was dropped is found then.
+   */
+  const flood = new FloodCheck(floodLimit(), () => {
+    if (stopped) return;
+    vouch?.flooded();
+    batcher.note(FLOOD);
+  });
   /** Notes a path that matters to the index for the next batch; says whether it did. */
   const onPath = (abs: string): boolean => {
     if (stopped) return false;
+    if (!poll) flood.hit();
     const kind = scope.classify(abs) ?? (linkTargets.has(abs) ? 'index' : null);
     if (kind !== null) batcher.note(kind === 'config' ? `config:${abs}` : abs);
     return kind !== null;
@@ -528,9 +540,11 @@ export async function startWatch(vault: Vault, opts: WatchOptions): Promise<Watc
     const t0 = performance.now();
     // Until the first refresh succeeds (the index may be locked at start), each try is the start.
     const kind: BatchResult['kind'] = !started ? 'start' : paths.length === 0 ? 'retry' : 'change';
-    // A re-check for the vouch alone is reported only when it finds a change (or fails).
+    // A re-check for the vouch alone, or one after a flood, is reported only when it finds a
+    // change (or fails). Only the first is the single re-check of a racy refresh (settleVouch).
     const recheckOnly = started && paths.length > 0 && paths.every((p) => p === RECHECK);
-    paths = paths.filter((p) => p !== RECHECK);
+    const quiet = started && paths.length > 0 && paths.every((p) => p === RECHECK || p === FLOOD);
+    paths = paths.filter((p) => p !== RECHECK && p !== FLOOD);
     const warnings: string[] = [];
     let configReloaded = false;
     let configError: string | undefined;
@@ -585,7 +599,7 @@ export async function startWatch(vault: Vault, opts: WatchOptions): Promise<Watc
       started = true;
       const entries = s.entries;
       const ms = Math.round(performance.now() - t0);
-      if (recheckOnly && diff.files.length === 0 && s.reindexed === 0) return;
+      if (quiet && diff.files.length === 0 && s.reindexed === 0) return;
       opts.onResult({ at: new Date(), kind, seen, diff, reindexed: s.reindexed, vaultFiles: s.files, entries, ms, warnings, configReloaded, configError, folders: kind === 'start' ? folders() : undefined, pollMs: kind === 'start' ? pollMs : undefined, ...(kind === 'start' ? { answersFreshness: vouch?.answering === true } : {}) });
     } catch (err) {
       vouch?.invalidate();

@@ -3,16 +3,16 @@
 // (askWatcher) and real searches. Every wait polls against a generous deadline; what must never
 // happen (a change vouched for) is checked right after the change, with no wait.
 
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startWatch, type BatchResult, type Watch } from '../../src/integrations/watch.js';
-import { FreshnessVouch } from '../../src/integrations/watch-vouch.js';
+import { FloodCheck, floodLimit, FreshnessVouch } from '../../src/integrations/watch-vouch.js';
 import { withIndex } from '../../src/index/open.js';
 import { askWatcher, processStart, safeVouchDir, VOUCH_TIMEOUT_MS, vouchFiles } from '../../src/index/vouch.js';
 import { openVault, type Vault } from '../../src/vault/vault.js';
-import { cleanup, entry, tempDir, tempVault, type TempVault } from '../helpers.js';
+import { cleanup, entry, runEnv, tempDir, tempVault, type TempVault } from '../helpers.js';
 import { run } from '../run.js';
 
 afterAll(cleanup);
@@ -212,6 +212,28 @@ describe.runIf(process.platform === 'linux')('a running watch vouches for the in
     await until('the first watch to vouch still', () => ask(v.root));
   });
 
+  // Linux keeps at most max_queued_events notifications for a process and drops the rest. Here the
+  // queue overflows for real: this process is held (a synchronous child) while another writes more
+  // files than the queue holds in a watched folder, then adds an entry, whose notification is lost.
+  const queued = Number.parseInt(fs.existsSync('/proc/sys/fs/inotify/max_queued_events') ? fs.readFileSync('/proc/sys/fs/inotify/max_queued_events', 'latin1') : '', 10);
+  it.runIf(queued > 0 && queued <= 65_536)('a burst of notifications that may have overflowed the queue: every file is checked again', async () => {
+    const w = await watched(vault());
+    await until('the watch to vouch', () => ask(w.v.root));
+    const flood = `const fs = require('node:fs'), path = require('node:path'), [root, n] = process.argv.slice(1);
+      for (let i = 0; i < Number(n); i++) fs.writeFileSync(path.join(root, 'scratch-' + i + '.txt'), 'x');
+      fs.appendFileSync(path.join(root, 'MEMORY.md'), process.env.ENTRY);`;
+    execFileSync(process.execPath, ['-e', flood, w.v.root, String(queued)], {
+      env: { ...runEnv({ cwd: w.v.root, home: w.v.home }), ENTRY: entry('p1', 'The pelican report is sent on Fridays.') },
+    });
+    // A turn of the event loop: the watch reads what the queue kept (not the entry's notification).
+    await new Promise((r) => setTimeout(r, 20));
+    expect(await ask(w.v.root)).toBeNull();
+    expect(await topHit(w, 'pelican')).toBe('p1');
+    // The watch indexes the entry itself (it lost the notification too), and vouches again.
+    await until('the watch to index the entry', () => w.results.some((r) => r.diff.files.includes('MEMORY.md')));
+    await until('the watch to vouch again', () => ask(w.v.root));
+  });
+
   it('an answer other than "mem-vouch 1 fresh TOKEN" is no answer; none in time is none', async () => {
     const v = vault();
     const files = vouchFiles(v.root)!;
@@ -304,5 +326,39 @@ describe('the socket folder', () => {
   it('names the files by a hash of the vault path, and has none off Linux', () => {
     if (process.platform !== 'linux') expect(vouchFiles('/any')).toBeNull();
     else expect(vouchFiles(path.join(tempDir(), 'x'.repeat(300)))!.pidFile).toMatch(/\/watch-[0-9a-f]{16}\.pid$/);
+  });
+});
+
+describe('the flood check', () => {
+  it('counts notifications per turn of the event loop and fires once a turn reaches the limit', async () => {
+    let floods = 0;
+    const f = new FloodCheck(3, () => floods++);
+    const turn = () => new Promise((r) => setImmediate(r));
+    f.hit();
+    f.hit();
+    await turn();
+    f.hit();
+    f.hit();
+    expect(floods).toBe(0);
+    await turn();
+    for (let i = 0; i < 7; i++) f.hit();
+    expect(floods).toBe(1);
+    await turn();
+    for (let i = 0; i < 3; i++) f.hit();
+    expect(floods).toBe(2);
+  });
+
+  it('takes the system\'s queue limit when it is lower than 1,024', () => {
+    const dir = tempDir();
+    const file = (text: string) => {
+      const p = path.join(dir, `max-${text.length}-${Math.random()}`);
+      fs.writeFileSync(p, text);
+      return p;
+    };
+    expect(floodLimit(file('500\n'))).toBe(500);
+    expect(floodLimit(file('16384\n'))).toBe(1024);
+    expect(floodLimit(file('many'))).toBe(1024);
+    expect(floodLimit(file('0'))).toBe(1024);
+    expect(floodLimit(path.join(dir, 'missing'))).toBe(1024);
   });
 });
