@@ -17,6 +17,40 @@ export interface VouchState {
 }
 
 /**
+ * Filesystems on which this machine's change notifications see every change (statfs magic
+ * numbers): the disk filesystems Linux itself writes, and tmpfs and overlayfs. On any other
+ * (NFS, SMB, 9p as WSL's /mnt/c, FUSE as sshfs or a container's shared folder, …) an edit made on
+ * another machine, or on the other side of the share, raises no notification here, so the watch
+ * cannot vouch for it, and reads check the files themselves.
+ */
+const LOCAL_FS: ReadonlyMap<number, string> = new Map([
+  [0xef53, 'ext4'], [0x58465342, 'xfs'], [0x9123683e, 'btrfs'], [0x01021994, 'tmpfs'], [0x858458f6, 'ramfs'], [0x794c7630, 'overlayfs'],
+  [0x2fc12fc1, 'zfs'], [0xf2f52010, 'f2fs'], [0xca451a4e, 'bcachefs'], [0x52654973, 'reiserfs'], [0x3153464a, 'jfs'], [0x3434, 'nilfs'],
+  [0x482b, 'hfsplus'], [0x4d44, 'vfat'], [0x2011bab0, 'exfat'], [0x7366746e, 'ntfs3'], [0xf15f, 'ecryptfs'],
+]);
+
+/** Names of filesystems that are not local, for the message that says why reads are not vouched for. */
+const OTHER_FS: ReadonlyMap<number, string> = new Map([
+  [0x6969, 'nfs'], [0x517b, 'smb'], [0xff534d42, 'cifs'], [0xfe534d42, 'smb2'], [0x01021997, '9p'], [0x65735546, 'fuse'],
+  [0x00c36400, 'ceph'], [0x5346414f, 'afs'], [0x6b414653, 'afs'], [0x73757245, 'coda'], [0x786f4256, 'vboxsf'], [0x0bd00bd0, 'lustre'],
+]);
+
+/**
+ * Null when change notifications see every change in `dir` (see LOCAL_FS); otherwise the name of
+ * its filesystem (or its magic number), also when it cannot be told.
+ */
+export function notLocal(dir: string, statfs: (dir: string) => { type: number } = fs.statfsSync): string | null {
+  let type: number;
+  try {
+    type = statfs(dir).type >>> 0;
+  } catch {
+    return 'unknown';
+  }
+  if (LOCAL_FS.has(type)) return null;
+  return OTHER_FS.get(type) ?? `0x${type.toString(16)}`;
+}
+
+/**
  * Counts change notifications per turn of the event loop, to tell when the system's queue of them
  * may have overflowed. Linux holds at most fs.inotify.max_queued_events (16,384 by default) for a
  * process and drops the rest without Node saying so; that happens only while the process is busy
@@ -89,6 +123,8 @@ export class FreshnessVouch {
     private readonly home: string,
     private readonly changed: (abs: string) => boolean,
     private readonly idle: () => boolean,
+    /** The filesystem check (see notLocal); tests stand in for a network mount with it. */
+    private readonly fsOf: (dir: string) => string | null = (dir) => notLocal(dir),
   ) {}
 
   /**
@@ -105,6 +141,10 @@ export class FreshnessVouch {
       return { ok: false, why: `cannot make ${files.dir}: ${(err as Error).message}` };
     }
     if (!safeVouchDir(files.dir)) return { ok: false, why: `${files.dir} is not a folder of this user's alone` };
+    for (const [dir, what] of [[this.root, 'the vault'], [this.home, 'the global folder']]) {
+      const other = fs.existsSync(dir) ? this.fsOf(dir) : null;
+      if (other !== null) return { ok: false, why: `${what} ${dir} is on a ${other} filesystem, where edits made elsewhere raise no notification here (mem watch --poll sees them)` };
+    }
     if (watcherAlive(files.pidFile)) return { ok: false };
     try {
       this.files = files;
@@ -211,15 +251,14 @@ export class FreshnessVouch {
     const memo = memoFolders(walkMemo, this.root);
     if (memo === null) return null;
     const out = new Map<string, number>();
-    const inoOf = (dir: string): number | null => {
-      const st = fs.statSync(dir, { throwIfNoEntry: false });
-      return st?.isDirectory() ? st.ino : null;
-    };
+    // A folder on another filesystem (a mount inside the vault) must be local too.
+    let remote = false;
     const add = (dir: string): boolean => {
       if (out.has(dir)) return true;
-      const ino = inoOf(dir);
-      if (ino === null) return false;
-      out.set(dir, ino);
+      const st = fs.statSync(dir, { throwIfNoEntry: false });
+      if (!st?.isDirectory()) return false;
+      if (this.fsOf(dir) !== null) remote = true;
+      out.set(dir, st.ino);
       return true;
     };
     if (!add(this.root)) return null;
@@ -238,7 +277,7 @@ export class FreshnessVouch {
     // The global files are stat-ed apart from the walk: their folder must be there to be watched.
     if (path.resolve(this.home) !== path.resolve(this.root) && !add(this.home)) return null;
     add(path.join(this.root, '.mem'));
-    return out;
+    return remote ? null : out;
   }
 
   /** Stop answering and watching; the pid file goes (when it is still this watcher's). */

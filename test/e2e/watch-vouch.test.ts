@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startWatch, type BatchResult, type Watch } from '../../src/integrations/watch.js';
-import { FloodCheck, floodLimit, FreshnessVouch } from '../../src/integrations/watch-vouch.js';
+import { FloodCheck, floodLimit, FreshnessVouch, notLocal } from '../../src/integrations/watch-vouch.js';
 import { withIndex } from '../../src/index/open.js';
 import { askWatcher, processStart, safeVouchDir, VOUCH_TIMEOUT_MS, vouchFiles } from '../../src/index/vouch.js';
 import { openVault, type Vault } from '../../src/vault/vault.js';
@@ -302,6 +302,70 @@ describe.runIf(process.platform === 'linux')('the vouch on its own (no chokidar,
     } finally {
       fv.close();
     }
+  });
+});
+
+describe.runIf(process.platform === 'linux')('a vault on a filesystem whose notifications miss edits made elsewhere', () => {
+  // An NFS, SMB, 9p or FUSE mount cannot be made here without privileges: the vouch is told the
+  // filesystem of each folder by a stand-in for statfs, and the real statfs is read below.
+  it('is never vouched for: at the vault, the global folder, or a folder mounted inside the vault', async () => {
+    const v = vault();
+    v.write('memory/share/notes.md', entry('s1', 'The ibis report is monthly.'));
+    const old = new Date(Date.now() - 60_000);
+    fs.utimesSync(v.path('memory/share/notes.md'), old, old);
+    const vault_ = await openVault({ root: v.root, env: { MEM_HOME: v.home } });
+    const state = await until('a walk memo', () => withIndex(vault_, { refresh: true }, (ix) => {
+      const meta = ix.db.prepare('SELECT value FROM meta WHERE key = ?').pluck();
+      const memo = { walkMemo: meta.get('walk_memo') as string, statDigest: meta.get('stat_digest') as string };
+      return memo.walkMemo ? memo : null;
+    }));
+    for (const [remote, what] of [[v.root, 'the vault'], [v.home, 'the global folder']] as const) {
+      const fv = new FreshnessVouch(v.root, v.home, () => true, () => true, (dir) => (dir === remote ? 'nfs' : null));
+      try {
+        const r = fv.listen();
+        expect(r.ok).toBe(false);
+        expect(r.why).toBe(`${what} ${remote} is on a nfs filesystem, where edits made elsewhere raise no notification here (mem watch --poll sees them)`);
+        expect(await ask(v.root, VOUCH_TIMEOUT_MS)).toBeNull();
+      } finally {
+        fv.close();
+      }
+    }
+    const share = v.path('memory/share');
+    const local = new FreshnessVouch(v.root, v.home, () => true, () => true, () => null);
+    try {
+      expect(local.listen().ok).toBe(true);
+      local.settle(local.mark(), state);
+      expect(local.settle(local.mark(), state)).toBe(false);
+      expect(await ask(v.root)).toBe(state.statDigest);
+    } finally {
+      local.close();
+    }
+    const mounted = new FreshnessVouch(v.root, v.home, () => true, () => true, (dir) => (dir === share ? 'fuse' : null));
+    try {
+      expect(mounted.listen().ok).toBe(true);
+      for (let i = 0; i < 3; i++) mounted.settle(mounted.mark(), state);
+      expect(await ask(v.root)).toBeNull();
+    } finally {
+      mounted.close();
+    }
+  });
+
+  it('tells the filesystems apart by statfs', () => {
+    const as = (type: number) => () => ({ type });
+    expect(notLocal('/x', as(0xef53))).toBeNull();
+    expect(notLocal('/x', as(0x01021994))).toBeNull();
+    expect(notLocal('/x', as(0x794c7630))).toBeNull();
+    expect(notLocal('/x', as(0x6969))).toBe('nfs');
+    expect(notLocal('/x', as(0x01021997))).toBe('9p');
+    expect(notLocal('/x', as(0x65735546))).toBe('fuse');
+    // statfs gives f_type as a signed number on some systems: the same magic either way.
+    expect(notLocal('/x', as(0xff534d42 | 0))).toBe('cifs');
+    expect(notLocal('/x', as(0x1234))).toBe('0x1234');
+    expect(notLocal('/x', () => {
+      throw new Error('ENOSYS');
+    })).toBe('unknown');
+    // The real call: the temp folder the tests above watch is a local disk (they vouch there).
+    expect(notLocal(tempDir())).toBeNull();
   });
 });
 
