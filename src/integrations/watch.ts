@@ -335,12 +335,13 @@ export interface Watch {
  * holds now. The ids of every file are read once (`last` null); later only those of files whose
  * hash changed since `last`, so a batch costs one small query per changed file.
  */
-async function refreshAndRead(vault: Vault, last: IndexSnapshot | null): Promise<{ snap: IndexSnapshot; fresh: string[]; files: number; entries: number; reindexed: number; warnings: string[]; vouch: VouchState }> {
+async function refreshAndRead(vault: Vault, last: IndexSnapshot | null, forVouch: boolean): Promise<{ snap: IndexSnapshot; fresh: string[]; files: number; entries: number; reindexed: number; warnings: string[]; vouch: VouchState }> {
   const { withIndex } = await import('../index/open.js');
   return withIndex(vault, { refresh: true }, (ix) => {
     const snap: IndexSnapshot = new Map();
     /** Absolute paths of the files read anew (all of them the first time). */
     const fresh: string[] = [];
+    const all: string[] = [];
     if (last === null) {
       const rows = ix.db.prepare('SELECT f.path, f.abs, f.hash, e.entry_id FROM files f LEFT JOIN entries e ON e.file_id = f.id ORDER BY f.id, e.ordinal').raw().all() as [string, string, string | null, string | null][];
       for (const [p, abs, hash, id] of rows) {
@@ -348,12 +349,14 @@ async function refreshAndRead(vault: Vault, last: IndexSnapshot | null): Promise
         if (!s) {
           snap.set(p, (s = { hash, ids: [] }));
           fresh.push(abs);
+          all.push(abs);
         }
         if (id !== null) s.ids.push(id);
       }
     } else {
       const idsOf = ix.db.prepare('SELECT entry_id FROM entries WHERE file_id = ? ORDER BY ordinal').pluck();
       for (const [id, p, abs, hash] of ix.db.prepare('SELECT id, path, abs, hash FROM files').raw().all() as [number, string, string, string | null][]) {
+        all.push(abs);
         const was = last.get(p);
         if (was && was.hash === hash) snap.set(p, was);
         else {
@@ -366,9 +369,20 @@ async function refreshAndRead(vault: Vault, last: IndexSnapshot | null): Promise
     const warnings = [...ix.notes, ...(ix.report?.diagnostics ?? []).map((d) => formatWhere(d.message, d))];
     // What searches will compare with (see watch-vouch.ts); a temporary index vouches for nothing.
     const meta = ix.db.prepare('SELECT value FROM meta WHERE key = ?').pluck();
-    const vouch: VouchState = ix.temporary ? { walkMemo: undefined, statDigest: undefined } : { walkMemo: meta.get('walk_memo') as string | undefined, statDigest: meta.get('stat_digest') as string | undefined };
+    const vouch: VouchState = ix.temporary || (forVouch && hardLinked(all))
+      ? { walkMemo: undefined, statDigest: undefined }
+      : { walkMemo: meta.get('walk_memo') as string | undefined, statDigest: meta.get('stat_digest') as string | undefined };
     return { snap, fresh, files: ix.report?.files ?? snap.size, entries, reindexed: (ix.report?.changed ?? 0) + (ix.report?.removed ?? 0), warnings, vouch };
   });
+}
+
+/**
+ * Whether a memory file has another name (a hard link): an edit made through a name outside the
+ * vault raises no notification in the vault's folders, so the watch cannot vouch for it. One
+ * lstat per file, after each refresh of a watch that answers reads.
+ */
+function hardLinked(files: string[]): boolean {
+  return files.some((abs) => (fs.lstatSync(abs, { throwIfNoEntry: false })?.nlink ?? 1) > 1);
 }
 
 function describe(err: unknown): { message: string; hint?: string } {
@@ -523,7 +537,7 @@ export async function startWatch(vault: Vault, opts: WatchOptions): Promise<Watc
         return s;
       }
       mark = v.mark();
-      const again = await refreshAndRead(vault, last);
+      const again = await refreshAndRead(vault, last, true);
       s = { ...again, reindexed: s.reindexed + again.reindexed, fresh: [...s.fresh, ...again.fresh], warnings: [...s.warnings, ...again.warnings] };
     }
     clearTimeout(recheckTimer);
@@ -580,14 +594,14 @@ export async function startWatch(vault: Vault, opts: WatchOptions): Promise<Watc
     };
     const mark = vouch?.mark() ?? 0;
     try {
-      let s = await refreshAndRead(vault, last);
+      let s = await refreshAndRead(vault, last, vouch !== null);
       if (!stopped) {
         const linked = await followLinks(relinkAll ? [...s.snap.keys()].map((p) => (path.isAbsolute(p) ? p : path.join(vault.root, p))) : s.fresh);
         relinkAll = false;
         // What changed in a newly watched folder before its watch was ready: read once more.
         if (linked && !stopped) {
           const first = s;
-          s = await refreshAndRead(vault, last);
+          s = await refreshAndRead(vault, last, vouch !== null);
           s = { ...s, reindexed: first.reindexed + s.reindexed, fresh: [...first.fresh, ...s.fresh] };
         }
       }

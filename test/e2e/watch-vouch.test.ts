@@ -212,6 +212,20 @@ describe.runIf(process.platform === 'linux')('a running watch vouches for the in
     await until('the first watch to vouch still', () => ask(v.root));
   });
 
+  it('a memory file with another name (a hard link) outside the vault: edits through it are found', async () => {
+    const v = vault();
+    const outside = path.join(tempDir(), 'MEMORY-link.md');
+    fs.linkSync(v.path('MEMORY.md'), outside);
+    const w = await watched(v);
+    // Neither its first refresh nor the re-check 2.5 s after it vouches (a sleep: what is checked
+    // is that no answer says fresh, whenever the re-check runs).
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(await ask(w.v.root)).toBeNull();
+    // An edit through the other name raises no notification in the vault's folders.
+    fs.appendFileSync(outside, entry('h1', 'The heron census is in May.'));
+    expect(await topHit(w, 'heron')).toBe('h1');
+  });
+
   // Linux keeps at most max_queued_events notifications for a process and drops the rest. Here the
   // queue overflows for real: this process is held (a synchronous child) while another writes more
   // files than the queue holds in a watched folder, then adds an entry, whose notification is lost.
