@@ -99,14 +99,21 @@ const ASSIGNMENT_RE =
   /(?<![A-Za-z0-9_])(?:export\s+|set\s+|--)?(["']?)([A-Za-z_][A-Za-z0-9_.-]{1,63})\1\s*(?::=|=|:)\s*(["'`]?)([^\s"'`,;(){}[\]<>\\]{1,512})\3(?![({[.\w])/g;
 
 function assignments(text: string, out: SecretFinding[]): void {
-  for (const m of text.matchAll(ASSIGNMENT_RE)) {
+  const re = new RegExp(ASSIGNMENT_RE.source, 'g');
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
     const name = m[2];
     const value = m[4];
+    const start = m.index + m[0].length - m[3].length - value.length;
     const kind = namesSecret(name);
-    if (!kind || !looksLikeCredential(value, kind)) continue;
+    // A value that is no secret may hold an assignment of its own ("Deploy: API_TOKEN=…",
+    // "Set it:" then "DB_PASSWORD=…" on the next line): the search goes on from the value.
+    if (!kind || !looksLikeCredential(value, kind)) {
+      // Not inside a URL (`https://user:token@host`): the URL rule below reads those.
+      if (!value.startsWith('//')) re.lastIndex = start;
+      continue;
+    }
     // A URL value keeps its shape: the URL rule below redacts only its password.
     if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) continue;
-    const start = m.index! + m[0].length - m[3].length - value.length;
     out.push({ kind: kind === 'password' ? 'password' : 'secret-value', start, end: start + value.length });
   }
 }

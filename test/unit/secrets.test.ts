@@ -119,6 +119,24 @@ describe('extra rules', () => {
     for (const [input, want] of cases) expect(redactForDisplay(input)).toBe(want);
   });
 
+  it('finds an assignment inside the value of one that is no secret (a label before it, a line break)', async () => {
+    const cases = [
+      ['Deploy: API_TOKEN=Xk9mQ2vLp7wRzT4nQ8sL is needed', 'Deploy: API_TOKEN=[redacted: secret-value] is needed'],
+      ['Note: STRIPE_KEY=Zx8Kq2Lm9Pw4Rt6Yu1Io3As5', 'Note: STRIPE_KEY=[redacted: secret-value]'],
+      ['env: DB_PASSWORD=hunter2x9', 'env: DB_PASSWORD=[redacted: password]'],
+      ['Set it:\nDB_PASSWORD=hunter2x9q', 'Set it:\nDB_PASSWORD=[redacted: password]'],
+      ['a: b: c: SECRET_KEY=Zx8Kq2Lm9Pw4Rt6Yu1Io3As5', 'a: b: c: SECRET_KEY=[redacted: password]'],
+    ];
+    for (const [input, want] of cases) {
+      expect(redactForDisplay(input)).toBe(want);
+      // What is written into the vault goes through the same rules.
+      expect((await redactSecrets(input)).text).toBe(want);
+      expect((await findSecrets(input)).length).toBeGreaterThan(0);
+    }
+    // Plain labels stay as they are.
+    for (const text of ['mode: fast', 'a: b: c=d', 'Deploy: staging=ready']) expect(redactForDisplay(text)).toBe(text);
+  });
+
   it('judges values by entropy and shape', () => {
     expect(entropy('aaaa')).toBe(0);
     expect(entropy('abcd')).toBe(2);
