@@ -48,3 +48,50 @@ export function quoteBody(body: string, indent = ''): string[] {
   if (text === '') return [];
   return text.split(LINE_BREAKS).map((line) => (line.trim() === '' ? `${indent}>` : `${indent}> ${inert(line)}`));
 }
+
+/**
+ * What a terminal may act on in text mem prints: C0 controls but tab and line feed, DEL, the C1
+ * controls, and the bidirectional overrides and isolates.
+ */
+const TERMINAL_UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+/** The colour and weight sequences mem's own styling writes (chalk, one parameter each). */
+const OWN_STYLE = /\x1b\[(?:[0-4]|2[2-4]|3[0-9]|4[0-9]|9[0-7]|10[0-7])m/y;
+
+/**
+ * `text` as it may reach a terminal: every character a terminal could act on (a vault file's
+ * escape sequence that clears the screen, sets the clipboard or the window title, moves the
+ * cursor; a bidi override that shows text in another order) is shown as a visible mark instead: C0
+ * controls and DEL as their control pictures (ESC as ␛), C1 and bidi controls as U+FFFD. A CR
+ * before a line feed goes (a CRLF file's line end). With `keepStyle`, the colour and weight
+ * sequences mem's own styling writes stay. Text with none of these is returned as it is.
+ */
+export function forTerminal(text: string, keepStyle: boolean): string {
+  if (!TERMINAL_UNSAFE.test(text)) return text;
+  let out = '';
+  let from = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (!(code < 0x20 ? code !== 9 && code !== 10 : (code >= 0x7f && code <= 0x9f) || (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069))) continue;
+    if (code === 0x1b && keepStyle) {
+      OWN_STYLE.lastIndex = i;
+      if (OWN_STYLE.test(text)) {
+        i = OWN_STYLE.lastIndex - 1;
+        continue;
+      }
+    }
+    out += text.slice(from, i);
+    from = i + 1;
+    if (code === 13 && text.charCodeAt(i + 1) === 10) continue;
+    out += code < 0x20 ? String.fromCharCode(0x2400 + code) : code === 0x7f ? '\u2421' : '\ufffd';
+  }
+  return out + text.slice(from);
+}
+
+/**
+ * JSON text with the C1 controls, the bidi controls and the line and paragraph separators written
+ * as `\uXXXX` escapes: the same JSON value, which no terminal acts on (JSON.stringify escapes only
+ * the C0 controls). These characters can only stand inside a JSON string.
+ */
+export function jsonForTerminal(json: string): string {
+  return json.replace(/[\u0080-\u009f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}

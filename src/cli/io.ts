@@ -10,6 +10,7 @@ import type { Command } from 'commander';
 import { readStdinText, type StdinLimits } from '../stdin.js';
 import { readRegularText } from '../vault/read.js';
 import { credentialsIn, displaySafe } from '../secrets/display.js';
+import { forTerminal, jsonForTerminal } from '../quote.js';
 import { writeStdout } from './stdout.js';
 
 /**
@@ -101,7 +102,10 @@ export interface Ctx {
   io: Io;
   stdoutTTY: boolean;
   stderrTTY: boolean;
+  /** A line (or lines) on stdout; nothing in it can drive the terminal (see forTerminal). */
   out(text: string): void;
+  /** Text on stdout as it is given (no line break added), made as safe as out(). */
+  write(text: string): void;
   warn(text: string): void;
   info(text: string): void;
   /** A line on stderr as it is (credentials masked), also when quiet. */
@@ -120,7 +124,7 @@ export function makeCtx(g: GlobalOptions, io: Io = processIo()): Ctx {
   const quiet = Boolean(g.quiet);
   const env = io.env;
   const safe = (text: string) => displaySafe(text, credentialsIn(env));
-  return {
+  const ctx: Ctx = {
     root: g.root,
     json: Boolean(g.json),
     quiet,
@@ -137,18 +141,23 @@ export function makeCtx(g: GlobalOptions, io: Io = processIo()): Ctx {
     get stderrTTY() {
       return io.stderrTTY;
     },
+    // What mem prints carries vault text: a file's escape sequences must not reach the terminal
+    // as such. JSON keeps its value (the characters are written as \u escapes).
     out: (text) => {
-      io.stdout(text.endsWith('\n') ? text : `${text}\n`);
+      ctx.write(text.endsWith('\n') ? text : `${text}\n`);
+    },
+    write: (text) => {
+      io.stdout(ctx.json ? forTerminal(jsonForTerminal(text), false) : forTerminal(text, ctx.color));
     },
     // Warnings and notes carry what servers and errors said: never a credential on the terminal.
     warn: (text) => {
-      if (!quiet) io.stderr(`mem: warning: ${safe(text)}\n`);
+      if (!quiet) io.stderr(`mem: warning: ${forTerminal(safe(text), false)}\n`);
     },
     info: (text) => {
-      if (!quiet) io.stderr(`${safe(text)}\n`);
+      if (!quiet) io.stderr(`${forTerminal(safe(text), false)}\n`);
     },
     err: (text) => {
-      io.stderr(`${safe(text)}\n`);
+      io.stderr(`${forTerminal(safe(text), false)}\n`);
     },
     setExitCode: (code) => {
       io.exitCode = code;
@@ -158,6 +167,7 @@ export function makeCtx(g: GlobalOptions, io: Io = processIo()): Ctx {
     readStdin: (limits) => io.readStdin(limits),
     stdinIsTerminal: () => io.stdinTTY,
   };
+  return ctx;
 }
 
 /** The Io a command runs with: the one its program was built with (the real process when none). */

@@ -97,6 +97,32 @@ describe('terminal controls and bidi overrides in typed notes are never printed 
   });
 });
 
+describe('terminal controls and bidi overrides in memory entries are never printed raw', () => {
+  it('list, show, search (and their --json, which keeps the exact text), stats and lint', async () => {
+    const v = tempVault();
+    const title = 'Title \u001b[2J\u001b]52;c;ZWNobyBoaQ==\u0007 \u202e evil';
+    v.write('MEMORY.md', `# Memory\n\n---\nid: esc00001\ntype: directive\ndomain: team\nimportance: 0.5\nstatus: active\nreinforcement_count: 0\n---\n## ${title}\n\nbody \u001b[31mred zebra\u009b31m and\r more\n`);
+    const outs = [
+      await run(v, ['list']), await run(v, ['show', 'esc00001']), await run(v, ['search', 'zebra']), await run(v, ['search', 'zebra', '--explain']),
+      await run(v, ['stats']), await run(v, ['lint']), await run(v, ['context', 'zebra']),
+    ];
+    expect(outs[0].stdout).toMatch(/Title ␛\[2J␛\]52;c;ZWNobyBoaQ==␇ \ufffd evil/);
+    expect(outs[1].stdout).toMatch(/body ␛\[31mred zebra\ufffd31m and␍ more/);
+    expect(outs[2].stdout).toMatch(/zebra/);
+    for (const r of outs) {
+      expect(r.stdout).not.toMatch(ACTIVE);
+      expect(r.stderr).not.toMatch(ACTIVE);
+    }
+    // JSON keeps the value: the same title, the characters written as escapes.
+    for (const args of [['list', '--json'], ['show', 'esc00001', '--json'], ['search', 'zebra', '--json']]) {
+      const r = await run(v, args);
+      expect(r.stdout).not.toMatch(ACTIVE);
+      expect(r.stdout).toContain('\\u001b[2J');
+      expect(JSON.stringify(r.json())).toContain(JSON.stringify(title).slice(1, -1));
+    }
+  });
+});
+
 describe('a typed note whose frontmatter does not parse is named, never silently left out', () => {
   it('YAML alias bomb, 5000-deep nesting, unclosed frontmatter: listed as warnings, other notes still listed, nothing hangs', async () => {
     const v = tempVault();

@@ -46,7 +46,7 @@ async function listCommand(ctx: Ctx, opts: ListOptions): Promise<void> {
   const put = (text: string) => {
     piece += text;
     if (piece.length >= PIECE) {
-      ctx.io.stdout(piece);
+      ctx.write(piece);
       piece = '';
     }
   };
@@ -73,6 +73,6 @@ async function listCommand(ctx: Ctx, opts: ListOptions): Promise<void> {
     }
     return n;
   });
-  if (piece !== '') ctx.io.stdout(piece);
+  if (piece !== '') ctx.write(piece);
   if (count === 0 && !ctx.json) ctx.info('no entries');
 }
