@@ -3,6 +3,7 @@
 
 import { EXIT_FAIL, MemError, formatWhere } from '../errors.js';
 import { credentialsIn, displaySafe } from '../secrets/display.js';
+import { forTerminal } from '../quote.js';
 import type { Io } from './io.js';
 
 /**
@@ -12,7 +13,8 @@ import type { Io } from './io.js';
  */
 export function reportError(err: unknown, debug: boolean, io: Io): number {
   const known = credentialsIn(io.env);
-  const write = (text: string) => io.stderr(`${displaySafe(text, known)}\n`);
+  // An error may quote a vault file (a title, a bad line): its controls are shown, not acted on.
+  const write = (text: string) => io.stderr(`${forTerminal(displaySafe(text, known), false)}\n`);
   const causes = (e: unknown) => {
     for (let c = (e as { cause?: unknown })?.cause, n = 0; c !== undefined && c !== null && n < 5; c = (c as { cause?: unknown }).cause, n++) {
       write(`caused by: ${c instanceof Error ? (c.stack ?? c.message) : String(c)}`);

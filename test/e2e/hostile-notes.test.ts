@@ -105,7 +105,11 @@ describe('terminal controls and bidi overrides in memory entries are never print
     const outs = [
       await run(v, ['list']), await run(v, ['show', 'esc00001']), await run(v, ['search', 'zebra']), await run(v, ['search', 'zebra', '--explain']),
       await run(v, ['stats']), await run(v, ['lint']), await run(v, ['context', 'zebra']),
+      // An error that quotes what it was given.
+      await run(v, ['show', 'zz\u001b]0;t\u0007\u202e']),
     ];
+    expect(outs[7].status).not.toBe(0);
+    expect(outs[7].stderr).toMatch(/^mem: no entry with id "zz/);
     expect(outs[0].stdout).toMatch(/Title ␛\[2J␛\]52;c;ZWNobyBoaQ==␇ \ufffd evil/);
     expect(outs[1].stdout).toMatch(/body ␛\[31mred zebra\ufffd31m and␍ more/);
     expect(outs[2].stdout).toMatch(/zebra/);
