@@ -195,7 +195,10 @@ export function nowFrom(env: NodeJS.ProcessEnv): number {
 
 export function parseIntOption(name: string, v: string | undefined, min = 0): number | undefined {
   if (v === undefined) return undefined;
-  if (!/^\d+$/.test(v.trim()) || Number(v) < min) throw usageError(`${name} must be an integer >= ${min} (got "${v}")`);
+  // Past 2^53 a number is no longer an exact integer (SQLite would be handed a float).
+  if (!/^\d+$/.test(v.trim()) || Number(v) < min || Number(v) > Number.MAX_SAFE_INTEGER) {
+    throw usageError(`${name} must be an integer from ${min} to ${Number.MAX_SAFE_INTEGER} (got "${v}")`);
+  }
   return Number(v);
 }
 

@@ -283,7 +283,7 @@ describe('mem extract --recent', () => {
       [['extract', '--recent', '--since', 'yesterday'], /^mem: --since must be an age such as 7d, 12h or 2w, or a date such as 2026-11-01 \(got "yesterday"\)$/m],
       [['extract', '--recent', '--max-depth', '2'], /^mem: --max-depth is for a folder/m],
       [['extract', '--recent', '--session', 's1'], /^mem: --session names one session; --recent finds many$/m],
-      [['extract', path.join(L.home, '.codex', 'sessions'), '--max-depth', 'x'], /^mem: --max-depth must be an integer >= 0/m],
+      [['extract', path.join(L.home, '.codex', 'sessions'), '--max-depth', 'x'], /^mem: --max-depth must be an integer from 0 to/m],
       [['extract', L.mine.claude[0], '--max-depth', '1'], /^mem: --max-depth is for a folder of transcripts$/m],
     ];
     for (const [args, msg] of cases) {

@@ -110,6 +110,18 @@ describe('bad input', () => {
     const { v, run } = setup();
     expect((await run(['search', 'kafka', '--type', 'bogus'])).status).toBe(2);
     expect((await run(['search', 'kafka', '--limit', 'ten'])).status).toBe(2);
+    // Past 2^53 a number is no exact integer: a usage error, not a failing query.
+    for (const [flag, n] of [['--limit', '9223372036854775807'], ['--candidates', '99999999999999999999'], ['--limit', '9007199254740992']]) {
+      const r = await run(['search', 'kafka', flag, n]);
+      expect(r.status, `${flag} ${n}`).toBe(2);
+      expect(r.stderr).toBe(`mem: ${flag} must be an integer from 1 to 9007199254740991 (got "${n}")\n`);
+    }
+    expect((await run(['search', 'kafka', '--limit', '9007199254740991', '--json'])).status).toBe(0);
+    // A batch line with a limit that is not a whole number from 1 up is skipped with a message.
+    const batch = ['{"id":"a","query":"kafka","limit":9223372036854775807}', '{"id":"b","query":"kafka","limit":0}', '{"id":"c","query":"kafka","limit":"5"}', '{"id":"d","query":"kafka","limit":2}'].join('\n');
+    const b = await run(['search', '--batch', '-'], batch);
+    expect(b.stdout.trim().split('\n').map((l) => JSON.parse(l).id)).toEqual(['d']);
+    expect(b.stderr.match(/"limit" must be a whole number/g)).toHaveLength(3);
     expect((await run(['add', 'x', '--importance', '2'])).status).toBe(2);
     expect((await run(['search', 'kafka', '--status', 'retired'])).status).toBe(2);
     expect((await run(['search', 'kafka', '--rank', 'magic'])).status).toBe(2);

@@ -122,7 +122,7 @@ describe('mem pattern graph', () => {
     for (const [args, msg] of [
       [['--format', 'svg'], '--format must be mermaid or dot'],
       [['--depth', '2'], '--depth needs --from'],
-      [['--max-nodes', '0'], '--max-nodes must be an integer >= 1'],
+      [['--max-nodes', '0'], '--max-nodes must be an integer from 1 to'],
     ] as const) {
       const r = await run(v, ['pattern', 'graph', ...args]);
       expect(r.status).not.toBe(0);

@@ -110,8 +110,11 @@ function parseBatch(text: string, file: string): { items: BatchItem[]; errors: s
       errors.push(`each line needs a "query" string (${where}); skipped`);
       return;
     }
-    const limit = typeof r.limit === 'number' && Number.isInteger(r.limit) && r.limit > 0 ? r.limit : undefined;
-    items.push({ id: r.id ?? null, query: r.query, limit, line: i + 1 });
+    if (r.limit !== undefined && r.limit !== null && !(Number.isSafeInteger(r.limit) && (r.limit as number) > 0)) {
+      errors.push(`"limit" must be a whole number from 1 to ${Number.MAX_SAFE_INTEGER} (${where}); skipped`);
+      return;
+    }
+    items.push({ id: r.id ?? null, query: r.query, limit: (r.limit ?? undefined) as number | undefined, line: i + 1 });
   });
   return { items, errors };
 }
