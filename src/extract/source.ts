@@ -1,15 +1,17 @@
 // Reading a transcript for extraction: from a file (JSONL streamed in chunks, so a 200 MB
 // session never sits in memory whole) or from stdin; the format detected from the first bytes
-// unless forced.
+// (a longer JSON document from the whole of it) unless forced.
 
 import fs from 'node:fs';
 import path from 'node:path';
 import { MemError } from '../errors.js';
 import { decodeVaultText, isFailure, specialKind, withRegularFd } from '../vault/read.js';
 import type { SecretFinding } from '../secrets/redact.js';
-import { detectFormat, FORMATS, JsonlLines, JsonlReader, readTranscript, type Transcript, type TranscriptFormat } from './transcript.js';
+import { detectFormat, detectHead, FORMATS, JsonlLines, JsonlReader, readTranscript, type Transcript, type TranscriptFormat } from './transcript.js';
 
 const CHUNK = 4 << 20;
+/** The first bytes of a file, read to tell its format. */
+const HEAD = 256 << 10;
 /** Whole-document formats (a JSON array, Gemini's session JSON, text) are read at once, up to this size. */
 const DOCUMENT_LIMIT = 64 << 20;
 
@@ -71,10 +73,11 @@ export function loadTranscript(file: string, opts: { format?: TranscriptFormat; 
     if (st.isDirectory()) throw new MemError('the transcript is a folder, not a file', { where: { file } });
     if (!st.isFile()) throw notRegular(file, st);
     if (st.size === 0) throw new MemError('the transcript is empty', { where: { file } });
-    const head = Buffer.alloc(Math.min(st.size, 256 << 10));
+    const head = Buffer.alloc(Math.min(st.size, HEAD));
     fs.readSync(fd, head, 0, head.length, 0);
     if (head.includes(0)) throw new MemError('the transcript is a binary file, not a transcript', { where: { file } });
-    const format = opts.format ?? detectFormat(head.toString('utf8'));
+    // Undefined: a JSON document longer than the head, told once it is read whole (below).
+    const format = opts.format ?? (head.length === st.size ? detectFormat(head.toString('utf8')) : detectHead(head.toString('utf8'), () => firstLine(fd)));
     if (format === 'claude' || format === 'codex') {
       const reader = new JsonlReader(format);
       const lines = new JsonlLines((line, cut) => reader.line(line, cut));
@@ -90,7 +93,7 @@ export function loadTranscript(file: string, opts: { format?: TranscriptFormat; 
       return { transcript: reader.result(), path: abs, label: file, bytes: pos };
     }
     if (st.size > DOCUMENT_LIMIT) {
-      throw new MemError(`the transcript is ${Math.round(st.size / 2 ** 20)} MB; ${format} documents over ${DOCUMENT_LIMIT / 2 ** 20} MB are not read`, { where: { file }, hint: 'JSONL transcripts (Claude Code, Codex) of any size are streamed' });
+      throw new MemError(`the transcript is ${Math.round(st.size / 2 ** 20)} MB; ${format ?? 'JSON'} documents over ${DOCUMENT_LIMIT / 2 ** 20} MB are not read`, { where: { file }, hint: 'JSONL transcripts (Claude Code, Codex) of any size are streamed' });
     }
     const all = Buffer.alloc(st.size);
     fs.readSync(fd, all, 0, st.size, 0);
@@ -100,6 +103,25 @@ export function loadTranscript(file: string, opts: { format?: TranscriptFormat; 
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/** The file's first line that is not blank, as JsonlLines passes it on: long strings cut, null when still too long. */
+function firstLine(fd: number): string | null {
+  let first: string | null | undefined;
+  const lines = new JsonlLines((line) => {
+    if (first === undefined && (line === null || line.trim() !== '')) first = line;
+  });
+  const buf = Buffer.alloc(CHUNK);
+  for (let pos = 0; first === undefined; ) {
+    const n = fs.readSync(fd, buf, 0, CHUNK, pos);
+    if (n === 0) {
+      lines.end();
+      break;
+    }
+    pos += n;
+    lines.push(buf.subarray(0, n));
+  }
+  return first ?? null;
 }
 
 /**

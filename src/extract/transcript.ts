@@ -285,12 +285,40 @@ export function detectFormat(text: string): TranscriptFormat {
         first = splitConcatenated(firstLine)[0] ?? null;
       }
     }
-    if (first) {
-      if ('payload' in first && typeof first.type === 'string') return 'codex';
-      return 'claude';
-    }
+    if (first) return recordFormat(first);
   }
   return 'text';
+}
+
+/**
+ * The format of a file from its head, its first bytes, when the file goes on past them. JSON lines
+ * (Claude Code, Codex) are told by their first line; `firstLine` gives it, its long strings cut
+ * (see JsonlLines), when it is longer than the head. Undefined when the head opens some other JSON
+ * document (an array, or an object over several lines as Gemini CLI writes its sessions): a cut
+ * document does not parse, so it is told from the whole of it, which is read anyway.
+ */
+export function detectHead(head: string, firstLine: () => string | null): TranscriptFormat | undefined {
+  const t = head.trimStart();
+  if (t.startsWith('[')) return undefined;
+  if (!t.startsWith('{')) return 'text';
+  const nl = t.indexOf('\n');
+  const line = nl === -1 ? firstLine() : t.slice(0, nl);
+  if (line === null) return undefined;
+  let first: Json | null = null;
+  try {
+    const v = JSON.parse(line);
+    first = isObj(v) ? v : null;
+  } catch {
+    first = splitConcatenated(line)[0] ?? null;
+  }
+  return first ? recordFormat(first) : undefined;
+}
+
+/** The format a transcript's first record stands for (a Gemini session written on one line is one record). */
+function recordFormat(first: Json): TranscriptFormat {
+  if ('payload' in first && typeof first.type === 'string') return 'codex';
+  if (!('type' in first) && Array.isArray(first.messages)) return 'gemini';
+  return 'claude';
 }
 
 /**
