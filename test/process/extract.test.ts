@@ -51,6 +51,20 @@ describe('mem extract --hook', () => {
     expect(v.read('.mem/logs/extract.log')).toMatch(/claude hook \(SessionEnd\): extracting .*fix-checkout-tests\.jsonl/);
   });
 
+  it('reads only a transcript in the agent\'s own format: a payload naming another file gets nothing of it written', async () => {
+    const v = vault();
+    const other = path.join(tempDir(), 'notes.txt');
+    fs.writeFileSync(other, 'user: the root password is Tr0ub4dor-and-more\nassistant: noted, never use npm here\n');
+    const payload = JSON.stringify({ session_id: 'hook-x', transcript_path: other, cwd: v.root, hook_event_name: 'SessionEnd' });
+    expect(mem(['extract', '--hook', 'claude'], { cwd: v.root, home: v.home, env: OFFLINE, input: payload }).status).toBe(0);
+    await waitFor(() => fs.existsSync(v.path('.mem/logs/extract.log')) && /no messages found in the transcript \(read as claude/.test(v.read('.mem/logs/extract.log')));
+    const written = (dir: string): string[] => (fs.existsSync(dir) ? fs.readdirSync(dir, { recursive: true }).map(String) : []);
+    expect(written(v.path('.mem/episodes'))).toEqual([]);
+    expect(written(v.path('.mem/local'))).toEqual([]);
+    expect(v.read('MEMORY.md')).not.toContain('hook-x');
+    expect(v.read('.mem/logs/extract.log')).not.toContain('Tr0ub4dor');
+  });
+
   it('never fails the agent: bad payloads are logged, exit 0', () => {
     const v = vault();
     for (const input of ['not json', '{"session_id": "x", "cwd": "' + v.root + '"}', '']) {

@@ -384,7 +384,9 @@ async function hookCommand(ctx: Ctx, agentName: string, arg: string | undefined)
     // Codex's notify names only the thread: its rollout is $CODEX_HOME/sessions/YYYY/MM/DD/rollout-…-<thread id>.jsonl.
     const transcript = p.transcript ?? (agent === 'codex' && p.sessionId ? (await import('../../extract/discover.js')).codexRolloutFor(p.sessionId, ctx.env) : undefined);
     if (!transcript) throw new MemError(`the ${agent} hook payload names no transcript${p.sessionId ? ` (session ${printableId(p.sessionId)})` : ''}`);
-    const args = ['extract', transcript, '--root', root];
+    // The agent's own format: a payload naming some other file (a text file, a secret) reads as
+    // no messages, and nothing of it reaches a model, the episodes or the log.
+    const args = ['extract', transcript, '--root', root, '--format', agent];
     // Made valid here as the extraction would make the transcript's own id (same name both ways).
     const { usableSessionId } = await import('../../extract/session-id.js');
     const session = usableSessionId(p.sessionId);
