@@ -12,7 +12,7 @@ import { decodeVaultText, isFailure, MEMORY_FILE_LIMIT, readRegularBytes, readVa
 import { checkWalkMemo, DirCache } from '../vault/dircache.js';
 import { FILE, inFolder, statInto } from '../vault/faststat.js';
 import { headerStartsBefore } from '../vault/locate.js';
-import { absFromRoot, probedFiles, vaultFiles, walkKey, walkPaths, type Vault, type VaultFile } from '../vault/vault.js';
+import { absFromRoot, metNotRegularFiles, probedFiles, vaultFiles, walkKey, walkPaths, type Vault, type VaultFile } from '../vault/vault.js';
 import { CONTEXT_NEIGHBOURS, prepare, prepareFile, type Prepared, type PreparedFile } from './prepare.js';
 import { bytesHash, prefixAndWholeHash } from '../hash.js';
 import { abandonWrite, beginWrite, BULK_HASHSIZE, createIndexAt, DEFAULT_HASHSIZE, endWrite, indexError, indexFault, INDEXES, isBusy, openIndex, removeDbFiles, type Db } from './db.js';
@@ -445,6 +445,10 @@ function applyPlan(db: Db, planned: Plan, opts: RefreshOptions, started: number)
  * What a refresh would do: files whose stat changed, and index rows whose file is gone. When the
  * walk's memo holds and the files' stats digest to what the last write stored, that is nothing,
  * found with one stat per file and no query of the files table. `clock` is for tests.
+ *
+ * A memory file that is not a regular file (a FIFO, a folder) keeps the walk from being memoised,
+ * as a folder that cannot be listed does: every command walks again and says what it left out,
+ * and no `mem watch` vouches for an index that leaves it out.
  */
 export function planRefresh(db: Db, vault: Vault, clock: () => number = Date.now): Plan {
   const meta = db.prepare('SELECT value FROM meta WHERE key = ?').pluck();
@@ -454,17 +458,20 @@ export function planRefresh(db: Db, vault: Vault, clock: () => number = Date.now
   if (memoised) {
     const stored = meta.get('stat_digest') as string | undefined;
     const { digest, probed, stats } = digestFiles(vault, memoised);
-    if (digest.toString() === stored) return { work: [], removed: [], files: digest.n };
+    // One in a probed file's place (the root, the global folder): the memo, which does not
+    // depend on those folders, still holds, so it is dropped here.
+    const forget = metNotRegularFiles(vault) ? { walkMemo: '' } : {};
+    if (digest.toString() === stored) return { work: [], removed: [], files: digest.n, ...forget };
     const p = plan(db, vaultFiles(vault, memoised === '' ? [] : memoised.split('\n'), probed), stats);
     // Nothing to do after all (a digest from an older mem, say): store the right one.
     if (planIsEmpty(p)) p.statDigest = digest.toString();
-    return p;
+    return { ...p, ...forget };
   }
   const cache = new DirCache(meta.get('dir_cache') as string | undefined, clock);
   const paths = walkPaths(vault, cache.read);
   const p = plan(db, vaultFiles(vault, paths));
   if (cache.changed) p.dirCache = cache.serialize();
-  const memo = cache.walkMemo(key, paths, vault.root) ?? '';
+  const memo = metNotRegularFiles(vault) ? '' : cache.walkMemo(key, paths, vault.root) ?? '';
   if (memo !== (saved ?? '')) p.walkMemo = memo;
   return p;
 }
@@ -820,7 +827,7 @@ export async function rebuildIndex(vault: Vault, progressFor?: (total: number) =
     const paths = walkPaths(vault, cache.read);
     const p = plan(db, vaultFiles(vault, paths));
     p.dirCache = cache.serialize();
-    p.walkMemo = cache.walkMemo(walkKey(vault), paths, vault.root) ?? '';
+    p.walkMemo = metNotRegularFiles(vault) ? '' : cache.walkMemo(walkKey(vault), paths, vault.root) ?? '';
     // FTS5 writes a segment each time its buffer of new rows fills, and the final 'optimize'
     // merges them all again; a buffer in proportion to the vault's text keeps a big vault to a
     // segment or two (about 0.55 bytes of buffer per byte of markdown, from 32 MB to 320 MB).

@@ -8,6 +8,7 @@ import { MemError } from '../errors.js';
 import { confineWritesTo, linkState, realRoot, staysInside } from './boundary.js';
 import { DEFAULT_CONFIG, loadConfig, type VaultConfig } from './config.js';
 import { globBase, globToRegExp } from './glob.js';
+import { specialKind } from './read.js';
 import { classifyPath, DISPATCH_FILE, type ScopeInfo } from './scope.js';
 import { listSearchable, type DirItem, type DirReader } from './dircache.js';
 
@@ -20,12 +21,20 @@ export interface Vault {
   skipped?: SkipReport;
 }
 
-/** Files and folders a walk left out: links that leave the vault, folders it cannot list. */
+/**
+ * Files and folders a walk left out: links that leave the vault, folders it cannot list, and
+ * memory files that are not regular files.
+ */
 export interface SkipReport {
   /** Vault path → where the link really leads (null: nowhere that can be told, e.g. a loop). */
   links: Map<string, string | null>;
   /** Vault path → why it cannot be listed. */
   unreadable: Map<string, string>;
+  /**
+   * Vault path of a memory file → what is there instead of a regular file ("a FIFO", "a folder"):
+   * never opened (a FIFO would block the read), but never left out in silence either.
+   */
+  notRegular: Map<string, string>;
 }
 
 export interface VaultFile extends ScopeInfo {
@@ -109,15 +118,16 @@ function toPosix(p: string): string {
 }
 
 function skipReport(vault: Vault): SkipReport {
-  vault.skipped ??= { links: new Map(), unreadable: new Map() };
+  vault.skipped ??= { links: new Map(), unreadable: new Map(), notRegular: new Map() };
   return vault.skipped;
 }
 
 /**
  * A regular file that stays inside `base` (the root, or the global folder for global files): one
- * lstat, and for a symlink only, where it really leads. A link out is noted in `skip`, not read.
+ * lstat, and for a symlink only, where it really leads. A link out is noted in `skip`, not read;
+ * so is anything else in the file's place (a FIFO, a folder), as `shown`.
  */
-function isFileInside(abs: string, base: string, name: string, skip: SkipReport): boolean {
+function isFileInside(abs: string, base: string, name: string, skip: SkipReport, shown = name): boolean {
   let st: fs.Stats | undefined;
   try {
     st = fs.lstatSync(abs, { throwIfNoEntry: false });
@@ -125,7 +135,10 @@ function isFileInside(abs: string, base: string, name: string, skip: SkipReport)
     return false;
   }
   if (!st) return false;
-  if (!st.isSymbolicLink()) return st.isFile();
+  if (!st.isSymbolicLink()) {
+    if (!st.isFile()) skip.notRegular.set(shown, specialKind(st));
+    return st.isFile();
+  }
   const { inside, real } = staysInside(abs, base);
   if (!inside) {
     skip.links.set(name, real);
@@ -155,6 +168,8 @@ interface Walk {
   skip: SkipReport;
   /** The links kept, root-relative → real path. */
   kept: Map<string, string>;
+  /** Memory files' names on something else (root-relative → what: "a FIFO"), sorted out in walkPaths. */
+  notRegular: Map<string, string>;
 }
 
 /** The listing of the folder `rel` (root-relative), with a folder it cannot list noted. */
@@ -218,6 +233,30 @@ function noteFolderLinkOut(w: Walk, rel: string): void {
   w.read.links?.set(rel, linkState(path.join(w.root, rel)));
 }
 
+/**
+ * Whether the walk takes the item `d` at `rel`, with a memory file's name but neither a regular
+ * file nor a link (a FIFO, a socket, a device; a folder where no walk enters): it does, noted in
+ * `w.notRegular` with what it is, so that walkPaths reports it instead of reading it. One lstat,
+ * only for such an item (a cached listing says only "other"); never an open.
+ */
+function takeNotRegular(w: Walk, rel: string, d: DirItem): boolean {
+  if (d.isFile() || d.isSymbolicLink()) return false;
+  if (d.isDirectory()) {
+    w.notRegular.set(rel, 'a folder');
+    return true;
+  }
+  let st: fs.Stats | undefined;
+  try {
+    st = fs.lstatSync(path.join(w.root, rel), { throwIfNoEntry: false });
+  } catch {
+    return false;
+  }
+  // Gone since it was listed: nothing there. A file now (replaced meanwhile): read as one.
+  if (!st || st.isSymbolicLink()) return false;
+  if (!st.isFile()) w.notRegular.set(rel, specialKind(st));
+  return true;
+}
+
 /** Every `.md` under `dir` (relative to root), skipping VCS and dependency folders. */
 function walkMarkdown(w: Walk, rel: string, out: string[], allowDot: boolean, items = list(w, rel)): void {
   for (const d of items) {
@@ -233,7 +272,7 @@ function walkMarkdown(w: Walk, rel: string, out: string[], allowDot: boolean, it
     } else if (/\.(md|markdown)$/i.test(name)) {
       // A linked folder is never walked (loops, files found twice), so only a link with a markdown
       // name is followed: when it stays inside the vault.
-      if (d.isFile() || (d.isSymbolicLink() && linkInside(w, childRel))) out.push(childRel);
+      if (d.isFile() || (d.isSymbolicLink() && linkInside(w, childRel)) || takeNotRegular(w, childRel, d)) out.push(childRel);
     } else if (d.isSymbolicLink()) {
       noteFolderLinkOut(w, childRel);
     }
@@ -244,7 +283,8 @@ function walkMarkdown(w: Walk, rel: string, out: string[], allowDot: boolean, it
 function memoryFilesIn(w: Walk, rel: string, out: string[], entries = list(w, rel)): void {
   for (const d of entries) {
     if (!MEMORY_NAMES.has(d.name)) continue;
-    if (d.isFile() || (d.isSymbolicLink() && linkInside(w, `${rel}/${d.name}`))) out.push(`${rel}/${d.name}`);
+    const name = `${rel}/${d.name}`;
+    if (d.isFile() || (d.isSymbolicLink() && linkInside(w, name)) || takeNotRegular(w, name, d)) out.push(name);
   }
 }
 
@@ -262,7 +302,8 @@ function layoutFiles(w: Walk): string[] {
   for (const dir of ['.mem/episodes', '.mem/patterns']) {
     for (const d of listBase(w, dir)) {
       if (!/\.md$/i.test(d.name) || d.name.startsWith('.')) continue;
-      if (d.isFile() || (d.isSymbolicLink() && linkInside(w, `${dir}/${d.name}`))) out.push(`${dir}/${d.name}`);
+      const name = `${dir}/${d.name}`;
+      if (d.isFile() || (d.isSymbolicLink() && linkInside(w, name)) || takeNotRegular(w, name, d)) out.push(name);
     }
   }
   for (const base of ['.mem/jobs', '.teaparty/jobs']) {
@@ -323,8 +364,9 @@ export function probedFiles(vault: Vault, excludes: RegExp[] = excludeRegExps(va
   const out: VaultFile[] = [];
   for (const name of MEMORY_NAMES) {
     const abs = path.join(vault.home, name);
+    const shown = sameAsRoot ? name : abs;
     // The global files are the user's own: they may lead anywhere inside the global folder.
-    if (isFileInside(abs, vault.home, abs, skip)) out.push({ abs, path: sameAsRoot ? name : abs, isGlobal: true, ...classifyPath(name, true) });
+    if (isFileInside(abs, vault.home, abs, skip, shown)) out.push({ abs, path: shown, isGlobal: true, ...classifyPath(name, true) });
   }
   const plain = vault.config.include.map((g) => g.replace(/^\.\//, '')).filter((g) => !isGlob(g));
   for (const name of [...ROOT_FILES, ...plain]) {
@@ -354,13 +396,16 @@ export function walkPaths(vault: Vault, read: DirReader = readDir): string[] {
   const excludes = excludeRegExps(vault);
   const seen = new Set<string>();
   const out: string[] = [];
-  const w: Walk = { read, root: vault.root, skip: skipReport(vault), kept: new Map() };
+  const w: Walk = { read, root: vault.root, skip: skipReport(vault), kept: new Map(), notRegular: new Map() };
   for (const rel of [...layoutFiles(w), ...includeFiles(w, vault.config.include)]) {
     const posix = toPosix(rel);
     if (seen.has(posix)) continue;
     seen.add(posix);
     if (excludes.length > 0 && excludes.some((re) => re.test(posix))) continue;
-    out.push(posix);
+    // A memory file that is not a regular file: reported, never read (see takeNotRegular).
+    const other = w.notRegular.get(rel);
+    if (other !== undefined) w.skip.notRegular.set(posix, other);
+    else out.push(posix);
   }
   return w.kept.size > 0 || hasRootLinks(vault) ? readOnce(vault, w, out) : out;
 }
@@ -517,7 +562,8 @@ function refuseLinkOut(abs: string, base: string, shown: string): void {
 
 /**
  * One line per thing the walks and probes of this command left out (links out of the vault,
- * folders that cannot be listed), then forgotten: the CLI prints them once on stderr.
+ * folders that cannot be listed, memory files that are not regular files), then forgotten: the
+ * CLI prints them once on stderr.
  */
 export function skipNotices(vault: Vault): string[] {
   const s = vault.skipped;
@@ -525,7 +571,27 @@ export function skipNotices(vault: Vault): string[] {
   const out: string[] = [];
   for (const [p, real] of s.links) out.push(`skipped ${p}: a symlink out of the vault${real ? ` (to ${real})` : ''}; mem never follows it`);
   for (const [p, why] of s.unreadable) out.push(`cannot list ${p}/ (${why}): the memory files in it are left out of the index`);
+  for (const [p, what] of s.notRegular) out.push(`${p} is not a regular file (${what}); mem reads only regular files, so it is left out`);
   s.links.clear();
   s.unreadable.clear();
+  s.notRegular.clear();
   return out;
+}
+
+/**
+ * The memory files the walks and probes found that are not regular files (path → "a FIFO", …),
+ * those `which` picks taken out of what skipNotices says: for a command that reports them itself
+ * (mem lint: each is a problem of the vault).
+ */
+export function takeNotRegularFiles(vault: Vault, which: (path: string) => boolean = () => true): [string, string][] {
+  const s = vault.skipped?.notRegular;
+  if (!s) return [];
+  const out = [...s].filter(([p]) => which(p));
+  for (const [p] of out) s.delete(p);
+  return out;
+}
+
+/** Whether the walks and probes of this command met a memory file that is not a regular file (see planRefresh). */
+export function metNotRegularFiles(vault: Vault): boolean {
+  return (vault.skipped?.notRegular.size ?? 0) > 0;
 }

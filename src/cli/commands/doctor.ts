@@ -77,9 +77,17 @@ async function doctorCommand(ctx: Ctx, opts: { fix?: boolean } = {}): Promise<vo
       const wrong = misnamedMemoryFiles(vault, files);
       if (wrong.length > 0) checks.push({ name: 'names', status: 'warn', detail: wrong.map((m) => `${m.path}: ${misnamedMessage(m)}`).join('; '), hint: `mem reads exactly MEMORY.md, institutional.md, proxy.md and dispatch.md (case matters)` });
     }
-    // The vault's edges: links out of it that the walk skipped, folders it could not list.
+    // The vault's edges: links out of it that the walk skipped, folders it could not list, memory
+    // files that are not regular files (a FIFO, a folder), each named.
     const skipped = skipNotices(vault);
-    if (skipped.length > 0) checks.push({ name: 'skipped', status: 'warn', detail: skipped.join('; '), hint: skipped.some((n) => n.startsWith('cannot list')) ? 'give mem read access to the folders it cannot list' : 'mem never follows a link out of the vault' });
+    if (skipped.length > 0) {
+      const hints = [
+        skipped.some((n) => n.startsWith('skipped ')) && 'mem never follows a link out of the vault',
+        skipped.some((n) => n.startsWith('cannot list')) && 'give mem read access to the folders it cannot list',
+        skipped.some((n) => n.includes(' is not a regular file (')) && 'put a markdown file in its place, or move it away',
+      ].filter(Boolean);
+      checks.push({ name: 'skipped', status: 'warn', detail: skipped.join('; '), hint: hints.join('; ') });
+    }
     // Files of killed `mem index --rebuild` runs (as big as the index each): reported, then
     // removed, as every open of the index does; a rebuild still running is left alone.
     {

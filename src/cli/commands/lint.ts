@@ -107,8 +107,14 @@ async function lintCommand(ctx: Ctx, files: string[], opts: LintOptions): Promis
   const vault = await vaultFor(ctx);
   const { lintFiles, fixParsedFile } = await import('../../lint/entries.js');
   let { list, targets } = await inputs(vault, ctx, files, opts);
-  // Links out of the vault the walk skipped, folders it could not list: said, never silent.
-  for (const n of (await import('../../vault/vault.js')).skipNotices(vault)) ctx.warn(n);
+  const { skipNotices, takeNotRegularFiles } = await import('../../vault/vault.js');
+  // A memory file that is not a regular file (a FIFO, a folder) is a problem of the vault when
+  // lint checks all of it; a file named here is reported by its own read; any other is said below.
+  const whole = files.length === 0 && !opts.staged;
+  const named = new Set(targets.map((t) => t.path));
+  const notRegular = takeNotRegularFiles(vault, (p) => whole || named.has(p));
+  // Links out of the vault the walk skipped, folders it could not list, those other files: said, never silent.
+  for (const n of skipNotices(vault)) ctx.warn(n);
   let fixed = 0;
   let fixedFiles = 0;
   let removed = 0;
@@ -201,7 +207,9 @@ async function lintCommand(ctx: Ctx, files: string[], opts: LintOptions): Promis
   const entryFindings = lintFiles(list, ctx.now(), (input, parsed) => {
     for (const t of linkTargetsOf(input.path, parsed)) linkTargets.push(t);
   });
-  const findings: LintFinding[] = [...entryFindings, ...(await secretFindings(list, secretCache, knownSecrets(ctx)))].sort((a, b) => a.file.localeCompare(b.file) || (a.line ?? 0) - (b.line ?? 0));
+  // Worded as the read of a named one is (such a file is never opened: a FIFO would block).
+  const notRegularFindings = whole ? notRegular.map(([file, what]): LintFinding => ({ file, line: null, severity: 'error', message: `not a regular file (${what})` })) : [];
+  const findings: LintFinding[] = [...entryFindings, ...notRegularFindings, ...(await secretFindings(list, secretCache, knownSecrets(ctx)))].sort((a, b) => a.file.localeCompare(b.file) || (a.line ?? 0) - (b.line ?? 0));
   findings.push(...(await typedNoteFindings(vault, linkTargets, files.length > 0 || opts.staged ? targets.map((t) => t.path) : null)));
   // A memory file under a case variant of its name (memory.md, Institutional.md) is not read: said.
   if (files.length === 0 && !opts.staged) {
