@@ -592,13 +592,34 @@ function notAFile(p: string): boolean {
   }
 }
 
+/**
+ * What to check for an index that cannot be written: its -wal or -shm file when one of those is
+ * what cannot be written (left read-only by a read while the index was: SQLite makes them with the
+ * index's permissions, and they stay so when the index is made writable again), else the index
+ * and its folder.
+ */
+function readOnlyHint(dbPath: string): string {
+  const name = path.basename(dbPath);
+  const writable = (p: string) => {
+    try {
+      fs.accessSync(p, fs.constants.W_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const stuck = writable(dbPath) ? ['-wal', '-shm'].filter((s) => fs.existsSync(dbPath + s) && !writable(dbPath + s)) : [];
+  if (stuck.length > 0) return `${stuck.map((s) => name + s).join(' and ')} cannot be written: make ${stuck.length > 1 ? 'them' : 'it'} writable (or remove ${stuck.length > 1 ? 'them' : 'it'} when no mem is running)`;
+  return `check the permissions of ${name} and its folder`;
+}
+
 /** The MemError for an index that cannot be opened or written (see indexFault), with the cause kept. */
 export function indexError(dbPath: string, err: unknown): MemError {
   if (err instanceof MemError && indexFault(err) !== null) return err;
   const fault = indexFault(err);
   const hint =
     fault === 'locked' ? 'another mem command is writing; try again in a moment'
-    : fault === 'read-only' ? `check the permissions of ${path.basename(dbPath)} and its folder`
+    : fault === 'read-only' ? readOnlyHint(dbPath)
     : fault === 'corrupt' ? 'run mem index --rebuild'
     : notAFile(dbPath) ? `move it away: mem keeps its index there (${path.basename(dbPath)} is derived from the markdown)`
     : undefined;

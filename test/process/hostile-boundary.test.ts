@@ -61,3 +61,29 @@ describe('a memory folder mem cannot list', () => {
     expect(back.stderr).not.toContain('cannot list');
   });
 });
+
+describe('an index made read-only and writable again', () => {
+  it.skipIf(process.platform === 'win32')('a read while it was read-only leaves its -shm read-only: mem index names that file', () => {
+    const v = tempVault();
+    v.write('MEMORY.md', entry('k1', '## Kiwi\nKiwi fruit ripens at room temperature.'));
+    if (isRoot) {
+      const base = path.dirname(v.root);
+      fs.chmodSync(base, 0o755);
+      spawnSync('chown', ['-R', `${NOBODY}:${NOBODY}`, base]);
+    }
+    const run = (args: string[]) => mem(args, { cwd: v.root, home: v.home, spawn: isRoot ? { uid: NOBODY, gid: NOBODY } : undefined });
+    expect(run(['index']).status).toBe(0);
+    fs.chmodSync(v.path('.memory.db'), 0o444);
+    // A read still answers (from a temporary index); SQLite makes -shm with the index's permissions.
+    expect(run(['search', 'kiwi', '--ids']).stdout.trim()).toBe('k1');
+    fs.chmodSync(v.path('.memory.db'), 0o644);
+    fs.appendFileSync(v.path('MEMORY.md'), entry('k2', '## Kiwi skin\nThe skin is edible.'));
+    const r = run(['index']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/^mem: the index \.memory\.db cannot be written \(attempt to write a readonly database\)\nhint: \.memory\.db-(shm|wal)( and \.memory\.db-(shm|wal))? cannot be written: make (it|them) writable/);
+    fs.chmodSync(v.path('.memory.db-shm'), 0o644);
+    if (fs.existsSync(v.path('.memory.db-wal'))) fs.chmodSync(v.path('.memory.db-wal'), 0o644);
+    expect(run(['index']).status).toBe(0);
+    expect(run(['search', 'skin', '--ids']).stdout.trim()).toBe('k2');
+  });
+});
