@@ -127,6 +127,20 @@ describe('mem init registers the driver', () => {
     expect(v.read('.gitattributes')).toBe(once);
   });
 
+  it('adds the .gitignore lines in the file\'s own line endings', async () => {
+    const { v, run } = await setup({ init: false });
+    for (const [before, nl] of [['node_modules/\r\n*.log\r\n', '\r\n'], ['node_modules/\r\n*.log', '\r\n'], ['node_modules/\n*.log\n', '\n']] as const) {
+      v.write('.gitignore', before);
+      expect((await run(['init', '-q'])).status).toBe(0);
+      const after = v.read('.gitignore');
+      expect(after.startsWith(before)).toBe(true);
+      const other = nl === '\r\n' ? /(?<!\r)\n/ : /\r/;
+      expect(after, JSON.stringify(before)).not.toMatch(other);
+      expect(after).toContain(`# mem${nl}.memory.db*${nl}`);
+      expect(after.endsWith(nl)).toBe(true);
+    }
+  });
+
   it('mem doctor says whether the driver is registered in this clone', async () => {
     const { v, run } = await setup({ init: false });
     const before = (await run(['doctor', '--json'])).json().checks.find((c: { name: string }) => c.name === 'merge driver');

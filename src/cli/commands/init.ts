@@ -158,9 +158,12 @@ async function initCommand(ctx: Ctx): Promise<void> {
   const have = new Set(current.split(/\r?\n/).map((l) => l.trim()));
   const missing = GITIGNORE_LINES.filter((l) => !have.has(l));
   if (missing.length > 0) {
-    const sep = current === '' || current.endsWith('\n') ? '' : '\n';
-    const header = have.has('# mem') ? '' : '# mem\n';
-    withFileLock(gi, () => writeFileAtomic(gi, `${current}${sep}${current ? '\n' : ''}${header}${missing.join('\n')}\n`), '.gitignore');
+    // In the file's own line-ending style (a CRLF .gitignore stays CRLF).
+    const { newlineOf } = await import('../../vault/safetext.js');
+    const nl = newlineOf(current);
+    const sep = current === '' || current.endsWith('\n') ? '' : nl;
+    const header = have.has('# mem') ? '' : `# mem${nl}`;
+    withFileLock(gi, () => writeFileAtomic(gi, `${current}${sep}${current ? nl : ''}${header}${missing.join(nl)}${nl}`), '.gitignore');
     (current ? updated : created).push('.gitignore');
   }
   const driver = registerMergeDriver(root);
