@@ -63,6 +63,12 @@ export async function exportAgentsMd(vault: Vault, req: AgentsMdRequest, run: Re
     throw new MemError(`${req.file ?? abs} is outside the vault (${vault.root}); mem export writes only inside it`, { hint: 'name a file in the project, e.g. AGENTS.md or CLAUDE.md' });
   }
   const display = rel.split(path.sep).join('/');
+  // Nor git's files (.git/config, .gitattributes, .gitignore) or mem's own (.mem/config.yaml): a
+  // block in them breaks the repository or the vault.
+  const parts = display.split('/');
+  if (parts.some((p) => p === '.git' || p === '.mem') || /^\.git/.test(parts[parts.length - 1])) {
+    throw usageError(`${display} is ${parts.includes('.mem') ? 'mem\'s own' : 'git\'s'}: the block goes into an agent's instruction file`, 'name AGENTS.md, CLAUDE.md or GEMINI.md');
+  }
   if (notMemoryFile(vault, abs) === null) {
     throw usageError(`${display} is a memory file: the block goes into an agent's instruction file`, 'name AGENTS.md, CLAUDE.md or GEMINI.md');
   }

@@ -191,6 +191,18 @@ describe('mem export --agents-md', () => {
     const memory = await cli(['export', '--agents-md', 'MEMORY.md']);
     expect(memory.status).toBe(2);
     expect(memory.stderr).toMatch(/^mem: MEMORY\.md is a memory file/);
+    // Git's files and mem's own: a block there would break the repository or the vault.
+    fs.mkdirSync(v.path('.git'), { recursive: true });
+    v.write('.git/config', '[core]\n\tbare = false\n');
+    v.write('.gitattributes', '*.png binary\n');
+    v.write('sub/.gitignore', 'dist/\n');
+    for (const [target, whose] of [['.git/config', "git's"], ['.git/HEAD', "git's"], ['.gitattributes', "git's"], ['sub/.gitignore', "git's"], ['.mem/config.yaml', "mem's own"], ['.mem/notes.md', "mem's own"]]) {
+      const bytes = fs.existsSync(v.path(target)) ? fs.readFileSync(v.path(target)) : null;
+      const r = await cli(['export', '--agents-md', target]);
+      expect(r.status, target).toBe(2);
+      expect(r.stderr).toBe(`mem: ${target} is ${whose}: the block goes into an agent's instruction file\nhint: name AGENTS.md, CLAUDE.md or GEMINI.md\n`);
+      expect(fs.existsSync(v.path(target)) ? fs.readFileSync(v.path(target)) : null).toEqual(bytes);
+    }
   });
 
   it('keeps to --max-chars, says what it left out, and refuses a budget too small for the frame', async () => {
