@@ -222,15 +222,17 @@ export function fastParseConfig(text: string): Record<string, unknown> | null {
 /** A config is a page of settings; past this it is not one. */
 const CONFIG_LIMIT = 1 << 20;
 
-export async function loadConfig(root: string): Promise<VaultConfig> {
+/** The vault's config: `.mem/config.yaml` under `root`, or `given`, its text from elsewhere (git's index). */
+export async function loadConfig(root: string, given?: Buffer): Promise<VaultConfig> {
   const file = path.join(root, CONFIG_PATH);
   // A regular file inside the vault only: a FIFO there would hang every command, a link out of
   // the vault would let a cloned repository point mem at any file.
-  const buf = readRegularBytes(readTarget(file, CONFIG_PATH, [root]), CONFIG_LIMIT);
+  const buf = given ?? readRegularBytes(readTarget(file, CONFIG_PATH, [root]), CONFIG_LIMIT);
   if (isFailure(buf)) {
     if (buf.kind === 'missing') return structuredClone(DEFAULT_CONFIG);
     throw new MemError(buf.kind === 'special' ? `${CONFIG_PATH} is ${buf.error}; mem reads only regular files` : `cannot read ${CONFIG_PATH}: ${buf.error}`, { hint: `fix or move ${CONFIG_PATH}` });
   }
+  if (buf.length > CONFIG_LIMIT) throw new MemError(`${CONFIG_PATH} is over ${CONFIG_LIMIT} bytes`, { hint: `fix or move ${CONFIG_PATH}` });
   const text = buf.toString('utf8').replace(/^\ufeff/, '');
   const raw = (fastParseConfig(text) ?? (await parseYaml(text)) ?? {}) as Record<string, unknown>;
   if (typeof raw !== 'object' || Array.isArray(raw)) {

@@ -70,6 +70,8 @@ export interface VaultOptions {
   env: NodeJS.ProcessEnv;
   /** Skip reading `.mem/config.yaml` (used by commands that create it). */
   noConfig?: boolean;
+  /** The config's text to use instead of the file's (its version in git's index, for a pre-commit check). */
+  configText?: Buffer;
 }
 
 export function resolveRoot(opts: VaultOptions): string {
@@ -106,7 +108,7 @@ export function userHome(env: NodeJS.ProcessEnv): string {
 
 export async function openVault(opts: VaultOptions): Promise<Vault> {
   const root = resolveRoot(opts);
-  const config = opts.noConfig ? structuredClone(DEFAULT_CONFIG) : await loadConfig(root);
+  const config = opts.noConfig ? structuredClone(DEFAULT_CONFIG) : await loadConfig(root, opts.configText);
   const home = homeDir(opts.env);
   // Every write of this command stays inside the root (project files) or the global folder.
   confineWritesTo([root, home]);

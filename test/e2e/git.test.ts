@@ -103,4 +103,31 @@ describe('lint --staged', () => {
     expect(r.status).toBe(1);
     expect(r.stdout).toContain('duplicate id "x1"');
   });
+
+  it('reads the config the commit will have: an unstaged broken one does not block it, a staged one does', async () => {
+    const v = tempVault({ git: true });
+    v.write('MEMORY.md', '---\nid: c1\nimportance: 0.7\n---\nbody\n');
+    v.write('.mem/config.yaml', 'include:\n  - "docs/**/*.md"\n');
+    v.write('docs/guide.md', '# Guide\n\nRun the tests.\n');
+    git(v.root, ['add', '-A']);
+    git(v.root, ['-c', 'user.email=a@b', '-c', 'user.name=t', 'commit', '-qm', 'base']);
+    const lintStaged = () => run(['lint', '--staged'], { cwd: v.root, home: v.home });
+    // A broken config in the working tree only, and an unrelated file staged.
+    v.write('.mem/config.yaml', 'include: [\n');
+    v.write('a.txt', 'hi\n');
+    git(v.root, ['add', 'a.txt']);
+    expect((await lintStaged()).status).toBe(0);
+    // The staged config's globs decide what is a memory file: a staged note it includes is checked.
+    v.write('docs/guide.md', '---\nid: c1\n---\nsame id as MEMORY.md\n');
+    git(v.root, ['add', 'docs/guide.md']);
+    let r = await lintStaged();
+    expect(r.status).toBe(1);
+    expect(r.stdout).toContain('duplicate id "c1"');
+    git(v.root, ['reset', '-q', 'docs/guide.md']);
+    // The broken config staged: that is what would be committed.
+    git(v.root, ['add', '.mem/config.yaml']);
+    r = await lintStaged();
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/^mem: malformed YAML: .*\(\.mem\/config\.yaml:\d+\)$/m);
+  });
 });

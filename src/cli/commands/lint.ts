@@ -57,6 +57,26 @@ function git(root: string, args: string[]): string {
   }
 }
 
+/**
+ * The vault as the commit will have it, for --staged: with the config in git's index when the
+ * config is there (an unstaged edit to it, even a broken one, is not what is committed), else the
+ * file on disk.
+ */
+async function stagedVault(ctx: Ctx): Promise<Vault> {
+  const { openVault, resolveRoot } = await import('../../vault/vault.js');
+  const { CONFIG_PATH } = await import('../../vault/config.js');
+  const root = resolveRoot({ root: ctx.root, cwd: ctx.cwd, env: ctx.env });
+  const top = path.resolve(git(root, ['rev-parse', '--show-toplevel']).trim());
+  const rel = path.relative(top, path.join(root, CONFIG_PATH)).split(path.sep).join('/');
+  let configText: Buffer | undefined;
+  try {
+    configText = execFileSync('git', ['show', `:${rel}`], { cwd: top, maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'ignore'] });
+  } catch {
+    // Not in the index (never added): the file on disk.
+  }
+  return openVault({ root, cwd: ctx.cwd, env: ctx.env, configText });
+}
+
 async function inputs(vault: Vault, ctx: Ctx, files: string[], opts: LintOptions): Promise<{ list: LintInput[]; targets: VaultFile[] }> {
   const { discoverFiles, describeFile } = await import('../../vault/vault.js');
   const { readVaultText, decodeVaultText } = await import('../../vault/read.js');
@@ -104,7 +124,7 @@ async function lintCommand(ctx: Ctx, files: string[], opts: LintOptions): Promis
   if (opts.fix && opts.staged) throw usageError('--fix works on the files on disk, not on staged versions', 'run mem lint --fix, then git add');
   if (opts.fix && opts.check) throw usageError('--check writes nothing and --fix writes: give one of them', 'mem lint --check in CI, mem lint --fix to normalise');
   if (opts.removeEmpty && !opts.fix && !opts.check) throw usageError('--remove-empty is a kind of --fix', 'run mem lint --fix --remove-empty');
-  const vault = await vaultFor(ctx);
+  const vault = opts.staged ? await stagedVault(ctx) : await vaultFor(ctx);
   const { lintFiles, fixParsedFile } = await import('../../lint/entries.js');
   let { list, targets } = await inputs(vault, ctx, files, opts);
   const { skipNotices, takeNotRegularFiles } = await import('../../vault/vault.js');
