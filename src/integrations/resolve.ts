@@ -1,7 +1,8 @@
 // Resolving conflicted memory files by entry id, by the merge driver's rules (src/integrations/
-// merge.ts): from git's index stages when the file is unmerged, else from the conflict markers in
-// the file (a merge made without the driver: a clone without the config, a web UI). What cannot be
-// resolved stays marked and is reported. Used by `mem resolve` and `mem lint --fix`.
+// merge.ts): from git's index stages when the file is unmerged (with markers in it, or none when the
+// driver could not run), else from the conflict markers in the file (a merge made without the
+// driver: a clone without the config, a web UI). What cannot be resolved stays marked and is
+// reported, and so is what only the user can decide. Used by `mem resolve` and `mem lint --fix`.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -31,6 +32,10 @@ export interface Outcome {
   conflict_parts?: string[];
   source: 'stages' | 'markers' | 'none';
   note?: string;
+  /** What the user can do next, when it is not resolved and the conflict markers do not say. */
+  hint?: string;
+  /** A modify/delete conflict: the side that deleted the file (git status's "deleted by us/them"). */
+  deleted_by?: 'us' | 'them';
 }
 
 function git(cwd: string, args: string[]): { ok: boolean; out: string; err: string } {
@@ -39,19 +44,39 @@ function git(cwd: string, args: string[]): { ok: boolean; out: string; err: stri
 }
 
 
-/** The unmerged paths of the repository, with the stages each has. */
-function unmerged(top: string): Map<string, Set<number>> {
+/** The unmerged paths of the repository, with the stages each has (stage number → object id). */
+function unmerged(top: string): Map<string, Map<number, string>> {
   const r = git(top, ['ls-files', '-u', '-z']);
-  const out = new Map<string, Set<number>>();
+  const out = new Map<string, Map<number, string>>();
   if (!r.ok) return out;
   for (const rec of r.out.split('\0')) {
-    const m = /^\d+ [0-9a-f]+ ([123])\t(.*)$/s.exec(rec);
+    const m = /^\d+ ([0-9a-f]+) ([123])\t(.*)$/s.exec(rec);
     if (!m) continue;
-    const set = out.get(m[2]) ?? new Set<number>();
-    set.add(Number(m[1]));
-    out.set(m[2], set);
+    const stages = out.get(m[3]) ?? new Map<number, string>();
+    stages.set(Number(m[2]), m[1]);
+    out.set(m[3], stages);
   }
   return out;
+}
+
+/**
+ * Whether `bytes` are the blob `oid` as git would store them at `rel` (its clean filters and line
+ * ending conversion applied, so a CRLF checkout of the same text counts as the same).
+ */
+function sameBlob(top: string, rel: string, bytes: Buffer, oid: string): boolean {
+  const r = spawnSync('git', ['hash-object', `--path=${rel}`, '--stdin'], { cwd: top, input: bytes, encoding: 'utf8', maxBuffer: 1 << 20, stdio: ['pipe', 'pipe', 'pipe'] });
+  return !r.error && r.status === 0 && (r.stdout ?? '').trim() === oid;
+}
+
+/** A modify/delete conflict, in git status's words: who deleted the file, who changed (or added) it. */
+function oneSided(file: string, st: Map<number, string>): Pick<Outcome, 'note' | 'hint' | 'deleted_by'> {
+  const [kept, gone] = st.has(2) ? ['us', 'them'] as const : ['them', 'us'] as const;
+  const what = st.has(1) ? `deleted by ${gone}, changed by ${kept}` : `added by ${kept}, not on ${gone === 'them' ? 'their' : 'our'} side`;
+  return {
+    deleted_by: gone,
+    note: `${what}: keep it or delete it, which only you can say; nothing staged`,
+    hint: `to keep it as it is: git add ${file}; to delete it: git rm ${file}; then commit the merge`,
+  };
 }
 
 /** The paths (from the top) git merges with the mem driver, by the repository's own `.gitattributes`. */
@@ -98,7 +123,7 @@ function memoryTargets(top: string, unmergedPaths: string[], vaultRoot: string |
 export function resolveConflicts(cwd: string, args: string[], stage: boolean, vaultRoot: string | null = null): Outcome[] | null {
   const topR = git(cwd, ['rev-parse', '--show-toplevel']);
   const top = topR.ok ? fs.realpathSync(topR.out.trim()) : null;
-  const stages = top ? unmerged(top) : new Map<string, Set<number>>();
+  const stages = top ? unmerged(top) : new Map<string, Map<number, string>>();
   let targets: { abs: string; rel: string | null }[];
   if (args.length > 0) {
     targets = args.map((a) => {
@@ -122,30 +147,36 @@ export function resolveConflicts(cwd: string, args: string[], stage: boolean, va
     const shown = t.rel ?? path.relative(cwd, t.abs);
     const o: Outcome = { path: shown, resolved: false, changed: false, staged: false, conflicts: 0, conflict_ids: [], source: 'none', file: path.relative(cwd, t.abs) || t.abs };
     outcomes.push(o);
+    const st = top && t.rel !== null ? stages.get(t.rel) : undefined;
+    if (st && !(st.has(2) && st.has(3))) {
+      // One side deleted it: there is nothing to merge, and keeping it or not is the user's call.
+      Object.assign(o, oneSided(o.file ?? shown, st));
+      continue;
+    }
     const buf = readRegularBytes(t.abs, MEMORY_FILE_LIMIT);
     if (isFailure(buf)) {
       o.note = `cannot read it: ${buf.error}`;
       continue;
     }
     const current = buf.toString('utf8');
-    if (firstMarkerLine(current) === null) {
-      // Already resolved by hand (or never conflicted): never merge over the user's edits.
+    const marked = firstMarkerLine(current) !== null;
+    if (!marked && !st) {
+      // Not unmerged in git, no markers: nothing to resolve.
       o.resolved = true;
-      o.note = stages.has(t.rel ?? '') ? 'no conflict markers left; stage it with git add' : 'no conflict markers';
+      o.note = 'no conflict markers';
       continue;
     }
     let sides: { base: string; ours: string; theirs: string } | null = null;
-    const st = t.rel !== null ? stages.get(t.rel) : undefined;
-    if (top && t.rel !== null && st && st.has(2) && st.has(3)) {
+    if (top && t.rel !== null && st) {
       const show = (n: number) => (st.has(n) ? git(top, ['show', `:${n}:${t.rel}`]) : { ok: true, out: '', err: '' });
       const [b, ours, theirs] = [show(1), show(2), show(3)];
       if (b.ok && ours.ok && theirs.ok) {
         sides = { base: b.out, ours: ours.out, theirs: theirs.out };
         o.source = 'stages';
+      } else if (!marked) {
+        o.note = `cannot read git's versions of it: ${[b, ours, theirs].find((x) => !x.ok)?.err ?? ''}`;
+        continue;
       }
-    } else if (st) {
-      o.note = 'deleted on one side; resolve it by hand (git rm, or git add)';
-      continue;
     }
     if (!sides) {
       const split = splitConflictMarkers(current);
@@ -159,6 +190,19 @@ export function resolveConflicts(cwd: string, args: string[], stage: boolean, va
     const r = mergeCoveredFile(sides.base, sides.ours, sides.theirs, t.rel ?? shown, {
       textMerge: (b, x, y) => gitMergeFile(b, x, y) ?? { text: markRegion(x, y), conflicts: 1 },
     });
+    if (!marked && st && top && t.rel !== null) {
+      // Unmerged with no markers: git's merge stopped before writing any (the driver could not run).
+      // Merged from the stages when the file is still the version git left (this side's), or when it
+      // is that merge already (mem resolve --no-stage). Otherwise the user edited it: their edits are
+      // never merged over, nor is it called resolved, as the other side's changes may not be in it.
+      const merged = r.conflicts === 0 && r.text === current;
+      if (!merged && !sameBlob(top, t.rel, buf, st.get(2) ?? '')) {
+        o.source = 'none';
+        o.note = 'edited since the merge, which git left unfinished; mem resolve does not merge over your edits and cannot tell whether the other side\'s changes are in it; nothing staged';
+        o.hint = `if it holds both sides' changes, git add ${o.file}; else git checkout --merge ${o.file} (this drops your edits) and run mem resolve again`;
+        continue;
+      }
+    }
     if (r.fallback) {
       o.note = `${r.fallback}; resolve it by hand`;
       continue;

@@ -1,6 +1,7 @@
 // The merge driver's setup and its rules without git running it, in-process: mem init registers it,
 // mem merge-driver run directly, and mem resolve and mem lint --fix on the markers of a merge made
-// without it. Merges, rebases and pulls that run the driver: test/process/git-merge.test.ts.
+// without it; mem resolve on what git leaves unmerged without markers (a driver that could not run,
+// modify/delete). Merges, rebases and pulls that run the driver: test/process/git-merge.test.ts.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -272,12 +273,15 @@ describe('mem resolve', () => {
     const s = await noDriver();
     await s.add('Shared.');
     await conflictedMerge(s, () => s.add('Theirs.'), () => s.add('Ours.'));
-    // Fixed by hand (no markers), not yet staged: never merged over.
+    // Fixed by hand (no markers), not yet staged: never merged over, and not called resolved (mem
+    // cannot tell whether theirs is all in it): the user stages it.
     const byHand = s.v.read('MEMORY.md').replace(/^(<{7}|={7}|>{7}).*\n/gm, '') + '\nA note the user wrote.\n';
     s.v.write('MEMORY.md', byHand);
     const r = await s.run(['resolve']);
-    expect(r.status).toBe(0);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/^mem: MEMORY\.md: edited since the merge/m);
     expect(s.v.read('MEMORY.md')).toBe(byHand);
+    expect(gitTry(s.v.root, ['ls-files', '-u']).out).toMatch(/MEMORY\.md/);
     const broken = `# M\n\n<<<<<<< HEAD\n---\nid: x\n---\nBody.\n`;
     s.v.write('institutional.md', broken);
     const b = await s.run(['resolve', 'institutional.md']);
@@ -285,6 +289,116 @@ describe('mem resolve', () => {
     expect(b.stderr).toMatch(/^mem: institutional\.md: .*markers do not pair up/m);
     expect(s.v.read('institutional.md')).toBe(broken);
   });
+});
+
+describe('mem resolve: unmerged files without conflict markers', () => {
+  // A driver that cannot run (mem moved or upgraded since mem init): git leaves the file unmerged
+  // in its index and this side's version in the work tree, with no markers.
+  const BROKEN_DRIVER = ['-c', 'merge.mem.driver=node /nonexistent/mem.js merge-driver %O %A %B %P'];
+  const unmergedStages = (v: TempVault) => gitTry(v.root, ['ls-files', '-u']).out;
+
+  /** A base entry, edited on a branch `other`, an entry added on main, merged with the broken driver. */
+  async function failedDriverMerge(opts: { crlf?: boolean } = {}) {
+    const s = await setup();
+    if (opts.crlf) git(s.v.root, ['config', 'core.autocrlf', 'true']);
+    const lint = await s.add('Run eslint before push.');
+    s.commit('base');
+    git(s.v.root, ['checkout', '-q', '-b', 'other']);
+    s.v.write('MEMORY.md', s.v.read('MEMORY.md').replace('Run eslint before push.', 'Run eslint --fix before push.'));
+    s.commit('theirs');
+    git(s.v.root, ['checkout', '-q', 'main']);
+    const mine = await s.add('Mine, added on main.');
+    s.commit('ours');
+    const m = gitTry(s.v.root, [...BROKEN_DRIVER, 'merge', 'other', '-m', 'merge']);
+    expect(m.status).not.toBe(0);
+    expect(markers(s.v.read('MEMORY.md'))).toEqual([]);
+    expect(s.v.read('MEMORY.md')).not.toContain('--fix');
+    expect(unmergedStages(s.v)).toMatch(/ 3\tMEMORY\.md/);
+    return { ...s, lint, mine };
+  }
+
+  it('the driver could not run: merged by entry id from the stages, both sides kept, staged', async () => {
+    const s = await failedDriverMerge();
+    const a = await s.run(['resolve', '--no-stage', '--json']);
+    expect(a.status, a.stderr).toBe(0);
+    expect(a.json().files).toEqual([expect.objectContaining({ path: 'MEMORY.md', resolved: true, changed: true, staged: false, source: 'stages' })]);
+    const merged = s.v.read('MEMORY.md');
+    expect(merged).toContain('Run eslint --fix before push.');
+    expect(merged).toContain('Mine, added on main.');
+    expect(unmergedStages(s.v)).not.toBe('');
+    // Run again: it is that merge already; only staging was left.
+    const b = await s.run(['resolve']);
+    expect(b.status, b.stderr).toBe(0);
+    expect(b.stdout).toMatch(/^resolved MEMORY\.md \(staged\)$/m);
+    expect(s.v.read('MEMORY.md')).toBe(merged);
+    expect(unmergedStages(s.v)).toBe('');
+    expect((await s.list()).map((e) => e.id).sort()).toEqual([s.lint, s.mine].sort());
+    expect((await s.run(['lint'])).status).toBe(0);
+    expect(gitTry(s.v.root, ['commit', '-q', '--no-edit']).status).toBe(0);
+  });
+
+  it('a CRLF checkout (core.autocrlf) of the version git left counts as that version', async () => {
+    const s = await failedDriverMerge({ crlf: true });
+    expect(s.v.read('MEMORY.md')).toContain('\r\n');
+    const r = await s.run(['resolve']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(s.v.read('MEMORY.md')).toContain('Run eslint --fix before push.');
+    expect(unmergedStages(s.v)).toBe('');
+  });
+
+  it('edited after the driver failed: not merged over, not called resolved, nothing staged; the hint works', async () => {
+    const s = await failedDriverMerge();
+    const edited = `${s.v.read('MEMORY.md')}\nA note written after the merge stopped.\n`;
+    s.v.write('MEMORY.md', edited);
+    const stagesBefore = unmergedStages(s.v);
+    const r = await s.run(['resolve']);
+    expect(r.status).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^mem: MEMORY\.md: edited since the merge, which git left unfinished; mem resolve does not merge over your edits and cannot tell whether the other side's changes are in it; nothing staged$/m);
+    expect(r.stderr).toMatch(/^hint: if it holds both sides' changes, git add MEMORY\.md; else git checkout --merge MEMORY\.md \(this drops your edits\) and run mem resolve again$/m);
+    expect(s.v.read('MEMORY.md')).toBe(edited);
+    expect(unmergedStages(s.v)).toBe(stagesBefore);
+    expect((await s.run(['resolve', '--json'])).json().files).toEqual([expect.objectContaining({ resolved: false, changed: false, staged: false, source: 'none' })]);
+    // Following the hint: git puts back its version, and mem merges it.
+    expect(gitTry(s.v.root, [...BROKEN_DRIVER, 'checkout', '--merge', 'MEMORY.md']).status).toBe(0);
+    const again = await s.run(['resolve']);
+    expect(again.status, again.stderr).toBe(0);
+    expect(s.v.read('MEMORY.md')).toContain('Run eslint --fix before push.');
+    expect(unmergedStages(s.v)).toBe('');
+  });
+
+  for (const deletedBy of ['them', 'us'] as const) {
+    it(`modify/delete, deleted by ${deletedBy}: left for the user to decide, exit 1, nothing staged, the file untouched`, async () => {
+      const s = await setup();
+      await s.add('Base entry.');
+      s.commit('base');
+      const remove = () => git(s.v.root, ['rm', '-q', 'MEMORY.md']);
+      const change = () => s.add(`Added on the side that kept the file.`);
+      git(s.v.root, ['checkout', '-q', '-b', 'other']);
+      await (deletedBy === 'them' ? remove() : change());
+      s.commit('theirs');
+      git(s.v.root, ['checkout', '-q', 'main']);
+      await (deletedBy === 'us' ? remove() : change());
+      s.commit('ours');
+      const m = gitTry(s.v.root, ['merge', 'other', '-m', 'merge']);
+      expect(m.out).toMatch(/CONFLICT \(modify\/delete\)/);
+      const before = s.v.read('MEMORY.md');
+      const stagesBefore = unmergedStages(s.v);
+      expect(stagesBefore).toMatch(deletedBy === 'them' ? / 2\tMEMORY\.md/ : / 3\tMEMORY\.md/);
+      const r = await s.run(['resolve']);
+      expect(r.status).toBe(1);
+      expect(r.stdout).toBe('');
+      const what = deletedBy === 'them' ? 'deleted by them, changed by us' : 'deleted by us, changed by them';
+      expect(r.stderr).toContain(`mem: MEMORY.md: ${what}: keep it or delete it, which only you can say; nothing staged\n`);
+      expect(r.stderr).toContain('hint: to keep it as it is: git add MEMORY.md; to delete it: git rm MEMORY.md; then commit the merge\n');
+      expect(s.v.read('MEMORY.md')).toBe(before);
+      expect(unmergedStages(s.v)).toBe(stagesBefore);
+      const json = await s.run(['resolve', 'MEMORY.md', '--json']);
+      expect(json.status).toBe(1);
+      expect(json.json().files).toEqual([expect.objectContaining({ path: 'MEMORY.md', resolved: false, staged: false, deleted_by: deletedBy })]);
+      expect(unmergedStages(s.v)).toBe(stagesBefore);
+    });
+  }
 });
 
 /** A base entry, then one `mem add` on a branch `other` and one on main: returns the two new ids. */

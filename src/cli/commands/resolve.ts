@@ -1,7 +1,8 @@
 // `mem resolve [FILE…]`: merge conflicted memory files by entry id, by the merge driver's rules.
 // Uses git's index stages when the file is unmerged, else the conflict markers in the file (a
 // merge made without the driver: a clone without the config, a web UI). What it cannot resolve
-// stays marked and is reported (exit 1); a file it resolves is staged, as after a clean merge.
+// stays marked and is reported (exit 1), and so is a file one side deleted or the user edited
+// since the merge; a file it resolves is staged, as after a clean merge.
 
 import type { Command } from 'commander';
 import { EXIT_FAIL } from '../../errors.js';
@@ -21,7 +22,9 @@ the later, a retirement wins; typed notes merge by field and section (a pattern'
 up, its success rate is recomputed, lists are unioned). An entry whose body was edited on both
 sides stays between conflict markers (exit 1), named with its title: edit the file by hand, keep
 one version of each such entry (or write the two as one), delete the marker lines, then run
-mem lint and git add the file.
+mem lint and git add the file. A file one side deleted and the other changed is left for you to
+keep (git add) or delete (git rm); a file edited since the merge stopped is not merged over (both
+exit 1, nothing staged).
 
 Examples:
   $ mem resolve                 # every unmerged file the merge driver covers: MEMORY.md,
@@ -59,7 +62,10 @@ async function resolveCommand(ctx: Ctx, args: string[], stage: boolean): Promise
         const what = named.length > 0 ? `entr${named.length === 1 ? 'y' : 'ies'} ${named.join(', ')} edited on both sides`
           : o.conflict_parts ? `${o.conflict_parts.join(', ')} edited on both sides` : 'the text before the first entry edited on both sides';
         ctx.io.stderr(`mem: ${o.path}: ${what}; left between conflict markers\n`);
-      } else ctx.io.stderr(`mem: ${o.path}: ${o.note}\n`);
+      } else {
+        ctx.io.stderr(`mem: ${o.path}: ${o.note}\n`);
+        if (o.hint) ctx.io.stderr(`hint: ${o.hint}\n`);
+      }
     }
     const todo = handResolution(outcomes);
     if (todo) ctx.io.stderr(`hint: ${todo}\n`);
