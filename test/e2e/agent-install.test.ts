@@ -232,7 +232,8 @@ describe('Codex', () => {
     expect(u.status, u.stderr).toBe(0);
     expect(u.json().agents.changes.map((c: { what: string; action: string }) => `${c.what}:${c.action}`)).toEqual(['hooks:removed', 'notify:removed', 'mcp:removed']);
     expect(read(toml)).toBe(CODEX_TOML);
-    expect(read(path.join(home, 'hooks.json'))).toBe('{}\n');
+    // hooks.json did not exist before install: uninstall takes away the file it created.
+    expect(exists(path.join(home, 'hooks.json'))).toBe(false);
   });
 
   it('refuses to replace another notify program (one mem: line, exit 1, nothing written)', async () => {
@@ -285,7 +286,8 @@ describe('Codex', () => {
     expect(read(v.path('.codex/config.toml'))).toBe(`[mcp_servers.mem]\ncommand = ${JSON.stringify(NODE)}\nargs = [${JSON.stringify(JS)}, "mcp"]\n`);
     expect((await run(v, ['hooks', 'status', '--codex', '--json'])).json().agents[1]).toMatchObject({ scope: 'project', state: 'installed', mcp: { state: 'installed' } });
     expect((await run(v, ['hooks', 'uninstall', '--codex'])).status).toBe(0);
-    expect(read(v.path('.codex/config.toml'))).toBe('');
+    expect(exists(v.path('.codex/config.toml'))).toBe(false);
+    expect(exists(v.path('.codex/hooks.json'))).toBe(false);
   });
 });
 

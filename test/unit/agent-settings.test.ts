@@ -2,7 +2,7 @@
 // the Codex config.toml line edits (checked by smol-toml), and recognising mem's own commands.
 import { describe, expect, it } from 'vitest';
 import { hookCommand, memProgram, parseHookCommand, parseMcpCommand, shWords } from '../../src/integrations/agents/command.js';
-import { installHooksText, uninstallHooksText } from '../../src/integrations/agents/agents.js';
+import { editMcpJson, EVENTS, installHooksText, uninstallHooksText } from '../../src/integrations/agents/agents.js';
 import { addItem, addMember, member, parseJsonc, removeElement, styleOf, valueOf } from '../../src/integrations/agents/jsonc.js';
 import { editMcpTable, editNotify, tomlParser } from '../../src/integrations/agents/toml-edit.js';
 
@@ -110,7 +110,76 @@ describe('hooks in a settings text', () => {
     const again = installHooksText(r.text, 'f', 'claude', specs, () => hookCommand(L, 'absolute', 'context', 'claude'));
     expect(again).toEqual({ text: r.text, events: [{ event: 'SessionStart', action: 'unchanged' }] });
     const u = uninstallHooksText(r.text, 'f', 'claude');
-    expect(JSON.parse(u.text)).toEqual({ hooks: { SessionStart: [{ hooks: [{ type: 'command', command: 'echo hi' }] }] } });
+    expect(JSON.parse(u.text ?? '')).toEqual({ hooks: { SessionStart: [{ hooks: [{ type: 'command', command: 'echo hi' }] }] } });
+  });
+});
+
+describe('uninstall gives back the bytes from before install', () => {
+  const command = (s: { verb: 'context' | 'extract' }) => hookCommand(L, 'absolute', s.verb, 'gemini');
+  const server = { command: '/usr/bin/node', args: ['/opt/mem/bin/mem.js', 'mcp'] };
+  /** install (hooks, then the MCP server), twice, then uninstall in the reverse order. */
+  const roundTrip = (text: string, fresh = false) => {
+    let t = installHooksText(text, 'f', 'gemini', EVENTS.gemini, command).text;
+    if (fresh) t += '\n'; // a file mem creates ends with a line break
+    t = editMcpJson(t, 'f', 'gemini', server).text;
+    expect(installHooksText(t, 'f', 'gemini', EVENTS.gemini, command).text).toBe(t);
+    expect(editMcpJson(t, 'f', 'gemini', server).text).toBe(t);
+    const m = editMcpJson(t, 'f', 'gemini', null).text;
+    return m === null ? null : uninstallHooksText(m, 'f', 'gemini').text;
+  };
+
+  it('keeps an empty object or list of the user\'s own, with what stood inside it', () => {
+    for (const text of [
+      '{"hooks": {}, "a": 1}',
+      '{"a": 1, "hooks": {}, "mcpServers": {}}\n',
+      '{\n  "a": 1,\n  "hooks": {},\n  "mcpServers": {}\n}\n',
+      '{\n  "hooks": {\n    "SessionStart": [],\n    "PreCompress": [ ]\n  }\n}\n',
+      '{\n  "hooks": {\n  },\n  "mcpServers": {\n\n  }\n}',
+      '{\r\n  // mine\r\n  "hooks": { /* none yet */ },\r\n  "mcpServers": { // later\r\n  }\r\n}\r\n',
+      '{}', '{}\n', '{ }', '{\n}\n', '{\n  // nothing yet\n}\n',
+    ]) expect(roundTrip(text), JSON.stringify(text)).toBe(text);
+  });
+
+  it('removes what install created: groups, event lists, "hooks", "mcpServers", and a file it wrote from nothing', () => {
+    for (const text of ['{"a": 1}', '{\n  "a": 1\n}\n', '{\n\t"hooks": {\n\t\t"Stop": [{"hooks": [{"type": "command", "command": "x"}]}]\n\t}\n}\n', '{"mcpServers": {"docs": {"command": "npx"}}}']) {
+      expect(roundTrip(text), JSON.stringify(text)).toBe(text);
+    }
+    expect(roundTrip('', true)).toBeNull();
+    // An empty or blank file that was there stays as it was.
+    expect(roundTrip('')).toBe('');
+    expect(roundTrip('\n\n')).toBe('\n\n');
+  });
+
+  it('a group of the user\'s that holds mem\'s handler keeps its place (only the handler goes)', () => {
+    const text = '{"hooks": {"SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": "/old/node /old/mem.js context --hook claude"}]}]}}';
+    expect(uninstallHooksText(text, 'f', 'claude').text).toBe('{"hooks": {"SessionStart": [{"matcher": "startup", "hooks": []}]}}');
+  });
+
+  it('per-prompt only: the other events stay', () => {
+    const text = '{\n  "hooks": {}\n}\n';
+    const all = installHooksText(text, 'f', 'claude', EVENTS.claude, command).text;
+    const some = installHooksText(text, 'f', 'claude', EVENTS.claude.filter((s) => !s.perPrompt), command).text;
+    const r = uninstallHooksText(all, 'f', 'claude', (event) => event === 'UserPromptSubmit');
+    expect(r).toEqual({ text: some, removed: ['UserPromptSubmit'] });
+  });
+
+  it('config.toml: with or without a final line break, CRLF, empty, or none', async () => {
+    const parse = await tomlParser();
+    const mine = (v: unknown) => JSON.stringify(v).includes('mem.js');
+    const notify = ['/usr/bin/node', '/opt/mem/bin/mem.js', 'extract', '--hook', 'codex'];
+    for (const text of ['model = "o3"', 'model = "o3"\n', 'model = "o3"\r\n[t]\r\na = 1', 'a = 1\r\n[t]\r\nb = 2\r\n', '[t]\na = 1', '', '\n', '# c\n\n']) {
+      const n = editNotify(parse, text, 'f', notify, mine).text;
+      const m = editMcpTable(parse, n, 'f', server, mine).text;
+      expect(editMcpTable(parse, m, 'f', server, mine).text).toBe(m);
+      const um = editMcpTable(parse, m, 'f', null, mine).text;
+      expect(um, JSON.stringify(text)).toBe(n);
+      expect(editNotify(parse, um!, 'f', null, mine).text, JSON.stringify(text)).toBe(text);
+      expect(editMcpTable(parse, editMcpTable(parse, text, 'f', server, mine).text, 'f', null, mine).text, JSON.stringify(text)).toBe(text);
+    }
+    // A file mem wrote from nothing (ending with a line break) goes: null.
+    const created = `${editMcpTable(parse, '', 'f', server, mine).text}\n`;
+    expect(editMcpTable(parse, created, 'f', null, mine).text).toBeNull();
+    expect(editNotify(parse, `${editNotify(parse, '', 'f', notify, mine).text}\n`, 'f', null, mine).text).toBeNull();
   });
 });
 

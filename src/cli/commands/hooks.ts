@@ -151,13 +151,18 @@ Examples:
     .option('--gemini', 'Gemini CLI (hooks and mem\'s MCP server)')
     .option('--project', 'this vault\'s settings (the default)')
     .option('--user', 'your user settings')
+    .option('--per-prompt', 'only the per-prompt hook (UserPromptSubmit; Gemini: BeforeAgent)')
+    .option('--mcp', 'only mem\'s MCP server registration')
     .addHelpText('after', `
-Only mem's own entries go (and a hook group, event list or hooks object they leave empty);
-everything else in the file stays byte for byte.
+Only mem's own entries go, with each hook group, event list, hooks or mcpServers object, Codex
+table or whole file that install created for them; one that was there before stays, even empty.
+Everything else in the file stays byte for byte: install then uninstall gives back the original.
+--per-prompt and --mcp remove just that part (both: both); without them, all of mem's entries.
 
 Examples:
   $ mem hooks uninstall --git
   $ mem hooks uninstall --claude --user
+  $ mem hooks uninstall --claude --mcp
   $ mem hooks uninstall --codex --gemini`)
     .action(async (opts: Which, command: Command) => {
       const ctx = commandCtx(command);
@@ -166,7 +171,7 @@ Examples:
       if (agents.length > 0) {
         const { uninstallAgents } = await import('../../integrations/agents/agents.js');
         const scope = scopeOf(opts);
-        const changes = await uninstallAgents({ agents, scope, root: scope === 'project' ? await vaultRoot(ctx) : null, env: ctx.env });
+        const changes = await uninstallAgents({ agents, scope, root: scope === 'project' ? await vaultRoot(ctx) : null, env: ctx.env, only: { mcp: Boolean(opts.mcp), perPrompt: Boolean(opts.perPrompt) } });
         out.agents = { scope, changes };
         if (!ctx.json) for (const c of changes) ctx.out(`${c.action.padEnd(9)} ${shown(ctx, c.file)} (${c.agent} ${c.what}${c.events && c.events.length > 0 ? `: ${c.events.map((e) => e.event).join(', ')}` : ''})`);
       }

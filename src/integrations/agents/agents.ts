@@ -10,7 +10,7 @@ import { staysInside } from '../../vault/boundary.js';
 import { writeFileAtomic } from '../../vault/write.js';
 import { userHome } from '../../vault/vault.js';
 import { describeProgram, hookCommand, memArgv, memOnPath, parseHookCommand, parseMcpCommand, pointsHere, type Agent, type Form, type HookVerb, type Launcher } from './command.js';
-import { addItem, addMember, member, parseJsonc, removeElement, replaceNode, valueOf, type JsonDoc, type JsonNode } from './jsonc.js';
+import { addItem, addMember, member, parseJsonc, removePath, replaceNode, valueOf, type JsonDoc, type JsonNode, type Step } from './jsonc.js';
 import { editMcpTable, editNotify, parseToml, tomlParser, type EditAction } from './toml-edit.js';
 import { isFailure, readRegularBytes } from '../../vault/read.js';
 import { PLUGIN_ID, PLUGIN_OFF, pluginState } from './plugins.js';
@@ -112,6 +112,14 @@ function readSettings(file: string, base?: string): { text: string; bom: boolean
   return { text, bom };
 }
 
+/**
+ * The text an install edits: a missing, empty or blank file starts as `{}` (followed by the
+ * blank it held), and `fresh` says so: mem writes its first member out line by line there.
+ */
+function startText(text: string): { text: string; fresh: boolean } {
+  return text.trim() === '' ? { text: `{}${text}`, fresh: true } : { text, fresh: false };
+}
+
 function parseSettings(file: string, text: string, agent: Agent): JsonDoc {
   if (text.trim() === '') text = '{}';
   try {
@@ -132,8 +140,12 @@ function shapeError(file: string, what: string): MemError {
 
 interface Found {
   event: string;
+  /** The `hooks` object, and its index among the root's members. */
+  hooks: JsonNode;
+  hooksIndex: number;
   evMember: JsonNode; // the event's array
-  group: JsonNode;
+  eventIndex: number;
+  group: Extract<JsonNode, { kind: 'object' }>;
   groupIndex: number;
   handlers: JsonNode; // the group's hooks array
   handler: JsonNode;
@@ -147,7 +159,8 @@ function memHandlers(doc: JsonDoc, file: string): Found[] {
   const hooks = member(doc.root, 'hooks');
   if (!hooks) return out;
   if (hooks.value.kind !== 'object') throw shapeError(file, '"hooks" is not an object');
-  for (const ev of hooks.value.members) {
+  const hooksIndex = (doc.root as Extract<JsonNode, { kind: 'object' }>).members.indexOf(hooks);
+  hooks.value.members.forEach((ev, eventIndex) => {
     if (ev.value.kind !== 'array') throw shapeError(file, `hooks.${ev.key} is not a list`);
     ev.value.items.forEach((group, gi) => {
       if (group.kind !== 'object') throw shapeError(file, `an entry of hooks.${ev.key} is not an object`);
@@ -158,10 +171,10 @@ function memHandlers(doc: JsonDoc, file: string): Found[] {
         const cmd = member(h, 'command');
         if (!cmd || cmd.value.kind !== 'string') return;
         const command = valueOf(doc, cmd.value) as string;
-        if (parseHookCommand(command)) out.push({ event: ev.key, evMember: ev.value, group, groupIndex: gi, handlers: hs.value, handler: h, handlerIndex: hi, command });
+        if (parseHookCommand(command)) out.push({ event: ev.key, hooks: hooks.value, hooksIndex, evMember: ev.value, eventIndex, group, groupIndex: gi, handlers: hs.value, handler: h, handlerIndex: hi, command });
       });
     });
-  }
+  });
   return out;
 }
 
@@ -176,8 +189,9 @@ function same(a: unknown, b: unknown): boolean {
 
 /** Install mem's handler for each of `specs` into the settings text; returns the new text and what happened per event. */
 export function installHooksText(text: string, file: string, agent: Agent, specs: EventSpec[], command: (spec: EventSpec) => string): { text: string; events: { event: string; action: EditAction }[] } {
+  const start = startText(text);
+  text = start.text;
   let doc = parseSettings(file, text, agent);
-  if (text.trim() === '') text = doc.text;
   const events: { event: string; action: EditAction }[] = [];
   for (const spec of specs) {
     const want = handlerFor(agent, spec, command(spec));
@@ -194,7 +208,7 @@ export function installHooksText(text: string, file: string, agent: Agent, specs
     } else {
       const group = { hooks: [want] };
       const hooks = member(doc.root, 'hooks');
-      if (!hooks) text = addMember(doc, doc.root, 'hooks', { [spec.event]: [group] });
+      if (!hooks) text = addMember(doc, doc.root, 'hooks', { [spec.event]: [group] }, { fresh: start.fresh });
       else {
         const ev = member(hooks.value, spec.event);
         text = ev ? addItem(doc, ev.value, group) : addMember(doc, hooks.value, spec.event, [group]);
@@ -207,23 +221,35 @@ export function installHooksText(text: string, file: string, agent: Agent, specs
   return { text, events };
 }
 
-/** Remove every hook handler of mem's (and a group, event list or `hooks` object left empty by that). */
-export function uninstallHooksText(text: string, file: string, agent: Agent): { text: string; removed: string[] } {
+/**
+ * The steps down to what removing mem's handler `f` takes out: the group, when it holds nothing
+ * but that handler (install writes every handler in a group of its own), otherwise the handler
+ * alone. removePath takes the containers above it along only when mem created them.
+ */
+function stepsTo(doc: JsonDoc, f: Found): Step[] {
+  const handlers = f.handlers as Extract<JsonNode, { kind: 'array' }>;
+  if (f.group.members.length === 1 && handlers.items.length === 1) {
+    return [{ container: doc.root, index: f.hooksIndex }, { container: f.hooks, index: f.eventIndex }, { container: f.evMember, index: f.groupIndex }];
+  }
+  return [{ container: handlers, index: f.handlerIndex }];
+}
+
+/**
+ * Remove mem's hook handlers (every one, or those `only` picks) and each group, event list or
+ * `hooks` object install created for them; one that was there before install stays, even
+ * empty, with its bytes. Null when the file is left as install created it from nothing: it goes.
+ */
+export function uninstallHooksText(text: string, file: string, agent: Agent, only?: (event: string, verb: HookVerb) => boolean): { text: string | null; removed: string[] } {
   if (text.trim() === '') return { text, removed: [] };
   let doc = parseSettings(file, text, agent);
   const removed: string[] = [];
   for (;;) {
-    const f = memHandlers(doc, file)[0];
+    const f = memHandlers(doc, file).find((x) => !only || only(x.event, parseHookCommand(x.command)!.verb));
     if (!f) break;
     removed.push(f.event);
-    const hooks = member(doc.root, 'hooks')!;
-    const hooksObj = hooks.value as Extract<JsonNode, { kind: 'object' }>;
-    const evArr = f.evMember as Extract<JsonNode, { kind: 'array' }>;
-    const handlers = f.handlers as Extract<JsonNode, { kind: 'array' }>;
-    if (handlers.items.length > 1) text = removeElement(doc, handlers, f.handlerIndex);
-    else if (evArr.items.length > 1) text = removeElement(doc, evArr, f.groupIndex);
-    else if (hooksObj.members.length > 1) text = removeElement(doc, hooksObj, hooksObj.members.findIndex((m) => m.key === f.event));
-    else text = removeElement(doc, doc.root, (doc.root as Extract<JsonNode, { kind: 'object' }>).members.indexOf(hooks));
+    const next = removePath(doc, stepsTo(doc, f));
+    if (next === null) return { text: null, removed: [...new Set(removed)] };
+    text = next;
     doc = parseSettings(file, text, agent);
   }
   return { text, removed: [...new Set(removed)] };
@@ -240,9 +266,13 @@ function isMemMcp(v: unknown): boolean {
   return v !== null && typeof v === 'object' && parseMcpCommand((v as Record<string, unknown>).command, (v as Record<string, unknown>).args) !== null;
 }
 
-export function editMcpJson(text: string, file: string, agent: Agent, want: { command: string; args: string[] } | null): { text: string; action: EditAction } {
+/** Set mem's MCP server in a JSON settings text (null: remove it; the text is null when the file then goes). */
+export function editMcpJson(text: string, file: string, agent: Agent, want: { command: string; args: string[] }): { text: string; action: EditAction };
+export function editMcpJson(text: string, file: string, agent: Agent, want: null): { text: string | null; action: EditAction };
+export function editMcpJson(text: string, file: string, agent: Agent, want: { command: string; args: string[] } | null): { text: string | null; action: EditAction } {
+  const start = want === null ? { text, fresh: false } : startText(text);
+  text = start.text;
   const doc = parseSettings(file, text, agent);
-  if (text.trim() === '') text = doc.text;
   const servers = member(doc.root, 'mcpServers');
   if (servers && servers.value.kind !== 'object') throw shapeError(file, '"mcpServers" is not an object');
   const cur = servers ? member(servers.value, 'mem') : undefined;
@@ -254,9 +284,8 @@ export function editMcpJson(text: string, file: string, agent: Agent, want: { co
   if (want === null) {
     if (!cur || !servers) return { text, action: 'absent' };
     const obj = servers.value as Extract<JsonNode, { kind: 'object' }>;
-    if (obj.members.length > 1) return { text: removeElement(doc, obj, obj.members.indexOf(cur)), action: 'removed' };
     const root = doc.root as Extract<JsonNode, { kind: 'object' }>;
-    return { text: removeElement(doc, root, root.members.indexOf(servers)), action: 'removed' };
+    return { text: removePath(doc, [{ container: root, index: root.members.indexOf(servers) }, { container: obj, index: obj.members.indexOf(cur) }]), action: 'removed' };
   }
   if (cur) {
     const merged = { ...(curValue as Record<string, unknown>), ...want };
@@ -264,7 +293,7 @@ export function editMcpJson(text: string, file: string, agent: Agent, want: { co
     return { text: replaceNode(doc, cur.value, merged), action: 'updated' };
   }
   if (servers) return { text: addMember(doc, servers.value, 'mem', want), action: 'added' };
-  return { text: addMember(doc, doc.root, 'mcpServers', { mem: want }), action: 'added' };
+  return { text: addMember(doc, doc.root, 'mcpServers', { mem: want }, { fresh: start.fresh }), action: 'added' };
 }
 
 // ---- plans: every file edited in memory first, written at the end --------------------------
@@ -281,36 +310,41 @@ export interface Change {
 }
 
 class Plan {
-  private files = new Map<string, { before: string | null; text: string; bom: boolean }>();
+  /** Per file: its text before (null: none), its text to be (null: to be deleted), its BOM. */
+  private files = new Map<string, { before: string | null; text: string | null; bom: boolean }>();
 
-  read(file: string, base?: string): string {
+  /** The file's text as planned so far; null when there is none (or it is to be deleted). */
+  read(file: string, base?: string): string | null {
     const have = this.files.get(file);
     if (have) return have.text;
     const r = readSettings(file, base);
-    this.files.set(file, { before: r?.text ?? null, text: r?.text ?? '', bom: r?.bom ?? false });
-    return r?.text ?? '';
+    this.files.set(file, { before: r?.text ?? null, text: r?.text ?? null, bom: r?.bom ?? false });
+    return r?.text ?? null;
   }
 
   existed(file: string): boolean {
     return this.files.get(file)?.before !== null;
   }
 
-  set(file: string, text: string): void {
+  set(file: string, text: string | null): void {
     this.files.get(file)!.text = text;
   }
 
   write(): string[] {
     const written: string[] = [];
     for (const [file, f] of this.files) {
-      if (f.text === (f.before ?? '')) continue;
-      fs.mkdirSync(path.dirname(file), { recursive: true });
+      if (f.text === f.before || (f.before === null && !f.text)) continue;
       // Checked again just before the write: a link put in place since is not followed, and a
       // file the agent rewrote meanwhile (Claude Code rewrites ~/.claude.json often) is not lost.
       const st = fs.lstatSync(file, { throwIfNoEntry: false });
       if (st && !st.isFile()) throw new MemError(`refusing to edit ${file}: it is not a regular file`);
       const now = st ? fs.readFileSync(file, 'utf8').replace(/^\uFEFF/, '') : null;
       if (now !== f.before) throw new MemError(`${file} changed while mem was editing it${written.length > 0 ? ` (already written: ${written.join(', ')})` : ''}`, { hint: 'run the command again (with the agent closed if it keeps rewriting the file)' });
-      writeFileAtomic(file, (f.bom ? '\uFEFF' : '') + f.text);
+      if (f.text === null) fs.unlinkSync(file);
+      else {
+        fs.mkdirSync(path.dirname(file), { recursive: true });
+        writeFileAtomic(file, (f.bom ? '\uFEFF' : '') + f.text);
+      }
       written.push(file);
     }
     return written;
@@ -365,7 +399,7 @@ export async function installAgents(o: InstallOptions): Promise<{ changes: Chang
   for (const agent of o.agents) {
     const files = agentFiles(agent, o.scope, o.root, env);
     const specs = EVENTS[agent].filter((s) => !s.perPrompt || o.perPrompt);
-    const text = plan.read(files.hooks, files.base);
+    const text = plan.read(files.hooks, files.base) ?? '';
     const r = installHooksText(text, files.hooks, agent, specs, (s) => hookCommand(o.launcher, form, s.verb, agent));
     plan.set(files.hooks, withNewline(r.text, plan.existed(files.hooks)));
     const action: EditAction = !plan.existed(files.hooks) ? 'created' : r.events.every((e) => e.action === 'unchanged') ? 'unchanged' : r.events.some((e) => e.action === 'updated') ? 'updated' : 'added';
@@ -373,20 +407,20 @@ export async function installAgents(o: InstallOptions): Promise<{ changes: Chang
     if (agent === 'codex' && o.scope === 'user' && files.notify) {
       const parse = await tomlParser();
       const want = memArgv(o.launcher, 'absolute', ['extract', '--hook', 'codex']);
-      const t = plan.read(files.notify);
+      const t = plan.read(files.notify) ?? '';
       const n = editNotify(parse, t, files.notify, want, isMemNotify);
       plan.set(files.notify, withNewline(n.text, plan.existed(files.notify)));
       changes.push({ agent, scope: o.scope, file: files.notify, what: 'notify', action: n.action === 'added' && !plan.existed(files.notify) ? 'created' : n.action, command: want.join(' ') });
     }
     if (o.mcp) {
       const want = mcpEntry(o.launcher, form);
-      const t = plan.read(files.mcp, files.base);
+      const t = plan.read(files.mcp, files.base) ?? '';
       const existed = plan.existed(files.mcp);
       const m = files.mcpFormat === 'toml' ? editMcpTable(await tomlParser(), t, files.mcp, want, isMemMcp) : editMcpJson(t, files.mcp, agent, want);
       plan.set(files.mcp, withNewline(m.text, existed));
       changes.push({ agent, scope: o.scope, file: files.mcp, what: 'mcp', action: m.action === 'added' && !existed ? 'created' : m.action, command: [want.command, ...want.args].join(' ') });
     }
-    notes.push(...agentNotes(agent, o.scope, plan.read(files.hooks)));
+    notes.push(...agentNotes(agent, o.scope, plan.read(files.hooks) ?? ''));
     if (o.mcp && agent === 'claude' && o.scope === 'project') notes.push('Claude Code asks once before it starts an MCP server from a project\'s .mcp.json: approve "mem" there');
   }
   plan.write();
@@ -424,32 +458,53 @@ function agentNotes(agent: Agent, scope: Scope, settings: string): string[] {
   return notes;
 }
 
-export async function uninstallAgents(o: { agents: Agent[]; scope: Scope; root: string | null; env: NodeJS.ProcessEnv }): Promise<Change[]> {
+export interface UninstallOptions {
+  agents: Agent[];
+  scope: Scope;
+  root: string | null;
+  env: NodeJS.ProcessEnv;
+  /** Only these parts (what install's --mcp and --per-prompt add); everything of mem's when neither is set. */
+  only?: { mcp?: boolean; perPrompt?: boolean };
+}
+
+export async function uninstallAgents(o: UninstallOptions): Promise<Change[]> {
   const env = o.env;
+  const all = !o.only?.mcp && !o.only?.perPrompt;
   const plan = new Plan();
   const changes: Change[] = [];
   for (const agent of o.agents) {
     const files = agentFiles(agent, o.scope, o.root, env);
-    const text = plan.read(files.hooks, files.base);
-    if (plan.existed(files.hooks)) {
-      const r = uninstallHooksText(text, files.hooks, agent);
-      plan.set(files.hooks, r.text);
-      changes.push({ agent, scope: o.scope, file: files.hooks, what: 'hooks', action: r.removed.length > 0 ? 'removed' : 'absent', events: r.removed.map((event) => ({ event, action: 'removed' })) });
-    } else changes.push({ agent, scope: o.scope, file: files.hooks, what: 'hooks', action: 'absent' });
-    if (agent === 'codex' && files.notify) {
-      const t = plan.read(files.notify);
-      if (plan.existed(files.notify)) {
-        const n = editNotify(await tomlParser(), t, files.notify, null, isMemNotify);
-        plan.set(files.notify, n.text);
-        changes.push({ agent, scope: o.scope, file: files.notify, what: 'notify', action: n.action });
+    // Undone in the reverse order of install's (MCP server, notify, hooks): a file install created
+    // holding several of them then comes back to the text it was created from, and goes.
+    let mcp: Change | null = null;
+    if (all || o.only?.mcp) {
+      const t = plan.read(files.mcp, files.base);
+      if (t !== null) {
+        const m = files.mcpFormat === 'toml' ? editMcpTable(await tomlParser(), t, files.mcp, null, isMemMcp) : editMcpJson(t, files.mcp, agent, null);
+        plan.set(files.mcp, m.text);
+        if (m.action !== 'absent') mcp = { agent, scope: o.scope, file: files.mcp, what: 'mcp', action: m.action };
       }
     }
-    const t = plan.read(files.mcp, files.base);
-    if (plan.existed(files.mcp)) {
-      const m = files.mcpFormat === 'toml' ? editMcpTable(await tomlParser(), t, files.mcp, null, isMemMcp) : editMcpJson(t, files.mcp, agent, null);
-      plan.set(files.mcp, m.text);
-      if (m.action !== 'absent') changes.push({ agent, scope: o.scope, file: files.mcp, what: 'mcp', action: m.action });
+    let notify: Change | null = null;
+    if (all && agent === 'codex' && files.notify) {
+      const t = plan.read(files.notify);
+      if (t !== null) {
+        const n = editNotify(await tomlParser(), t, files.notify, null, isMemNotify);
+        plan.set(files.notify, n.text);
+        notify = { agent, scope: o.scope, file: files.notify, what: 'notify', action: n.action };
+      }
     }
+    let hooks: Change | null = null;
+    if (all || o.only?.perPrompt) {
+      const only = all ? undefined : (event: string, verb: HookVerb) => EVENTS[agent].some((s) => s.perPrompt && s.event === event && s.verb === verb);
+      const text = plan.read(files.hooks, files.base);
+      if (text !== null) {
+        const r = uninstallHooksText(text, files.hooks, agent, only);
+        plan.set(files.hooks, r.text);
+        hooks = { agent, scope: o.scope, file: files.hooks, what: 'hooks', action: r.removed.length > 0 ? 'removed' : 'absent', events: r.removed.map((event) => ({ event, action: 'removed' })) };
+      } else hooks = { agent, scope: o.scope, file: files.hooks, what: 'hooks', action: 'absent' };
+    }
+    changes.push(...[hooks, notify, mcp].filter((c): c is Change => c !== null));
   }
   plan.write();
   return changes;

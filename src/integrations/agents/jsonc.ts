@@ -1,6 +1,8 @@
 // Surgical edits of a JSON (or JSON-with-comments) settings file: a parser that keeps every
 // value's position, and edits that splice text in or out, so every byte mem does not own —
 // key order, indentation, line endings, comments, how arrays are wrapped — stays as it was.
+// Removing takes out exactly what adding put in: a container mem created goes with its last
+// element, one that was there before (even empty) stays as it was.
 
 import { MemError } from '../../errors.js';
 
@@ -231,19 +233,22 @@ function splice(text: string, start: number, end: number, insert: string): strin
 
 // ---- edits -----------------------------------------------------------------------------------
 
-/** Add `key: value` at the end of the object `obj` (text in, text out). */
-export function addMember(doc: JsonDoc, obj: JsonNode, key: string, value: unknown): string {
+/**
+ * Add `key: value` at the end of the object `obj` (text in, text out). `fresh`: `obj` is the `{}`
+ * a new file starts from, written out one member per line rather than kept on its line.
+ */
+export function addMember(doc: JsonDoc, obj: JsonNode, key: string, value: unknown, opts: { fresh?: boolean } = {}): string {
   if (obj.kind !== 'object') throw new Error('not an object');
-  return addElement(doc, obj, obj.members, (indent, pretty) => `${JSON.stringify(key)}: ${render(value, styleOf(doc.text), indent, pretty)}`);
+  return addElement(doc, obj, obj.members, (indent, pretty) => `${JSON.stringify(key)}: ${render(value, styleOf(doc.text), indent, pretty)}`, opts.fresh === true);
 }
 
 /** Add `value` at the end of the array `arr`. */
 export function addItem(doc: JsonDoc, arr: JsonNode, value: unknown): string {
   if (arr.kind !== 'array') throw new Error('not an array');
-  return addElement(doc, arr, arr.items, (indent, pretty) => render(value, styleOf(doc.text), indent, pretty));
+  return addElement(doc, arr, arr.items, (indent, pretty) => render(value, styleOf(doc.text), indent, pretty), false);
 }
 
-function addElement(doc: JsonDoc, container: JsonNode, elems: { start: number; end: number }[], text: (indent: string, pretty: boolean) => string): string {
+function addElement(doc: JsonDoc, container: JsonNode, elems: { start: number; end: number }[], text: (indent: string, pretty: boolean) => string, fresh: boolean): string {
   const t = doc.text;
   const style = styleOf(t);
   const last = elems[elems.length - 1];
@@ -255,9 +260,16 @@ function addElement(doc: JsonDoc, container: JsonNode, elems: { start: number; e
     const indent = indentAt(t, last.start);
     return splice(t, last.end, last.end, `,${style.eol}${indent}${text(indent, true)}`);
   }
-  const outer = indentAt(t, container.start);
-  const indent = outer + style.unit;
-  return splice(t, container.start + 1, container.end - 1, `${style.eol}${indent}${text(indent, true)}${style.eol}${outer}`);
+  if (fresh) {
+    const outer = indentAt(t, container.start);
+    const indent = outer + style.unit;
+    return splice(t, container.start + 1, container.end - 1, `${style.eol}${indent}${text(indent, true)}${style.eol}${outer}`);
+  }
+  // A container that was there, empty, gets the element on its own line, a space inside each
+  // bracket, and keeps whatever stood between its brackets (spaces, line breaks, comments) after
+  // it: `{}` becomes `{ "k": … }`. That shape is no container's that mem creates (`{"k": …}`, or
+  // one element per line), so removeElement gives back `{}` and keeps it (see createdShape).
+  return splice(t, container.start + 1, container.start + 1, ` ${text('', false)} `);
 }
 
 function hasComment(text: string): boolean {
@@ -271,11 +283,13 @@ function hasComment(text: string): boolean {
  */
 export function removeElement(doc: JsonDoc, container: JsonNode, index: number): string {
   const t = doc.text;
-  const elems: { start: number; end: number }[] = container.kind === 'object' ? container.members : container.kind === 'array' ? container.items : [];
+  const elems = elementsOf(container);
   const el = elems[index];
   const prev = elems[index - 1];
   const next = elems[index + 1];
   if (!prev && !next) {
+    // The element addElement put into a container that was empty: what stood there comes back.
+    if (t.slice(container.start + 1, el.start) === ' ' && t[el.end] === ' ') return splice(t, container.start + 1, el.end + 1, '');
     const inner = t.slice(container.start + 1, container.end - 1);
     if (!hasComment(inner)) return splice(t, container.start + 1, container.end - 1, '');
     return splice(t, el.start, el.end, '');
@@ -295,6 +309,65 @@ export function removeElement(doc: JsonDoc, container: JsonNode, index: number):
   if (!hasComment(between)) return splice(t, prev!.end, el.end, '');
   const comma = t.indexOf(',', prev!.end);
   return splice(splice(t, el.start, el.end, ''), comma, comma + 1, '');
+}
+
+function elementsOf(container: JsonNode): { start: number; end: number }[] {
+  return container.kind === 'object' ? container.members : container.kind === 'array' ? container.items : [];
+}
+
+/**
+ * Whether `container` holds one element, laid out as addMember and addItem write a container
+ * they create: on one line with nothing else inside the brackets (`{"k": …}`), or the element
+ * alone between a line break after the opening bracket and one before the closing bracket. A
+ * container that was there before mem added to it never has this shape while it holds mem's
+ * element (addElement writes `{ "k": … }` into an empty one).
+ */
+function createdShape(doc: JsonDoc, container: JsonNode): boolean {
+  const elems = elementsOf(container);
+  if (elems.length !== 1) return false;
+  const before = doc.text.slice(container.start + 1, elems[0].start);
+  const after = doc.text.slice(elems[0].end, container.end - 1);
+  return (before === '' && after === '') || (/^\r?\n[ \t]*$/.test(before) && /^\r?\n[ \t]*$/.test(after));
+}
+
+/**
+ * What a document that is one member written out in a new file (`{`, the member on its own
+ * lines, `}` at the start of a line, then nothing but whitespace) leaves when the member goes:
+ * null (no file) when a line break follows, as in every file mem creates; otherwise the
+ * whitespace, the empty or blank file mem started from. Undefined for any other document.
+ */
+function newFileRest(doc: JsonDoc): string | null | undefined {
+  const root = doc.root;
+  if (root.start !== 0 || !createdShape(doc, root)) return undefined;
+  const el = elementsOf(root)[0];
+  if (!/^\r?\n[ \t]+$/.test(doc.text.slice(1, el.start)) || !/^\r?\n$/.test(doc.text.slice(el.end, root.end - 1))) return undefined;
+  const rest = doc.text.slice(root.end);
+  if (rest.trim() !== '') return undefined;
+  return rest === '\n' ? null : rest;
+}
+
+export interface Step {
+  /** A container on the way down from the root (the first step's is the root, for the file to go with it). */
+  container: JsonNode;
+  /** The index, in it, of the next step's container, or of the element to remove. */
+  index: number;
+}
+
+/**
+ * Remove the element at the end of `path`, with each container above it that holds nothing
+ * else and has the shape of one mem created (createdShape), up to the root; a container that was
+ * there before stays, even empty, and gets back its bytes. Null when what goes is all a file mem
+ * created held: the file goes too.
+ */
+export function removePath(doc: JsonDoc, path: Step[]): string | null {
+  let k = path.length - 1;
+  while (k > 0 && createdShape(doc, path[k].container)) k--;
+  const { container, index } = path[k];
+  if (container === doc.root && elementsOf(container).length === 1) {
+    const rest = newFileRest(doc);
+    if (rest !== undefined) return rest;
+  }
+  return removeElement(doc, container, index);
 }
 
 /** Replace a node's text with `value`, rendered for where it stands. */

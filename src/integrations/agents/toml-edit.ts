@@ -174,10 +174,31 @@ function keyLines(parse: Parse, l: Lines, key: string): [number, number] | null 
 export type EditAction = 'created' | 'added' | 'updated' | 'unchanged' | 'removed' | 'absent';
 
 /**
- * `text` with the top-level `notify` set to `want` (null: removed). A notify that is not mem's
- * (`mine` says) is never replaced: a clear error instead.
+ * What removing mem's lines left: null (no file) when nothing is left of a file that ended with a
+ * line break, which is how mem writes a file it creates; an empty file it found stays one (mem
+ * keeps a missing final line break missing, so that file never got one).
  */
-export function editNotify(parse: Parse, text: string, file: string, want: string[] | null, mine: (v: unknown) => boolean): { text: string; action: EditAction } {
+function removed(before: string, after: string): string | null {
+  return after === '' && before.endsWith('\n') ? null : after;
+}
+
+/**
+ * Remove lines [from, to) of `lines`. When they run to the end of a file with no final line
+ * break, the line break mem put before them goes too: the `\r` of a CRLF one would be left.
+ */
+function cutLines(lines: string[], from: number, to: number): void {
+  const toEnd = to === lines.length;
+  lines.splice(from, to - from);
+  if (toEnd && from > 0) lines[from - 1] = lines[from - 1].replace(/\r$/, '');
+}
+
+/**
+ * `text` with the top-level `notify` set to `want` (null: removed; the text is null when the
+ * file then goes). A notify that is not mem's (`mine` says) is never replaced: a clear error instead.
+ */
+export function editNotify(parse: Parse, text: string, file: string, want: string[], mine: (v: unknown) => boolean): { text: string; action: EditAction };
+export function editNotify(parse: Parse, text: string, file: string, want: null, mine: (v: unknown) => boolean): { text: string | null; action: EditAction };
+export function editNotify(parse: Parse, text: string, file: string, want: string[] | null, mine: (v: unknown) => boolean): { text: string | null; action: EditAction } {
   const before = parseToml(parse, text, file);
   const cur = before.notify;
   const split_ = split(text);
@@ -194,8 +215,8 @@ export function editNotify(parse: Parse, text: string, file: string, want: strin
     if (cur === undefined) return { text, action: 'absent' };
     const at = keyLines(parse, split_, 'notify');
     if (!at) throw new MemError(`cannot find the notify line of ${file}; nothing was changed`, { hint: 'remove the notify setting by hand' });
-    lines.splice(at[0], at[1] - at[0] + 1);
-    return { text: verify(parse, text, lines.join('\n'), ['notify'], undefined, file), action: 'removed' };
+    cutLines(lines, at[0], at[1] + 1);
+    return { text: removed(text, verify(parse, text, lines.join('\n'), ['notify'], undefined, file)), action: 'removed' };
   }
   if (same(cur, want)) return { text, action: 'unchanged' };
   const line = `notify = ${tomlArray(want)}${cr}`;
@@ -211,7 +232,9 @@ export function editNotify(parse: Parse, text: string, file: string, want: strin
   // A line inside a value (a multi-line string's text) is part of that value, whatever it looks like.
   for (let i = 0; i < end; i++) if (!split_.top[i] || (lines[i].trim() !== '' && !lines[i].trim().startsWith('#'))) k = i + 1;
   let out: string;
-  if (k === lines.length) out = `${text}${eol}${line.replace(/\r$/, '')}`;
+  // After a last line with no line break, the new line gets none either (nor in an empty file).
+  if (text === '') out = line;
+  else if (k === lines.length) out = `${text}${eol}${line.replace(/\r$/, '')}`;
   else {
     lines.splice(k, 0, line);
     out = lines.join('\n');
@@ -221,8 +244,13 @@ export function editNotify(parse: Parse, text: string, file: string, want: strin
 
 const MCP_HEADER = /^\s*\[\s*mcp_servers\s*\.\s*(mem|"mem"|'mem')\s*\]\s*(#.*)?\r?$/;
 
-/** `text` with the table [mcp_servers.mem] set to `want` (null: removed); one that is not mem's is never touched. */
-export function editMcpTable(parse: Parse, text: string, file: string, want: { command: string; args: string[] } | null, mine: (v: unknown) => boolean): { text: string; action: EditAction } {
+/**
+ * `text` with the table [mcp_servers.mem] set to `want` (null: removed; the text is null when the
+ * file then goes); one that is not mem's is never touched.
+ */
+export function editMcpTable(parse: Parse, text: string, file: string, want: { command: string; args: string[] }, mine: (v: unknown) => boolean): { text: string; action: EditAction };
+export function editMcpTable(parse: Parse, text: string, file: string, want: null, mine: (v: unknown) => boolean): { text: string | null; action: EditAction };
+export function editMcpTable(parse: Parse, text: string, file: string, want: { command: string; args: string[] } | null, mine: (v: unknown) => boolean): { text: string | null; action: EditAction } {
   const before = parseToml(parse, text, file);
   const servers = before.mcp_servers as Toml | undefined;
   const cur = servers && typeof servers === 'object' ? servers.mem : undefined;
@@ -244,15 +272,19 @@ export function editMcpTable(parse: Parse, text: string, file: string, want: { c
     if (end < 0) end = lines.length;
     while (end - 1 > h && lines[end - 1].trim() === '') end--;
     let from = h;
-    // Removing: the blank line mem put before its table goes with it.
-    if (want === null && from > 0 && lines[from - 1].trim() === '') from--;
-    lines.splice(from, end - from, ...block);
-    const out = lines.join('\n');
-    return { text: verify(parse, text, out, ['mcp_servers', 'mem'], want ?? undefined, file), action: want === null ? 'removed' : 'updated' };
+    // Removing: the blank line mem put before its table (after other text only) goes with it.
+    if (want === null && from > 0 && lines[from - 1].trim() === '' && lines.slice(0, from - 1).some((l) => l.trim() !== '')) from--;
+    if (want === null) cutLines(lines, from, end);
+    else lines.splice(from, end - from, ...block);
+    const out = verify(parse, text, lines.join('\n'), ['mcp_servers', 'mem'], want ?? undefined, file);
+    return want === null ? { text: removed(text, out), action: 'removed' } : { text: out, action: 'updated' };
   }
+  // The table goes at the end, after a blank line when other text comes before it; the file keeps
+  // ending as it did: with a line break, or (an empty file too) without one.
   let out = text;
   if (out !== '' && !out.endsWith('\n')) out += eol;
   if (out.trim() !== '') out += eol;
-  out += block.map((l) => l.replace(/\r$/, '')).join(eol) + eol;
+  out += block.map((l) => l.replace(/\r$/, '')).join(eol);
+  if (text.endsWith('\n')) out += eol;
   return { text: verify(parse, text, out, ['mcp_servers', 'mem'], want, file), action: 'added' };
 }
