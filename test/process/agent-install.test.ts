@@ -3,10 +3,11 @@
 // argument), the built CLI answers, and an extract hook leaves the work to a detached child. The
 // install itself runs in-process; HOME and the project are temporary folders.
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cmd, exists, JS, read, run } from '../fixtures/agent-install.js';
-import { cleanup, entry, HOOK_TIME, tempVault, type TempVault } from '../helpers.js';
+import { cleanup, entry, HOOK_TIME, tempDir, tempVault, type TempVault } from '../helpers.js';
 
 afterEach(cleanup);
 
@@ -82,7 +83,18 @@ describe('the installed commands run', () => {
   ])('%s: the installed extract command (%s) extracts the transcript in the background', async (agent, rel, event) => {
     const v = tempVault();
     expect((await run(v, ['hooks', 'install', `--${agent}`])).status).toBe(0);
-    const transcript = path.join(path.dirname(path.dirname(JS)), 'examples', 'sessions', 'fix-checkout-tests.jsonl');
+    // Each agent's hook reads a transcript in that agent's own format (see extract --hook).
+    const transcript = agent === 'claude' ? path.join(path.dirname(path.dirname(JS)), 'examples', 'sessions', 'fix-checkout-tests.jsonl') : path.join(tempDir(), `session.${agent === 'codex' ? 'jsonl' : 'json'}`);
+    const said = ['Never push to main directly; always open a pull request.', 'Understood, I will open a pull request.'];
+    if (agent === 'codex') {
+      const lines = [{ timestamp: '2026-11-20T10:00:00Z', type: 'session_meta', payload: { id: `hook-${agent}`, cwd: v.root } }, ...said.map((text, i) => ({
+        timestamp: `2026-11-20T10:00:0${i + 1}Z`, type: 'response_item', payload: { type: 'message', role: i === 0 ? 'user' : 'assistant', content: [{ type: i === 0 ? 'input_text' : 'output_text', text }] },
+      }))];
+      fs.writeFileSync(transcript, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    } else if (agent === 'gemini') {
+      const messages = said.map((content, i) => ({ id: `m${i}`, timestamp: `2026-11-20T10:00:0${i + 1}Z`, type: i === 0 ? 'user' : 'gemini', content }));
+      fs.writeFileSync(transcript, JSON.stringify({ sessionId: `hook-${agent}`, startTime: '2026-11-20T10:00:00Z', messages }, null, 2));
+    }
     const r = sh(installed(v.path(rel), event), v.root, JSON.stringify({ session_id: `hook-${agent}`, transcript_path: transcript, cwd: v.root, hook_event_name: event }), v.home);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toBe('');
