@@ -236,3 +236,10 @@ if (args.includes(${JSON.stringify(cmd)}) && !args.includes('--hook')) {
     release: () => fs.writeFileSync(path.join(dir, 'release'), ''),
   };
 }
+
+/** A FIFO at `p` (its folder made first), for the tests of what mem does with one where a file should be. */
+export function mkfifo(p: string): void {
+  fs.mkdirSync(path.dirname(p), { recursive: true });
+  const r = spawnSync('mkfifo', [p]);
+  if (r.status !== 0) throw new Error(`mkfifo ${p}: ${r.stderr}`);
+}

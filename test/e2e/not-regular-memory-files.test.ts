@@ -3,22 +3,14 @@
 // silence. lint reports it as a problem (exit 1); reads answer from the other files and say, in
 // one warning, which path it is and what is there; doctor names it. A command that answers at all
 // did not open the FIFO.
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanup, entry, tempVault } from '../helpers.js';
+import { cleanup, entry, mkfifo, tempVault } from '../helpers.js';
 import { run as runIn } from '../run.js';
 
 afterEach(cleanup);
 
 const isPosix = process.platform !== 'win32';
-
-function mkfifo(p: string): void {
-  fs.mkdirSync(path.dirname(p), { recursive: true });
-  const r = spawnSync('mkfifo', [p]);
-  if (r.status !== 0) throw new Error(`mkfifo ${p}: ${r.stderr}`);
-}
 
 /** A vault whose other memory files hold entries about deploys; `odd` is put in place by the test. */
 function setup() {

@@ -1,7 +1,6 @@
 // The walk and the probes with something else than a regular file under a memory file's name (a
 // FIFO, a socket, a folder): left out of the files to read, never opened, named in skipNotices
 // with what it is; and a walk that met one is not memoised, so that every command says so again.
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -9,17 +8,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openIndex } from '../../src/index/db.js';
 import { applyRefresh, planRefresh } from '../../src/index/indexer.js';
 import { discoverFiles, openVault, skipNotices, takeNotRegularFiles } from '../../src/vault/vault.js';
-import { cleanup, entry, tempVault } from '../helpers.js';
+import { cleanup, entry, mkfifo, tempVault } from '../helpers.js';
 
 afterEach(cleanup);
 
 const isPosix = process.platform !== 'win32';
-
-function mkfifo(p: string): void {
-  fs.mkdirSync(path.dirname(p), { recursive: true });
-  const r = spawnSync('mkfifo', [p]);
-  if (r.status !== 0) throw new Error(`mkfifo ${p}: ${r.stderr}`);
-}
 
 const servers: net.Server[] = [];
 afterEach(() => {
