@@ -281,19 +281,26 @@ describe.runIf(process.platform === 'linux')('a running watch vouches for the in
   });
 });
 
+/**
+ * `text` written at `rel` (a minute old) and the index refreshed until its walk is memoised (once
+ * its folders are two seconds old, see DirCache): the state a refresh leaves the vouch.
+ */
+async function memoised(v: TempVault, rel: string, text: string): Promise<{ walkMemo: string; statDigest: string }> {
+  v.write(rel, text);
+  const old = new Date(Date.now() - 60_000);
+  fs.utimesSync(v.path(rel), old, old);
+  const vault_ = await openVault({ root: v.root, env: { MEM_HOME: v.home } });
+  return until('a walk memo', () => withIndex(vault_, { refresh: true }, (ix) => {
+    const meta = ix.db.prepare('SELECT value FROM meta WHERE key = ?').pluck();
+    const memo = { walkMemo: meta.get('walk_memo') as string, statDigest: meta.get('stat_digest') as string };
+    return memo.walkMemo ? memo : null;
+  }));
+}
+
 describe.runIf(process.platform === 'linux')('the vouch on its own (no chokidar, nothing pending)', () => {
   it('watches every folder the walk read before it vouches, and a change in any of them ends the vouch', async () => {
     const v = vault();
-    v.write('memory/a/b/deep.md', entry('d1', 'The puffin report is weekly.'));
-    const old = new Date(Date.now() - 60_000);
-    fs.utimesSync(v.path('memory/a/b/deep.md'), old, old);
-    const vault_ = await openVault({ root: v.root, env: { MEM_HOME: v.home } });
-    // A walk is memoised once its folders are two seconds old (see DirCache).
-    const state = await until('a walk memo', () => withIndex(vault_, { refresh: true }, (ix) => {
-      const meta = ix.db.prepare('SELECT value FROM meta WHERE key = ?').pluck();
-      const memo = { walkMemo: meta.get('walk_memo') as string, statDigest: meta.get('stat_digest') as string };
-      return memo.walkMemo ? memo : null;
-    }));
+    const state = await memoised(v, 'memory/a/b/deep.md', entry('d1', 'The puffin report is weekly.'));
     expect(state.statDigest).toMatch(/\.2$/);
     const seen: string[] = [];
     const fv = new FreshnessVouch(v.root, v.home, (abs) => (seen.push(abs), abs.endsWith('.md')), () => true);
@@ -324,15 +331,7 @@ describe.runIf(process.platform === 'linux')('a vault on a filesystem whose noti
   // filesystem of each folder by a stand-in for statfs, and the real statfs is read below.
   it('is never vouched for: at the vault, the global folder, or a folder mounted inside the vault', async () => {
     const v = vault();
-    v.write('memory/share/notes.md', entry('s1', 'The ibis report is monthly.'));
-    const old = new Date(Date.now() - 60_000);
-    fs.utimesSync(v.path('memory/share/notes.md'), old, old);
-    const vault_ = await openVault({ root: v.root, env: { MEM_HOME: v.home } });
-    const state = await until('a walk memo', () => withIndex(vault_, { refresh: true }, (ix) => {
-      const meta = ix.db.prepare('SELECT value FROM meta WHERE key = ?').pluck();
-      const memo = { walkMemo: meta.get('walk_memo') as string, statDigest: meta.get('stat_digest') as string };
-      return memo.walkMemo ? memo : null;
-    }));
+    const state = await memoised(v, 'memory/share/notes.md', entry('s1', 'The ibis report is monthly.'));
     for (const [remote, what] of [[v.root, 'the vault'], [v.home, 'the global folder']] as const) {
       const fv = new FreshnessVouch(v.root, v.home, () => true, () => true, (dir) => (dir === remote ? 'nfs' : null));
       try {
