@@ -115,6 +115,8 @@ export interface ConsolidateOptions extends LearningsOptions {
   scopes: ExtractionScopeName[];
   /** ISO time written as `consolidated_at`. */
   now: string;
+  /** Values that are credentials whatever their shape (the API keys mem is given): redacted from the episodes and the answer. */
+  knownSecrets?: string[];
 }
 
 export interface ConsolidateResult {
@@ -181,14 +183,14 @@ export async function consolidateEpisodes(vault: Vault, opts: ConsolidateOptions
   // Episodes written before redaction may still hold a credential: neither the model nor the
   // new entries get it.
   const { redactDeep } = await import('../secrets/redact.js');
-  const read = await redactDeep(pending.map((ep) => messagesFromEpisodeBody(ep.body)));
+  const read = await redactDeep(pending.map((ep) => messagesFromEpisodeBody(ep.body)), opts.knownSecrets);
   const batch = pending.map((ep, i) => ({ ep, messages: read.value[i] }));
   result.considered = batch.map(({ ep, messages }) => ({ id: ep.id, path: ep.path, surprise: ep.surprise, messages: messages.length }));
   const all = batch.flatMap((b) => b.messages);
   const ids = pending.map((e) => e.id);
 
   const run = await runLearnings<Linked>(vault, opts, {
-    scopes: active, messages: all, session: all, findings: read.findings,
+    scopes: active, messages: all, session: all, findings: read.findings, knownSecrets: opts.knownSecrets,
     heuristics: (scopes) => heuristicLinked(batch, scopes),
     prompt: () => ({ known: [] }),
     // One request over the whole batch: each learning links to every episode of it.

@@ -382,7 +382,7 @@ export async function runExtract(vault: Vault, loaded: LoadedTranscript, opts: E
       const { consolidateEpisodes } = await import('../episodes/consolidate-episodes.js');
       const c = await consolidateEpisodes(vault, {
         scopes: opts.scopes, provider: opts.provider, client: opts.client, budget: opts.budget, dryRun: false, fallback: opts.fallback,
-        today: opts.today, now: new Date().toISOString(), stage: opts.stage, llm: opts.llm,
+        today: opts.today, now: new Date().toISOString(), stage: opts.stage, llm: opts.llm, knownSecrets: opts.knownSecrets,
       });
       if (c.due) result.consolidation = { episodes: c.marked, written: c.written.map(({ file, id, title, episodes }) => ({ file, id, title, episodes })) };
       if (c.index_warning && !result.index_warning) result.index_warning = c.index_warning;

@@ -191,6 +191,21 @@ describe('mem consolidate --episodes', () => {
     expect(out.marked).toHaveLength(3);
   });
 
+  it('the API key mem is given, in the model\'s answer whatever its shape, is redacted before it is written', async () => {
+    const v = vault();
+    await segmentAll(v, ['k-1', 'k-2', 'k-3']);
+    const key = 'sk-test-SECRET123456789';
+    const answer = { learnings: [{ scope: 'project', type: 'corrective', title: 'Always run npm ci before the unit tests', body: `The server key is ${key} for the npm ci step.`, importance: 0.8, phase: 'implementation' }] };
+    const srv = await fakeServer([{ body: openaiCompletion(JSON.stringify(answer)) }]);
+    const r = await run(['consolidate', '--episodes', '--model', 'llama3.1'], { cwd: v.root, home: v.home, env: { ...NO_KEYS, OPENAI_BASE_URL: `${srv.url}/v1`, OPENAI_API_KEY: key } });
+    expect(r.status, r.stderr).toBe(0);
+    const memory = v.read('MEMORY.md');
+    expect(memory).toContain('The server key is [redacted: api-key] for the npm ci step.');
+    expect(memory).not.toContain(key);
+    expect(r.stderr).toMatch(/redacted/);
+    expect(r.stdout + r.stderr).not.toContain(key);
+  });
+
   it('--check is refused with --episodes; plain mem consolidate is unchanged', async () => {
     const v = vault();
     const r = await run(['consolidate', '--episodes', '--check'], { cwd: v.root, home: v.home });

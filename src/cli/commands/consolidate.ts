@@ -80,6 +80,7 @@ async function consolidateEpisodesCommand(ctx: Ctx, opts: ConsolidateOpts): Prom
   const r = await consolidateEpisodes(vault, {
     scopes, provider, client: { timeoutMs: fromConfig.timeoutMs, maxRetries: fromConfig.maxRetries, env: ctx.env }, budget: vault.config.extract.budgetChars,
     dryRun: Boolean(opts.dryRun), fallback: opts.fallback !== false, today: ctx.today(), now: new Date(ctx.now()).toISOString(), stage: readCurrentStage(vault.root) ?? undefined,
+    knownSecrets: (await import('../../secrets/display.js')).apiKeysIn(ctx.env),
   });
   for (const p of r.problems) ctx.warn(`${p}; this file is left out`);
   if (r.index_warning) ctx.warn(r.index_warning);
