@@ -571,6 +571,37 @@ function scanFlow(src: string): { data: Record<string, unknown>; items: FlowItem
 }
 
 /**
+ * The items of a one-line flow mapping the fast scan does not read, from the YAML parser's ranges:
+ * each item a plain key with a value on the line (a flow collection, a scalar, an alias). Null
+ * when any item is not so (a `? key`, a tag or anchor on the value, a key that is not a string),
+ * or the text is not one flow mapping on one line.
+ */
+function flowItemsOf(src: string): { items: FlowItem[] } | null {
+  if (/[\r\n\u2028\u2029]/.test(src)) return null;
+  const Y = yaml();
+  let doc: Yaml.Document.Parsed;
+  try {
+    doc = Y.parseDocument(src, { uniqueKeys: true, logLevel: 'silent' });
+  } catch {
+    return null;
+  }
+  const map = doc.contents;
+  if (doc.errors.length > 0 || !Y.isMap(map) || !map.flow) return null;
+  const items: FlowItem[] = [];
+  for (const pair of map.items) {
+    const k = pair.key;
+    const v = pair.value;
+    if (!Y.isScalar(k) || typeof k.value !== 'string' || !k.range || !Y.isNode(v) || !v.range) return null;
+    if ((v as { anchor?: string }).anchor !== undefined || (v as { tag?: string }).tag !== undefined) return null;
+    if (!(Y.isScalar(v) || Y.isAlias(v) || (Y.isCollection(v) && v.flow))) return null;
+    const [a, b] = [v.range[0], v.range[1]];
+    if (a >= b) return null;
+    items.push({ key: k.value, from: k.range[0], to: b, value: [a, b] });
+  }
+  return { items };
+}
+
+/**
  * A whole mapping as a one-line flow mapping, in the given key order, fit to stand inside an HTML
  * comment (no `-->` in it). It parses back to exactly `data`, or nothing is returned.
  */
@@ -605,7 +636,9 @@ export function updateFlowHeader(src: string, changes: Record<string, unknown>):
     if (changes[k] === undefined) delete expected[k];
     else expected[k] = changes[k];
   }
-  const scan = scanFlow(src);
+  // Where each item sits: by hand for the common values, else from the YAML parser's own ranges
+  // (hex and octal numbers, escapes, nested maps), so an edit never respells the other keys.
+  const scan = scanFlow(src) ?? flowItemsOf(src);
   if (scan) {
     const edits: { from: number; to: number; text: string }[] = [];
     const added: string[] = [];

@@ -146,6 +146,17 @@ describe('flow header fast path', () => {
     // Not read by the fast path (a nested map): written whole again.
     expect(updateFlowHeader('{id: a, fsrs: {s: 1}}', { b: 2 })).toBe('{id: a, fsrs: {s: 1}, b: 2}');
   });
+
+  it('updateFlowHeader keeps the spelling of the keys it does not change, whatever the fast path reads', () => {
+    // Hex and octal numbers, an escape in a double-quoted string, a nested map, spacing: only the changed keys differ.
+    const src = '{id: a, importance: 0x1F, foo: 0x10, bar: 0o17, s: "x\\ty", fsrs: {s: 1},  n: 1e3}';
+    expect(updateFlowHeader(src, { status: 'retired' })).toBe(`${src.slice(0, -1)}, status: retired}`);
+    expect(updateFlowHeader(src, { foo: 17 })).toBe(src.replace('foo: 0x10', 'foo: 17'));
+    expect(updateFlowHeader(src, { bar: undefined })).toBe(src.replace('bar: 0o17, ', ''));
+    expect(updateFlowHeader(src, { n: undefined })).toBe(src.replace(',  n: 1e3', ''));
+    // A value the full parser reads, unchanged: nothing to do.
+    expect(updateFlowHeader(src, { importance: 31 })).toBe(src);
+  });
 });
 
 describe('which form new entries get', () => {
