@@ -67,7 +67,8 @@ export function readRetrievals(root: string, sessionId: string): Map<string, num
     try {
       const rec = JSON.parse(line) as Partial<RetrievalRecord>;
       const at = typeof rec.at === 'string' ? Date.parse(rec.at) : NaN;
-      for (const id of rec.ids ?? []) {
+      // A line whose ids are not a list (a string would be read a letter at a time) counts for nothing.
+      for (const id of Array.isArray(rec.ids) ? rec.ids : []) {
         if (typeof id !== 'string') continue;
         const was = ids.get(id);
         if (was === undefined || Number.isNaN(at) || at < was) ids.set(id, at);

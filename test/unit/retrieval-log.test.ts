@@ -24,4 +24,12 @@ describe('appendRetrieval', () => {
     expect(JSON.parse(text).query).toBe('why does git clone https://[redacted: github-token]@github.com/acme/app fail with STRIPE_API_KEY=[redacted: stripe-key]');
     expect(readRetrievalIds(root, 's-1')).toEqual(['a1', 'b2']);
   });
+
+  it('a line whose ids are not a list counts for nothing (a string is not read a letter at a time)', () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'mem-retrieval-'));
+    dirs.push(root);
+    appendRetrieval(root, 's-2', [{ at: '2026-11-20T10:00:00.000Z', query: 'q', ids: ['a1'] }]);
+    fs.appendFileSync(retrievalLogPath(root, 's-2'), '{"at":"2026-11-20T10:01:00Z","query":"q","ids":"notalist"}\n{"ids":{"0":"x"}}\n{"ids":["b2",7]}\n');
+    expect(readRetrievalIds(root, 's-2')).toEqual(['a1', 'b2']);
+  });
 });
