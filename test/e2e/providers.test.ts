@@ -79,6 +79,8 @@ describe('mem extract with a language model', () => {
     const r = await run(['extract', SAMPLE], { cwd: v.root, home: v.home, env });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/^mem: warning: openai \(gpt-4o-mini\) answered with text that is not valid JSON: .*; used the offline heuristics instead$/m);
+    // A model was set up: no advice to set one up.
+    expect(r.stderr).not.toMatch(/Set ANTHROPIC_API_KEY/);
     expect(v.read('MEMORY.md')).toContain('source: heuristic');
     const before = v.read('MEMORY.md');
     const strict = await run(['extract', SAMPLE, '--no-fallback', '--force'], { cwd: v.root, home: v.home, env });

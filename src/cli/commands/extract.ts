@@ -260,7 +260,8 @@ async function extractCommand(ctx: Ctx, file: string | undefined, opts: ExtractO
   // Hooks fire several extractions of one session: they take turns (the transcript is read after the turn begins).
   const run = (one: string) => (one === '-' || opts.dryRun ? runOne(one) : oneExtractionAtATime(vault.root, path.resolve(ctx.cwd, one), () => runOne(one)));
   const heuristicNote = (o: ManyOutcome) => {
-    if (!ctx.json && o.results.some((r) => !r.up_to_date && (r.provider.name === 'heuristic' || r.fallback))) {
+    // Only when no model was set up: after a fallback the warning says what went wrong with the one that was.
+    if (!ctx.json && o.results.some((r) => !r.up_to_date && r.provider.name === 'heuristic' && !r.fallback)) {
       ctx.info('note: the heuristics catch only explicit signals; a language model finds much more. Set ANTHROPIC_API_KEY (or OPENAI_API_KEY, or OPENAI_BASE_URL for a local server such as Ollama), log in to claude, codex or gemini (mem runs its CLI as the model), or pass --provider.');
     }
   };
@@ -365,7 +366,7 @@ function report(ctx: Ctx, r: ExtractResult, explain: boolean, inFolder = false):
   if (r.episode_note?.written) ctx.info(`episode note (${r.episode_note.outcome}) → ${r.episode_note.path}`);
   if (r.consolidation) ctx.info(`consolidated ${r.consolidation.episodes.length} episode${r.consolidation.episodes.length === 1 ? '' : 's'} into ${r.consolidation.written.length} learning${r.consolidation.written.length === 1 ? '' : 's'}`);
   if (!explain && !inFolder && r.rejected_learnings.some((x) => x.reason !== 'duplicate')) ctx.info('  (--explain lists the rejected learnings and why)');
-  if ((r.provider.name === 'heuristic' || r.fallback) && !inFolder) {
+  if (r.provider.name === 'heuristic' && !r.fallback && !inFolder) {
     ctx.info('note: the heuristics catch only explicit signals; a language model finds much more. Set ANTHROPIC_API_KEY (or OPENAI_API_KEY, or OPENAI_BASE_URL for a local server such as Ollama), log in to claude, codex or gemini (mem runs its CLI as the model), or pass --provider.');
   }
 }
