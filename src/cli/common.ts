@@ -9,7 +9,7 @@ import { ENTRY_TYPES, DOMAINS, STATUSES } from '../vault/entry.js';
 import { SCOPES, LEARNING_TYPES } from '../vault/scope.js';
 import type { Vault } from '../vault/vault.js';
 import { conversationList, timeBounds } from '../vault/origin.js';
-import { collect, listOption, progressFactory, type Ctx } from './io.js';
+import { collect, listOption, noteVault, progressFactory, type Ctx } from './io.js';
 
 export interface FilterOptions {
   type?: string[];
@@ -75,7 +75,10 @@ export function filterFromOptions(o: FilterOptions): EntryFilter {
 
 export async function vaultFor(ctx: Ctx, opts: { noConfig?: boolean } = {}): Promise<Vault> {
   const { openVault } = await import('../vault/vault.js');
-  return openVault({ root: ctx.root, cwd: ctx.cwd, env: ctx.env, noConfig: opts.noConfig });
+  const vault = await openVault({ root: ctx.root, cwd: ctx.cwd, env: ctx.env, noConfig: opts.noConfig });
+  // What its walks leave out is said at the end of the run if the command did not say it (see runProgram).
+  noteVault(ctx.io, vault);
+  return vault;
 }
 
 export function printDiagnostics(ctx: Ctx, diags: Diagnostic[]): void {

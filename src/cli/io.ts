@@ -120,6 +120,23 @@ export interface Ctx {
   stdinIsTerminal(): boolean;
 }
 
+/** The vaults the commands of a run opened, by the run's Io: see noteVault. */
+const opened = new WeakMap<Io, object[]>();
+
+/** Keep `vault` (opened by a command of the run with this Io) for takeVaults. */
+export function noteVault(io: Io, vault: object): void {
+  const list = opened.get(io);
+  if (list) list.push(vault);
+  else opened.set(io, [vault]);
+}
+
+/** The vaults the run's commands opened, forgotten once taken. */
+export function takeVaults(io: Io): object[] {
+  const list = opened.get(io) ?? [];
+  opened.delete(io);
+  return list;
+}
+
 export function makeCtx(g: GlobalOptions, io: Io = processIo()): Ctx {
   const quiet = Boolean(g.quiet);
   const env = io.env;

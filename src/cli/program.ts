@@ -6,7 +6,8 @@
 import { Command, CommanderError } from 'commander';
 import { EXIT_USAGE } from '../errors.js';
 import { inRun, settingsFrom } from '../run.js';
-import { processIo, type Io } from './io.js';
+import { makeCtx, processIo, takeVaults, type GlobalOptions, type Io } from './io.js';
+import type { Vault } from '../vault/vault.js';
 import { VERSION } from './version.js';
 import { reportError } from './report.js';
 
@@ -77,6 +78,15 @@ async function runProgram(argv: string[], io: Io, commands: CommandTable): Promi
   const program = await buildProgram(argv, io, commands);
   try {
     await program.parseAsync(argv, { from: 'user' });
+    // What the walks of the vaults it opened left out (a memory file linked out of the vault, a
+    // folder that cannot be listed), when the command did not say it itself: said once, at the end,
+    // by the commands that only write too (promote, compact, retire-stage…).
+    const vaults = takeVaults(io) as Vault[];
+    if (vaults.length > 0) {
+      const { skipNotices } = await import('../vault/vault.js');
+      const ctx = makeCtx(program.opts() as GlobalOptions, io);
+      for (const n of vaults.flatMap((v) => skipNotices(v, { unsaid: true }))) ctx.warn(n);
+    }
     return io.exitCode ?? 0;
   } catch (err) {
     if (err instanceof CommanderError) {

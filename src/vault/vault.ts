@@ -19,6 +19,8 @@ export interface Vault {
   config: VaultConfig;
   /** What the last walk or probe left out and why (see skipNotices). */
   skipped?: SkipReport;
+  /** The lines skipNotices gave for this vault so far. */
+  said?: Set<string>;
 }
 
 /**
@@ -567,16 +569,20 @@ function refuseLinkOut(abs: string, base: string, shown: string): void {
  * folders that cannot be listed, memory files that are not regular files), then forgotten: the
  * CLI prints them once on stderr.
  */
-export function skipNotices(vault: Vault): string[] {
+export function skipNotices(vault: Vault, opts: { unsaid?: boolean } = {}): string[] {
   const s = vault.skipped;
   if (!s) return [];
-  const out: string[] = [];
+  const said = (vault.said ??= new Set());
+  let out: string[] = [];
   for (const [p, real] of s.links) out.push(`skipped ${p}: a symlink out of the vault${real ? ` (to ${real})` : ''}; mem never follows it`);
   for (const [p, why] of s.unreadable) out.push(`cannot list ${p}/ (${why}): the memory files in it are left out of the index`);
-  for (const [p, what] of s.notRegular) out.push(`${p} is not a regular file (${what}); mem reads only regular files, so it is left out`);
+  for (const [p, what] of s.notRegular) out.push(notRegularNotice(p, what));
   s.links.clear();
   s.unreadable.clear();
   s.notRegular.clear();
+  // `unsaid`: only what no earlier call gave (the end of a command's run, after its own reads).
+  if (opts.unsaid) out = out.filter((n) => !said.has(n));
+  for (const n of out) said.add(n);
   return out;
 }
 
@@ -589,8 +595,17 @@ export function takeNotRegularFiles(vault: Vault, which: (path: string) => boole
   const s = vault.skipped?.notRegular;
   if (!s) return [];
   const out = [...s].filter(([p]) => which(p));
-  for (const [p] of out) s.delete(p);
+  // Reported by the caller: not said again at the end of the run (skipNotices' `unsaid`).
+  const said = (vault.said ??= new Set());
+  for (const [p, what] of out) {
+    s.delete(p);
+    said.add(notRegularNotice(p, what));
+  }
   return out;
+}
+
+function notRegularNotice(p: string, what: string): string {
+  return `${p} is not a regular file (${what}); mem reads only regular files, so it is left out`;
 }
 
 /** Whether the walks and probes of this command met a memory file that is not a regular file (see planRefresh). */

@@ -56,6 +56,18 @@ describe('symlinks out of the vault are never read', () => {
     expect(doc.stdout.match(/memory\/aws\.md/g)).toHaveLength(1);
   });
 
+  it('every command that walks the vault says so once, the ones that only write it too', async () => {
+    const { v, outside, run } = setup();
+    link(v, 'memory/aws.md', path.join(outside, 'credentials'));
+    for (const args of [['promote'], ['consolidate'], ['compact'], ['retire-stage', 'design'], ['stats'], ['list'], ['search', 'deploy'], ['lint']]) {
+      const r = await run(args);
+      expect(r.stderr.match(/mem: warning: skipped memory\/aws\.md: a symlink out of the vault/g), `${args.join(' ')}: ${r.stderr}`).toHaveLength(1);
+      expect(r.stdout + r.stderr).not.toContain(SECRET);
+    }
+    // --quiet: nothing.
+    expect((await run(['compact', '--quiet'])).stderr).not.toMatch(/skipped memory\/aws\.md/);
+  });
+
   it('MEMORY.md, institutional.md and a job MEMORY.md linked out of the vault are skipped', async () => {
     const { v, outside, run } = setup();
     link(v, 'MEMORY.md', path.join(outside, 'creds.md'));
