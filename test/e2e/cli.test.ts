@@ -183,6 +183,20 @@ describe('mem eval', () => {
     const bad = await run(['eval', 'bad.jsonl'], { cwd: v.root, home: v.home });
     expect(bad.status).toBe(1);
     expect(bad.stderr).toMatch(/^mem: query 1 needs "query"/);
+    // Relevant ids this vault does not hold are said (the scores stand as they are).
+    expect(r.stderr).toBe('mem: warning: 1 relevant id is not in this vault (missing); 0 queries have none that can be found\n');
+    v.write('other.jsonl', [{ query: 'kafka', relevant: ['x1', 'x2'] }, { query: 'redis', relevant: ['r1'] }].map((x) => JSON.stringify(x)).join('\n'));
+    const other = await run(['eval', 'other.jsonl', '--json'], { cwd: v.root, home: v.home });
+    expect(other.status).toBe(0);
+    expect(other.stderr).toBe('mem: warning: 2 relevant ids are not in this vault (x1, x2); 1 query has none that can be found\n');
+    // A fixture with no queries is no fixture.
+    for (const [name, text] of [['empty.jsonl', ''], ['empty.json', '[]'], ['obj.json', '[1'], ['nul.jsonl', 'null\n']]) {
+      v.write(name, text);
+      const e = await run(['eval', name], { cwd: v.root, home: v.home });
+      expect(e.status, name).toBe(1);
+      expect(e.stderr.split('\n')[0], name).toMatch(/^mem: /);
+      expect(e.stderr).not.toMatch(/looks like a bug/);
+    }
   });
 });
 

@@ -176,8 +176,9 @@ export function parseFixture(text: string, name: string): Query[] {
       }
     });
   }
+  if (!Array.isArray(records) || records.length === 0) throw new MemError(Array.isArray(records) ? 'the fixture holds no queries' : 'the fixture is not a JSON array or JSON lines', { where: { file: name } });
   return records.map((r, i) => {
-    const o = r as Record<string, unknown>;
+    const o = (r ?? {}) as Record<string, unknown>;
     const rel = o.relevant ?? o.relevant_ids ?? o.evidence;
     if (typeof o.query !== 'string' || !Array.isArray(rel)) {
       throw new MemError(`query ${i + 1} needs "query" (string) and "relevant" (array of ids)`, { where: { file: name } });
@@ -200,11 +201,22 @@ async function evalCommand(ctx: Ctx, fixture: string, opts: EvalOptions): Promis
   const filter = filterFromOptions(opts);
   const now = ctx.now();
   const started = Date.now();
-  const judged: (Judged & { q: Query })[] = await withFreshIndex(ctx, vault, { refresh: opts.refresh }, (ix) =>
-    queries.map((q) => {
+  let unknown: string[] = [];
+  const judged: (Judged & { q: Query })[] = await withFreshIndex(ctx, vault, { refresh: opts.refresh }, (ix) => {
+    // Relevant ids the vault does not hold: those queries can never be found (a fixture for
+    // another vault, ids mistyped), said rather than scored as misses in silence.
+    const has = ix.db.prepare('SELECT 1 FROM entries WHERE entry_id = ? LIMIT 1').pluck();
+    unknown = [...new Set(queries.flatMap((q) => q.relevant))].filter((id) => has.get(id) === undefined);
+    return queries.map((q) => {
       const res = runSearch(ix.db, { query: q.query, limit, candidates: Math.max(limit, vault.config.search.candidates), filter, rank, now, scopeMultipliers: vault.config.scopeMultipliers });
       return { ranked: res.results.map((h) => h.id), relevant: q.relevant, category: q.category, q };
-    }));
+    });
+  });
+  if (unknown.length > 0) {
+    const missing = new Set(unknown);
+    const none = queries.filter((q) => q.relevant.length > 0 && q.relevant.every((id) => missing.has(id))).length;
+    ctx.warn(`${unknown.length} relevant id${unknown.length === 1 ? ' is' : 's are'} not in this vault (${unknown.slice(0, 3).join(', ')}${unknown.length > 3 ? ', …' : ''}); ${none} quer${none === 1 ? 'y has' : 'ies have'} none that can be found`);
+  }
   const ms = Date.now() - started;
   const overall = score(judged, ks);
   const cats = [...new Set(judged.map((j) => j.category).filter((c): c is string => c !== undefined))].sort();
